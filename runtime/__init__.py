@@ -1,0 +1,12 @@
+"""frictionkit runtime: discretizations, continuation, stability, results, plots, CLI.
+
+The runtime talks to a model only through the generated-model interface
+(:mod:`frictionkit.runtime._model`).
+"""
+from .errors import FrictionkitError, InputError, ModelInterfaceError, ConvergenceError
+from ._model import Model
+
+__version__ = "0.1.0"
+
+__all__ = ["Model", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
+           "__version__"]

@@ -1,8 +1,10 @@
 """Command-line interface: ``frictionkit <command>`` (click).
 
-Subcommands are registered by the modules that implement them, so each job keeps its
-code in its own place.
+Each job registers its subcommands in its own ``_cli_*.py`` module (listed in
+``_COMMAND_MODULES``), so the code of a command lives next to the code it drives.
 """
+import importlib
+
 import click
 
 
@@ -16,3 +18,9 @@ def main():
       frictionkit codegen belt --param Vb --explain
       frictionkit demo
     """
+
+
+_COMMAND_MODULES = ("_cli_codegen", "_cli_continuation", "_cli_nonsmooth")
+
+for _name in _COMMAND_MODULES:
+    importlib.import_module(f"{__package__}.{_name}")

@@ -1,0 +1,42 @@
+"""Run every ``benchmarks/bench_*.py`` and write the results to ``benchmarks/results/``.
+
+Each bench module defines ``main() -> dict`` (JSON-serialisable: numbers, strings, lists).
+Speed is reported as ratios measured in one run (shared, noisy machines), never as
+timed tests.  Usage: ``make bench`` or ``python benchmarks/run.py [name ...]``.
+"""
+import importlib.util
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv):
+    wanted = set(argv)
+    results = {"machine": platform.platform(), "python": platform.python_version(),
+               "date": time.strftime("%Y-%m-%d %H:%M:%S"), "benchmarks": {}}
+    out_dir = HERE / "results"
+    out_dir.mkdir(exist_ok=True)
+    for path in sorted(HERE.glob("bench_*.py")):
+        name = path.stem[len("bench_"):]
+        if wanted and name not in wanted:
+            continue
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        print(f"== {name}", flush=True)
+        t0 = time.perf_counter()
+        res = mod.main()
+        res["_wall_s"] = time.perf_counter() - t0
+        results["benchmarks"][name] = res
+        print(json.dumps(res, indent=2, default=str), flush=True)
+        (out_dir / f"{name}.json").write_text(json.dumps(res, indent=2, default=str))
+    (out_dir / "latest.json").write_text(json.dumps(results, indent=2, default=str))
+    print(f"written {out_dir / 'latest.json'}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

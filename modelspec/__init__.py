@@ -1,0 +1,14 @@
+"""frictionkit.modelspec: declare a model in sympy (states, parameters, equations, laws).
+
+Pure sympy: nothing here generates code.  See :class:`ModelSpec` and :mod:`.laws`.
+"""
+from . import laws
+from .errors import (DuplicateNameError, ForcingError, MissingEquationError, ModelSpecError,
+                     NonAnalyticError, UndeclaredSymbolError, UnknownParameterError,
+                     UnknownStateError)
+from .spec import Contact, ModelSpec, Parameter
+from .zoo import ZOO, zoo_model
+
+__all__ = ["ModelSpec", "Parameter", "Contact", "laws", "ZOO", "zoo_model", "ModelSpecError",
+           "UndeclaredSymbolError", "MissingEquationError", "UnknownStateError", "DuplicateNameError",
+           "NonAnalyticError", "UnknownParameterError", "ForcingError"]

@@ -1,0 +1,581 @@
+"""Automatic quadratic recast (DESIGN §2): pure sympy, output a frozen description.
+
+The recast rewrites a validated :class:`~frictionkit.modelspec.ModelSpec` as rows
+
+    mass_i u_i' = c0_i + lam c1_i + (L0 u)_i + lam (L1 u)_i + Q_i(u, u) + forcing_i(t)
+
+(algebraic rows have ``mass_i = 0``) by introducing auxiliary variables:
+
+=========================  ==================================================  =============
+construct                  auxiliary ``r`` and its row                         validity
+=========================  ==================================================  =============
+multi-term factor ``A``    ``0 = A - r`` (affine or quadratic ``A``)           --
+of a product or power
+``x**k``, k >= 2           binary splitting ``x**k = x**(k//2) x**(k-k//2)``,  --
+                           each partial power shared
+``N / D``                  ``0 = N - r d`` with ``d`` the (aux of) ``D``       ``d != 0``
+``1 / x**k``               ``0 = 1 - r d``, ``d`` the aux of ``x**k``          ``d != 0``
+``sqrt(A)``                ``0 = A - r*r``                                     ``r > 0``
+``A**(p/q)``               ``0 = A**p - r**q`` recast further                  ``r > 0`` (q even)
+=========================  ==================================================  =============
+
+Only sub-expressions that depend on the variables or on ``lam`` are recast; parameter-only
+sub-expressions stay symbolic coefficients, so one generated module serves every value
+of the other parameters.  Identical sub-expressions get one auxiliary (a cache keyed by
+the sub-expression).  If ``lam`` enters non-linearly (a ``lam**2`` term would appear), it
+is replaced by a constant-in-time variable with the row ``0 = lam - <name>_c`` and the
+recast is redone.  For the seed-000 belt model this produces exactly the auxiliaries
+``Vr, R, S, mu`` of seed 000 eqs. (21)-(25) (``mu`` up to its sign).
+
+Transcendental functions (exp, tanh, atan, sin, cos, log) need derivative-bilinear rows
+and point conditions; the description already has room for them (``A``, ``B``,
+``point_rows``) but this version refuses them with a clear :class:`RecastError`.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import sympy as sp
+
+from frictionkit.modelspec import ModelSpec
+from frictionkit.modelspec.errors import ModelSpecError
+
+GENERATOR_VERSION = "0.1.0"
+
+
+class RecastError(ModelSpecError):
+    """The model cannot be recast to quadratic form (names the equation and construct)."""
+
+
+@dataclass(frozen=True)
+class Aux:
+    """An auxiliary variable: its symbol, kind, definition (in states) and validity."""
+
+    symbol: sp.Symbol
+    kind: str                    # "factor", "power", "ratio", "sqrt", "root", "lam"
+    definition: sp.Expr          # value in terms of the states, parameters and lam
+    row: sp.Expr                 # residual of its algebraic row, polynomial of degree <= 2
+    validity: tuple = ()         # ((symbol name, "positive" | "nonzero", text), ...)
+
+
+@dataclass(frozen=True)
+class RecastSystem:
+    """Frozen, language-neutral description of a recast model; feeds every backend.
+
+    All coefficient expressions are sympy expressions of the parameters other than the
+    continuation parameter.  ``rows`` holds each row's polynomial right-hand side for
+    readable output; the operator entries are what the printers emit.
+    """
+
+    name: str
+    description: str
+    continuation: str
+    parameters: tuple            # all parameter symbols, lam included
+    defaults: tuple
+    units: tuple
+    states: tuple                # original first-order states (symbols)
+    variables: tuple             # states, algebraic variables, auxiliaries (symbols)
+    kinds: tuple
+    mass: tuple                  # per row
+    c0: tuple                    # per row
+    c1: tuple
+    L0: tuple                    # ((row, col, coef), ...)
+    L1: tuple
+    Q: tuple                     # ((row, i, j, coef), ...)
+    forcing: tuple               # (fc0, fs0, fc1, fs1), each a per-row tuple
+    forcing_frequency: str | None
+    A: tuple                     # derivative-bilinear: ((row, col, coef), ...)   (empty for now)
+    B: tuple                     # ((row, j, l, coef), ...)                         (empty for now)
+    point_rows: tuple
+    point_exprs: tuple
+    definitions: tuple           # ((aux symbol, definition expr in states), ...)
+    validity: tuple              # ((variable name, condition, text), ...)
+    rows: tuple                  # readable polynomial right-hand side of each row
+    ode_rhs: tuple               # original first-order ODE f(x, t; p)
+    ode_jac: tuple               # exact df/dx, row-major tuple of tuples
+    contacts: tuple              # ((name, relative velocity expr, coefficient expr of symbol _vr), ...)
+    lam_as_variable: bool
+    time: sp.Symbol
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_vars(self) -> int:
+        return len(self.variables)
+
+    def canonical(self) -> str:
+        """Canonical text of everything that defines the generated code."""
+        parts = [GENERATOR_VERSION, self.name, self.continuation, str(self.forcing_frequency),
+                 repr([p.name for p in self.parameters]), repr(self.defaults),
+                 repr([v.name for v in self.variables]), repr(self.kinds)]
+        for item in (self.mass, self.c0, self.c1, self.L0, self.L1, self.Q, self.forcing, self.A,
+                     self.B, self.point_rows, self.point_exprs, self.definitions, self.validity,
+                     self.ode_rhs, self.ode_jac, self.contacts):
+            parts.append(sp.srepr(item) if not isinstance(item, str) else item)
+        return "\n".join(parts)
+
+    @property
+    def model_hash(self) -> str:
+        return hashlib.sha256(self.canonical().encode()).hexdigest()[:16]
+
+    def explain(self) -> str:
+        """Readable recast system (like seed 000 eq. 25) with the validity conditions."""
+        lam = sp.Symbol("lam")
+        psym = self.parameters[[p.name for p in self.parameters].index(self.continuation)]
+        n_aux = self.n_vars - self.n_states
+        lines = [f"model {self.name!r}: {self.description}",
+                 f"continuation parameter lam = {self.continuation}"
+                 + ("  (enters non-linearly: recast as a constant-in-time variable)" if self.lam_as_variable else ""),
+                 f"{self.n_vars} variables ({self.n_states} states, {n_aux} auxiliaries), "
+                 f"{len(self.Q)} quadratic terms", "", "auxiliaries:"]
+        for sym, d in self.definitions:
+            lines.append(f"  {sym} = {sp.sstr(d)}")
+        lines += ["", "quadratic system (m u' = c0 + lam c1 + L0 u + lam L1 u + Q(u, u) + forcing):"]
+        for i, (v, kind) in enumerate(zip(self.variables, self.kinds)):
+            rhs = sp.sstr(self.rows[i].xreplace({psym: lam}))
+            if kind == "differential":
+                m = self.mass[i]
+                lhs = f"{v}'" if m == 1 else f"({sp.sstr(m)})*{v}'"
+            else:
+                lhs = "0"
+            lines.append(f"  ({i + 1}) {lhs} = {rhs}")
+        lines += ["", "validity conditions (checked on every solution):"]
+        lines += [f"  {v} {'> 0' if c == 'positive' else '!= 0'}   ({t})" for v, c, t in self.validity] or ["  none"]
+        return "\n".join(lines)
+
+
+_TRANSCENDENTAL = (sp.exp, sp.log, sp.tanh, sp.atan, sp.sin, sp.cos, sp.tan, sp.sinh, sp.cosh,
+                   sp.sech, sp.csch, sp.coth, sp.asin, sp.acos, sp.asinh, sp.acosh, sp.atanh, sp.erf)
+
+
+class _Recaster:
+    """Polynomialization with auxiliaries, for one choice of ``lam`` handling."""
+
+    def __init__(self, spec: ModelSpec, lam: sp.Symbol, lam_var: sp.Symbol | None):
+        self.spec = spec
+        self.lam = lam
+        self.lam_var = lam_var
+        self.base_vars = list(spec.states) + list(spec.algebraic)
+        self.auxes: list[Aux] = []
+        self.cache: dict = {}
+        self.taken = {s.name for s in spec.parameter_symbols} | {s.name for s in self.base_vars}
+        self.taken |= set(spec.definitions)
+        self.next_name = None  # name for the next new auxiliary (a user definition)
+        self.where = ""
+        self.counters: dict = {}
+        if lam_var is not None:
+            self.auxes.append(Aux(lam_var, "lam", lam, lam - lam_var))
+
+    # -- bookkeeping ----------------------------------------------------------------
+    def _sub(self, expr):
+        return expr.xreplace({self.lam: self.lam_var}) if self.lam_var is not None else expr
+
+    @property
+    def gens(self):
+        return self.base_vars + [a.symbol for a in self.auxes] + ([self.lam] if self.lam_var is None else [])
+
+    def _depends(self, expr) -> bool:
+        return bool(expr.free_symbols & set(self.gens))
+
+    def _name(self, kind: str, key) -> sp.Symbol:
+        name, self.next_name = self.next_name, None
+        if name is None:
+            base = {"factor": "a", "power": "pw", "ratio": "r", "sqrt": "R", "root": "rt",
+                    "inverse": "inv"}[kind]
+            k = self.counters.get(base, 0) + 1
+            while f"{base}{k}" in self.taken:
+                k += 1
+            self.counters[base] = k
+            name = f"{base}{k}"
+        self.taken.add(name)
+        return sp.Symbol(name, real=True)
+
+    def rename(self, old: sp.Symbol, name: str) -> sp.Symbol:
+        """Give a freshly created auxiliary the name of the user definition it equals."""
+        new = sp.Symbol(name, real=True)
+        self.taken.add(name)
+        for k, a in enumerate(self.auxes):
+            vals = tuple((name if v == old.name else v, c, t) for v, c, t in a.validity)
+            self.auxes[k] = Aux(new if a.symbol == old else a.symbol, a.kind, a.definition,
+                                a.row.xreplace({old: new}), vals)
+        self.cache = {k: (new if v == old else v) for k, v in self.cache.items()}
+        return new
+
+    def define(self, name: str, expr):
+        """Recast a user definition that depends on the variables as one unit.
+
+        The definition is brought to a single fraction (``sp.together``) so that a friction
+        law written as one fraction gets one ratio auxiliary, named after the definition
+        (seed 000: ``mu``); a multi-term polynomial definition becomes a ``factor``
+        auxiliary with the definition's name (seed 000: ``Vr``).  Returns the value to
+        substitute for the definition's symbol (a monomial of one auxiliary).
+        """
+        before = {a.symbol for a in self.auxes}
+        num, den = sp.fraction(sp.together(expr))
+        num, den = sp.expand(num), sp.expand(den)
+        single = sp.Mul(num, sp.Pow(den, -1, evaluate=False), evaluate=False) if self._depends(den) else expr
+        P = sp.expand(self.poly(single))
+        terms = sp.Add.make_args(P)
+        if len(terms) == 1:
+            coef, rest = terms[0].as_independent(*self.gens, as_Add=False)
+            if rest.is_Symbol:
+                if rest not in before and rest != self.lam and rest not in set(self.base_vars):
+                    return coef * self.rename(rest, name)
+                return P
+        self.next_name = name
+        out = self.factor(P)
+        self.next_name = None
+        return out
+
+    def _new_aux(self, kind, key, definition, row_of, validity=()):
+        """Create (or reuse) the auxiliary for ``key``; ``row_of(r)`` builds its row."""
+        ck = (kind, key)
+        if ck in self.cache:
+            return self.cache[ck]
+        sym = self._name(kind, key)
+        self.cache[ck] = sym
+        row = sp.expand(row_of(sym))
+        vals = tuple((sym.name, cond, text) for cond, text in validity)
+        self.auxes.append(Aux(sym, kind, definition, row, vals))
+        return sym
+
+    def _degree(self, poly_expr) -> int:
+        if not self._depends(poly_expr):
+            return 0
+        return sp.Poly(poly_expr, *self.gens).total_degree()
+
+    def _definition(self, expr):
+        """Value of ``expr`` in terms of states/params/lam (auxiliaries substituted)."""
+        subs = {a.symbol: a.definition for a in self.auxes}
+        for _ in range(len(subs) + 1):
+            new = expr.xreplace(subs)
+            if new == expr:
+                break
+            expr = new
+        return expr
+
+    # -- the rules ------------------------------------------------------------------
+    def poly(self, e):
+        """Return a polynomial of degree <= 2 in the variables (and lam) equal to ``e``."""
+        if not self._depends(e):
+            if any(isinstance(n, _TRANSCENDENTAL) for n in sp.preorder_traversal(e)) and False:
+                pass
+            return e
+        if e.is_Symbol:
+            return e
+        if e.is_Add:
+            return sp.expand(sp.Add(*[self.poly(a) for a in e.args]))
+        if e.is_Mul:
+            return self._mul_expr(e)
+        if e.is_Pow:
+            return self._pow(e.base, e.exp)
+        if isinstance(e, _TRANSCENDENTAL) or isinstance(e, sp.Function):
+            raise RecastError(
+                f"{self.where}: {type(e).__name__} in {sp.sstr(e)} depends on the variables; transcendental "
+                f"functions need the differential recast (exp, tanh, atan, sin, cos, log), which this "
+                f"version does not have yet; use a rational or sqrt law (e.g. laws.regularized)")
+        raise RecastError(f"{self.where}: cannot recast {sp.sstr(e)} ({type(e).__name__}) to quadratic form")
+
+    def _mul_expr(self, e):
+        const, num, den = [], [], []
+        for f in e.args:
+            if not self._depends(f):
+                const.append(f)
+            elif f.is_Pow and f.exp.is_number and f.exp < 0:
+                den.append(f.base ** (-f.exp))
+            else:
+                num.append(f)
+        c = sp.Mul(*const)
+        if den:
+            N = sp.Mul(*num)
+            D = sp.Mul(*den)
+            key = N / D
+            if not num:  # 1/D
+                d = self.factor(self.poly(D))
+                r = self._new_aux("inverse", key, self._definition(key), lambda r: 1 - r * d,
+                                  ((("nonzero", f"{d} = {sp.sstr(self._definition(d))} != 0 (division)")),)
+                                  if False else ())
+                self._mark_nonzero(d)
+                return sp.expand(c * r)
+            Np = self.poly(N)
+            Dp = sp.expand(self.poly(D))
+            cD, Dm = self.monic(Dp) if self._depends(Dp) else (sp.Integer(1), Dp)
+            d = self.factor(Dm)
+            Nn = sp.expand(Np / cD)
+            r = self._new_aux("ratio", (Nn, d), self._definition(Nn / d), lambda r: Nn - r * d)
+            self._mark_nonzero(d)
+            return sp.expand(c * r)
+        acc = sp.Integer(1)
+        for f in num:
+            acc = self.mul(acc, self.poly(f))
+        return sp.expand(c * acc)
+
+    def _mark_nonzero(self, d):
+        """Record the validity condition ``d != 0`` for a denominator variable ``d``."""
+        for k, a in enumerate(self.auxes):
+            if a.symbol == d:
+                cond = (d.name, "nonzero", f"{d} = {sp.sstr(a.definition)} is a denominator")
+                if cond not in a.validity:
+                    self.auxes[k] = Aux(a.symbol, a.kind, a.definition, a.row, a.validity + (cond,))
+                return
+        self.state_validity.add((d.name, "nonzero", f"{d} is a denominator"))
+
+    state_validity: set = set()
+
+    def mul(self, A, B):
+        """Product of two polynomials of degree <= 2, kept of degree <= 2."""
+        if not self._depends(A) or not self._depends(B):
+            return sp.expand(A * B)
+        a = self.factor(A)
+        b = self.factor(B)
+        return sp.expand(a * b)
+
+    def factor(self, P):
+        """Reduce a polynomial to a single monomial ``c*v`` (an auxiliary if needed)."""
+        P = sp.expand(P)
+        if not self._depends(P):
+            return P
+        terms = sp.Add.make_args(P)
+        if len(terms) == 1:
+            coef, rest = terms[0].as_independent(*self.gens, as_Add=False)
+            if rest.is_Symbol:
+                return P
+        c, Pm = self.monic(P)
+        return c * self._new_aux("factor", Pm, self._definition(Pm), lambda r: Pm - r)
+
+    def monic(self, P):
+        """Split ``P = c * Pm`` with ``Pm`` monic in the variables (so that multiples share an aux)."""
+        lc = sp.Poly(P, *self.gens).LC()
+        if lc == 1:
+            return sp.Integer(1), P
+        return lc, sp.expand(P / lc)
+
+    def _pow(self, base, ex):
+        if not ex.is_number:
+            raise RecastError(f"{self.where}: power {sp.sstr(base ** ex)} has a non-constant exponent; "
+                              f"write it with exp/log (differential recast, not available yet)")
+        ex = sp.nsimplify(ex) if ex.is_Float else ex
+        if not ex.is_Rational:
+            raise RecastError(f"{self.where}: exponent {ex} of {sp.sstr(base)} is not rational")
+        if ex.is_Integer:
+            k = int(ex)
+            if k == 1:
+                return self.poly(base)
+            if k < 0:
+                d = self.factor(self._pow(base, sp.Integer(-k)))
+                key = base ** ex
+                r = self._new_aux("inverse", key, self._definition(key), lambda r: 1 - r * d)
+                self._mark_nonzero(d)
+                return r
+            b = self.factor(self.poly(base))
+            return self._ipow(b, k)
+        p, q = int(ex.p), int(ex.q)
+        if p < 0:
+            root = self._pow(base, sp.Rational(-p, q))
+            d = self.factor(root)
+            key = base ** ex
+            r = self._new_aux("inverse", key, self._definition(key), lambda r: 1 - r * d)
+            self._mark_nonzero(d)
+            return r
+        Bp = self.poly(base ** p) if p > 1 else self.poly(base)
+        key = base ** sp.Rational(p, q)
+        positive = (("positive", f"principal root: {sp.sstr(key)} > 0"),) if q % 2 == 0 else ()
+        if q == 2:
+            return self._new_aux("sqrt", key, self._definition(key), lambda r: Bp - r * r, positive)
+        return self._new_aux("root", key, self._definition(key),
+                             lambda r: Bp - self._ipow(r, q), positive)
+
+    def _ipow(self, b, k):
+        """``b**k`` for a single monomial ``b`` by binary splitting with shared partial powers."""
+        if k == 1:
+            return b
+        if k == 2:
+            return sp.expand(b * b)
+        h = k // 2
+        lo = self._ipow_aux(b, h)
+        hi = self._ipow_aux(b, k - h)
+        return sp.expand(lo * hi)
+
+    def _ipow_aux(self, b, k):
+        if k == 1:
+            return b
+        P = self._ipow(b, k)
+        key = self._definition(b) ** k
+        return self._new_aux("power", key, self._definition(P), lambda r: P - r) if self._degree(P) > 1 else P
+
+
+def _forcing_split(spec, expr, lam, where, gens):
+    """Split ``expr`` into (autonomous part, cos coefficient, sin coefficient)."""
+    w, t = spec.forcing_frequency, spec.t
+    if w is None or t not in expr.free_symbols:
+        return expr, sp.Integer(0), sp.Integer(0)
+    expr = sp.expand(expr)
+    cos_c = expr.coeff(sp.cos(w * t))
+    sin_c = expr.coeff(sp.sin(w * t))
+    rest = sp.expand(expr - cos_c * sp.cos(w * t) - sin_c * sp.sin(w * t))
+    states = set(gens) - {lam}
+    for c in (cos_c, sin_c):
+        if c.free_symbols & (states | {t}):
+            raise RecastError(f"{where}: the forcing cos({w}*t)/sin({w}*t) must enter additively with a "
+                              f"coefficient of parameters only (parametric excitation is not supported)")
+    if t in rest.free_symbols:
+        raise RecastError(f"{where}: time appears inside a nonlinearity; only additive cos({w}*t), "
+                          f"sin({w}*t) forcing is supported")
+    return rest, cos_c, sin_c
+
+
+def _lam_split(c, lam, where):
+    c = sp.expand(c)
+    c1 = c.coeff(lam, 1)
+    c0 = sp.expand(c - c1 * lam)
+    if lam in c0.free_symbols or lam in c1.free_symbols:
+        raise RecastError(f"{where}: the forcing amplitude depends non-linearly on the continuation "
+                          f"parameter {lam}")
+    return c0, c1
+
+
+def recast(spec: ModelSpec, continuation: str) -> RecastSystem:
+    """Recast a model to quadratic form for the continuation parameter ``continuation``.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The declared model (validated here).
+    continuation : str
+        Name of the parameter that becomes ``lam``.
+
+    Returns
+    -------
+    RecastSystem
+        The frozen description consumed by the printers and templates.
+    """
+    spec.validate(continuation)
+    lam = spec.parameters[continuation].symbol
+    try:
+        return _recast(spec, lam, lam_var=None)
+    except _LamNonlinear:
+        return _recast(spec, lam, lam_var=sp.Symbol(f"{continuation}_c", real=True))
+
+
+class _LamNonlinear(Exception):
+    pass
+
+
+def _recast(spec: ModelSpec, lam, lam_var):
+    rc = _Recaster(spec, lam, lam_var)
+    rc.state_validity = set()
+    is_freq = spec.forcing_frequency is not None and spec.forcing_frequency == lam
+    rows_state, forcing_rows = [], []
+    # differential rows, then algebraic constraints
+    equations = [(s, spec.odes[s], f"equation for {s.name!r}") for s in spec.states]
+    equations += [(z, spec.constraints[z], f"constraint for {z.name!r}") for z in spec.algebraic]
+    # user definitions that depend on the variables (and are used) are recast as units
+    used, stack = set(), [e for _, e, _ in equations] + [c.relative_velocity for c in spec.contacts]
+    defs = {sym: e for sym, e in spec.definitions.values()}
+    while stack:
+        for s in stack.pop().free_symbols:
+            if s in defs and s not in used:
+                used.add(s)
+                stack.append(defs[s])
+    defsubs = {}
+    for name, (sym, expr) in spec.definitions.items():
+        if sym not in used:
+            continue
+        e = rc._sub(expr.xreplace(defsubs))
+        if spec.t in spec.expand_definitions(expr).free_symbols or not rc._depends(e):
+            defsubs[sym] = e
+            continue
+        rc.where = f"definition {name!r}"
+        defsubs[sym] = rc.define(name, e)
+    for var, expr, where in equations:
+        rc.where = where
+        full = expr.xreplace(defsubs)
+        auto, fc, fs = _forcing_split(spec, full, lam, where, rc.gens)
+        if is_freq:
+            if lam in auto.free_symbols:
+                raise RecastError(f"{where}: the continuation parameter {lam} is the forcing frequency and "
+                                  f"may only appear inside cos({lam}*t), sin({lam}*t)")
+            fcs = (fc, fs, sp.Integer(0), sp.Integer(0))
+        else:
+            back = {lam_var: lam} if lam_var is not None else {}
+            fc0, fc1 = _lam_split(fc.xreplace(back), lam, where)
+            fs0, fs1 = _lam_split(fs.xreplace(back), lam, where)
+            fcs = (fc0, fs0, fc1, fs1)
+        rows_state.append(rc.poly(rc._sub(auto)))
+        forcing_rows.append(fcs)
+    gens_lam = lam if lam_var is None and not is_freq else None
+    variables = list(rc.base_vars) + [a.symbol for a in rc.auxes]
+    n_state, n_alg = len(spec.states), len(spec.algebraic)
+    all_rows = rows_state + [a.row for a in rc.auxes]
+    kinds = ["differential"] * n_state + ["algebraic"] * (n_alg + len(rc.auxes))
+    mass = [spec.masses.get(s, sp.Integer(1)) for s in spec.states] + [sp.Integer(0)] * (n_alg + len(rc.auxes))
+    zero = sp.Integer(0)
+    forcing_rows += [(zero, zero, zero, zero)] * len(rc.auxes)
+    N = len(variables)
+    index = {v: i for i, v in enumerate(variables)}
+    gens = variables + ([lam] if gens_lam is not None else [])
+    c0, c1, L0, L1, Q = [zero] * N, [zero] * N, [], [], []
+    for i, row in enumerate(all_rows):
+        poly = sp.Poly(sp.expand(row), *gens) if row.free_symbols & set(gens) else None
+        if poly is None:
+            c0[i] = sp.expand(row)
+            continue
+        for monom, coef in poly.terms():
+            powers = list(monom)
+            lam_pow = powers.pop() if gens_lam is not None else 0
+            vars_in = [v for v, k in zip(variables, powers) for _ in range(k)]
+            if lam_pow >= 2 or (lam_pow == 1 and len(vars_in) > 1):
+                raise _LamNonlinear()
+            if len(vars_in) > 2:
+                raise RecastError(f"internal: row {i} ({variables[i]}) has degree {len(vars_in)} > 2")
+            coef = sp.simplify(coef) if coef.has(sp.Pow) and False else coef
+            if lam_pow == 1 and not vars_in:
+                c1[i] = coef
+            elif lam_pow == 1:
+                L1.append((i, index[vars_in[0]], coef))
+            elif not vars_in:
+                c0[i] = coef
+            elif len(vars_in) == 1:
+                L0.append((i, index[vars_in[0]], coef))
+            else:
+                a, b = sorted((index[vars_in[0]], index[vars_in[1]]))
+                Q.append((i, a, b, coef))
+    # the original ODE f(x, t; p): eliminate algebraic variables explicitly
+    elim = {}
+    for z in spec.algebraic:
+        sols = sp.solve(spec.expand_definitions(spec.constraints[z]).xreplace(elim), z, dict=False)
+        if len(sols) != 1:
+            raise RecastError(f"constraint for {z.name!r}: cannot be solved uniquely for {z.name} "
+                              f"({len(sols)} solutions); declare {z.name} with m.define() instead")
+        elim[z] = sols[0]
+    f = []
+    for s in spec.states:
+        rhs = spec.expand_definitions(spec.odes[s]).xreplace(elim)
+        f.append(rhs / spec.masses.get(s, sp.Integer(1)))
+    X = sp.Matrix(spec.states)
+    J = sp.Matrix(f).jacobian(X)
+    definitions = tuple((a.symbol, a.definition.xreplace(elim)) for a in rc.auxes)
+    validity = tuple(v for a in rc.auxes for v in a.validity) + tuple(sorted(rc.state_validity))
+    vr = sp.Symbol("_vr", real=True)
+    contacts = tuple((c.name, spec.expand_definitions(c.relative_velocity), c.law(vr, **c.law_params))
+                     for c in spec.contacts)
+    params = tuple(p.symbol for p in spec.parameters.values())
+    fc0, fs0, fc1, fs1 = (tuple(r[k] for r in forcing_rows) for k in range(4))
+    return RecastSystem(
+        name=spec.name, description=spec.description, continuation=lam.name, parameters=params,
+        defaults=tuple(p.default for p in spec.parameters.values()),
+        units=tuple(p.unit or "" for p in spec.parameters.values()),
+        states=tuple(spec.states), variables=tuple(variables), kinds=tuple(kinds), mass=tuple(mass),
+        c0=tuple(c0), c1=tuple(c1), L0=tuple(L0), L1=tuple(L1), Q=tuple(Q),
+        forcing=(fc0, fs0, fc1, fs1),
+        forcing_frequency=spec.forcing_frequency.name if spec.forcing_frequency is not None else None,
+        A=(), B=(), point_rows=(), point_exprs=(), definitions=definitions, validity=validity,
+        rows=tuple(sp.expand(r) + fcs[0] * sp.cos(spec.forcing_frequency * spec.t) +
+                   fcs[1] * sp.sin(spec.forcing_frequency * spec.t) if spec.forcing_frequency is not None
+                   else sp.expand(r) for r, fcs in zip(all_rows, forcing_rows)) if False else
+        tuple(sp.expand(r) for r in all_rows),
+        ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)), contacts=contacts,
+        lam_as_variable=lam_var is not None, time=spec.t)

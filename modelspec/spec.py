@@ -1,0 +1,351 @@
+"""Declaring a model: states, parameters, definitions, equations, forcing, friction contacts.
+
+Example (the seed-000 belt oscillator, seed 000 eqs. 5-6)::
+
+    from frictionkit.modelspec import ModelSpec, laws
+
+    m = ModelSpec("belt", "mass-spring-damper on a moving belt (seed 000)")
+    zeta = m.parameter("zeta", 1.3096e-3, doc="modal damping ratio")
+    omega1 = m.parameter("omega1", 1.2316e3, unit="rad/s")
+    M1 = m.parameter("M1", 6.42e-3, unit="kg")
+    FN = m.parameter("FN", 5.0, unit="N")
+    Vb = m.parameter("Vb", 0.2, unit="m/s")
+    mus, mud = m.parameter("mus", 0.4), m.parameter("mud", 0.2)
+    eps, n = m.parameter("eps", 1e-4), m.parameter("n", 10.0)
+    y, v = m.second_order("y", velocity="v")
+    Vr = m.define("Vr", v - Vb)
+    mu = m.friction("belt", laws.regularized, Vr, mus=mus, mud=mud, eps=eps, n=n)
+    m.ode(v, -2 * zeta * omega1 * v - omega1**2 * y + FN / M1 * mu)
+
+A model file given to ``frictionkit codegen path/to/model.py`` defines ``model()``
+returning a :class:`ModelSpec` (or a module-level ``MODEL``).
+"""
+from __future__ import annotations
+
+import keyword
+import math
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from .errors import (DuplicateNameError, ForcingError, MissingEquationError, ModelSpecError,
+                     NonAnalyticError, UndeclaredSymbolError, UnknownParameterError,
+                     UnknownStateError)
+
+#: Names the generated code and the runtime reserve.
+RESERVED = {"t", "lam", "pi", "E", "I", "oo", "nan"}
+
+#: Non-analytic constructs, with the regularization suggested in the error message.
+NON_ANALYTIC = {
+    sp.sign: "replace sign(v) by v/sqrt(v**2 + delta**2)",
+    sp.Abs: "replace Abs(v) by sqrt(v**2 + delta**2) (laws.smooth_abs)",
+    sp.Heaviside: "replace Heaviside(v) by (1 + v/sqrt(v**2 + delta**2))/2",
+    sp.Piecewise: "use a smooth law (e.g. laws.regularized) or run the sampled path (allow_nonanalytic=True)",
+    sp.Min: "replace Min(a, b) by (a + b - sqrt((a - b)**2 + delta**2))/2",
+    sp.Max: "replace Max(a, b) by (a + b + sqrt((a - b)**2 + delta**2))/2",
+    sp.floor: "floor is not differentiable; use a smooth staircase or the sampled path",
+    sp.ceiling: "ceiling is not differentiable; use a smooth staircase or the sampled path",
+    sp.frac: "frac is not differentiable; use the sampled path",
+}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A model parameter: a real sympy symbol with a default value and documentation."""
+
+    symbol: sp.Symbol
+    default: float
+    unit: str | None = None
+    doc: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.symbol.name
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A friction contact: its relative velocity and friction law (for motion labels)."""
+
+    name: str
+    relative_velocity: sp.Expr
+    law: object
+    law_params: dict
+    coefficient: sp.Symbol
+
+
+@dataclass
+class ModelSpec:
+    """A model as the user declares it (pure sympy, no code generated).
+
+    Parameters
+    ----------
+    name : str
+        Identifier of the model (used in generated file names).
+    description : str, optional
+        One line shown in ``--explain`` and in generated docstrings.
+    """
+
+    name: str
+    description: str = ""
+    t: sp.Symbol = field(default_factory=lambda: sp.Symbol("t", real=True))
+    parameters: dict = field(default_factory=dict)
+    states: list = field(default_factory=list)
+    algebraic: list = field(default_factory=list)
+    odes: dict = field(default_factory=dict)
+    masses: dict = field(default_factory=dict)
+    constraints: dict = field(default_factory=dict)
+    definitions: dict = field(default_factory=dict)
+    contacts: list = field(default_factory=list)
+    forcing_frequency: sp.Symbol | None = None
+    _kinematic: set = field(default_factory=set)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ModelSpecError(f"model name {self.name!r} must be a Python identifier "
+                                 f"(letters, digits, underscores), e.g. 'belt_2dof'")
+
+    # -- declarations ---------------------------------------------------------------
+    def _new_name(self, name: str, what: str):
+        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+            raise ModelSpecError(f"{what} name {name!r} is not a valid identifier; use letters, "
+                                 f"digits and underscores, not starting with a digit")
+        if name in RESERVED:
+            raise ModelSpecError(f"{what} name {name!r} is reserved by frictionkit "
+                                 f"(reserved: {', '.join(sorted(RESERVED))}); choose another name")
+        if name.startswith("_"):
+            raise ModelSpecError(f"{what} name {name!r} must not start with an underscore")
+        for kind, names in (("parameter", self.parameters), ("state", [s.name for s in self.states]),
+                            ("algebraic variable", [z.name for z in self.algebraic]),
+                            ("definition", self.definitions),
+                            ("contact", [c.name for c in self.contacts])):
+            if name in names:
+                raise DuplicateNameError(f"{what} {name!r} is already declared as a {kind} of model "
+                                         f"{self.name!r}; every name must be unique")
+
+    def parameter(self, name: str, default: float, unit: str | None = None, doc: str | None = None) -> sp.Symbol:
+        """Declare a parameter with its default value; returns its sympy symbol."""
+        self._new_name(name, "parameter")
+        try:
+            value = float(default)
+        except (TypeError, ValueError):
+            raise ModelSpecError(f"parameter {name!r}: default {default!r} is not a number") from None
+        if not math.isfinite(value):
+            raise ModelSpecError(f"parameter {name!r}: default {default!r} must be finite")
+        sym = sp.Symbol(name, real=True)
+        self.parameters[name] = Parameter(sym, value, unit, doc)
+        return sym
+
+    def state(self, name: str) -> sp.Symbol:
+        """Declare a first-order state; give its equation with :meth:`ode`."""
+        self._new_name(name, "state")
+        sym = sp.Symbol(name, real=True)
+        self.states.append(sym)
+        return sym
+
+    def second_order(self, name: str, velocity: str | None = None):
+        """Declare a second-order coordinate; its velocity state is introduced for you.
+
+        Returns ``(position, velocity)`` symbols; ``position' = velocity`` is added, and
+        the acceleration is given with ``ode(velocity, ...)``.
+        """
+        velocity = velocity or f"{name}_dot"
+        pos = self.state(name)
+        vel = self.state(velocity)
+        self.odes[pos] = vel
+        self._kinematic.add(pos)
+        return pos, vel
+
+    def algebraic_variable(self, name: str) -> sp.Symbol:
+        """Declare an algebraic variable ``z``; give its equation ``0 = g`` with :meth:`constraint`."""
+        self._new_name(name, "algebraic variable")
+        sym = sp.Symbol(name, real=True)
+        self.algebraic.append(sym)
+        return sym
+
+    def define(self, name: str, expr) -> sp.Symbol:
+        """Name an intermediate quantity (substituted in the equations; recast once, shared)."""
+        self._new_name(name, "definition")
+        expr = self._sympify(expr, f"definition {name!r}")
+        sym = sp.Symbol(name, real=True)
+        self.definitions[name] = (sym, expr)
+        return sym
+
+    def ode(self, state, rhs, mass=1):
+        """Set the differential equation ``mass * state' = rhs`` (mass: parameters only)."""
+        where = f"equation for {getattr(state, 'name', state)!r}"
+        if not isinstance(state, sp.Symbol):
+            raise UnknownStateError(f"{where}: the left-hand side must be a state symbol returned by "
+                                    f"state() or second_order(), got {state!r}")
+        if state.name in self.parameters:
+            raise UnknownStateError(f"{where}: {state.name!r} is a parameter, not a state; declare it "
+                                    f"with m.state({state.name!r}) instead of m.parameter(...)")
+        if state not in self.states:
+            raise UnknownStateError(f"{where}: {state.name!r} is not a declared state of model "
+                                    f"{self.name!r} (states: {', '.join(s.name for s in self.states) or 'none'})")
+        if state in self._kinematic:
+            raise ModelSpecError(f"{where}: {state.name!r} is the position of a second-order coordinate; "
+                                 f"its equation is {state.name}' = velocity; give the acceleration "
+                                 f"with ode(<velocity>, ...) instead")
+        if state in self.odes:
+            raise DuplicateNameError(f"{where}: state {state.name!r} already has an equation")
+        self.odes[state] = self._sympify(rhs, where)
+        self.masses[state] = self._sympify(mass, f"mass of {state.name!r}")
+
+    def constraint(self, variable, expr):
+        """Set the algebraic equation ``0 = expr`` that determines ``variable``."""
+        where = f"constraint for {getattr(variable, 'name', variable)!r}"
+        if not isinstance(variable, sp.Symbol) or variable not in self.algebraic:
+            raise UnknownStateError(f"{where}: {variable!r} is not a declared algebraic variable "
+                                    f"(declare it with m.algebraic_variable(name))")
+        if variable in self.constraints:
+            raise DuplicateNameError(f"{where}: variable {variable.name!r} already has a constraint")
+        self.constraints[variable] = self._sympify(expr, where)
+
+    def forcing(self, frequency: sp.Symbol):
+        """Declare ``frequency`` (a parameter) as the angular frequency ``w`` of a periodic forcing.
+
+        Equations may then contain ``cos(w*t)`` and ``sin(w*t)`` added to the right-hand side.
+        """
+        if not isinstance(frequency, sp.Symbol) or frequency.name not in self.parameters:
+            raise UnknownParameterError(f"forcing frequency {frequency!r} must be a declared parameter")
+        self.forcing_frequency = frequency
+        return frequency
+
+    def friction(self, name: str, law, relative_velocity, **law_params) -> sp.Symbol:
+        """Apply a friction law to a relative velocity; returns the friction coefficient.
+
+        Parameters
+        ----------
+        name : str
+            Name of the contact (the coefficient is the definition ``mu_<name>``).
+        law : callable
+            ``law(vr, **law_params) -> sympy expression`` (see :mod:`frictionkit.modelspec.laws`).
+        relative_velocity : sympy expression
+        **law_params
+            Parameters of the law (symbols or numbers).
+        """
+        if not callable(law):
+            raise ModelSpecError(f"contact {name!r}: law {law!r} is not a function of the relative velocity")
+        vr = self._sympify(relative_velocity, f"relative velocity of contact {name!r}")
+        try:
+            expr = law(vr, **law_params)
+        except TypeError as exc:
+            raise ModelSpecError(f"contact {name!r}: law {getattr(law, '__name__', law)} rejected its "
+                                 f"parameters ({exc}); pass exactly the law's keyword arguments") from None
+        expr = self._sympify(expr, f"law {getattr(law, '__name__', law)} of contact {name!r}")
+        coef = self.define(f"mu_{name}", expr)
+        self._new_name(name, "contact")
+        self.contacts.append(Contact(name, vr, law, dict(law_params), coef))
+        return coef
+
+    # -- helpers --------------------------------------------------------------------
+    def _sympify(self, expr, where):
+        try:
+            out = sp.sympify(expr, strict=True)
+        except (sp.SympifyError, TypeError):
+            raise ModelSpecError(f"{where}: {expr!r} is not a sympy expression; build it from the "
+                                 f"symbols returned by parameter()/state()") from None
+        if not isinstance(out, sp.Expr):
+            raise ModelSpecError(f"{where}: {expr!r} is not a scalar sympy expression "
+                                 f"(got {type(out).__name__})")
+        return out
+
+    @property
+    def parameter_symbols(self):
+        return [p.symbol for p in self.parameters.values()]
+
+    def expand_definitions(self, expr):
+        """Substitute every named definition (recursively) into ``expr``."""
+        subs = {sym: e for sym, e in self.definitions.values()}
+        for _ in range(len(subs) + 1):
+            new = expr.xreplace(subs)
+            if new == expr:
+                return new
+            expr = new
+        raise ModelSpecError(f"definitions of model {self.name!r} refer to each other in a cycle")
+
+    # -- validation -----------------------------------------------------------------
+    def validate(self, continuation: str | None = None, allow_nonanalytic: bool = False):
+        """Check the whole declaration; raise a :class:`ModelSpecError` naming the culprit.
+
+        Parameters
+        ----------
+        continuation : str, optional
+            Name of the continuation parameter to check.
+        allow_nonanalytic : bool
+            Accept ``Abs``, ``sign``, ``Piecewise``... (sampled path only, DESIGN §5.4).
+        """
+        if not self.states:
+            raise MissingEquationError(f"model {self.name!r} declares no state; use m.state(...) or "
+                                       f"m.second_order(...)")
+        for s in self.states:
+            if s not in self.odes:
+                raise MissingEquationError(f"state {s.name!r} of model {self.name!r} has no equation; "
+                                           f"add m.ode({s.name}, <right-hand side>)")
+        for z in self.algebraic:
+            if z not in self.constraints:
+                raise MissingEquationError(f"algebraic variable {z.name!r} of model {self.name!r} has no "
+                                           f"equation; add m.constraint({z.name}, <expression>)")
+        known = set(self.parameter_symbols) | set(self.states) | set(self.algebraic) | {self.t}
+        known |= {sym for sym, _ in self.definitions.values()}
+        equations = [(f"equation for {s.name!r}", e) for s, e in self.odes.items()]
+        equations += [(f"mass of {s.name!r}", e) for s, e in self.masses.items()]
+        equations += [(f"constraint for {z.name!r}", e) for z, e in self.constraints.items()]
+        equations += [(f"definition {n!r}", e) for n, (_, e) in self.definitions.items()]
+        for where, expr in equations:
+            unknown = sorted((s.name for s in expr.free_symbols if s not in known))
+            if unknown:
+                raise UndeclaredSymbolError(
+                    f"{where}: symbol {unknown[0]!r} is not declared (undeclared: {', '.join(unknown)}); "
+                    f"declare it with m.parameter({unknown[0]!r}, <default>) or m.state({unknown[0]!r})")
+        for where, expr in equations:
+            self._check_analytic(where, expr, allow_nonanalytic)
+        for s, mass in self.masses.items():
+            bad = mass.free_symbols - set(self.parameter_symbols)
+            if bad:
+                raise ModelSpecError(f"mass of {s.name!r} depends on {sorted(b.name for b in bad)}; a mass "
+                                     f"may only depend on parameters (move the rest to the right-hand side)")
+            if mass == 0:
+                raise ModelSpecError(f"mass of {s.name!r} is zero; declare an algebraic variable instead")
+        for where, expr in equations:
+            self._check_time(where, self.expand_definitions(expr))
+        if continuation is not None:
+            self.check_parameter(continuation, "continuation parameter")
+            if self.forcing_frequency is not None and continuation == self.forcing_frequency.name:
+                pass
+        return self
+
+    def check_parameter(self, name, what="parameter"):
+        if name not in self.parameters:
+            raise UnknownParameterError(
+                f"{what} {name!r} is not a parameter of model {self.name!r}; its parameters are "
+                f"{', '.join(self.parameters) or 'none'}")
+
+    def _check_analytic(self, where, expr, allow):
+        for node in sp.preorder_traversal(expr):
+            for func, hint in NON_ANALYTIC.items():
+                if isinstance(node, func) or getattr(node, "func", None) is func:
+                    if allow:
+                        return
+                    raise NonAnalyticError(
+                        f"{where}: {func.__name__} in {sp.sstr(node)} is not analytic, so it cannot be "
+                        f"recast to quadratic form; {hint}")
+
+    def _check_time(self, where, expr):
+        if self.t not in expr.free_symbols:
+            return
+        w = self.forcing_frequency
+        if w is None:
+            raise ForcingError(f"{where}: time t appears but no forcing frequency is declared; "
+                               f"declare it with m.forcing(<parameter>) and use cos(w*t), sin(w*t)")
+        for node in sp.preorder_traversal(expr):
+            if self.t in getattr(node, "free_symbols", ()) and isinstance(node, (sp.cos, sp.sin)):
+                if sp.simplify(node.args[0] - w * self.t) != 0:
+                    raise ForcingError(f"{where}: {sp.sstr(node)} is not a forcing at the declared "
+                                       f"frequency; only cos({w}*t) and sin({w}*t) are allowed")
+        stripped = expr.replace(lambda e: isinstance(e, (sp.cos, sp.sin)) and self.t in e.free_symbols,
+                                lambda e: sp.Symbol("_forcing"))
+        if self.t in stripped.free_symbols:
+            raise ForcingError(f"{where}: time t appears outside cos({w}*t)/sin({w}*t); the model must "
+                               f"be autonomous apart from harmonic forcing")

@@ -1,0 +1,18 @@
+"""Non-smooth reference solvers (DESIGN §5.6, issue 6).
+
+Exact damped Coulomb stick-slip of the belt oscillator (seed 000 §3), event-driven
+integration of stick-slip belt chains (seeds 000, 004), the two-phase scheme and the
+quasi-static model of seed 001 with its calibration.  These are the references that
+regularized (smooth) results are compared against.
+"""
+from ._coulomb import (BeltParameters, CoulombCycle, coulomb_cycle, stick_slip_margin,
+                       stick_slip_exists, max_belt_speed, min_normal_force)
+
+from ._eventdriven import (BeltChain, EventDrivenResult, integrate_stick_slip, belt_oscillator,
+                           two_mass_belt, stick_slip_period)
+from ._results import CoulombBranch, coulomb_branch, load_coulomb_branch
+
+__all__ = ["BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator",
+           "two_mass_belt", "stick_slip_period", "CoulombBranch", "coulomb_branch",
+           "load_coulomb_branch", "BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin",
+           "stick_slip_exists", "max_belt_speed", "min_normal_force"]

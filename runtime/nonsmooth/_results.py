@@ -1,0 +1,179 @@
+"""Coulomb branches: column data over V_b or F_N, saved with the branch layout of issue 3.
+
+HDF5 layout (readable with h5py alone, the same names as continued branches)::
+
+    /                       attrs: model, model_hash, continuation_parameter, method,
+                                   frictionkit_version, plus the fixed parameter values
+    param        (M,)       continuation parameter values (V_b [m/s] or F_N [N])
+    omega        (M,)       angular frequency 2 pi / t2 [rad/s], NaN where no stick-slip
+    period       (M,)       t2 [s] (seed 000 eq. 17)
+    ptp/<state>  (M,)       peak-to-peak amplitude, states "y" [m] and "v" [m/s]
+    min/<state>, max/<state>, mean/<state>  (M,)
+    exists       (M,)       1 where the stick-slip cycle exists (inequality 16 false), else 0
+    stable       (M,)       1.0 where the cycle exists (see below), NaN elsewhere
+    special/kind   (K,)     str: "existence_limit" (V_max or F_min of seed 000 §3.3)
+    special/param  (K,)     its location (the last value where the cycle exists)
+    special/omega  (K,)     angular frequency of the cycle there
+
+``stable``: a one-mass Coulomb stick-slip cycle attracts every trajectory that sticks once
+in finite time (the release state is unique), so it is stable wherever it exists.
+
+``method`` is ``"coulomb-exact"``.  The branch class of the runtime core
+(``runtime/_branch.py``) did not exist when this was written; this module writes the same
+layout directly with h5py.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, asdict
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ._coulomb import BeltParameters, coulomb_cycle, max_belt_speed, min_normal_force
+
+__all__ = ["CoulombBranch", "coulomb_branch", "load_coulomb_branch"]
+
+STATES = ("y", "v")
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("frictionkit")
+    except Exception:  # pragma: no cover - not installed
+        return "unknown"
+
+
+@dataclass
+class CoulombBranch:
+    """Exact Coulomb stick-slip quantities over a range of V_b or F_N (column arrays)."""
+
+    continuation_parameter: str
+    param: np.ndarray
+    omega: np.ndarray
+    period: np.ndarray
+    exists: np.ndarray
+    ptp: dict
+    minimum: dict
+    maximum: dict
+    mean: dict
+    params: BeltParameters
+    special: dict = field(default_factory=lambda: {"kind": [], "param": [], "omega": []})
+
+    @property
+    def stable(self) -> np.ndarray:
+        return np.where(self.exists, 1.0, np.nan)
+
+    def save(self, path) -> Path:
+        """Write the branch to HDF5 (layout in this module's docstring)."""
+        import h5py
+        path = Path(path)
+        with h5py.File(path, "w") as f:
+            f.attrs["model"] = "belt"
+            f.attrs["model_hash"] = "coulomb-exact-seed000-eq8"
+            f.attrs["continuation_parameter"] = self.continuation_parameter
+            f.attrs["method"] = "coulomb-exact"
+            f.attrs["frictionkit_version"] = _version()
+            for k, v in asdict(self.params).items():
+                if k != self.continuation_parameter:
+                    f.attrs[f"parameter/{k}"] = v
+            f["param"] = self.param
+            f["omega"] = self.omega
+            f["period"] = self.period
+            f["exists"] = self.exists.astype(np.int8)
+            f["stable"] = self.stable
+            for grp, d in (("ptp", self.ptp), ("min", self.minimum), ("max", self.maximum), ("mean", self.mean)):
+                for s in STATES:
+                    f[f"{grp}/{s}"] = d[s]
+            f["special/kind"] = np.array(self.special["kind"], dtype=h5py.string_dtype())
+            f["special/param"] = np.array(self.special["param"], dtype=float)
+            f["special/omega"] = np.array(self.special["omega"], dtype=float)
+        return path
+
+
+def load_coulomb_branch(path) -> dict:
+    """Read any branch file with the issue-3 layout into plain arrays.
+
+    Returns
+    -------
+    dict
+        ``attrs`` (dict), ``param``, ``omega``, ``ptp`` (dict state -> array) and, when
+        present, ``stable`` and ``special``.
+    """
+    import h5py
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"branch file {str(path)!r} does not exist")
+    with h5py.File(path, "r") as f:
+        for name in ("param", "omega", "ptp"):
+            if name not in f:
+                raise InputError(f"branch file {str(path)!r} has no dataset {name!r} "
+                                 f"(expected the branch layout of `frictionkit continue --out`)")
+        out = {"attrs": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()},
+               "param": f["param"][()], "omega": f["omega"][()],
+               "ptp": {k: f["ptp"][k][()] for k in f["ptp"]}}
+        if "stable" in f:
+            out["stable"] = f["stable"][()]
+        if "special" in f:
+            out["special"] = {k: f["special"][k][()] for k in f["special"]}
+    return out
+
+
+def coulomb_branch(parameter: str, values, params: BeltParameters | None = None, *,
+                   progress: bool = False, **fixed) -> CoulombBranch:
+    """Exact Coulomb stick-slip cycle at each value of ``V_b`` or ``F_N`` (seed 000 §3.4 loop).
+
+    Parameters
+    ----------
+    parameter : {"Vb", "FN"}
+        The swept parameter.
+    values : array_like
+        Its values (> 0).
+    params : BeltParameters, optional
+        The other parameters (seed 000 Appendix B by default); ``**fixed`` overrides them.
+    progress : bool
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    CoulombBranch
+        NaN columns where no stick-slip exists; the existence limit (V_max or F_min, located
+        to 1e-9 relative) is a special point when it falls inside the range.
+    """
+    if parameter not in ("Vb", "FN"):
+        raise InputError(f"continuation parameter {parameter!r} not supported for the Coulomb branch; "
+                         f"use 'Vb' or 'FN'")
+    p = (params or BeltParameters()).with_(**fixed)
+    vals = np.asarray(values, dtype=float).reshape(-1)
+    if vals.size == 0 or np.any(~np.isfinite(vals)) or np.any(vals <= 0):
+        raise InputError(f"{parameter} values must be finite and > 0")
+    it = vals
+    if progress:
+        from tqdm import tqdm
+        it = tqdm(vals, desc=f"Coulomb branch in {parameter}", unit="pt")
+    cols = {k: np.full(vals.size, np.nan) for k in ("omega", "period")}
+    stats = {g: {s: np.full(vals.size, np.nan) for s in STATES} for g in ("ptp", "min", "max", "mean")}
+    exists = np.zeros(vals.size, dtype=bool)
+    for k, val in enumerate(it):
+        c = coulomb_cycle(p.with_(**{parameter: float(val)}))
+        exists[k] = c.exists
+        cols["omega"][k], cols["period"][k] = c.omega, c.period
+        for g, d in (("ptp", c.ptp), ("min", c.minimum), ("max", c.maximum), ("mean", c.mean)):
+            for s in STATES:
+                stats[g][s][k] = d[s]
+    br = CoulombBranch(continuation_parameter=parameter, param=vals, omega=cols["omega"], period=cols["period"],
+                       exists=exists, ptp=stats["ptp"], minimum=stats["min"], maximum=stats["max"],
+                       mean=stats["mean"], params=p)
+    # the existence limit, if the range crosses it
+    if exists.any() and not exists.all():
+        if parameter == "Vb":
+            inside, _ = max_belt_speed(p)
+        else:
+            inside, _ = min_normal_force(p)
+        if vals.min() <= inside <= vals.max():
+            br.special["kind"].append("existence_limit")
+            br.special["param"].append(inside)
+            br.special["omega"].append(coulomb_cycle(p.with_(**{parameter: inside})).omega)
+    return br

@@ -5,8 +5,9 @@ The runtime talks to a model only through the generated-model interface
 """
 from .errors import FrictionkitError, InputError, ModelInterfaceError, ConvergenceError
 from ._model import Model
+from ._load import load_model
 
 __version__ = "0.1.0"
 
-__all__ = ["Model", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
+__all__ = ["Model", "load_model", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
            "__version__"]

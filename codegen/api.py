@@ -1,0 +1,134 @@
+"""Public entry points of codegen: recast, emit, build, load (used by the CLI and the runtime).
+
+>>> from frictionkit.codegen import generate_module
+>>> mod = generate_module("belt", "Vb", backend="numpy")      # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import types
+import warnings
+from pathlib import Path
+
+from frictionkit.modelspec import ModelSpec, ZOO, zoo_model
+from frictionkit.modelspec.errors import ModelSpecError
+
+from .build import BuildError, compile_module
+from .emit import render
+from .recast import RecastSystem, recast
+
+GENERATED_DIR = Path(__file__).resolve().parent.parent / "generated"
+_warned: set = set()
+
+
+def resolve_spec(model) -> ModelSpec:
+    """A :class:`ModelSpec` from a spec, a zoo name or a path to a model file.
+
+    A model file defines ``model()`` returning a ModelSpec, or a module-level ``MODEL``.
+    """
+    if isinstance(model, ModelSpec):
+        return model
+    if isinstance(model, (str, os.PathLike)) and (str(model).endswith(".py") or os.sep in str(model)):
+        path = Path(model)
+        if not path.is_file():
+            raise ModelSpecError(f"model file {str(path)!r} does not exist")
+        name = f"_fk_spec_{path.stem}_{abs(hash(str(path.resolve())))}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        if hasattr(mod, "model"):
+            out = mod.model()
+        elif hasattr(mod, "MODEL"):
+            out = mod.MODEL
+        else:
+            raise ModelSpecError(f"model file {str(path)!r} defines neither model() nor MODEL; add "
+                                 f"`def model(): ... return spec` returning a ModelSpec")
+        if not isinstance(out, ModelSpec):
+            raise ModelSpecError(f"model file {str(path)!r}: model() returned {type(out).__name__}, "
+                                 f"expected a frictionkit.modelspec.ModelSpec")
+        return out
+    return zoo_model(str(model))
+
+
+def generate_sources(model, continuation: str, backends=("numpy", "cython")) -> tuple[RecastSystem, dict]:
+    """Recast ``model`` for ``continuation`` and render the sources of each backend."""
+    spec = resolve_spec(model)
+    system = recast(spec, continuation)
+    return system, {b: render(system, b) for b in backends}
+
+
+def module_stem(name: str, continuation: str) -> str:
+    return f"{name}__{continuation}"
+
+
+def _module_from_source(source: str, name: str):
+    mod = types.ModuleType(name)
+    mod.__file__ = f"<generated {name}>"
+    exec(compile(source, mod.__file__, "exec"), mod.__dict__)
+    sys.modules[name] = mod
+    return mod
+
+
+def generate_module(model, continuation: str, backend: str = "auto"):
+    """Generated model module for ``model`` and ``continuation``.
+
+    Parameters
+    ----------
+    model : ModelSpec, str or path
+        A spec, a zoo name (``"belt"``) or a model file.
+    continuation : str
+        The continuation parameter.
+    backend : {"auto", "cython", "numpy"}
+        ``auto`` compiles with Cython and falls back to NumPy with one warning if the build
+        fails; ``FRICTIONKIT_REQUIRE_COMPILED=1`` turns that fallback into an error.
+
+    Notes
+    -----
+    For zoo models whose generated sources ship in ``frictionkit.generated`` the shipped
+    files are used (a test checks they are exactly what the generator emits).
+    """
+    if backend not in ("auto", "cython", "numpy"):
+        raise ValueError(f"backend {backend!r}: choose 'auto', 'cython' or 'numpy'")
+    shipped = isinstance(model, str) and model in ZOO and continuation in ZOO[model][1]
+    stem = module_stem(model if isinstance(model, str) and shipped else resolve_spec(model).name, continuation)
+    if shipped:
+        np_mod = importlib.import_module(f"frictionkit.generated.{stem}")
+        pyx = (GENERATED_DIR / f"{stem}.pyx").read_text() if backend != "numpy" else None
+    else:
+        system, src = generate_sources(model, continuation,
+                                       ("numpy",) if backend == "numpy" else ("numpy", "cython"))
+        np_mod = _module_from_source(src["numpy"], f"_fk_np_{stem}_{system.model_hash}")
+        pyx = src.get("cython")
+    if backend == "numpy":
+        return np_mod
+    try:
+        mod, _ = compile_module(pyx, stem)
+        return mod
+    except BuildError as exc:
+        if backend == "cython" or os.environ.get("FRICTIONKIT_REQUIRE_COMPILED") == "1":
+            raise
+        if stem not in _warned:
+            _warned.add(stem)
+            warnings.warn(f"{exc}; falling back to the NumPy backend (slower). Set "
+                          f"FRICTIONKIT_REQUIRE_COMPILED=1 to make this an error.", RuntimeWarning, stacklevel=2)
+        return np_mod
+
+
+def write_generated(names=None, out_dir: Path | None = None) -> list[Path]:
+    """(Re)write the shipped generated sources of the zoo (``frictionkit codegen --all``)."""
+    out_dir = Path(out_dir or GENERATED_DIR)
+    written = []
+    for name, (_, params) in sorted(ZOO.items()):
+        if names and name not in names:
+            continue
+        for c in params:
+            _, src = generate_sources(name, c)
+            stem = module_stem(name, c)
+            for backend, ext in (("numpy", ".py"), ("cython", ".pyx")):
+                path = out_dir / f"{stem}{ext}"
+                path.write_text(src[backend])
+                written.append(path)
+    return written

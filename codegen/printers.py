@@ -1,0 +1,69 @@
+"""Sympy printers for the generated code (STYLE §1-2: printers print, templates only loop).
+
+Both printers run in strict mode: an expression they cannot print raises instead of
+emitting a comment.  Symbols are printed through a name table so that user names never
+clash with the generated code's own locals (``p_<param>``, ``x_<state>``).
+"""
+from __future__ import annotations
+
+import sympy as sp
+from sympy.printing.c import C99CodePrinter
+from sympy.printing.numpy import NumPyPrinter
+
+
+class PrintError(ValueError):
+    """An expression contains a construct the backend cannot print."""
+
+
+class _NamedMixin:
+    def _print_Symbol(self, expr):
+        try:
+            return self._names[expr]
+        except KeyError:
+            raise PrintError(f"symbol {expr} has no name in the generated code (undeclared?)") from None
+
+    def _print_Dummy(self, expr):
+        return self._print_Symbol(expr)
+
+    def emptyPrinter(self, expr):  # pragma: no cover - strict refusal
+        raise PrintError(f"cannot print {type(expr).__name__} ({expr})")
+
+
+class NumPyModelPrinter(_NamedMixin, NumPyPrinter):
+    """NumPy printer (``numpy.sqrt``, ``numpy.cos``...) with a symbol name table."""
+
+    def __init__(self, names: dict):
+        super().__init__({"strict": True, "fully_qualified_modules": True})
+        self._names = names
+
+    def _print_Piecewise(self, expr):
+        # numpy.select needs arrays of equal shape; broadcast every branch
+        return super()._print_Piecewise(expr)
+
+
+class CModelPrinter(_NamedMixin, C99CodePrinter):
+    """C99 printer for the compiled (Cython) kernels; small integer powers as products."""
+
+    def __init__(self, names: dict):
+        super().__init__({"strict": True})
+        self._names = names
+
+    def _print_Pow(self, expr):
+        if expr.exp.is_Integer and 2 <= int(expr.exp) <= 4:
+            b = self.parenthesize(expr.base, 100)
+            return "(" + "*".join([b] * int(expr.exp)) + ")"
+        if expr.exp.is_Integer and -4 <= int(expr.exp) <= -1:
+            b = self.parenthesize(expr.base, 100)
+            return "(1.0/(" + "*".join([b] * (-int(expr.exp))) + "))"
+        return super()._print_Pow(expr)
+
+
+def cse_lines(exprs, printer, prefix="_c", assign="{lhs} = {rhs}"):
+    """Common sub-expressions of ``exprs``: (list of printed assignments, printed results, temps)."""
+    reps, reduced = sp.cse(list(exprs), symbols=sp.numbered_symbols(prefix), optimizations="basic")
+    lines, temps = [], []
+    for sym, e in reps:
+        printer._names[sym] = sym.name
+        lines.append(assign.format(lhs=sym.name, rhs=printer.doprint(e)))
+        temps.append(sym.name)
+    return lines, [printer.doprint(e) for e in reduced], temps

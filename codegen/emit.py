@@ -79,7 +79,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
         point_rows=repr(tuple(system.point_rows)), contacts=repr(tuple(c[0] for c in system.contacts)),
         N=system.n_vars, n=system.n_states, NQ=len(system.Q), NB=len(system.B),
         unpack=", ".join(pnames) + ", = p",
-        header=_header(system, backend),
+        header=_header(system, backend), backend=backend,
     )
     pr = npp.doprint
     ops = []

@@ -29,6 +29,7 @@ from libc.math cimport *
 MODEL_NAME = "belt"
 MODEL_HASH = "5bd3ea84ac7331c3"
 GENERATOR_VERSION = "0.1.0"
+BACKEND = "cython"
 CONTINUATION = "FN"
 PARAMETERS = ('zeta', 'omega1', 'M1', 'FN', 'Vb', 'mus', 'mud', 'eps', 'n')
 DEFAULTS = (0.0013096, 1231.6, 0.00642, 5.0, 0.2, 0.4, 0.2, 0.0001, 10.0)

@@ -25,6 +25,7 @@ import numpy
 MODEL_NAME = "shaw"
 MODEL_HASH = "4e60b0519981a256"
 GENERATOR_VERSION = "0.1.0"
+BACKEND = "numpy"
 CONTINUATION = "w"
 PARAMETERS = ('m', 'alpha', 'beta', 'w', 'fs', 'fd', 'eps', 'n')
 DEFAULTS = (1.0, 0.0, 6.0, 0.5, 1.2, 1.0, 0.0001, 10.0)

@@ -1,0 +1,184 @@
+"""Asymptotic numerical method (ANM) on an exactly quadratic discrete system (DESIGN §5.3).
+
+For ``R(Z) = C + L Z + Q(Z, Z)`` the branch through a solution ``Z0`` is expanded as a
+power series in the pseudo-arclength ``a = (Z - Z0) . Z1`` (Cochelin & Vergez 2009,
+ref. [6] of seed 000; seed 000 §4.1)::
+
+    Z(a) = Z0 + sum_{p=1}^{P} a^p Z_p
+
+Order 1: ``J Z1 = 0, |Z1| = 1``; order p >= 2:
+``J Z_p = -sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})``, ``Z_p . Z1 = 0``, with ``J = dR/dZ(Z0)``.
+Every order reuses the LU of the *same* bordered matrix ``[J; t_prev^T]`` (t_prev: the
+previous step's end tangent): one factorization per step.  Because ``J Z1 = 0``, the
+particular solution ``w`` of the bordered system is made orthogonal to ``Z1`` by removing
+its ``Z1`` component, which keeps ``J Z_p`` unchanged.
+
+Validity range: ``a_max = (delta |Z1| / |Z_P|)^(1/(P-1))``.  Optionally the series is
+replaced by Padé approximants with a common denominator (Cochelin, Damil & Potier-Ferry,
+the classic ANM references), which extends the range, and the end point is corrected by
+Newton to a residual tolerance.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._newton import bordered_factor, correct, ConvergenceError
+
+__all__ = ["anm_series", "anm"]
+
+
+def anm_series(disc, Z0, t_prev, order, counters=None):
+    """Taylor coefficients ``[Z1, ..., Z_P]`` of the branch at ``Z0`` (one LU).
+
+    Returns
+    -------
+    terms : list of ndarray
+        ``terms[p-1] = Z_p``; ``Z1`` is a unit vector with ``Z1 . t_prev > 0``.
+    """
+    J = disc.jacobian(Z0)
+    if counters is not None:
+        counters.jacobian_evaluations += 1
+    lu = bordered_factor(J, t_prev, counters)
+    rhs = np.zeros(disc.m + 1)
+    rhs[-1] = 1.0
+    v = lu.solve(rhs)
+    Z1 = v / np.linalg.norm(v)
+    terms = [Z1]
+    for p in range(2, order + 1):
+        F = disc.series_rhs(terms)
+        if not np.all(np.isfinite(F)):
+            raise ConvergenceError(f"NaN/inf in the ANM right-hand side of order {p}")
+        rhs[:-1] = -F
+        rhs[-1] = 0.0
+        w = lu.solve(rhs)
+        terms.append(w - (w @ Z1) * Z1)
+    return terms
+
+
+def _evaluate(Z0, terms, a):
+    out = np.array(Z0, dtype=float)
+    ap = 1.0
+    for Zp in terms:
+        ap *= a
+        out += ap * Zp
+    return out
+
+
+def _derivative(terms, a):
+    out = np.zeros_like(terms[0])
+    for p, Zp in enumerate(terms, start=1):
+        out += p * a ** (p - 1) * Zp
+    return out
+
+
+class Series:
+    """One ANM step: evaluate the branch (power series or Padé) on ``[0, a_max]``."""
+
+    def __init__(self, Z0, terms, a_max, pade=False):
+        self.Z0, self.terms, self.a_max = Z0, terms, a_max
+        self.pade = pade
+        if pade:
+            self._setup_pade()
+
+    def _setup_pade(self):
+        # Common-denominator Padé approximants of order P-1 built from the
+        # Gram-Schmidt orthonormalization of Z_1..Z_P (classic ANM construction).
+        terms = self.terms
+        P = len(terms)
+        V = np.array(terms).T
+        Qm, Rm = np.linalg.qr(V)
+        # Denominator D(a) = sum_i d_i a^i (d_0 = 1, degree n = P-1) such that D(a) Z(a) has
+        # no a^P term outside the last orthonormal direction: with Z_k = sum_j R[j, k-1] q_j,
+        # sum_{i=0}^{t} d_i R[n-t, n-i] = 0 for t = 1..n (triangular recursion).
+        n = P - 1
+        d = np.zeros(n + 1)
+        d[0] = 1.0
+        # R[:, k] = components of Z_{k+1} on the orthonormal basis
+        for i in range(1, n + 1):
+            s = Rm[n - i, n]
+            for j in range(1, i):
+                s += d[j] * Rm[n - i, n - j]
+            d[i] = -s / Rm[n - i, n - i] if Rm[n - i, n - i] != 0 else 0.0
+        self._d = d
+        self._n = n
+
+    def __call__(self, a):
+        if not self.pade:
+            return _evaluate(self.Z0, self.terms, a)
+        d, n = self._d, self._n
+        den = np.polyval(d[::-1], a)  # sum d_i a^i
+        out = np.array(self.Z0, dtype=float)
+        for k in range(1, n + 1):
+            # f_k(a) = (sum_{i=0}^{n-k} d_i a^i) / den
+            num = np.polyval(d[: n - k + 1][::-1], a)
+            out += a ** k * num / den * self.terms[k - 1]
+        return out
+
+    def lam_polynomial(self):
+        """Coefficients (highest first) of lam(a) - lam0 for numpy.roots (series only)."""
+        c = [Zp[-1] for Zp in self.terms][::-1]
+        return np.array(c + [0.0])
+
+    def tangent(self, a):
+        if not self.pade:
+            t = _derivative(self.terms, a)
+        else:
+            h = 1e-6 * max(self.a_max, 1e-300)
+            t = (self(a + h) - self(a - h)) / (2 * h)
+        return t / np.linalg.norm(t)
+
+
+def anm(disc, Z0, t0, options, recorder, progress=None):
+    """ANM continuation loop; points go to ``recorder.add``; stops when ``recorder.done``.
+
+    Each step: one Jacobian, one LU of the bordered tangent matrix, ``order`` solves;
+    the step ends at ``a_max`` (or where ``recorder`` clips it), and the end point is
+    Newton-corrected when ``options.correct`` and its residual exceeds
+    ``options.residual_tolerance``.
+    """
+    c = recorder.counters
+    Z, t = np.array(Z0, float), np.array(t0, float)
+    P = options.order
+    delta = options.validity
+    while not recorder.done:
+        terms = anm_series(disc, Z, t, P, c)
+        nP = np.linalg.norm(terms[-1])
+        a_max = (delta / nP) ** (1.0 / (P - 1)) if nP > 0 else options.max_step
+        a_max = min(a_max, options.max_step)
+        if options.pade:
+            a_max *= options.pade_extension
+        series = Series(Z, terms, a_max, pade=options.pade)
+        if options.pade:
+            # Padé extends the series' range: start further out and shrink until the
+            # residual of the rational approximant meets the tolerance (never below the
+            # series' own validity range).
+            a_series = a_max / options.pade_extension
+            while a_max > a_series:
+                Ze = series(a_max)
+                if np.all(np.isfinite(Ze)):
+                    R = disc.residual(Ze)
+                    c.residual_evaluations += 1
+                    if np.linalg.norm(R, np.inf) <= options.residual_tolerance:
+                        break
+                a_max *= 0.8
+            a_max = max(a_max, a_series)
+            series.a_max = a_max
+        a_end = recorder.clip(series, a_max)
+        Ze = series(a_end)
+        te = series.tangent(a_end)
+        R = disc.residual(Ze)
+        c.residual_evaluations += 1
+        if not np.all(np.isfinite(R)):
+            raise ConvergenceError(
+                f"NaN/inf in the residual at the end of ANM step {c.steps + 1} (lam = {Ze[-1]:.10g}): "
+                "a validity condition of the recast is probably violated")
+        if options.correct and np.linalg.norm(R, np.inf) > options.residual_tolerance:
+            Ze, _ = correct(disc, Ze, te, float(te @ Ze), counters=c, xtol=options.newton_xtol,
+                            max_iter=options.max_newton_iterations)
+        c.steps += 1
+        recorder.add(Ze, te, step_length=a_end, series=series)
+        if progress is not None:
+            progress(recorder)
+        if a_end <= 0:
+            break
+        Z, t = Ze, te

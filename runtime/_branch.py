@@ -1,0 +1,315 @@
+"""Branch results: column data, full solutions, special points, counters, provenance; HDF5 I/O.
+
+A :class:`Branch` is what :func:`frictionkit.runtime._continuation.continuation` returns.
+It is saved with :meth:`Branch.save` to an HDF5 file that can be read without frictionkit
+(h5py, MATLAB, HDFView); never pickled.
+
+HDF5 layout (one branch per file, ``n_points`` points, ``n_special`` special points)
+-----------------------------------------------------------------------------------
+Root attributes
+    ``model`` (str)                  model name (``MODEL_NAME``)
+    ``model_hash`` (str)             hash of the canonical recast (``MODEL_HASH``)
+    ``continuation_parameter`` (str) name of ``lam``
+    ``method`` (str)                 continuation engine: ``"anm"`` or ``"newton"``
+    ``frictionkit_version`` (str)
+    ``discretization`` (str)         ``"hbm"`` (periodic orbits) or ``"equilibria"``
+    ``kind`` (str)                   ``"periodic"`` or ``"equilibrium"``
+    ``status`` (str), ``message`` (str), ``success`` (bool)
+                                     how the run ended (``"range"``, ``"closed"``,
+                                     ``"equilibrium"``, ``"max_steps"``, ``"failed"``,
+                                     ``"interrupted"``) and why
+    ``parameters`` (JSON str)        all parameter values (``lam`` at its start value)
+    ``options`` (JSON str)           the continuation options
+    ``states``, ``variables`` (JSON str lists)
+    ``numpy_version``, ``scipy_version``, ``generator_version``, ``backend`` (str)
+    ``steps``, ``factorizations``, ``residual_evaluations``, ``jacobian_evaluations`` (int)
+Datasets (float64 unless noted)
+    ``param`` (n_points,)            continuation parameter ``lam``
+    ``omega`` (n_points,)            angular frequency [rad/s]; NaN for equilibria
+    ``ptp/<state>``, ``min/<state>``, ``max/<state>``, ``mean/<state>`` (n_points,)
+                                     peak-to-peak, minimum, maximum and mean over one
+                                     period of each original state (extrema of the
+                                     Fourier series located by Newton on its derivative)
+    ``stable`` (n_points,)           1.0 stable, 0.0 unstable, NaN unknown (filled by the
+                                     stability module; equilibria: from the eigenvalues)
+    ``eigenvalues`` (n_points, n) complex128, equilibria only: eigenvalues of df/dx
+    ``special/kind`` (n_special,) str   ``"fold"``, ``"hopf"``, ``"bp"``, ``"pd"``, ``"ns"``
+    ``special/param``, ``special/omega`` (n_special,)  location (omega NaN at folds of
+                                     equilibria; at a Hopf point of equilibria: the
+                                     imaginary part of the critical eigenvalue)
+    ``special/index`` (n_special,) int  index of the branch point just before it
+    ``special/solution`` (n_special, size)  the located unknown vector
+    ``solution`` (n_points, size)    the full discrete unknowns ``Z = [Y, lam]``; its
+                                     attributes give the layout:
+                                     ``layout`` = "Y[i*(2H+1)+k]: coefficient k of
+                                     variable i (k=0 mean, 2j-1 cos(j omega t), 2j
+                                     sin(j omega t)); then omega if autonomous; lam last",
+                                     ``harmonics`` (H, 0 for equilibria),
+                                     ``variables`` (JSON list), ``index_omega`` (-1 if
+                                     none), ``index_lam``
+    ``tangent`` (n_points, size)     unit tangent of the branch at each point
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InputError
+
+__all__ = ["Branch", "SpecialPoint", "load_branch", "trig_extrema"]
+
+SPECIAL_KINDS = ("fold", "hopf", "bp", "pd", "ns")
+HBM_LAYOUT = ("Y[i*(2H+1)+k]: coefficient k of variable i (k=0 mean, 2j-1 cos(j omega t), "
+              "2j sin(j omega t)); then omega if autonomous; lam last")
+
+
+@dataclass
+class SpecialPoint:
+    """A typed special point of a branch (fold, hopf, bp, pd, ns)."""
+
+    kind: str
+    param: float
+    omega: float
+    index: int
+    solution: np.ndarray
+    data: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.kind not in SPECIAL_KINDS:
+            raise InputError(f"special point kind {self.kind!r} is not one of {SPECIAL_KINDS}")
+
+
+def trig_extrema(coef: np.ndarray, n_grid: int | None = None):
+    """Minimum and maximum over one period of real Fourier series, accurately.
+
+    A grid search followed by Newton on ``u'(theta) = 0`` from the best grid points
+    (relative accuracy near machine precision, unlike a plain grid maximum).
+
+    Parameters
+    ----------
+    coef : ndarray (n_var, 2H+1)
+
+    Returns
+    -------
+    umin, umax : ndarray (n_var,)
+    """
+    from ._hbm import coefficients_to_samples
+    coef = np.atleast_2d(np.asarray(coef, dtype=float))
+    H = (coef.shape[1] - 1) // 2
+    if H == 0:
+        return coef[:, 0].copy(), coef[:, 0].copy()
+    n_grid = n_grid or max(16 * H, 256)
+    s = coefficients_to_samples(coef, n_grid)
+    k = np.arange(1, H + 1)
+    c, sn = coef[:, 1::2], coef[:, 2::2]
+
+    def refine(theta):
+        for _ in range(30):
+            ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
+            d1 = np.sum((-c * sk + sn * ck) * k, axis=1)          # u'(theta)
+            d2 = np.sum((-c * ck - sn * sk) * k**2, axis=1)       # u''(theta)
+            step = np.where(d2 != 0, d1 / np.where(d2 != 0, d2, 1.0), 0.0)
+            # stay within one grid cell of the grid extremum
+            step = np.clip(step, -2 * np.pi / n_grid, 2 * np.pi / n_grid)
+            theta = theta - step
+            if np.all(np.abs(step) < 1e-15):
+                break
+        ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
+        return coef[:, 0] + np.sum(c * ck + sn * sk, axis=1)
+
+    theta_grid = 2 * np.pi * np.arange(n_grid) / n_grid
+    vmax = refine(theta_grid[np.argmax(s, axis=1)])
+    vmin = refine(theta_grid[np.argmin(s, axis=1)])
+    # Newton may only improve on the grid value
+    return np.minimum(vmin, s.min(axis=1)), np.maximum(vmax, s.max(axis=1))
+
+
+class Branch:
+    """A computed branch: columns, full solutions, special points, counters, provenance.
+
+    Attributes
+    ----------
+    param, omega : ndarray (n_points,)
+    ptp, min, max, mean : dict state -> ndarray (n_points,)
+    stable : ndarray (n_points,) of 1/0/NaN
+    solutions, tangents : ndarray (n_points, size)
+    special : list of SpecialPoint
+    counters : dict (steps, factorizations, residual_evaluations, jacobian_evaluations)
+    status, message : str;  success : bool
+    provenance : dict (model, model_hash, continuation_parameter, method, options, versions)
+    """
+
+    def __init__(self, *, kind, states, variables, harmonics, index_omega, solutions, tangents,
+                 param, omega, ptp, vmin, vmax, mean, stable=None, eigenvalues=None, special=(),
+                 counters=None, status="", message="", success=True, provenance=None):
+        self.kind = kind
+        self.states = tuple(states)
+        self.variables = tuple(variables)
+        self.harmonics = int(harmonics)
+        self.index_omega = index_omega
+        self.solutions = np.asarray(solutions, dtype=float)
+        self.tangents = np.asarray(tangents, dtype=float)
+        self.param = np.asarray(param, dtype=float)
+        self.omega = np.asarray(omega, dtype=float)
+        self.ptp, self.min, self.max, self.mean = ptp, vmin, vmax, mean
+        self.stable = (np.full(len(self.param), np.nan) if stable is None
+                       else np.asarray(stable, dtype=float))
+        self.eigenvalues = eigenvalues
+        self.special = list(special)
+        self.counters = dict(counters or {})
+        self.status, self.message, self.success = status, message, bool(success)
+        self.provenance = dict(provenance or {})
+        # set by the code that computed the branch, not saved: lets the caller continue work
+        self.discretization = None
+
+    def __len__(self):
+        return len(self.param)
+
+    def __repr__(self):
+        sp = ", ".join(f"{s.kind}@{s.param:.6g}" for s in self.special)
+        return (f"<Branch {self.kind} {self.provenance.get('model', '?')} in "
+                f"{self.provenance.get('continuation_parameter', '?')}: {len(self)} points, "
+                f"status={self.status!r}, special=[{sp}]>")
+
+    # -- construction ---------------------------------------------------------------
+    @classmethod
+    def from_solutions(cls, disc, solutions, tangents, **kw):
+        """Compute the columns of each solution of an HBM (or H = 0) discretization."""
+        model = disc.model
+        n = model.n
+        sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
+        param, omega = [], []
+        mins, maxs, means = [], [], []
+        for Z in sol:
+            U, om, lam = disc.split(Z)
+            param.append(lam)
+            omega.append(om if disc.H else np.nan)
+            lo, hi = trig_extrema(U[:n])
+            mins.append(lo)
+            maxs.append(hi)
+            means.append(U[:n, 0])
+        mins = np.array(mins).reshape(-1, n)
+        maxs = np.array(maxs).reshape(-1, n)
+        means = np.array(means).reshape(-1, n)
+        st = model.module.STATES
+        ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
+        return cls(kind="periodic" if disc.H else "equilibrium", states=st,
+                   variables=model.module.VARIABLES, harmonics=disc.H,
+                   index_omega=disc.omega_index if disc.omega_index is not None else -1,
+                   solutions=sol, tangents=np.asarray(tangents, dtype=float).reshape(-1, disc.size),
+                   param=param, omega=omega, ptp=ptp,
+                   vmin={s: mins[:, i] for i, s in enumerate(st)},
+                   vmax={s: maxs[:, i] for i, s in enumerate(st)},
+                   mean={s: means[:, i] for i, s in enumerate(st)}, **kw)
+
+    # -- access ---------------------------------------------------------------------
+    def special_points(self, kind=None):
+        """Special points, optionally of one kind, in branch order."""
+        return [s for s in self.special if kind is None or s.kind == kind]
+
+    def time_series(self, index, n_t=512, periods=1.0):
+        """Reconstruct the original states at branch point ``index`` from its coefficients.
+
+        Returns
+        -------
+        t : ndarray (n_t,)   time [s] (for equilibria: a unit interval)
+        x : ndarray (n, n_t)
+        """
+        from ._hbm import coefficients_to_samples
+        Z = self.solutions[index]
+        H = self.harmonics
+        nh = 2 * H + 1
+        n = len(self.states)
+        U = Z[: n * nh].reshape(n, nh)
+        om = self.omega[index]
+        if H == 0 or not np.isfinite(om):
+            return np.linspace(0, 1, n_t), np.repeat(U[:, :1], n_t, axis=1)
+        theta = 2 * np.pi * periods * np.arange(n_t) / n_t
+        k = np.arange(1, H + 1)
+        x = U[:, :1] + U[:, 1::2] @ np.cos(np.outer(k, theta)) + U[:, 2::2] @ np.sin(np.outer(k, theta))
+        return theta / om, x
+
+    # -- HDF5 -------------------------------------------------------------------------
+    def save(self, path):
+        """Write the branch to HDF5 with the layout of this module's docstring."""
+        import h5py
+        prov = self.provenance
+        with h5py.File(path, "w") as f:
+            a = f.attrs
+            for key in ("model", "model_hash", "continuation_parameter", "method",
+                        "frictionkit_version", "numpy_version", "scipy_version",
+                        "generator_version", "backend", "discretization"):
+                a[key] = str(prov.get(key, ""))
+            a["kind"] = self.kind
+            a["status"] = self.status
+            a["message"] = self.message
+            a["success"] = self.success
+            a["parameters"] = json.dumps(prov.get("parameters", {}))
+            a["options"] = json.dumps(prov.get("options", {}), default=str)
+            a["states"] = json.dumps(list(self.states))
+            a["variables"] = json.dumps(list(self.variables))
+            for k, v in self.counters.items():
+                a[k] = int(v)
+            f["param"] = self.param
+            f["omega"] = self.omega
+            for group, data in (("ptp", self.ptp), ("min", self.min), ("max", self.max),
+                                ("mean", self.mean)):
+                g = f.create_group(group)
+                for s in self.states:
+                    g[s] = np.asarray(data[s], dtype=float)
+            f["stable"] = self.stable
+            if self.eigenvalues is not None:
+                f["eigenvalues"] = np.asarray(self.eigenvalues, dtype=complex)
+            g = f.create_group("special")
+            g.create_dataset("kind", data=np.array([s.kind for s in self.special], dtype=object),
+                             dtype=h5py.string_dtype())
+            g["param"] = np.array([s.param for s in self.special], dtype=float)
+            g["omega"] = np.array([s.omega for s in self.special], dtype=float)
+            g["index"] = np.array([s.index for s in self.special], dtype=np.int64)
+            g["solution"] = (np.array([s.solution for s in self.special], dtype=float)
+                             if self.special else np.zeros((0, self.solutions.shape[1])))
+            d = f.create_dataset("solution", data=self.solutions)
+            d.attrs["layout"] = HBM_LAYOUT
+            d.attrs["harmonics"] = self.harmonics
+            d.attrs["variables"] = json.dumps(list(self.variables))
+            d.attrs["index_omega"] = int(self.index_omega)
+            d.attrs["index_lam"] = int(self.solutions.shape[1] - 1)
+            f["tangent"] = self.tangents
+
+    @classmethod
+    def load(cls, path):
+        """Read a branch written by :meth:`save`."""
+        import h5py
+        with h5py.File(path, "r") as f:
+            a = f.attrs
+            states = json.loads(a["states"])
+            prov = {k: str(a[k]) for k in ("model", "model_hash", "continuation_parameter", "method",
+                                           "frictionkit_version", "numpy_version", "scipy_version",
+                                           "generator_version", "backend", "discretization")}
+            prov["parameters"] = json.loads(a["parameters"])
+            prov["options"] = json.loads(a["options"])
+            counters = {k: int(a[k]) for k in ("steps", "factorizations", "residual_evaluations",
+                                               "jacobian_evaluations") if k in a}
+            sp = f["special"]
+            kinds = [k.decode() if isinstance(k, bytes) else str(k) for k in sp["kind"][()]]
+            special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z)
+                       for k, p, o, i, z in zip(kinds, sp["param"][()], sp["omega"][()],
+                                                sp["index"][()], sp["solution"][()])]
+            sol = f["solution"]
+            return cls(kind=str(a["kind"]), states=states, variables=json.loads(sol.attrs["variables"]),
+                       harmonics=int(sol.attrs["harmonics"]), index_omega=int(sol.attrs["index_omega"]),
+                       solutions=sol[()], tangents=f["tangent"][()], param=f["param"][()],
+                       omega=f["omega"][()],
+                       ptp={s: f["ptp"][s][()] for s in states}, vmin={s: f["min"][s][()] for s in states},
+                       vmax={s: f["max"][s][()] for s in states}, mean={s: f["mean"][s][()] for s in states},
+                       stable=f["stable"][()],
+                       eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
+                       special=special, counters=counters, status=str(a["status"]),
+                       message=str(a["message"]), success=bool(a["success"]), provenance=prov)
+
+
+def load_branch(path) -> Branch:
+    """Read a branch saved by :meth:`Branch.save`."""
+    return Branch.load(path)

@@ -1,0 +1,462 @@
+"""``continuation(problem, method, options)``: the entry point of branch following.
+
+Problem, method and options are separate (STYLE §9): a :class:`ContinuationProblem` holds a
+discretization (``_discretization.py``), a starting solution and a direction; the method is
+chosen by name (``"anm"``: asymptotic numerical method, ``_anm.py``; ``"newton"``:
+pseudo-arclength predictor-corrector, ``_newton.py``); options are frozen dataclasses
+(:class:`ANMOptions`, :class:`NewtonOptions`) that check themselves.
+
+The run stops when the parameter leaves ``[lam_min, lam_max]`` (the last point is placed
+exactly on the bound), after ``max_steps`` steps, when the branch returns to its start, or
+when a periodic branch shrinks to an equilibrium (its first-harmonic amplitude crosses zero:
+a Hopf point).  A failure or Ctrl-C keeps every point computed so far: the returned
+:class:`~frictionkit.runtime._branch.Branch` has ``success = False`` and a ``status`` and
+``message`` naming the cause.  Folds are located afterwards by the sign change of the
+tangent's ``lam`` component and refined by a root-find along the branch (DESIGN §6).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy
+import scipy.optimize
+
+from ._newton import Counters, correct, tangent_at, pseudo_arclength
+from ._anm import anm
+from .errors import ConvergenceError, InputError
+
+__all__ = ["ContinuationOptions", "ANMOptions", "NewtonOptions", "ContinuationProblem",
+           "continuation", "METHODS", "locate_on_branch"]
+
+
+@dataclass(frozen=True)
+class ContinuationOptions:
+    """Options shared by every continuation method.
+
+    Parameters
+    ----------
+    lam_min, lam_max : float
+        Parameter range; the run stops on its bounds.
+    max_steps : int
+        Step budget.
+    max_step : float
+        Largest step (in the Euclidean norm of Z).
+    stop_on_return : bool
+        Stop when the branch comes back to its starting point (closed branch).
+    stop_on_equilibrium : bool
+        Stop a periodic branch where its amplitude vanishes (reaching a Hopf point).
+    locate_folds : bool
+        Locate folds (turning points in ``lam``) and record them as special points.
+    residual_tolerance : float
+        Max-norm of the residual below which a point needs no Newton correction.
+    newton_xtol : float
+        Newton stops when the update is below ``newton_xtol * |Z|``.
+    max_newton_iterations : int
+    """
+
+    lam_min: float = -math.inf
+    lam_max: float = math.inf
+    max_steps: int = 1000
+    max_step: float = math.inf
+    stop_on_return: bool = True
+    stop_on_equilibrium: bool = True
+    locate_folds: bool = True
+    residual_tolerance: float = 1e-7
+    newton_xtol: float = 1e-11
+    max_newton_iterations: int = 12
+
+    def __post_init__(self):
+        if not self.lam_min < self.lam_max:
+            raise InputError(f"lam_min = {self.lam_min} must be below lam_max = {self.lam_max}")
+        if self.max_steps < 1:
+            raise InputError(f"max_steps = {self.max_steps} must be >= 1")
+        if not self.max_step > 0:
+            raise InputError(f"max_step = {self.max_step} must be > 0")
+        if not self.residual_tolerance > 0 or not self.newton_xtol > 0:
+            raise InputError("residual_tolerance and newton_xtol must be > 0")
+
+    def as_dict(self):
+        return {k: (v if not (isinstance(v, float) and math.isinf(v)) else str(v))
+                for k, v in dataclasses.asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class ANMOptions(ContinuationOptions):
+    """Options of the asymptotic numerical method.
+
+    Parameters
+    ----------
+    order : int
+        Truncation order P of the power series (default 20; typical 15-30).
+    validity : float
+        ``delta`` of the validity range ``a_max = (delta |Z1|/|Z_P|)^(1/(P-1))``.
+    pade : bool
+        Use Padé approximants to extend the range of each step.
+    pade_extension : float
+        Initial factor on ``a_max`` tried with Padé (shrunk until the residual holds).
+    correct : bool
+        Newton-correct each step's end point when its residual exceeds
+        ``residual_tolerance``.
+    """
+
+    order: int = 20
+    validity: float = 1e-8
+    pade: bool = False
+    pade_extension: float = 2.0
+    correct: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not 2 <= self.order <= 60:
+            raise InputError(f"order = {self.order}: the ANM series order must be in [2, 60]")
+        if not 0 < self.validity < 1:
+            raise InputError(f"validity = {self.validity} must be in (0, 1) (typical 1e-6 .. 1e-10)")
+        if self.pade and not self.pade_extension >= 1:
+            raise InputError("pade_extension must be >= 1")
+
+
+@dataclass(frozen=True)
+class NewtonOptions(ContinuationOptions):
+    """Options of pseudo-arclength predictor-corrector continuation.
+
+    Parameters
+    ----------
+    step : float
+        Initial step length (Euclidean norm of Z).
+    min_step : float
+        Give up below this step length.
+    target_iterations : int
+        Newton iterations per step the step-length control aims at.
+    max_correction : float
+        Reject a step whose corrector moves farther than this fraction of the step
+        from the predictor (a jump to another branch); the step is halved.
+    max_angle : float
+        Reject a step whose tangent turns by more than this many degrees.
+    """
+
+    step: float = 0.05
+    min_step: float = 1e-9
+    target_iterations: int = 3
+    max_correction: float = 0.3
+    max_angle: float = 15.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not 0 < self.min_step <= self.step:
+            raise InputError(f"need 0 < min_step <= step (got min_step={self.min_step}, step={self.step})")
+        if self.step > self.max_step:
+            raise InputError(f"step = {self.step} exceeds max_step = {self.max_step}")
+
+
+METHODS = {"anm": (anm, ANMOptions), "newton": (pseudo_arclength, NewtonOptions)}
+
+
+@dataclass
+class ContinuationProblem:
+    """A discretization, a starting solution ``Z0`` and a direction.
+
+    Parameters
+    ----------
+    discretization : Discretization
+    start : ndarray (size,)
+        A solution (``R(start) ~ 0``); corrected at fixed ``lam`` before the run.
+    direction : float or ndarray
+        ``+1``/``-1``: increase/decrease ``lam``; or a vector the first tangent points along.
+    """
+
+    discretization: object
+    start: np.ndarray
+    direction: object = 1.0
+
+
+class _Recorder:
+    """Collects the points of a run and decides when to stop (shared by all engines)."""
+
+    def __init__(self, disc, options, Z0, t0, counters):
+        self.disc, self.options, self.counters = disc, options, counters
+        self.points, self.tangents = [np.array(Z0)], [np.array(t0)]
+        self.done = False
+        self.status, self.message = "running", ""
+        self.special = []
+        self._stop_reason = None
+        self.amp_index = (disc.phase_index - 1) if getattr(disc, "phase_index", None) is not None else None
+        self._start = np.array(Z0)
+        self._travel = 0.0
+
+    # -- stop criteria applied to the ANM series before the step's end is chosen --------
+    def _crossings(self, values, a_grid):
+        s = np.sign(values)
+        idx = np.flatnonzero(s[1:] * s[:-1] < 0)
+        return idx
+
+    def clip(self, series, a_max):
+        """End of the ANM step: ``a_max`` or the first bound / amplitude-zero crossing."""
+        o = self.options
+        a_grid = np.linspace(0.0, a_max, 65)
+        Zs = np.array([series(a) for a in a_grid])
+        events = []
+        lam = Zs[:, -1]
+        for bound, name in ((o.lam_min, "range"), (o.lam_max, "range")):
+            if np.isfinite(bound):
+                idx = self._crossings(lam - bound, a_grid)
+                if len(idx):
+                    events.append((idx[0], lambda a, b=bound: series(a)[-1] - b, name, bound))
+        if o.stop_on_equilibrium and self.amp_index is not None and len(self.points) > 1:
+            amp = Zs[:, self.amp_index]
+            idx = self._crossings(amp, a_grid)
+            if len(idx):
+                events.append((idx[0], lambda a: series(a)[self.amp_index], "equilibrium", None))
+        if not events:
+            return a_max
+        i, fun, name, bound = min(events, key=lambda e: e[0])
+        a_star = scipy.optimize.brentq(fun, a_grid[i], a_grid[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
+        self._stop_reason = (name, bound)
+        return a_star
+
+    # -- every engine calls add() for every accepted point -------------------------------
+    def add(self, Z, t, step_length=None, series=None):
+        o = self.options
+        Zprev = self.points[-1]
+        # engines without a series (Newton): place the last point on a crossed event
+        if series is None:
+            Z, t = self._newton_events(Zprev, Z, t)
+        name_bound = self._stop_reason
+        if name_bound is not None and name_bound[0] == "range" and series is not None:
+            # ANM end point exactly on the bound: correct with lam fixed
+            Z = self._on_bound(Z, name_bound[1])
+        self.points.append(np.array(Z))
+        self.tangents.append(np.array(t))
+        d = np.linalg.norm(Z - Zprev)
+        self._travel += d
+        if name_bound is not None:
+            name, bound = name_bound
+            self.done = True
+            if name == "range":
+                self.status, self.message = "range", f"reached the end of the parameter range at lam = {bound:g}"
+            else:
+                self.status = "equilibrium"
+                self.message = (f"the periodic branch reached an equilibrium (zero amplitude, a Hopf "
+                                f"point) at lam = {Z[-1]:.10g}")
+                om = Z[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
+                from ._branch import SpecialPoint
+                self.special.append(SpecialPoint("hopf", float(Z[-1]), float(om), len(self.points) - 1,
+                                                 np.array(Z)))
+            return
+        if o.stop_on_return and len(self.points) > 3 and d > 0:
+            # does the segment Zprev -> Z pass next to the start point?
+            s = (self._start - Zprev) @ (Z - Zprev) / d**2
+            gap = np.linalg.norm(Zprev + np.clip(s, 0, 1) * (Z - Zprev) - self._start)
+            if 0 <= s <= 1 and gap < 1e-3 * d + 1e-9 * np.linalg.norm(Z) and self._travel > 3 * d:
+                self.done = True
+                self.status = "closed"
+                self.message = "the branch returned to its starting point (closed branch)"
+                return
+        if self.counters.steps >= o.max_steps:
+            self.done = True
+            self.status = "max_steps"
+            self.message = f"step budget exhausted (max_steps = {o.max_steps})"
+
+    def _on_bound(self, Z, bound):
+        e = np.zeros(len(Z))
+        e[-1] = 1.0
+        Z, _ = correct(self.disc, Z, e, bound, counters=self.counters, xtol=self.options.newton_xtol,
+                       max_iter=self.options.max_newton_iterations)
+        return Z
+
+    def _newton_events(self, Zprev, Z, t):
+        o = self.options
+        for bound in (o.lam_min, o.lam_max):
+            if np.isfinite(bound) and (Zprev[-1] - bound) * (Z[-1] - bound) < 0:
+                s = (bound - Zprev[-1]) / (Z[-1] - Zprev[-1])
+                Zg = Zprev + s * (Z - Zprev)
+                Zb = self._on_bound(Zg, bound)
+                self._stop_reason = ("range", bound)
+                return Zb, tangent_at(self.disc, Zb, t, self.counters)
+        k = self.amp_index
+        if o.stop_on_equilibrium and k is not None and len(self.points) > 1 and Zprev[k] * Z[k] < 0:
+            # cubic Hermite interpolation with the end tangents (the point itself is nearly
+            # singular: the periodic branch meets the family of equilibria there)
+            tprev = self.tangents[-1]
+            hc = np.linalg.norm(Z - Zprev)
+
+            def herm(s):
+                h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
+                h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
+                return h00 * Zprev + h10 * hc * tprev + h01 * Z + h11 * hc * t
+            s = scipy.optimize.brentq(lambda s: herm(s)[k], 0.0, 1.0, xtol=1e-14)
+            self._stop_reason = ("equilibrium", None)
+            return herm(s), t
+        return Z, t
+
+
+def _default_options(method, options, lam_min, lam_max):
+    if method not in METHODS:
+        raise InputError(f"unknown continuation method {method!r}; choose one of {', '.join(METHODS)}")
+    cls = METHODS[method][1]
+    if options is None:
+        return cls(lam_min=lam_min, lam_max=lam_max)
+    if isinstance(options, dict):
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(options) - fields
+        if unknown:
+            other = [k for k in unknown if any(k in {f.name for f in dataclasses.fields(c)}
+                                               for _, c in METHODS.values())]
+            really = unknown - set(other)
+            if really:
+                raise InputError(f"unknown continuation option(s) {sorted(really)} for method {method!r}")
+            warnings.warn(f"option(s) {sorted(other)} are ignored by method {method!r}", stacklevel=3)
+        kw = {k: v for k, v in options.items() if k in fields}
+        kw.setdefault("lam_min", lam_min)
+        kw.setdefault("lam_max", lam_max)
+        return cls(**kw)
+    if not isinstance(options, cls):
+        raise InputError(f"method {method!r} takes {cls.__name__}, not {type(options).__name__}")
+    return options
+
+
+def continuation(problem: ContinuationProblem, method: str = "anm", options=None, progress=None,
+                 provenance: dict | None = None):
+    """Follow a branch of solutions of a discrete system.
+
+    Parameters
+    ----------
+    problem : ContinuationProblem
+    method : {"anm", "newton"}
+        Asymptotic numerical method (needs ``quadratic``) or pseudo-arclength Newton.
+    options : ANMOptions, NewtonOptions or dict, optional
+    progress : callable, optional
+        Called as ``progress(recorder)`` after every step (``recorder.points[-1][-1]`` is
+        the current ``lam``, ``recorder.counters.steps`` the step count).
+    provenance : dict, optional
+        Extra provenance merged into the branch's.
+
+    Returns
+    -------
+    Branch
+        Always returned, also on failure or Ctrl-C (then ``success`` is False and
+        ``status``/``message`` say why).  Folds are recorded as special points.
+    """
+    disc = problem.discretization
+    opts = _default_options(method, options, -math.inf, math.inf)
+    engine = METHODS[method][0]
+    counters = Counters()
+    r0, j0 = getattr(disc, "n_residuals", 0), getattr(disc, "n_jacobians", 0)
+    Z0 = np.asarray(problem.start, dtype=float)
+    if Z0.shape != (disc.size,):
+        raise InputError(f"start vector has shape {Z0.shape}, the discretization needs ({disc.size},)")
+    lam0 = Z0[-1]
+    if not opts.lam_min <= lam0 <= opts.lam_max:
+        raise InputError(f"the start value lam = {lam0:g} is outside the range "
+                         f"[{opts.lam_min:g}, {opts.lam_max:g}]")
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    d = problem.direction
+    if np.ndim(d) == 0:
+        guess = e * (1.0 if float(d) >= 0 else -1.0)
+    else:
+        guess = np.asarray(d, dtype=float)
+    rec = None
+    status, message, success = "failed", "", False
+    try:
+        Z0, _ = correct(disc, Z0, e, lam0, counters=counters, xtol=opts.newton_xtol,
+                        max_iter=opts.max_newton_iterations)
+        t0 = tangent_at(disc, Z0, guess, counters)
+        if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
+            t0 = -t0
+        rec = _Recorder(disc, opts, Z0, t0, counters)
+        engine(disc, Z0, t0, opts, rec, progress)
+        status, message, success = rec.status, rec.message, True
+    except KeyboardInterrupt:
+        status, message = "interrupted", "interrupted by the user (Ctrl-C); the partial branch is kept"
+    except ConvergenceError as err:
+        lam = rec.points[-1][-1] if rec is not None else lam0
+        status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
+    if rec is None:
+        raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
+    counters.residual_evaluations = getattr(disc, "n_residuals", 0) - r0 or counters.residual_evaluations
+    counters.jacobian_evaluations = getattr(disc, "n_jacobians", 0) - j0 or counters.jacobian_evaluations
+    from ._branch import Branch
+    special = list(rec.special)
+    if opts.locate_folds and success:
+        special.extend(_locate_folds(disc, rec, counters, opts))
+    special.sort(key=lambda s: s.index)
+    prov = _provenance(disc, method, opts)
+    prov.update(provenance or {})
+    br = Branch.from_solutions(disc, rec.points, rec.tangents, special=special,
+                               counters=counters.as_dict(), status=status, message=message,
+                               success=success, provenance=prov)
+    br.discretization = disc
+    return br
+
+
+def _provenance(disc, method, opts):
+    from importlib.metadata import version, PackageNotFoundError
+    model = disc.model
+    try:
+        fk = version("frictionkit")
+    except PackageNotFoundError:  # pragma: no cover
+        fk = "unknown"
+    mod = model.module
+    return dict(model=model.name, model_hash=str(mod.MODEL_HASH), continuation_parameter=model.continuation,
+                method=method, frictionkit_version=fk, numpy_version=np.__version__,
+                scipy_version=scipy.__version__, generator_version=str(mod.GENERATOR_VERSION),
+                backend=str(mod.BACKEND), discretization="hbm" if disc.H else "equilibria",
+                parameters={k: float(v) for k, v in zip(mod.PARAMETERS, model.param_vector())},
+                options=dict(opts.as_dict(), harmonics=disc.H, n_t=getattr(disc, "n_t", None)))
+
+
+def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11):
+    """Root of a scalar ``test(Z)`` between two branch points, by Brent's method.
+
+    Points in between are Newton-corrected on the hyperplane through ``Za + s (Zb - Za)``
+    orthogonal to the chord, so the search follows the branch even around turning points.
+
+    Returns
+    -------
+    Z : ndarray
+        The corrected point where ``test`` changes sign.
+    """
+    chord = Zb - Za
+    cache = {}
+
+    def point(s):
+        if s not in cache:
+            Zg = Za + s * chord
+            cache[s], _ = correct(disc, Zg, chord, float(chord @ Zg), counters=counters, xtol=xtol)
+        return cache[s]
+
+    def f(s):
+        return test(point(s))
+
+    fa, fb = f(0.0), f(1.0)
+    if fa * fb > 0:
+        raise ConvergenceError("locate_on_branch: the test function does not change sign")
+    s = scipy.optimize.brentq(f, 0.0, 1.0, xtol=1e-15, rtol=1e-15, maxiter=200)
+    return point(s)
+
+
+def _locate_folds(disc, rec, counters, opts):
+    """Folds: sign changes of the tangent's lam component, refined by a root-find (DESIGN §6)."""
+    from ._branch import SpecialPoint
+    out = []
+    T = np.array(rec.tangents)
+    P = np.array(rec.points)
+    last = len(P) - 1
+    for i in np.flatnonzero(T[1:, -1] * T[:-1, -1] < 0):
+        if rec.status == "equilibrium" and i + 1 == last:
+            continue    # lam' vanishes at the Hopf point the branch ends on: not a fold
+        ta = T[i]
+
+        def test(Z, ta=ta):
+            return tangent_at(disc, Z, ta, counters)[-1]
+        try:
+            Zf = locate_on_branch(disc, P[i], P[i + 1], test, counters, xtol=opts.newton_xtol)
+        except (ConvergenceError, ValueError):
+            continue
+        om = Zf[disc.omega_index] if getattr(disc, "omega_index", None) is not None else np.nan
+        out.append(SpecialPoint("fold", float(Zf[-1]), float(om), int(i), Zf))
+    return out

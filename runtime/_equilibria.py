@@ -1,0 +1,319 @@
+"""Equilibria, their eigenvalues and Hopf points; starting periodic branches (DESIGN §5.5).
+
+* :func:`find_equilibrium` solves ``f(x, lam) = 0`` of the original ODE (scipy root-finder
+  with the model's exact Jacobian), fills the auxiliaries with ``model.aux`` and polishes
+  the result on the quadratic system (the ``H = 0`` harmonic balance).
+* :func:`equilibrium_branch` continues it, computes the eigenvalues of ``df/dx`` of the
+  *original* ODE at every point (no auxiliaries, so no spurious eigenvalues), fills the
+  ``stable`` column and records Hopf points, located to near machine precision by a
+  Brent root-find of the real part of the crossing pair along the branch.
+* :func:`periodic_start_from_hopf` builds the first periodic solution next to a Hopf point
+  from the critical eigenvector (``x = x_eq + eps Re(v e^{i theta})``, omega = the imaginary
+  part), with no user guess; :func:`periodic_start_from_simulation` integrates the original
+  ODE to the attractor; :func:`periodic_start_from_orbit` takes samples of one period.
+  All three go through the same route: states on a uniform grid of one period ->
+  ``model.aux`` -> FFT -> coefficients, then a Newton correction.
+* :func:`periodic_branch` continues a periodic branch from any of these starts.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.integrate
+import scipy.optimize
+
+from ._continuation import ContinuationProblem, continuation, locate_on_branch, _default_options
+from ._hbm import HBMDiscretization, equilibrium_discretization
+from ._newton import correct, Counters
+from ._branch import SpecialPoint
+from .errors import ConvergenceError, InputError
+
+__all__ = ["find_equilibrium", "equilibrium_branch", "eigenvalues", "periodic_start_from_hopf",
+           "periodic_start_from_simulation", "periodic_start_from_orbit", "periodic_branch"]
+
+
+def _check_lam_range(model, lam, lam_min, lam_max):
+    if not lam_min < lam_max:
+        raise InputError(f"--start/--stop: the range [{lam_min:g}, {lam_max:g}] of "
+                         f"{model.continuation} is empty")
+
+
+def find_equilibrium(model, lam, x_guess=None):
+    """An equilibrium of the original ODE at ``lam``, as an ``H = 0`` unknown vector.
+
+    Parameters
+    ----------
+    model : Model
+    lam : float
+        Value of the continuation parameter.
+    x_guess : array_like (n,), optional
+        Initial guess for the states (default zeros).
+
+    Returns
+    -------
+    disc : HBMDiscretization  (H = 0)
+    Z : ndarray (N + 1,)
+    """
+    n = model.n
+    x0 = np.zeros(n) if x_guess is None else np.asarray(x_guess, dtype=float)
+    if x0.shape != (n,):
+        raise InputError(f"x_guess must have {n} entries (states {', '.join(model.module.STATES)})")
+    sol = scipy.optimize.root(lambda x: model.rhs(0.0, x, lam), x0,
+                              jac=lambda x: model.jac(0.0, x, lam), method="hybr", tol=1e-14)
+    if not sol.success:
+        raise ConvergenceError(f"no equilibrium found at {model.continuation} = {lam:g} from "
+                               f"x_guess = {x0.tolist()}: {sol.message}")
+    u = np.asarray(model.aux(sol.x, 0.0, lam), dtype=float)
+    disc = equilibrium_discretization(model)
+    Z = disc.pack(u[:, None], np.nan, lam)
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Z, _ = correct(disc, Z, e, lam)
+    return disc, Z
+
+
+def eigenvalues(model, x, lam, vectors=False):
+    """Eigenvalues (and right eigenvectors) of ``df/dx`` of the original ODE at ``x``."""
+    J = np.asarray(model.jac(0.0, np.asarray(x, dtype=float), lam), dtype=float)
+    if vectors:
+        return np.linalg.eig(J)
+    return np.linalg.eigvals(J)
+
+
+def _complex_scale(ev):
+    return 1e-9 * max(1.0, float(np.max(np.abs(ev))))
+
+
+def _hopf_test(model, n):
+    def test(Z):
+        ev = eigenvalues(model, Z[:n], Z[-1])
+        cplx = ev[np.abs(ev.imag) > _complex_scale(ev)]
+        if len(cplx) == 0:
+            return np.nan
+        return float(cplx[np.argmin(np.abs(cplx.real))].real)
+    return test
+
+
+def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x_guess=None,
+                       progress=None, locate_hopf=True):
+    """Continue the equilibrium from ``lam_start`` towards ``lam_stop``; eigenvalues; Hopf points.
+
+    Parameters
+    ----------
+    model : Model
+    lam_start, lam_stop : float
+        Start and end of the continuation parameter's range (either order).
+    method : {"anm", "newton"}
+    options : ANMOptions, NewtonOptions or dict, optional
+        ``lam_min``/``lam_max`` default to the range.
+    x_guess : array_like, optional
+        Guess of the states of the first equilibrium.
+
+    Returns
+    -------
+    Branch
+        ``kind == "equilibrium"``, with ``eigenvalues`` (n_points, n), ``stable`` (1 when
+        every eigenvalue has a negative real part) and ``hopf`` special points (``omega`` =
+        the imaginary part of the crossing pair; ``data["eigenvector"]`` its eigenvector).
+    """
+    lo, hi = sorted((float(lam_start), float(lam_stop)))
+    _check_lam_range(model, lam_start, lo, hi)
+    disc, Z0 = find_equilibrium(model, lam_start, x_guess)
+    if isinstance(options, dict) or options is None:
+        opts = dict(options or {})
+        opts.setdefault("lam_min", lo)
+        opts.setdefault("lam_max", hi)
+        options = _default_options(method, opts, lo, hi)
+    br = continuation(ContinuationProblem(disc, Z0, 1.0 if lam_stop >= lam_start else -1.0),
+                      method, options, progress)
+    n = model.n
+    ev = np.array([eigenvalues(model, Z[:n], Z[-1]) for Z in br.solutions])
+    br.eigenvalues = ev
+    br.stable = np.where(np.all(ev.real < 0, axis=1), 1.0, 0.0)
+    if locate_hopf:
+        test = _hopf_test(model, n)
+        counters = Counters()
+        n_unstable = np.array([np.sum((e.real > 0) & (np.abs(e.imag) > _complex_scale(e))) for e in ev])
+        for i in np.flatnonzero(np.diff(n_unstable) != 0):
+            try:
+                Zh = locate_on_branch(disc, br.solutions[i], br.solutions[i + 1], test, counters)
+            except (ConvergenceError, ValueError):
+                continue
+            w, V = eigenvalues(model, Zh[:n], Zh[-1], vectors=True)
+            k = int(np.argmin(np.abs(w.real) + (w.imag <= 0) * 1e300))
+            br.special.append(SpecialPoint("hopf", float(Zh[-1]), float(w[k].imag), int(i), Zh,
+                                           data=dict(eigenvalue=complex(w[k]), eigenvector=V[:, k])))
+        br.special.sort(key=lambda s: s.index)
+        for key in ("factorizations", "jacobian_evaluations", "residual_evaluations"):
+            br.counters[key] = br.counters.get(key, 0) + getattr(counters, key)
+    return br
+
+
+def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None):
+    """States on a uniform grid of one period -> aux -> FFT -> unknown vector."""
+    harmonics = int(harmonics)
+    if harmonics < 1:
+        raise InputError(f"harmonics = {harmonics}: a periodic orbit needs at least 1 harmonic")
+    disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)
+    x_samples = np.asarray(x_samples, dtype=float)
+    n_t = x_samples.shape[1]
+    t = 2 * np.pi * np.arange(n_t) / n_t / omega
+    u = np.asarray(model.aux(x_samples, t, lam), dtype=float)
+    if n_t <= 2 * harmonics:
+        raise InputError(f"{n_t} samples of the orbit cannot give {harmonics} harmonics (need > 2H)")
+    Z = disc.from_samples(u, omega, lam)
+    return disc, Z
+
+
+def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=None, phase_variable=None):
+    """First periodic solution next to a Hopf point (no user guess).
+
+    The orbit guess is ``x(theta) = x_eq + eps Re(v e^{i theta})`` with ``v`` the critical
+    eigenvector and ``omega`` the imaginary part of its eigenvalue; it is corrected by
+    Newton at fixed first-harmonic amplitude (``lam`` and ``omega`` free).
+
+    Parameters
+    ----------
+    model : Model
+    hopf : SpecialPoint
+        A ``hopf`` special point of an equilibrium branch.
+    harmonics : int
+    amplitude : float, optional
+        Largest first-harmonic amplitude of a state in the guess (default
+        ``1e-3 * max(1, |x_eq|, |lam|)``).
+
+    Returns
+    -------
+    disc : HBMDiscretization
+    Z : ndarray
+        A corrected periodic solution.
+    direction : ndarray
+        Unit vector of growing amplitude, for :class:`ContinuationProblem`.
+    """
+    if hopf.kind != "hopf" or "eigenvector" not in hopf.data:
+        raise InputError("periodic_start_from_hopf needs a 'hopf' special point of an equilibrium branch")
+    n = model.n
+    x_eq = hopf.solution[:n]
+    lam = hopf.param
+    omega = hopf.omega
+    v = np.asarray(hopf.data["eigenvector"], dtype=complex)
+    if amplitude is None:
+        amplitude = 1e-3 * max(1.0, float(np.max(np.abs(x_eq))), abs(lam))
+    v = v / np.max(np.abs(v)) * amplitude
+    n_t = max(4 * int(harmonics) + 4, 64)
+    theta = 2 * np.pi * np.arange(n_t) / n_t
+    x = x_eq[:, None] + (v[:, None] * np.exp(1j * theta)[None, :]).real
+    disc, Z = _orbit_to_start(model, x, omega, lam, harmonics, phase_variable)
+    k = disc.phase_index - 1       # cos(theta) coefficient of the phase variable
+    e = np.zeros(disc.size)
+    e[k] = 1.0
+    Z, _ = correct(disc, Z, e, Z[k], max_iter=30)
+    direction = np.zeros(disc.size)
+    direction[k] = 1.0
+    return disc, Z, direction
+
+
+def _integrate(model, lam, x0, t_span, rtol, atol, dense=False):
+    sol = scipy.integrate.solve_ivp(lambda t, x: model.rhs(t, x, lam), t_span, x0, method="Radau",
+                                    jac=lambda t, x: model.jac(t, x, lam), rtol=rtol, atol=atol,
+                                    dense_output=dense)
+    if not sol.success:
+        raise ConvergenceError(f"time integration failed at {model.continuation} = {lam:g}: {sol.message}")
+    return sol
+
+
+def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=None, max_periods=2000,
+                                   rtol=1e-10, atol=1e-12, phase_variable=None):
+    """Periodic solution from a time simulation of the original ODE to its attractor.
+
+    Integrates ``x' = f(x)`` (scipy Radau with the model's exact Jacobian) by chunks of
+    periods until successive maxima of the first state agree to ``1e-6`` relative, measures
+    the period from upward crossings of its mean, samples one period, computes the
+    auxiliaries with ``model.aux``, takes the FFT and corrects by Newton at fixed ``lam``.
+
+    Parameters
+    ----------
+    x0 : array_like, optional
+        Initial state (default: the equilibrium, slightly perturbed).
+    omega_guess : float, optional
+        Angular frequency guess (default: the largest imaginary part of the eigenvalues
+        at the initial state).
+    """
+    n = model.n
+    if x0 is None:
+        _, Ze = find_equilibrium(model, lam)
+        x0 = Ze[:n] + 1e-3 * max(1.0, abs(lam)) * np.eye(n)[min(1, n - 1)]
+    x0 = np.asarray(x0, dtype=float)
+    if omega_guess is None:
+        ev = eigenvalues(model, x0, lam)
+        omega_guess = float(np.max(np.abs(ev.imag))) or 1.0
+    T0 = 2 * np.pi / omega_guess
+    t = 0.0
+    last = None
+    chunk = 50
+    for _ in range(max(1, max_periods // chunk)):
+        sol = _integrate(model, lam, x0, (t, t + chunk * T0), rtol, atol, dense=True)
+        tt = np.linspace(t + (chunk - 5) * T0, t + chunk * T0, 4000)
+        peak = float(np.max(sol.sol(tt)[0]))
+        x0, t = sol.y[:, -1], sol.t[-1]
+        if last is not None and abs(peak - last) <= 1e-6 * max(abs(peak), 1e-300):
+            break
+        last = peak
+    else:
+        raise ConvergenceError(f"the simulation did not settle on a periodic attractor within "
+                               f"{max_periods} periods at {model.continuation} = {lam:g}")
+    # period from upward crossings of the first state's mean over the last periods
+    sol = _integrate(model, lam, x0, (t, t + 12 * T0), rtol, atol, dense=True)
+    tt = np.linspace(t, t + 12 * T0, 48000)
+    y = sol.sol(tt)[0]
+    ym = 0.5 * (y.max() + y.min())
+    f = lambda s: sol.sol(s)[0] - ym  # noqa: E731
+    up = np.flatnonzero((y[:-1] < ym) & (y[1:] >= ym))
+    if len(up) < 3:
+        raise ConvergenceError(f"no oscillation found in the simulation at {model.continuation} = {lam:g}")
+    crossings = [scipy.optimize.brentq(f, tt[i], tt[i + 1], xtol=1e-15) for i in up]
+    T = float(np.median(np.diff(crossings)))
+    n_t = max(8 * int(harmonics) + 8, 256)
+    ts = crossings[0] + T * np.arange(n_t) / n_t
+    x = sol.sol(ts)
+    disc, Z = _orbit_to_start(model, x, 2 * np.pi / T, lam, harmonics, phase_variable)
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Z, _ = correct(disc, Z, e, lam, max_iter=30)
+    return disc, Z
+
+
+def periodic_start_from_orbit(model, lam, x_samples, period, harmonics, phase_variable=None):
+    """Periodic solution from samples of one period of the states (uniform in time).
+
+    Parameters
+    ----------
+    x_samples : array_like (n, n_t)
+        States at ``t_j = j T / n_t``, j = 0..n_t-1 (the end point excluded).
+    period : float
+    """
+    x = np.asarray(x_samples, dtype=float)
+    if x.ndim != 2 or x.shape[0] != model.n:
+        raise InputError(f"x_samples must have shape (n={model.n}, n_t)")
+    disc, Z = _orbit_to_start(model, x, 2 * np.pi / float(period), lam, harmonics, phase_variable)
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Z, _ = correct(disc, Z, e, lam, max_iter=30)
+    return disc, Z
+
+
+def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method="anm", options=None,
+                    progress=None, provenance=None):
+    """Continue a periodic branch of an HBM discretization from the solution ``Z``.
+
+    ``direction`` is ``+1``/``-1`` (increasing/decreasing ``lam``) or a vector (e.g. the
+    one returned by :func:`periodic_start_from_hopf`).  Stops at the range bounds, on the
+    step budget, on return to the start or when the amplitude vanishes (a Hopf point).
+    """
+    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
+    if isinstance(opts, dict):
+        opts.setdefault("lam_min", lam_min)
+        opts.setdefault("lam_max", lam_max)
+        opts = _default_options(method, opts, lam_min, lam_max)
+    return continuation(ContinuationProblem(disc, Z, direction), method, opts, progress, provenance)

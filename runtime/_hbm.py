@@ -1,0 +1,435 @@
+"""Harmonic balance (HBM) discretization of the quadratic system of a model (DESIGN §5.1).
+
+Every variable of the quadratic system (``_model.py``) is a truncated Fourier series in the
+normalized time ``theta = omega t`` (seed 003 eq. (11))::
+
+    u_i(theta) = u_i0 + sum_{k=1}^H  u_ick cos(k theta) + u_isk sin(k theta)
+
+with the coefficients stored as in ``_discretization.py``: ``Y[i*(2H+1) + k]`` with k = 0
+the mean, k = 2j-1 the cos(j theta) and k = 2j the sin(j theta) coefficient.  Balancing the
+harmonics 0..H of every row of the quadratic system (seed 000 eq. (18), seed 003 eq. (9))
+gives, for variable row i,
+
+    R_i = c0_i + lam c1_i + (L0 U)_i + lam (L1 U)_i + Q_i(U, U) + F_i - mass_i omega D U_i = 0
+
+where ``D`` is the derivative in theta (``D: (c_k, s_k) -> (k s_k, -k c_k)``) and ``F`` the
+forcing, which sits in harmonic 1.  Products are truncated to H harmonics *exactly*: both
+factors are sampled on M >= 3H+1 points of one period (no aliasing of harmonics <= H, since
+a product has harmonics up to 2H and harmonic k aliases to M-k), multiplied by the model's
+batched ``quad`` and projected back with ``numpy.fft.rfft``.  The Jacobian of a product is a
+Toeplitz-plus-Hankel block built from the Fourier coefficients of the model's ``quad_jac``
+on the samples (Cochelin & Vergez 2009, ref. [6] of seed 000), assembled through the
+complex exponential form where it is a plain Toeplitz matrix.
+
+Autonomous models add the unknown ``omega`` and one linear phase condition (the sin(theta)
+coefficient of one variable is zero); forced models take ``omega`` from the forcing
+frequency parameter, or from ``lam`` itself when that parameter is continued.  Equilibria
+are the case ``H = 0`` (no ``omega``, no phase condition), see :func:`equilibrium_discretization`.
+
+The unknown vector is ``Z = [Y, lam]`` with ``Y = [coefficients, omega]`` (autonomous) or
+``Y = coefficients`` (forced, equilibria).  ``R(Z) = C + L Z + Q(Z, Z)`` exactly, with
+``lam*L1 U``, ``omega*D U``, ``lam*c1``-free products and ``Q(U, U)`` as the quadratic part.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ._discretization import Discretization
+from ._model import Model
+from .errors import InputError
+
+__all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples",
+           "coefficients_to_samples", "samples_to_coefficients"]
+
+
+def n_samples(harmonics: int) -> int:
+    """Number of time samples used for exact products: the smallest even M >= 3H+1."""
+    m = 3 * harmonics + 1
+    return m + (m % 2)
+
+
+def coefficients_to_samples(coef: np.ndarray, n_t: int) -> np.ndarray:
+    """Evaluate real Fourier series on ``n_t`` equidistant points of one period.
+
+    Parameters
+    ----------
+    coef : ndarray, shape (..., 2H+1)
+        Coefficients ``[u0, c1, s1, ..., cH, sH]`` along the last axis.
+    n_t : int
+        Number of samples ``theta_j = 2 pi j / n_t``, must exceed ``2H``.
+
+    Returns
+    -------
+    ndarray, shape (..., n_t)
+    """
+    coef = np.asarray(coef, dtype=float)
+    H = (coef.shape[-1] - 1) // 2
+    if n_t <= 2 * H:
+        raise InputError(f"n_t = {n_t} samples cannot represent {H} harmonics (need > 2H)")
+    spec = np.zeros(coef.shape[:-1] + (n_t // 2 + 1,), dtype=complex)
+    spec[..., 0] = coef[..., 0] * n_t
+    spec[..., 1:H + 1] = 0.5 * n_t * (coef[..., 1::2] - 1j * coef[..., 2::2])
+    return np.fft.irfft(spec, n=n_t, axis=-1)
+
+
+def samples_to_coefficients(samples: np.ndarray, harmonics: int) -> np.ndarray:
+    """Fourier coefficients ``[u0, c1, s1, ...]`` of equidistant samples of one period.
+
+    Harmonics above ``harmonics`` are dropped (``samples.shape[-1]`` must exceed 2H for
+    an unaliased result).
+    """
+    samples = np.asarray(samples, dtype=float)
+    n_t = samples.shape[-1]
+    spec = np.fft.rfft(samples, axis=-1) / n_t
+    H = harmonics
+    if spec.shape[-1] < H + 1:
+        raise InputError(f"{n_t} samples cannot give {H} harmonics")
+    out = np.empty(samples.shape[:-1] + (2 * H + 1,))
+    out[..., 0] = spec[..., 0].real
+    out[..., 1::2] = 2.0 * spec[..., 1:H + 1].real
+    out[..., 2::2] = -2.0 * spec[..., 1:H + 1].imag
+    return out
+
+
+def _product_matrix(a_coef: np.ndarray, H: int) -> np.ndarray:
+    """Matrix of ``b -> truncate_H(a * b)`` on real coefficients (Toeplitz + Hankel).
+
+    ``a_coef`` holds the real coefficients of ``a`` up to harmonic ``Ha <= 2H``.  In the
+    exponential basis ``u = sum_k U_k e^{i k theta}`` the product is the Toeplitz matrix
+    ``T[k, l] = A_{k-l}`` (k, l = -H..H); mapping real <-> complex coefficients on both
+    sides gives the classic Toeplitz-plus-Hankel blocks of the real layout.
+    """
+    Ha = (len(a_coef) - 1) // 2
+    A = np.zeros(4 * H + 1, dtype=complex)           # A_j for j = -2H..2H at index j + 2H
+    K = min(Ha, 2 * H)
+    A[2 * H] = a_coef[0]
+    if K:
+        Ak = 0.5 * (a_coef[1:2 * K:2] - 1j * a_coef[2:2 * K + 1:2])
+        A[2 * H + 1:2 * H + 1 + K] = Ak
+        A[2 * H - K:2 * H][::-1] = np.conj(Ak)
+    # Only rows k = 0..H are needed (the result is real): T[k, l] = A_{k-l}, l = -H..H.
+    # rows k = 0..H, columns l = -H..H: T[k, l] = A_{k-l}
+    k = np.arange(H + 1)[:, None]
+    l = np.arange(-H, H + 1)[None, :]
+    T = A[k - l + 2 * H]
+    out = np.empty((2 * H + 1, 2 * H + 1))
+    # columns: real u0 -> U_0; c_j -> (U_j + U_-j)/2; s_j -> (-i U_j + i U_-j)/2
+    Tc = np.empty((H + 1, 2 * H + 1), dtype=complex)
+    Tc[:, 0] = T[:, H]
+    if H:
+        Tp = T[:, H + 1:]                 # l = 1..H
+        Tm = T[:, :H][:, ::-1]            # l = -1..-H
+        Tc[:, 1::2] = 0.5 * (Tp + Tm)
+        Tc[:, 2::2] = 0.5j * (Tm - Tp)
+    out[0] = Tc[0].real
+    if H:
+        out[1::2] = 2.0 * Tc[1:].real
+        out[2::2] = -2.0 * Tc[1:].imag
+    return out
+
+
+class HBMDiscretization(Discretization):
+    """Harmonic balance of a model's quadratic system, unknown ``Z = [Y, lam]``.
+
+    Parameters
+    ----------
+    model : Model
+        The model with its fixed parameter values (``lam`` is the unknown's last entry).
+    harmonics : int
+        Number of harmonics H (>= 1 for periodic orbits; 0 gives equilibria).
+    phase_variable : str or int, optional
+        Variable whose sin(theta) coefficient is set to zero (autonomous models only);
+        default the first state.
+    n_t : int, optional
+        Number of time samples for products, default the smallest even M >= 3H+1.
+
+    Notes
+    -----
+    Implements the contract of ``_discretization.py``; ``residual``, ``jacobian`` and
+    ``quadratic`` are exact (no aliasing).  Models with derivative-bilinear rows (point
+    conditions) are not supported yet and raise ``NotImplementedError``.
+    """
+
+    def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None):
+        if not isinstance(model, Model):
+            raise InputError("HBMDiscretization needs a frictionkit Model (Model(module, params))")
+        harmonics = int(harmonics)
+        if harmonics < 0:
+            raise InputError(f"harmonics = {harmonics}: the number of harmonics must be >= 1 "
+                             "(or 0 for equilibria)")
+        mod = model.module
+        if "derivative_bilinear" in mod.KINDS or len(mod.POINT_ROWS):
+            raise NotImplementedError(
+                f"model {model.name!r} has derivative-bilinear rows / point conditions "
+                f"(exp, tanh, sin, ... recasts); the HBM does not handle them yet")
+        self.model = model
+        self.H = H = harmonics
+        self.nh = 2 * H + 1
+        self.N = model.N
+        self.n_t = int(n_t) if n_t is not None else (n_samples(H) if H else 1)
+        if H and self.n_t < 3 * H + 1:
+            raise InputError(f"n_t = {self.n_t} < 3H+1 = {3 * H + 1}: products would alias")
+        self.forced = model.forced
+        if H == 0 and self.forced:
+            raise InputError(f"model {model.name!r} is forced: it has no equilibria (use harmonics >= 1)")
+        self.autonomous = (not self.forced) and H > 0
+        self.omega_is_lam = self.forced and mod.FORCING_FREQUENCY == mod.CONTINUATION
+        if self.autonomous:
+            pv = mod.STATES[0] if phase_variable is None else phase_variable
+            if isinstance(pv, str):
+                if pv not in mod.VARIABLES:
+                    raise InputError(f"phase_variable {pv!r} is not a variable of model "
+                                     f"{model.name!r}; its variables are {', '.join(mod.VARIABLES)}")
+                pv = mod.VARIABLES.index(pv)
+            self.phase_index = int(pv) * self.nh + 2
+        else:
+            self.phase_index = None
+        self.n_coef = self.N * self.nh
+        self.m = self.n_coef + (1 if self.autonomous else 0)
+        self.omega_index = self.n_coef if self.autonomous else None
+        self.lam_index = self.m
+        ops = model.operators()
+        self.ops = ops
+        self.mass = np.asarray(ops["mass"], dtype=float)
+        self.qc = np.asarray(ops["qc"], dtype=float)
+        self.L0 = np.asarray(ops["L0"], dtype=float)
+        self.L1 = np.asarray(ops["L1"], dtype=float)
+        self.has_L1 = bool(np.any(self.L1))
+        # constant and lam-linear right-hand sides in coefficient layout (N, nh)
+        self.C_coef = np.zeros((self.N, self.nh))
+        self.C1_coef = np.zeros((self.N, self.nh))
+        self.C_coef[:, 0] = ops["c0"]
+        self.C1_coef[:, 0] = ops["c1"]
+        if self.forced:
+            if H < 1:
+                raise InputError("a forced model needs harmonics >= 1")
+            self.C_coef[:, 1] += ops["fc0"]
+            self.C_coef[:, 2] += ops["fs0"]
+            self.C1_coef[:, 1] += ops["fc1"]
+            self.C1_coef[:, 2] += ops["fs1"]
+        # derivative operator D on one variable's coefficients
+        k = np.arange(1, H + 1, dtype=float)
+        self._k = k
+        # which (row, col) blocks of quad_jac can be non-zero
+        QK, QI, QJ = mod.Q_K, mod.Q_I, mod.Q_J
+        self._qblocks = sorted(set(zip(map(int, QK), map(int, QI))) | set(zip(map(int, QK), map(int, QJ))))
+        self.n_residuals = 0
+        self.n_jacobians = 0
+
+    # -- layout helpers -----------------------------------------------------------
+    def split(self, Z):
+        """Return ``(U (N, 2H+1), omega, lam)`` of an unknown vector."""
+        Z = np.asarray(Z, dtype=float)
+        U = Z[:self.n_coef].reshape(self.N, self.nh)
+        lam = Z[self.lam_index]
+        if self.autonomous:
+            omega = Z[self.omega_index]
+        elif self.omega_is_lam:
+            omega = lam
+        elif self.forced:
+            omega = self.model.value(self.model.module.FORCING_FREQUENCY)
+        else:
+            omega = np.nan
+        return U, omega, lam
+
+    def pack(self, U, omega, lam):
+        """Inverse of :meth:`split`."""
+        Z = np.zeros(self.size)
+        Z[:self.n_coef] = np.asarray(U, dtype=float).reshape(-1)
+        if self.autonomous:
+            Z[self.omega_index] = omega
+        Z[self.lam_index] = lam
+        return Z
+
+    def _deriv(self, U):
+        """``D U`` along the last axis (derivative in theta)."""
+        DU = np.zeros_like(U)
+        if self.H:
+            DU[..., 1::2] = self._k * U[..., 2::2]
+            DU[..., 2::2] = -self._k * U[..., 1::2]
+        return DU
+
+    def _quad_coef(self, U1, U2):
+        """Exactly truncated coefficients of ``Q(u1, u2)``."""
+        if self.H == 0:
+            return self.model.quad(self.qc, U1[:, :1], U2[:, :1])
+        s1 = coefficients_to_samples(U1, self.n_t)
+        s2 = s1 if U2 is U1 else coefficients_to_samples(U2, self.n_t)
+        return samples_to_coefficients(self.model.quad(self.qc, s1, s2), self.H)
+
+    # -- contract -------------------------------------------------------------------
+    def residual(self, Z):
+        """R(Z), shape (m,) (contract item 2)."""
+        self.n_residuals += 1
+        U, omega, lam = self.split(Z)
+        R = self.C_coef + lam * self.C1_coef + self.L0 @ U + self._quad_coef(U, U)
+        if self.has_L1:
+            R += lam * (self.L1 @ U)
+        if self.H:
+            R -= omega * self.mass[:, None] * self._deriv(U)
+        out = R.reshape(-1)
+        if self.autonomous:
+            out = np.append(out, Z[self.phase_index])
+        return out
+
+    def quadratic(self, Z1, Z2):
+        """Bilinear part Q(Z1, Z2) of R (contract item 4), not symmetrised."""
+        U1, om1, lam1 = self.split(Z1)
+        U2, _, _ = self.split(Z2)
+        R = self._quad_coef(U1, U2)
+        if self.has_L1:
+            R = R + lam1 * (self.L1 @ U2)
+        if self.autonomous or self.omega_is_lam:
+            R = R - om1 * self.mass[:, None] * self._deriv(U2)
+        out = R.reshape(-1)
+        if self.autonomous:
+            out = np.append(out, 0.0)
+        return out
+
+    def series_rhs(self, terms):
+        """``sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})`` for the ANM (contract item 5), fast.
+
+        The samples of each term are computed once per series (cached by identity) and
+        all products of one order go through a single batched ``quad`` call and one FFT.
+        """
+        p = len(terms) + 1
+        cache = self.__dict__.setdefault("_series_cache", [])
+        if len(cache) > len(terms) or any(c[0] is not t for c, t in zip(cache, terms)):
+            cache.clear()
+        for t in terms[len(cache):]:
+            U, om, lam = self.split(t)
+            s = coefficients_to_samples(U, self.n_t) if self.H else U[:, :1]
+            cache.append((t, U, om, lam, s))
+        a = np.concatenate([cache[r - 1][4] for r in range(1, p)], axis=1)
+        b = np.concatenate([cache[p - r - 1][4] for r in range(1, p)], axis=1)
+        q = self.model.quad(self.qc, a, b)
+        M = cache[0][4].shape[1]
+        q = q.reshape(self.N, p - 1, M).sum(axis=1)
+        R = samples_to_coefficients(q, self.H) if self.H else q
+        for r in range(1, p):
+            _, _, om1, lam1, _ = cache[r - 1]
+            U2 = cache[p - r - 1][1]
+            if self.has_L1:
+                R = R + lam1 * (self.L1 @ U2)
+            if self.autonomous or self.omega_is_lam:
+                R = R - om1 * self.mass[:, None] * self._deriv(U2)
+        out = R.reshape(-1)
+        if self.autonomous:
+            out = np.append(out, 0.0)
+        return out
+
+    def jacobian(self, Z):
+        """dR/dZ as a dense (m, m+1) array (contract item 3)."""
+        self.n_jacobians += 1
+        U, omega, lam = self.split(Z)
+        N, nh = self.N, self.nh
+        J = np.zeros((self.m, self.size))
+        Lin = self.L0 + lam * self.L1 if self.has_L1 else self.L0
+        # linear coupling blocks: Lin[i, j] * identity
+        idx = np.arange(nh)
+        for i, j in zip(*np.nonzero(Lin)):
+            J[i * nh + idx, j * nh + idx] += Lin[i, j]
+        # product blocks from the Fourier coefficients of quad_jac on the samples
+        if self._qblocks:
+            if self.H == 0:
+                QJ = self.model.quad_jac(self.qc, U[:, :1])[:, :, 0]
+                for i, j in self._qblocks:
+                    J[i, j] += QJ[i, j]
+            else:
+                samples = coefficients_to_samples(U, self.n_t)
+                QJs = self.model.quad_jac(self.qc, samples)            # (N, N, M)
+                for i, j in self._qblocks:
+                    a = samples_to_coefficients(QJs[i, j], min(2 * self.H, (self.n_t - 1) // 2))
+                    J[i * nh:(i + 1) * nh, j * nh:(j + 1) * nh] += _product_matrix(a, self.H)
+        # - mass omega D
+        if self.H:
+            for i in np.nonzero(self.mass)[0]:
+                b = i * nh
+                rows_c = b + 2 * np.arange(1, self.H + 1) - 1
+                J[rows_c, rows_c + 1] -= omega * self.mass[i] * self._k
+                J[rows_c + 1, rows_c] += omega * self.mass[i] * self._k
+        dU_lam = self.C1_coef.copy()
+        if self.has_L1:
+            dU_lam += self.L1 @ U
+        mDU = (self.mass[:, None] * self._deriv(U)).reshape(-1) if self.H else None
+        if self.omega_is_lam:
+            dU_lam = dU_lam.reshape(-1) - mDU
+        J[:self.n_coef, self.lam_index] = np.asarray(dU_lam).reshape(-1)
+        if self.autonomous:
+            J[:self.n_coef, self.omega_index] = -mDU
+            J[self.n_coef, self.phase_index] = 1.0
+        return J
+
+    def linear_part(self):
+        """``(C, L)`` of ``R(Z) = C + L Z + Q(Z, Z)``, obtained exactly from R and Q."""
+        Z0 = np.zeros(self.size)
+        C = self.residual(Z0)
+        L = self.jacobian(Z0)
+        return C, L
+
+    # -- results ----------------------------------------------------------------------
+    def unpack(self, Z):
+        """Readable form of Z (contract item 6)."""
+        U, omega, lam = self.split(Z)
+        n = self.model.n
+
+        def samples(n_t=256, variables=False):
+            rows = U if variables else U[:n]
+            if self.H == 0:
+                return np.repeat(rows[:, :1], n_t, axis=1)
+            return coefficients_to_samples(rows, max(int(n_t), 2 * self.H + 1))
+
+        return dict(lam=float(lam), omega=float(omega) if self.H else np.nan,
+                    coefficients=U.copy(), harmonics=self.H, samples=samples)
+
+    def state_samples(self, Z, n_t=None):
+        """All N variables on ``n_t`` samples of one period (default the product grid)."""
+        U, _, _ = self.split(Z)
+        if self.H == 0:
+            return U[:, :1].copy()
+        return coefficients_to_samples(U, n_t or max(self.n_t, 64))
+
+    def from_samples(self, u_samples, omega, lam):
+        """Unknown vector from samples of all N variables over one period.
+
+        The time origin is shifted so that the phase condition holds exactly.
+        """
+        U = samples_to_coefficients(u_samples, self.H)
+        if self.autonomous:
+            U = shift_phase(U, self.phase_index // self.nh)
+        return self.pack(U, omega, lam)
+
+    def resize(self, Z, harmonics: int):
+        """Same model at another harmonic count: ``(new discretization, padded/truncated Z)``."""
+        U, omega, lam = self.split(Z)
+        H2 = int(harmonics)
+        U2 = np.zeros((self.N, 2 * H2 + 1))
+        k = min(self.nh, 2 * H2 + 1)
+        U2[:, :k] = U[:, :k]
+        new = HBMDiscretization(self.model, H2,
+                                phase_variable=(self.phase_index // self.nh) if self.autonomous else None)
+        return new, new.pack(U2, omega, lam)
+
+
+def shift_phase(U: np.ndarray, variable: int) -> np.ndarray:
+    """Shift the time origin so that the sin(theta) coefficient of ``variable`` vanishes.
+
+    The cos(theta) coefficient of that variable becomes positive (its first-harmonic
+    amplitude).
+    """
+    U = np.array(U, dtype=float)
+    H = (U.shape[-1] - 1) // 2
+    c, s = U[variable, 1], U[variable, 2]
+    phi = np.arctan2(s, c)          # u ~ A cos(theta - phi): shift theta -> theta + phi
+    for k in range(1, H + 1):
+        ck, sk = U[:, 2 * k - 1].copy(), U[:, 2 * k].copy()
+        ca, sa = np.cos(k * phi), np.sin(k * phi)
+        U[:, 2 * k - 1] = ck * ca + sk * sa
+        U[:, 2 * k] = -ck * sa + sk * ca
+    return U
+
+
+def equilibrium_discretization(model: Model) -> HBMDiscretization:
+    """The equilibria of a model as the ``H = 0`` case of the HBM (DESIGN §5.1)."""
+    return HBMDiscretization(model, 0)

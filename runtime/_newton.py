@@ -1,0 +1,187 @@
+"""Newton corrections and pseudo-arclength predictor-corrector continuation (DESIGN §5.3).
+
+Works on any discretization honouring ``_discretization.py`` (only ``residual`` and
+``jacobian`` are used), so it also continues shooting, which has no quadratic form.
+
+Every linear solve uses the bordered matrix ``[J(Z); b^T]`` of size ``(m+1) x (m+1)``:
+the m equations ``R(Z) = 0`` plus one linear equation ``b . Z = c`` that fixes the
+position on the branch (pseudo-arclength, fixed ``lam``, fixed amplitude, ...).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+from .errors import ConvergenceError
+
+__all__ = ["Counters", "bordered_factor", "correct", "tangent_at", "pseudo_arclength"]
+
+
+@dataclass
+class Counters:
+    """Work counters of a continuation run."""
+
+    steps: int = 0
+    factorizations: int = 0
+    residual_evaluations: int = 0
+    jacobian_evaluations: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(steps=self.steps, factorizations=self.factorizations,
+                    residual_evaluations=self.residual_evaluations,
+                    jacobian_evaluations=self.jacobian_evaluations)
+
+
+class _Bordered:
+    """LU of the bordered matrix ``[J; b^T]`` (dense or sparse J)."""
+
+    def __init__(self, J, border, counters: Counters | None):
+        if scipy.sparse.issparse(J):
+            K = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(border[None, :])]).tocsc()
+            self._lu = scipy.sparse.linalg.splu(K)
+            self._solve = self._lu.solve
+        else:
+            K = np.vstack([np.asarray(J), border[None, :]])
+            with np.errstate(all="ignore"):
+                self._lu = scipy.linalg.lu_factor(K, check_finite=True)
+            self._solve = lambda rhs: scipy.linalg.lu_solve(self._lu, rhs, check_finite=False)
+            if not np.all(np.isfinite(self._lu[0])) or np.min(np.abs(np.diag(self._lu[0]))) == 0.0:
+                raise ConvergenceError("singular bordered tangent matrix")
+        if counters is not None:
+            counters.factorizations += 1
+
+    def solve(self, rhs):
+        out = self._solve(rhs)
+        if not np.all(np.isfinite(out)):
+            raise ConvergenceError("the bordered tangent system has no finite solution (singular matrix)")
+        return out
+
+
+def bordered_factor(J, border, counters: Counters | None = None) -> _Bordered:
+    """Factorize ``[J; border^T]`` once (``scipy.linalg.lu_factor``); ``.solve(rhs)``."""
+    return _Bordered(J, np.asarray(border, dtype=float), counters)
+
+
+def _check_finite(R, what="residual"):
+    if not np.all(np.isfinite(R)):
+        bad = np.flatnonzero(~np.isfinite(R))
+        raise ConvergenceError(
+            f"NaN/inf in the {what} (equations {bad[:5].tolist()}{'...' if len(bad) > 5 else ''}): "
+            "a validity condition of the recast is probably violated (division by zero, "
+            "negative sqrt auxiliary), or the step is too long")
+
+
+def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xtol: float = 1e-11,
+            max_iter: int = 12, divergence_factor: float = 1e3):
+    """Newton's method on ``R(Z) = 0, border . Z = value``.
+
+    Parameters
+    ----------
+    disc : Discretization
+        Provides ``residual`` and ``jacobian``.
+    Z : ndarray
+        Initial guess.
+    border : ndarray
+        Row of the extra linear equation.
+    value : float, optional
+        Its right-hand side; default ``border . Z`` (keep the guess's position).
+    xtol : float
+        Stop when the update ``|dZ|_2 <= xtol * |Z|_2``; by quadratic convergence the
+        remaining error is then of order ``xtol**2``.
+    max_iter : int
+        Maximal number of iterations (each one factorization).
+    divergence_factor : float
+        Give up when the update grows by this factor over the first one.
+
+    Returns
+    -------
+    Z : ndarray
+        The corrected point.
+    iterations : int
+
+    Raises
+    ------
+    ConvergenceError
+        If the iteration diverges, meets NaN, or does not converge in ``max_iter``.
+    """
+    Z = np.array(Z, dtype=float)
+    border = np.asarray(border, dtype=float)
+    if value is None:
+        value = float(border @ Z)
+    first = None
+    for it in range(1, max_iter + 1):
+        R = disc.residual(Z)
+        if counters is not None:
+            counters.residual_evaluations += 1
+        _check_finite(R)
+        rhs = np.append(-R, value - border @ Z)
+        J = disc.jacobian(Z)
+        if counters is not None:
+            counters.jacobian_evaluations += 1
+        dZ = bordered_factor(J, border, counters).solve(rhs)
+        Z = Z + dZ
+        nd = np.linalg.norm(dZ)
+        if first is None:
+            first = nd
+        elif nd > divergence_factor * max(first, 1e-300):
+            raise ConvergenceError(f"Newton correction diverges (update {nd:.3g} after {it} iterations)")
+        if nd <= xtol * max(np.linalg.norm(Z), 1e-300):
+            return Z, it
+    raise ConvergenceError(f"Newton correction did not converge in {max_iter} iterations "
+                           f"(last update {nd:.3g}, |Z| = {np.linalg.norm(Z):.3g})")
+
+
+def tangent_at(disc, Z, previous, counters: Counters | None = None, J=None):
+    """Unit tangent of the branch at Z, oriented like ``previous`` (null vector of dR/dZ)."""
+    if J is None:
+        J = disc.jacobian(Z)
+        if counters is not None:
+            counters.jacobian_evaluations += 1
+    rhs = np.zeros(disc.m + 1)
+    rhs[-1] = 1.0
+    t = bordered_factor(J, previous, counters).solve(rhs)
+    return t / np.linalg.norm(t)
+
+
+def pseudo_arclength(disc, Z0, t0, options, recorder, progress=None):
+    """Pseudo-arclength predictor-corrector continuation (Keller).
+
+    Predictor ``Z0 + h t0``; corrector Newton on ``R(Z) = 0, t0 . (Z - Zp) = 0``; step
+    length adapted to the number of Newton iterations (target ``options.target_iterations``).
+    Points are passed to ``recorder.add(Z, tangent)``; the recorder decides when to stop.
+    """
+    c = recorder.counters
+    h = options.step
+    Z, t = np.array(Z0, float), np.array(t0, float)
+    while not recorder.done:
+        Zp = Z + h * t
+        try:
+            Zn, its = correct(disc, Zp, t, float(t @ Zp), counters=c, xtol=options.newton_xtol,
+                              max_iter=options.max_newton_iterations)
+            tn = tangent_at(disc, Zn, t, c)
+            # reject steps whose corrector went far from the predictor or whose tangent
+            # turned sharply: both signal a jump to another branch
+            if np.linalg.norm(Zn - Zp) > options.max_correction * abs(h):
+                raise ConvergenceError(f"corrector moved {np.linalg.norm(Zn - Zp):.3g} from the "
+                                       f"predictor (step {abs(h):.3g})")
+            if abs(tn @ t) < np.cos(np.radians(options.max_angle)):
+                raise ConvergenceError("the tangent turned by more than max_angle in one step")
+        except ConvergenceError as err:
+            if abs(h) / 2 < options.min_step:
+                raise ConvergenceError(f"step length fell below min_step = {options.min_step:g} at "
+                                       f"lam = {Z[-1]:.10g}: {err}") from err
+            h /= 2
+            continue
+        c.steps += 1
+        if tn @ t < 0:      # the corrector jumped over a turning point the wrong way
+            tn = -tn
+        recorder.add(Zn, tn, step_length=h)
+        if progress is not None:
+            progress(recorder)
+        Z, t = Zn, tn
+        h = float(np.clip(h * (options.target_iterations / max(its, 1)) ** 0.5,
+                          options.min_step, options.max_step))

@@ -237,9 +237,12 @@ class _Recaster:
             return self.cache[ck]
         sym = self._name(kind, key)
         self.cache[ck] = sym
-        row = sp.expand(row_of(sym))
         vals = tuple((sym.name, cond, text) for cond, text in validity)
-        self.auxes.append(Aux(sym, kind, definition, row, vals))
+        # register first, so that the row can already treat ``sym`` as a variable
+        k = len(self.auxes)
+        self.auxes.append(Aux(sym, kind, definition, sp.Integer(0), vals))
+        row = sp.expand(row_of(sym))
+        self.auxes[k] = Aux(sym, kind, definition, row, vals)
         return sym
 
     def _degree(self, poly_expr) -> int:
@@ -315,6 +318,7 @@ class _Recaster:
 
     def _mark_nonzero(self, d):
         """Record the validity condition ``d != 0`` for a denominator variable ``d``."""
+        d = d.as_independent(*self.gens, as_Add=False)[1]
         for k, a in enumerate(self.auxes):
             if a.symbol == d:
                 cond = (d.name, "nonzero", f"{d} = {sp.sstr(a.definition)} is a denominator")

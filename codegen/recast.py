@@ -164,6 +164,7 @@ class _Recaster:
         self.taken = {s.name for s in spec.parameter_symbols} | {s.name for s in self.base_vars}
         self.taken |= set(spec.definitions)
         self.next_name = None  # name for the next new auxiliary (a user definition)
+        self.state_validity: set = set()  # denominators that are original variables
         self.where = ""
         self.counters: dict = {}
         if lam_var is not None:
@@ -264,8 +265,6 @@ class _Recaster:
     def poly(self, e):
         """Return a polynomial of degree <= 2 in the variables (and lam) equal to ``e``."""
         if not self._depends(e):
-            if any(isinstance(n, _TRANSCENDENTAL) for n in sp.preorder_traversal(e)) and False:
-                pass
             return e
         if e.is_Symbol:
             return e
@@ -298,9 +297,7 @@ class _Recaster:
             key = N / D
             if not num:  # 1/D
                 d = self.factor(self.poly(D))
-                r = self._new_aux("inverse", key, self._definition(key), lambda r: 1 - r * d,
-                                  ((("nonzero", f"{d} = {sp.sstr(self._definition(d))} != 0 (division)")),)
-                                  if False else ())
+                r = self._new_aux("inverse", key, self._definition(key), lambda r: 1 - r * d)
                 self._mark_nonzero(d)
                 return sp.expand(c * r)
             Np = self.poly(N)
@@ -327,7 +324,6 @@ class _Recaster:
                 return
         self.state_validity.add((d.name, "nonzero", f"{d} is a denominator"))
 
-    state_validity: set = set()
 
     def mul(self, A, B):
         """Product of two polynomials of degree <= 2, kept of degree <= 2."""
@@ -470,7 +466,6 @@ class _LamNonlinear(Exception):
 
 def _recast(spec: ModelSpec, lam, lam_var):
     rc = _Recaster(spec, lam, lam_var)
-    rc.state_validity = set()
     is_freq = spec.forcing_frequency is not None and spec.forcing_frequency == lam
     rows_state, forcing_rows = [], []
     # differential rows, then algebraic constraints
@@ -535,7 +530,6 @@ def _recast(spec: ModelSpec, lam, lam_var):
                 raise _LamNonlinear()
             if len(vars_in) > 2:
                 raise RecastError(f"internal: row {i} ({variables[i]}) has degree {len(vars_in)} > 2")
-            coef = sp.simplify(coef) if coef.has(sp.Pow) and False else coef
             if lam_pow == 1 and not vars_in:
                 c1[i] = coef
             elif lam_pow == 1:
@@ -577,9 +571,6 @@ def _recast(spec: ModelSpec, lam, lam_var):
         forcing=(fc0, fs0, fc1, fs1),
         forcing_frequency=spec.forcing_frequency.name if spec.forcing_frequency is not None else None,
         A=(), B=(), point_rows=(), point_exprs=(), definitions=definitions, validity=validity,
-        rows=tuple(sp.expand(r) + fcs[0] * sp.cos(spec.forcing_frequency * spec.t) +
-                   fcs[1] * sp.sin(spec.forcing_frequency * spec.t) if spec.forcing_frequency is not None
-                   else sp.expand(r) for r, fcs in zip(all_rows, forcing_rows)) if False else
-        tuple(sp.expand(r) for r in all_rows),
+        rows=tuple(sp.expand(r) for r in all_rows),
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)), contacts=contacts,
         lam_as_variable=lam_var is not None, time=spec.t)

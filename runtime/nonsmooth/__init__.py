@@ -10,9 +10,12 @@ from ._coulomb import (BeltParameters, CoulombCycle, coulomb_cycle, stick_slip_m
 
 from ._eventdriven import (BeltChain, EventDrivenResult, integrate_stick_slip, belt_oscillator,
                            two_mass_belt, stick_slip_period, one_mass_cycle, orbit_error)
+from ._twophase import (TwoPhaseResult, two_phase_explicit, two_phase_event_driven, shaw_forcing,
+                        SHAW_P, OrnsteinUhlenbeck, thermal_forcing)
 from ._results import CoulombBranch, coulomb_branch, load_coulomb_branch
 
-__all__ = ["BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator",
+__all__ = ["TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing",
+           "SHAW_P", "OrnsteinUhlenbeck", "thermal_forcing", "BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator",
            "two_mass_belt", "stick_slip_period", "one_mass_cycle", "orbit_error", "CoulombBranch", "coulomb_branch",
            "load_coulomb_branch", "BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin",
            "stick_slip_exists", "max_belt_speed", "min_normal_force"]

@@ -100,6 +100,11 @@ def _context(system: RecastSystem, backend: str) -> dict:
     aux_exprs = [v if v in system.states else defs[v] for v in system.variables]
     temps, outs, _ = cse_lines(aux_exprs, npp, prefix="_a")
     ctx["aux_lines"] = temps + [f"out[{k}] = {e}" for k, e in enumerate(outs)]
+    up = NumPyModelPrinter({**_names(system, "t"), **{v: f"u0[{k}]" for k, v in enumerate(system.variables)}})
+    ctx["point_lines"] = [f"out[{r}] = {up.doprint(e)}" for r, e in enumerate(system.point_exprs)]
+    ctx["point_jac_lines"] = [f"out[{r}, {k}] = {up.doprint(sp.diff(e, v))}"
+                              for r, e in enumerate(system.point_exprs)
+                              for k, v in enumerate(system.variables) if sp.diff(e, v) != 0]
     ctx["contact_velocity_lines"] = [f"out[{k}] = {pr(c[1])}" for k, c in enumerate(system.contacts)]
     law_lines = []
     vr = sp.Symbol("_vr", real=True)

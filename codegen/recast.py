@@ -55,8 +55,14 @@ class Aux:
     symbol: sp.Symbol
     kind: str                    # "factor", "power", "ratio", "sqrt", "root", "lam"
     definition: sp.Expr          # value in terms of the states, parameters and lam
-    row: sp.Expr                 # residual of its algebraic row, polynomial of degree <= 2
+    row: sp.Expr                 # residual of its row: polynomial of degree <= 2 (algebraic), or
+                                 # sum of a*u_l' + b*u_j*u_l' in derivative symbols (derivative-bilinear)
     validity: tuple = ()         # ((symbol name, "positive" | "nonzero", text), ...)
+    point: sp.Expr | None = None  # point condition at t = 0 (derivative-bilinear rows only)
+
+    @property
+    def derivative_bilinear(self) -> bool:
+        return self.point is not None
 
 
 @dataclass(frozen=True)
@@ -141,7 +147,11 @@ class RecastSystem:
                 lhs = f"{v}'" if m == 1 else f"({sp.sstr(m)})*{v}'"
             else:
                 lhs = "0"
-            lines.append(f"  ({i + 1}) {lhs} = {rhs}")
+            tag = "   [derivative-bilinear]" if kind == "derivative_bilinear" else ""
+            lines.append(f"  ({i + 1}) {lhs} = {rhs}{tag}")
+        if self.point_rows:
+            lines += ["", "point conditions at t = 0 (replace the mean of each derivative-bilinear row):"]
+            lines += [f"  row ({r + 1}): 0 = {sp.sstr(e)}" for r, e in zip(self.point_rows, self.point_exprs)]
         lines += ["", "validity conditions (checked on every solution):"]
         lines += [f"  {v} {'> 0' if c == 'positive' else '!= 0'}   ({t})" for v, c, t in self.validity] or ["  none"]
         return "\n".join(lines)
@@ -185,7 +195,8 @@ class _Recaster:
         name, self.next_name = self.next_name, None
         if name is None:
             base = {"factor": "a", "power": "pw", "ratio": "r", "sqrt": "R", "root": "rt",
-                    "inverse": "inv"}[kind]
+                    "inverse": "inv", "exp": "e", "tanh": "th", "atan": "at", "sin": "sn", "cos": "cs",
+                    "log": "lg"}[kind]
             k = self.counters.get(base, 0) + 1
             while f"{base}{k}" in self.taken:
                 k += 1
@@ -274,12 +285,97 @@ class _Recaster:
             return self._mul_expr(e)
         if e.is_Pow:
             return self._pow(e.base, e.exp)
-        if isinstance(e, _TRANSCENDENTAL) or isinstance(e, sp.Function):
-            raise RecastError(
-                f"{self.where}: {type(e).__name__} in {sp.sstr(e)} depends on the variables; transcendental "
-                f"functions need the differential recast (exp, tanh, atan, sin, cos, log), which this "
-                f"version does not have yet; use a rational or sqrt law (e.g. laws.regularized)")
+        if isinstance(e, sp.Function):
+            return self._function(e)
         raise RecastError(f"{self.where}: cannot recast {sp.sstr(e)} ({type(e).__name__}) to quadratic form")
+
+    # -- transcendental functions: derivative-bilinear rows + point conditions ----------
+    def dot(self, v: sp.Symbol) -> sp.Symbol:
+        """Symbol standing for the time derivative ``v'`` in derivative-bilinear rows."""
+        return sp.Symbol(f"{v.name}'", real=True)
+
+    def _argument(self, arg):
+        """The argument as ``c * v`` with ``v`` one variable (an auxiliary if needed)."""
+        X = self.factor(self.poly(arg))
+        c, v = X.as_independent(*self.gens, as_Add=False)
+        if v == self.lam:
+            raise _LamNonlinear()
+        return c, v
+
+    def _dbil(self, kind, key, definition, row_of, point_of, validity=()):
+        """Auxiliary with a derivative-bilinear row and its point condition (Karkar et al. 2013)."""
+        ck = (kind, key)
+        if ck in self.cache:
+            return self.cache[ck]
+        sym = self._name(kind, key)
+        self.cache[ck] = sym
+        vals = tuple((sym.name, cond, text) for cond, text in validity)
+        k = len(self.auxes)
+        self.auxes.append(Aux(sym, kind, definition, sp.Integer(0), vals, sp.Integer(0)))
+        self.auxes[k] = Aux(sym, kind, definition, sp.expand(row_of(sym)), vals, point_of(sym))
+        return sym
+
+    def _function(self, e):
+        """Recast of exp, tanh, atan, sin, cos, log (DESIGN §2 table); others are rewritten.
+
+        ========  ==================================================  ========================
+        function  derivative-bilinear row(s)                          point condition (t = 0)
+        ========  ==================================================  ========================
+        exp(x)    e' - e x' = 0                                       e - exp(x)
+        tanh(x)   t' - x' + s x' = 0,  s = t*t (algebraic)             t - tanh(x)
+        atan(x)   a' + s a' - x' = 0,  s = x*x (algebraic)             a - atan(x)
+        sin, cos  s' - c x' = 0,  c' + s x' = 0                       s - sin(x), c - cos(x)
+        log(x)    x l' - x' = 0                                       l - log(x)
+        ========  ==================================================  ========================
+
+        with ``x = c v`` the argument (``v`` a variable, ``c`` a coefficient).
+        """
+        f, arg = e.func, (e.args[0] if e.args else None)
+        if f in (sp.sinh, sp.cosh, sp.sech, sp.csch, sp.coth):
+            return self.poly(e.rewrite(sp.exp))
+        if f in (sp.tan, sp.cot, sp.sec, sp.csc):
+            return self.poly(e.rewrite(sp.sin) if f is not sp.tan else sp.sin(arg) / sp.cos(arg))
+        if f not in (sp.exp, sp.tanh, sp.atan, sp.sin, sp.cos, sp.log) or len(e.args) != 1:
+            raise RecastError(
+                f"{self.where}: {type(e).__name__} in {sp.sstr(e)} depends on the variables and has no "
+                f"quadratic recast; supported: exp, log, tanh, atan, sin, cos (and sinh, cosh, sech, tan "
+                f"through them), sqrt and rational powers")
+        c, v = self._argument(arg)
+        dv = self.dot(v)
+        x_def = self._definition(c * v)
+        if f is sp.exp:
+            return self._dbil("exp", (c, v), sp.exp(x_def), lambda r: self.dot(r) - c * r * dv,
+                              lambda r: r - sp.exp(c * v))
+        if f is sp.tanh:
+            th = self._name("tanh", (c, v)) if ("tanh", (c, v)) not in self.cache else self.cache[("tanh", (c, v))]
+            if ("tanh", (c, v)) in self.cache:
+                return th
+            self.cache[("tanh", (c, v))] = th
+            k = len(self.auxes)
+            self.auxes.append(Aux(th, "tanh", sp.tanh(x_def), sp.Integer(0), (), sp.Integer(0)))
+            s = self.factor(th * th)
+            self.auxes[k] = Aux(th, "tanh", sp.tanh(x_def), sp.expand(self.dot(th) - c * dv + c * s * dv), (),
+                                th - sp.tanh(c * v))
+            return th
+        if f is sp.atan:
+            s = self.factor(sp.expand((c * v) ** 2)) if c != 0 else 0
+            return self._dbil("atan", (c, v), sp.atan(x_def),
+                              lambda r: self.dot(r) + s * self.dot(r) - c * dv, lambda r: r - sp.atan(c * v))
+        if f in (sp.sin, sp.cos):
+            key = (c, v)
+            if ("sin", key) not in self.cache:
+                s = self._name("sin", key)
+                co = self._name("cos", key)
+                self.cache[("sin", key)], self.cache[("cos", key)] = s, co
+                self.auxes.append(Aux(s, "sin", sp.sin(x_def), sp.expand(self.dot(s) - c * co * dv), (),
+                                      s - sp.sin(c * v)))
+                self.auxes.append(Aux(co, "cos", sp.cos(x_def), sp.expand(self.dot(co) + c * s * dv), (),
+                                      co - sp.cos(c * v)))
+            return self.cache[("sin" if f is sp.sin else "cos", key)]
+        # log(c v) = log(c) + log(v) is not used: the row x l' - x' = 0 holds for x = c v directly
+        return self._dbil("log", (c, v), sp.log(x_def), lambda r: v * self.dot(r) - dv,
+                          lambda r: r - sp.log(c * v),
+                          (("nonzero", f"log argument {sp.sstr(x_def)} must stay away from 0"),))
 
     def _mul_expr(self, e):
         const, num, den = [], [], []
@@ -509,15 +605,33 @@ def _recast(spec: ModelSpec, lam, lam_var):
     variables = list(rc.base_vars) + [a.symbol for a in rc.auxes]
     n_state, n_alg = len(spec.states), len(spec.algebraic)
     all_rows = rows_state + [a.row for a in rc.auxes]
-    kinds = ["differential"] * n_state + ["algebraic"] * (n_alg + len(rc.auxes))
+    kinds = ["differential"] * n_state + ["algebraic"] * n_alg
+    kinds += ["derivative_bilinear" if a.derivative_bilinear else "algebraic" for a in rc.auxes]
     mass = [spec.masses.get(s, sp.Integer(1)) for s in spec.states] + [sp.Integer(0)] * (n_alg + len(rc.auxes))
     zero = sp.Integer(0)
     forcing_rows += [(zero, zero, zero, zero)] * len(rc.auxes)
     N = len(variables)
     index = {v: i for i, v in enumerate(variables)}
     gens = variables + ([lam] if gens_lam is not None else [])
-    c0, c1, L0, L1, Q = [zero] * N, [zero] * N, [], [], []
+    c0, c1, L0, L1, Q, A, B = [zero] * N, [zero] * N, [], [], [], [], []
+    dots = [rc.dot(v) for v in variables]
+    point_rows, point_exprs = [], []
     for i, row in enumerate(all_rows):
+        if kinds[i] == "derivative_bilinear":
+            aux = rc.auxes[i - n_state - n_alg]
+            for monom, coef in sp.Poly(row, *(variables + dots)).terms():
+                vs = [k for k in range(N) for _ in range(monom[k])]
+                ds = [k for k in range(N) for _ in range(monom[N + k])]
+                if len(ds) != 1 or len(vs) > 1:
+                    raise RecastError(f"internal: derivative-bilinear row {i} ({variables[i]}) is not of the "
+                                      f"form a u' + b u u'")
+                if vs:
+                    B.append((i, vs[0], ds[0], coef))
+                else:
+                    A.append((i, ds[0], coef))
+            point_rows.append(i)
+            point_exprs.append(aux.point)
+            continue
         poly = sp.Poly(sp.expand(row), *gens) if row.free_symbols & set(gens) else None
         if poly is None:
             c0[i] = sp.expand(row)
@@ -570,7 +684,8 @@ def _recast(spec: ModelSpec, lam, lam_var):
         c0=tuple(c0), c1=tuple(c1), L0=tuple(L0), L1=tuple(L1), Q=tuple(Q),
         forcing=(fc0, fs0, fc1, fs1),
         forcing_frequency=spec.forcing_frequency.name if spec.forcing_frequency is not None else None,
-        A=(), B=(), point_rows=(), point_exprs=(), definitions=definitions, validity=validity,
+        A=tuple(A), B=tuple(B), point_rows=tuple(point_rows), point_exprs=tuple(point_exprs),
+        definitions=definitions, validity=validity,
         rows=tuple(sp.expand(r) for r in all_rows),
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)), contacts=contacts,
         lam_as_variable=lam_var is not None, time=spec.t)

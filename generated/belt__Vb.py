@@ -110,13 +110,18 @@ def aux(x, t, p):
 
 
 def point(u0, p):
-    """Point conditions of the derivative-bilinear rows (none in this model)."""
-    return numpy.zeros(len(POINT_ROWS))
+    """Point conditions at t = 0 replacing the mean / one collocation equation of each
+    derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""
+    p_zeta, p_omega1, p_M1, p_FN, p_Vb, p_mus, p_mud, p_eps, p_n, = p
+    out = numpy.zeros(len(POINT_ROWS))
+    return out
 
 
 def point_jac(u0, p):
-    """Jacobian of :func:`point` with respect to u(0)."""
-    return numpy.zeros((len(POINT_ROWS), _N))
+    """Jacobian of :func:`point` with respect to u(0), shape (len(POINT_ROWS), N)."""
+    p_zeta, p_omega1, p_M1, p_FN, p_Vb, p_mus, p_mud, p_eps, p_n, = p
+    out = numpy.zeros((len(POINT_ROWS), _N))
+    return out
 
 
 def contact_velocity(x, t, p):

@@ -30,7 +30,7 @@ def small_model():
     m.forcing(w)
     x, v = m.second_order("x", velocity="v")
     mu = m.friction("c", laws.regularized, v, mus=0.4, mud=0.2, eps=1e-4, n=5)
-    m.ode(v, -k * x + F * sp.cos(w * m.t) + mu)
+    m.ode(v, -k * x + F * sp.cos(w * m.t) + mu - sp.atan(x) / 10)
     return m
 
 

@@ -143,11 +143,10 @@ def test_parametric_forcing_is_refused_by_the_recast():
         recast(m, "k")
 
 
-def test_transcendental_law_is_refused_until_the_differential_recast():
+def test_function_without_a_quadratic_recast_is_named():
     m, k, x, v = base()
-    mu = m.friction("c", laws.feeny_moon, v, mus=0.4, mud=0.2, alpha=10, beta=5)
-    m.ode(v, -k * x + mu)
-    with pytest.raises(RecastError, match=r"definition 'mu_c': (sech|tanh) in .*differential recast"):
+    m.ode(v, -k * x - sp.erf(v))
+    with pytest.raises(RecastError, match=r"equation for 'v': erf in erf\(v\) .*no quadratic recast; supported: exp"):
         recast(m, "k")
 
 

@@ -54,9 +54,15 @@ def resolve_spec(model) -> ModelSpec:
 
 
 def generate_sources(model, continuation: str, backends=("numpy", "cython")) -> tuple[RecastSystem, dict]:
-    """Recast ``model`` for ``continuation`` and render the sources of each backend."""
+    """Recast ``model`` for ``continuation`` and render the sources of each backend.
+
+    Sampled models (non-analytic laws) are rendered for NumPy only: their conditional
+    expressions are not compiled.
+    """
     spec = resolve_spec(model)
     system = recast(spec, continuation)
+    if system.sampled:
+        backends = tuple(b for b in backends if b == "numpy") or ("numpy",)
     return system, {b: render(system, b) for b in backends}
 
 
@@ -96,13 +102,14 @@ def generate_module(model, continuation: str, backend: str = "auto"):
     stem = module_stem(model if isinstance(model, str) and shipped else resolve_spec(model).name, continuation)
     if shipped:
         np_mod = importlib.import_module(f"frictionkit.generated.{stem}")
-        pyx = (GENERATED_DIR / f"{stem}.pyx").read_text() if backend != "numpy" else None
+        pyx_path = GENERATED_DIR / f"{stem}.pyx"
+        pyx = pyx_path.read_text() if backend != "numpy" and pyx_path.exists() else None
     else:
         system, src = generate_sources(model, continuation,
                                        ("numpy",) if backend == "numpy" else ("numpy", "cython"))
         np_mod = _module_from_source(src["numpy"], f"_fk_np_{stem}_{system.model_hash}")
         pyx = src.get("cython")
-    if backend == "numpy":
+    if backend == "numpy" or getattr(np_mod, "SAMPLED", False):
         return np_mod
     try:
         mod, _ = compile_module(pyx, stem)
@@ -128,6 +135,8 @@ def write_generated(names=None, out_dir: Path | None = None) -> list[Path]:
             _, src = generate_sources(name, c)
             stem = module_stem(name, c)
             for backend, ext in (("numpy", ".py"), ("cython", ".pyx")):
+                if backend not in src:
+                    continue
                 path = out_dir / f"{stem}{ext}"
                 path.write_text(src[backend])
                 written.append(path)

@@ -73,7 +73,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
         variables=repr(tuple(v.name for v in system.variables)), kinds=repr(tuple(system.kinds)),
         forcing_frequency=repr(system.forcing_frequency), validity=repr(tuple(system.validity)),
         definitions=repr(tuple(f"{s} = {sp.sstr(d)}" for s, d in system.definitions)),
-        lam_as_variable=repr(system.lam_as_variable),
+        lam_as_variable=repr(system.lam_as_variable), sampled=repr(system.sampled),
         QK=repr([q[0] for q in system.Q]), QI=repr([q[1] for q in system.Q]), QJ=repr([q[2] for q in system.Q]),
         BK=repr([b[0] for b in system.B]), BJ=repr([b[1] for b in system.B]), BL=repr([b[2] for b in system.B]),
         point_rows=repr(tuple(system.point_rows)), contacts=repr(tuple(c[0] for c in system.contacts)),

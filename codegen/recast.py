@@ -34,7 +34,7 @@ and point conditions; the description already has room for them (``A``, ``B``,
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -103,6 +103,7 @@ class RecastSystem:
     contacts: tuple              # ((name, relative velocity expr, coefficient expr of symbol _vr), ...)
     lam_as_variable: bool
     time: sp.Symbol
+    sampled: bool = False        # no recast: only the original ODE (non-analytic law, DESIGN §5.4)
 
     @property
     def n_states(self) -> int:
@@ -132,6 +133,14 @@ class RecastSystem:
         lam = sp.Symbol("lam")
         psym = self.parameters[[p.name for p in self.parameters].index(self.continuation)]
         n_aux = self.n_vars - self.n_states
+        if self.sampled:
+            lines = [f"model {self.name!r}: {self.description}",
+                     f"continuation parameter lam = {self.continuation}",
+                     "SAMPLED PATH: the model has a non-analytic law, so no quadratic recast is made;",
+                     "it runs with AFT harmonic balance or shooting on the original ODE (no ANM).", "",
+                     "original ODE x' = f(x, t; p):"]
+            lines += [f"  {x}' = {sp.sstr(f)}" for x, f in zip(self.states, self.ode_rhs)]
+            return "\n".join(lines)
         lines = [f"model {self.name!r}: {self.description}",
                  f"continuation parameter lam = {self.continuation}"
                  + ("  (enters non-linearly: recast as a constant-in-time variable)" if self.lam_as_variable else ""),
@@ -211,8 +220,9 @@ class _Recaster:
         self.taken.add(name)
         for k, a in enumerate(self.auxes):
             vals = tuple((name if v == old.name else v, c, t) for v, c, t in a.validity)
-            self.auxes[k] = Aux(new if a.symbol == old else a.symbol, a.kind, a.definition,
-                                a.row.xreplace({old: new}), vals)
+            self.auxes[k] = replace(a, symbol=new if a.symbol == old else a.symbol,
+                                    row=a.row.xreplace({old: new, self.dot(old): self.dot(new)}), validity=vals,
+                                    point=None if a.point is None else a.point.xreplace({old: new}))
         self.cache = {k: (new if v == old else v) for k, v in self.cache.items()}
         return new
 
@@ -416,7 +426,7 @@ class _Recaster:
             if a.symbol == d:
                 cond = (d.name, "nonzero", f"{d} = {sp.sstr(a.definition)} is a denominator")
                 if cond not in a.validity:
-                    self.auxes[k] = Aux(a.symbol, a.kind, a.definition, a.row, a.validity + (cond,))
+                    self.auxes[k] = replace(a, validity=a.validity + (cond,))
                 return
         self.state_validity.add((d.name, "nonzero", f"{d} is a denominator"))
 
@@ -550,6 +560,8 @@ def recast(spec: ModelSpec, continuation: str) -> RecastSystem:
     """
     spec.validate(continuation)
     lam = spec.parameters[continuation].symbol
+    if spec.sampled:
+        return _sampled(spec, lam)
     try:
         return _recast(spec, lam, lam_var=None)
     except _LamNonlinear:
@@ -558,6 +570,46 @@ def recast(spec: ModelSpec, continuation: str) -> RecastSystem:
 
 class _LamNonlinear(Exception):
     pass
+
+
+def _original_ode(spec: ModelSpec):
+    """The original first-order ODE f(x, t; p) and its exact Jacobian (algebraic variables
+    eliminated explicitly)."""
+    elim = {}
+    for z in spec.algebraic:
+        sols = sp.solve(spec.expand_definitions(spec.constraints[z]).xreplace(elim), z, dict=False)
+        if len(sols) != 1:
+            raise RecastError(f"constraint for {z.name!r}: cannot be solved uniquely for {z.name} "
+                              f"({len(sols)} solutions); declare {z.name} with m.define() instead")
+        elim[z] = sols[0]
+    f = []
+    for s in spec.states:
+        rhs = spec.expand_definitions(spec.odes[s]).xreplace(elim)
+        f.append(rhs / spec.masses.get(s, sp.Integer(1)))
+    J = sp.Matrix(f).jacobian(sp.Matrix(spec.states))
+    return f, J, elim
+
+
+def _sampled(spec: ModelSpec, lam) -> RecastSystem:
+    """Description of a non-analytic model: the original ODE only (DESIGN §5.4)."""
+    f, J, _ = _original_ode(spec)
+    n = len(spec.states)
+    zero = (sp.Integer(0),) * n
+    vr = sp.Symbol("_vr", real=True)
+    return RecastSystem(
+        name=spec.name, description=spec.description, continuation=lam.name,
+        parameters=tuple(p.symbol for p in spec.parameters.values()),
+        defaults=tuple(p.default for p in spec.parameters.values()),
+        units=tuple(p.unit or "" for p in spec.parameters.values()), states=tuple(spec.states),
+        variables=tuple(spec.states), kinds=("differential",) * n,
+        mass=tuple(spec.masses.get(s, sp.Integer(1)) for s in spec.states), c0=zero, c1=zero, L0=(), L1=(),
+        Q=(), forcing=(zero, zero, zero, zero),
+        forcing_frequency=spec.forcing_frequency.name if spec.forcing_frequency is not None else None,
+        A=(), B=(), point_rows=(), point_exprs=(), definitions=(), validity=(), rows=tuple(f),
+        ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)),
+        contacts=tuple((c.name, spec.expand_definitions(c.relative_velocity), c.law(vr, **c.law_params))
+                       for c in spec.contacts),
+        lam_as_variable=False, time=spec.t, sampled=True)
 
 
 def _recast(spec: ModelSpec, lam, lam_var):
@@ -655,20 +707,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
             else:
                 a, b = sorted((index[vars_in[0]], index[vars_in[1]]))
                 Q.append((i, a, b, coef))
-    # the original ODE f(x, t; p): eliminate algebraic variables explicitly
-    elim = {}
-    for z in spec.algebraic:
-        sols = sp.solve(spec.expand_definitions(spec.constraints[z]).xreplace(elim), z, dict=False)
-        if len(sols) != 1:
-            raise RecastError(f"constraint for {z.name!r}: cannot be solved uniquely for {z.name} "
-                              f"({len(sols)} solutions); declare {z.name} with m.define() instead")
-        elim[z] = sols[0]
-    f = []
-    for s in spec.states:
-        rhs = spec.expand_definitions(spec.odes[s]).xreplace(elim)
-        f.append(rhs / spec.masses.get(s, sp.Integer(1)))
-    X = sp.Matrix(spec.states)
-    J = sp.Matrix(f).jacobian(X)
+    f, J, elim = _original_ode(spec)
     definitions = tuple((a.symbol, a.definition.xreplace(elim)) for a in rc.auxes)
     validity = tuple(v for a in rc.auxes for v in a.validity) + tuple(sorted(rc.state_validity))
     vr = sp.Symbol("_vr", real=True)

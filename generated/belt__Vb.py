@@ -39,6 +39,7 @@ FORCING_FREQUENCY = None
 VALIDITY = (('R1', 'positive', 'principal root: sqrt(Vr**2 + eps/n**2) > 0'), ('a1', 'nonzero', 'a1 = (-Vb + v)**2 + n**(-2) is a denominator'))
 DEFINITIONS = ('Vr = -Vb + v', 'R1 = sqrt(eps/n**2 + (-Vb + v)**2)', 'a1 = (-Vb + v)**2 + n**(-2)', 'mu_belt = (-mud*(-Vb + v)*sqrt(eps/n**2 + (-Vb + v)**2) - 2*(-Vb + v)*sqrt(-mud*mus + mus**2)/n)/((-Vb + v)**2 + n**(-2))')
 LAM_AS_VARIABLE = False
+SAMPLED = False
 Q_K = numpy.array([3, 3, 4, 5, 5], dtype=numpy.intp)
 Q_I = numpy.array([2, 3, 2, 2, 4], dtype=numpy.intp)
 Q_J = numpy.array([2, 3, 2, 3, 5], dtype=numpy.intp)

@@ -39,6 +39,7 @@ FORCING_FREQUENCY = 'w'
 VALIDITY = (('R1', 'positive', 'principal root: sqrt(eps/n**2 + v**2) > 0'), ('a1', 'nonzero', 'a1 = v**2 + n**(-2) is a denominator'))
 DEFINITIONS = ('R1 = sqrt(eps/n**2 + v**2)', 'a1 = v**2 + n**(-2)', 'mu_ground = (-fd*v*sqrt(eps/n**2 + v**2) - 2*v*sqrt(-fd*fs + fs**2)/n)/(v**2 + n**(-2))')
 LAM_AS_VARIABLE = False
+SAMPLED = False
 Q_K = numpy.array([2, 2, 3, 4, 4], dtype=numpy.intp)
 Q_I = numpy.array([1, 2, 1, 1, 3], dtype=numpy.intp)
 Q_J = numpy.array([1, 2, 1, 2, 4], dtype=numpy.intp)

@@ -84,10 +84,14 @@ class ModelSpec:
         Identifier of the model (used in generated file names).
     description : str, optional
         One line shown in ``--explain`` and in generated docstrings.
+    sampled : bool, optional
+        Accept non-analytic functions (``Abs``, ``sign``, ``Piecewise``...): no quadratic
+        recast is made and the model runs on the sampled path (AFT / shooting, DESIGN §5.4).
     """
 
     name: str
     description: str = ""
+    sampled: bool = False
     t: sp.Symbol = field(default_factory=lambda: sp.Symbol("t", real=True))
     parameters: dict = field(default_factory=dict)
     states: list = field(default_factory=list)
@@ -266,16 +270,19 @@ class ModelSpec:
         raise ModelSpecError(f"definitions of model {self.name!r} refer to each other in a cycle")
 
     # -- validation -----------------------------------------------------------------
-    def validate(self, continuation: str | None = None, allow_nonanalytic: bool = False):
+    def validate(self, continuation: str | None = None, allow_nonanalytic: bool | None = None):
         """Check the whole declaration; raise a :class:`ModelSpecError` naming the culprit.
 
         Parameters
         ----------
         continuation : str, optional
             Name of the continuation parameter to check.
-        allow_nonanalytic : bool
-            Accept ``Abs``, ``sign``, ``Piecewise``... (sampled path only, DESIGN §5.4).
+        allow_nonanalytic : bool, optional
+            Accept ``Abs``, ``sign``, ``Piecewise``... (sampled path only, DESIGN §5.4);
+            defaults to the model's ``sampled`` flag.
         """
+        if allow_nonanalytic is None:
+            allow_nonanalytic = self.sampled
         if not self.states:
             raise MissingEquationError(f"model {self.name!r} declares no state; use m.state(...) or "
                                        f"m.second_order(...)")
@@ -330,7 +337,8 @@ class ModelSpec:
                         return
                     raise NonAnalyticError(
                         f"{where}: {func.__name__} in {sp.sstr(node)} is not analytic, so it cannot be "
-                        f"recast to quadratic form; {hint}")
+                        f"recast to quadratic form; {hint} (or declare ModelSpec(..., sampled=True) to "
+                        f"run it on the sampled path: AFT harmonic balance / shooting, no ANM)")
 
     def _check_time(self, where, expr):
         if self.t not in expr.free_symbols:

@@ -57,10 +57,86 @@ def shaw() -> ModelSpec:
     return m
 
 
+def weakstrong() -> ModelSpec:
+    """Seed 002 eq. (5) with the weakening–strengthening law of eq. (3), dimensionless.
+
+    ``x'' + 2 xi x' + x = F``, ``F = -mu(v_rel) sign(v_rel)``, ``v_rel = x' - vd``, with
+    ``|v_rel|`` regularized as ``sqrt(v_rel**2 + delta**2)`` (sign(v) = v/|v|).  Defaults:
+    seed 002 eq. (16) (mu_d = 0.5, mu_st/mu_d = 2, v0 = 0.5, mu_v = 0); ``xi`` as in §3.
+    """
+    m = ModelSpec("weakstrong", "belt oscillator with the weakening-strengthening law (seed 002)")
+    xi = m.parameter("xi", 0.05, doc="damping ratio")
+    vd = m.parameter("vd", 1.0, doc="dimensionless belt (driving) velocity")
+    mud = m.parameter("mud", 0.5, doc="dynamic friction coefficient")
+    mus = m.parameter("mus", 1.0, doc="static friction coefficient mu_st")
+    muv = m.parameter("muv", 0.0, doc="strengthening coefficient mu_v")
+    v0 = m.parameter("v0", 0.5, doc="reference velocity")
+    delta = m.parameter("delta", 1e-3, doc="|v| smoothing")
+    x, v = m.second_order("x", velocity="v")
+    vrel = m.define("vrel", v - vd)
+    F = m.friction("belt", laws.weakening_strengthening, vrel, mus=mus, mud=mud, muv=muv, v0=v0, delta=delta)
+    m.ode(v, -2 * xi * v - x + F)
+    return m
+
+
+def vrande1() -> ModelSpec:
+    """Seed 004 eqs. (2) and (4): ``X'' + X = -(2/pi) atan(eps V) / (1 + gamma |V|)``, ``V = X' - Vdr``.
+
+    ``|V|`` is regularized as ``sqrt(V**2 + delta**2)`` with a tiny ``delta``; gamma = 3.
+    """
+    m = ModelSpec("vrande1", "1-DOF block on belt, arctan-smoothed friction (seed 004 §2.1)")
+    Vdr = m.parameter("Vdr", 0.2, doc="dimensionless belt velocity")
+    eps = m.parameter("eps", 1e4, doc="accuracy parameter epsilon")
+    gamma = m.parameter("gamma", 3.0)
+    delta = m.parameter("delta", 1e-6, doc="|V| smoothing")
+    X, V = m.second_order("X", velocity="V")
+    vrel = m.define("Vrel", V - Vdr)
+    F = m.friction("belt", laws.vrande_arctan, vrel, eps=eps, gamma=gamma, delta=delta)
+    m.ode(V, -X + F)
+    return m
+
+
+def vrande2() -> ModelSpec:
+    """Seed 004 eqs. (7), (10), (11): two blocks on a belt coupled by a spring; (12) alpha = 1.2,
+    beta = 1.3, gamma = 3; eps = 1e5."""
+    m = ModelSpec("vrande2", "2-DOF blocks on belt, arctan-smoothed friction (seed 004 §2.2)")
+    Vdr = m.parameter("Vdr", 0.14, doc="dimensionless belt velocity")
+    alpha = m.parameter("alpha", 1.2, doc="coupling stiffness ratio k_c/k")
+    beta = m.parameter("beta", 1.3, doc="static friction ratio F_s2/F_s1")
+    eps = m.parameter("eps", 1e5, doc="accuracy parameter epsilon")
+    gamma = m.parameter("gamma", 3.0)
+    delta = m.parameter("delta", 1e-6, doc="|V| smoothing")
+    X1, V1 = m.second_order("X1", velocity="V1")
+    X2, V2 = m.second_order("X2", velocity="V2")
+    F1 = m.friction("m1", laws.vrande_arctan, V1 - Vdr, eps=eps, gamma=gamma, delta=delta)
+    F2 = m.friction("m2", laws.vrande_arctan, V2 - Vdr, eps=eps, gamma=gamma, delta=delta)
+    m.ode(V1, -X1 - alpha * (X1 - X2) + F1)
+    m.ode(V2, -X2 - alpha * (X2 - X1) + beta * F2)
+    return m
+
+
+def drill() -> ModelSpec:
+    """Seed 004 eqs. (16) and (18): ``psi'' + 2 zeta psi' + psi = T*(psi' - eta)``, zeta = 0.05,
+    theta = 4.2.  The smoothed torque is piecewise: this model runs on the sampled path only."""
+    m = ModelSpec("drill", "drill string with smoothed bit torque (seed 004 §2.3), sampled path", sampled=True)
+    zeta = m.parameter("zeta", 0.05, doc="damping ratio")
+    eta = m.parameter("eta", 4.0, doc="dimensionless rotary-table speed")
+    theta = m.parameter("theta", 4.2)
+    kappa = m.parameter("kappa", 0.1, doc="accuracy parameter")
+    psi, dpsi = m.second_order("psi", velocity="dpsi")
+    T = m.friction("bit", laws.drill_string, dpsi - eta, theta=theta, kappa=kappa)
+    m.ode(dpsi, -2 * zeta * dpsi - psi + T)
+    return m
+
+
 #: name -> (builder, continuation parameters whose generated modules ship in generated/)
 ZOO = {
     "belt": (belt, ("Vb", "FN")),
     "shaw": (shaw, ("w",)),
+    "weakstrong": (weakstrong, ("vd",)),
+    "vrande1": (vrande1, ("Vdr",)),
+    "vrande2": (vrande2, ("Vdr",)),
+    "drill": (drill, ("eta",)),
 }
 
 

@@ -46,6 +46,9 @@ Contract (numbered as in scipy's ``OdeSolver``):
 8. Contacts (for motion classification): ``CONTACTS`` (tuple of str),
    ``contact_velocity(x, t, p) -> (n_contacts, ...)`` and ``contact_law(vr, p)`` giving
    the friction coefficient of each contact at relative velocities ``vr``.
+9. Optional ``SAMPLED`` (bool, default False): the module carries only the original ODE
+   (a non-analytic law, DESIGN §5.4); ``VARIABLES == STATES`` and the quadratic operators
+   are zero and must not be used: only AFT harmonic balance and shooting apply.
 """
 from __future__ import annotations
 
@@ -128,6 +131,11 @@ class Model:
     @property
     def continuation(self) -> str:
         return self.module.CONTINUATION
+
+    @property
+    def sampled(self) -> bool:
+        """True for models with a non-analytic law (no quadratic recast; contract item 9)."""
+        return bool(getattr(self.module, "SAMPLED", False))
 
     @property
     def forced(self) -> bool:

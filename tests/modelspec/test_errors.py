@@ -76,6 +76,8 @@ def test_piecewise_law_is_refused():
     with pytest.raises(NonAnalyticError, match=r"definition 'mu_bit': Piecewise"):
         m.validate()
     m.validate(allow_nonanalytic=True)  # accepted for the sampled path
+    m.sampled = True
+    assert recast(m, "k").sampled
 
 
 @pytest.mark.parametrize("func", [sp.Min, sp.Max])

@@ -12,9 +12,13 @@ from ._eventdriven import (BeltChain, EventDrivenResult, integrate_stick_slip, b
                            two_mass_belt, stick_slip_period, one_mass_cycle, orbit_error)
 from ._twophase import (TwoPhaseResult, two_phase_explicit, two_phase_event_driven, shaw_forcing,
                         SHAW_P, OrnsteinUhlenbeck, thermal_forcing)
+from ._quasistatic import QuasiStaticResponse, quasi_static_response
+from ._calibration import (CALIBRATION_PARAMETERS, CalibrationResult, calibrate_quasi_static,
+                           calibration_table, synthetic_record)
 from ._results import CoulombBranch, coulomb_branch, load_coulomb_branch
 
-__all__ = ["TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing",
+__all__ = ["QuasiStaticResponse", "quasi_static_response", "CALIBRATION_PARAMETERS",
+           "CalibrationResult", "calibrate_quasi_static", "calibration_table", "synthetic_record", "TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing",
            "SHAW_P", "OrnsteinUhlenbeck", "thermal_forcing", "BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator",
            "two_mass_belt", "stick_slip_period", "one_mass_cycle", "orbit_error", "CoulombBranch", "coulomb_branch",
            "load_coulomb_branch", "BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin",

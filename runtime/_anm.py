@@ -34,6 +34,8 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     -------
     terms : list of ndarray
         ``terms[p-1] = Z_p``; ``Z1`` is a unit vector with ``Z1 . t_prev > 0``.
+    J : ndarray or sparse matrix
+        The Jacobian at ``Z0`` (for residual scaling).
     """
     J = disc.jacobian(Z0)
     if counters is not None:
@@ -52,7 +54,14 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
         rhs[-1] = 0.0
         w = lu.solve(rhs)
         terms.append(w - (w @ Z1) * Z1)
-    return terms
+    return terms, J
+
+
+def row_scales(J, Z):
+    """Size of the terms of each equation, ``|J| |Z|`` (floored), for relative residuals."""
+    s = abs(J) @ np.abs(Z)
+    s = np.asarray(s).ravel()
+    return np.maximum(s, 1e-12 * max(float(s.max()), 1e-300))
 
 
 def _evaluate(Z0, terms, a):
@@ -133,18 +142,20 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
 
     Each step: one Jacobian, one LU of the bordered tangent matrix, ``order`` solves;
     the step ends at ``a_max`` (or where ``recorder`` clips it), and the end point is
-    Newton-corrected when ``options.correct`` and its residual exceeds
-    ``options.residual_tolerance``.
+    Newton-corrected when ``options.correct`` and its *relative* residual
+    ``max_i |R_i| / (|J| |Z|)_i`` exceeds ``options.residual_tolerance``.
     """
     c = recorder.counters
     Z, t = np.array(Z0, float), np.array(t0, float)
     P = options.order
     delta = options.validity
     while not recorder.done:
-        terms = anm_series(disc, Z, t, P, c)
+        terms, J = anm_series(disc, Z, t, P, c)
+        scale = row_scales(J, Z)
         nP = np.linalg.norm(terms[-1])
-        a_max = (delta / nP) ** (1.0 / (P - 1)) if nP > 0 else options.max_step
-        a_max = min(a_max, options.max_step)
+        a_max = (delta / nP) ** (1.0 / (P - 1)) if nP > 0 else np.inf
+        # a (locally) linear branch has Z_P = 0: cap the step at a large finite length
+        a_max = min(a_max, options.max_step, 1e3 * (1.0 + np.linalg.norm(Z)))
         if options.pade:
             a_max *= options.pade_extension
         series = Series(Z, terms, a_max, pade=options.pade)
@@ -158,7 +169,7 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
                 if np.all(np.isfinite(Ze)):
                     R = disc.residual(Ze)
                     c.residual_evaluations += 1
-                    if np.linalg.norm(R, np.inf) <= options.residual_tolerance:
+                    if np.max(np.abs(R) / scale) <= options.residual_tolerance:
                         break
                 a_max *= 0.8
             a_max = max(a_max, a_series)
@@ -172,9 +183,20 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
             raise ConvergenceError(
                 f"NaN/inf in the residual at the end of ANM step {c.steps + 1} (lam = {Ze[-1]:.10g}): "
                 "a validity condition of the recast is probably violated")
-        if options.correct and np.linalg.norm(R, np.inf) > options.residual_tolerance:
-            Ze, _ = correct(disc, Ze, te, float(te @ Ze), counters=c, xtol=options.newton_xtol,
-                            max_iter=options.max_newton_iterations)
+        singular_end = recorder.stop_reason == "equilibrium"   # the branch meets the equilibria
+        if options.correct and not singular_end and np.max(np.abs(R) / scale) > options.residual_tolerance:
+            for attempt in range(4):
+                try:
+                    Ze, _ = correct(disc, Ze, te, float(te @ Ze), counters=c, xtol=options.newton_xtol,
+                                    max_iter=options.max_newton_iterations)
+                    break
+                except ConvergenceError:
+                    if attempt == 3:
+                        raise
+                    # shorter step: the series is more accurate closer to its origin
+                    recorder.unclip()
+                    a_end *= 0.5
+                    Ze, te = series(a_end), series.tangent(a_end)
         c.steps += 1
         recorder.add(Ze, te, step_length=a_end, series=series)
         if progress is not None:

@@ -30,7 +30,7 @@ from ._anm import anm
 from .errors import ConvergenceError, InputError
 
 __all__ = ["ContinuationOptions", "ANMOptions", "NewtonOptions", "ContinuationProblem",
-           "continuation", "METHODS", "locate_on_branch"]
+           "continuation", "METHODS", "locate_on_branch", "locate_fold_near"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ class ContinuationOptions:
     locate_folds : bool
         Locate folds (turning points in ``lam``) and record them as special points.
     residual_tolerance : float
-        Max-norm of the residual below which a point needs no Newton correction.
+        Relative residual ``max_i |R_i| / (|J| |Z|)_i`` (each equation against the size of
+        its terms) below which a point needs no Newton correction.
     newton_xtol : float
         Newton stops when the update is below ``newton_xtol * |Z|``.
     max_newton_iterations : int
@@ -65,7 +66,7 @@ class ContinuationOptions:
     stop_on_return: bool = True
     stop_on_equilibrium: bool = True
     locate_folds: bool = True
-    residual_tolerance: float = 1e-7
+    residual_tolerance: float = 1e-10
     newton_xtol: float = 1e-11
     max_newton_iterations: int = 12
 
@@ -216,6 +217,14 @@ class _Recorder:
         a_star = scipy.optimize.brentq(fun, a_grid[i], a_grid[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
         self._stop_reason = (name, bound)
         return a_star
+
+    @property
+    def stop_reason(self):
+        return None if self._stop_reason is None else self._stop_reason[0]
+
+    def unclip(self):
+        """Forget a stop event found by :meth:`clip` (the engine shortened its step)."""
+        self._stop_reason = None
 
     # -- every engine calls add() for every accepted point -------------------------------
     def add(self, Z, t, step_length=None, series=None):
@@ -409,11 +418,13 @@ def _provenance(disc, method, opts):
                 options=dict(opts.as_dict(), harmonics=disc.H, n_t=getattr(disc, "n_t", None)))
 
 
-def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11):
+def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15):
     """Root of a scalar ``test(Z)`` between two branch points, by Brent's method.
 
     Points in between are Newton-corrected on the hyperplane through ``Za + s (Zb - Za)``
     orthogonal to the chord, so the search follows the branch even around turning points.
+
+    ``stol`` is the tolerance on the chord coordinate ``s`` in [0, 1].
 
     Returns
     -------
@@ -435,8 +446,49 @@ def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11):
     fa, fb = f(0.0), f(1.0)
     if fa * fb > 0:
         raise ConvergenceError("locate_on_branch: the test function does not change sign")
-    s = scipy.optimize.brentq(f, 0.0, 1.0, xtol=1e-15, rtol=1e-15, maxiter=200)
+    s = scipy.optimize.brentq(f, 0.0, 1.0, xtol=stol, rtol=1e-15, maxiter=200)
     return point(s)
+
+
+def locate_fold_near(disc, Z, offset=1e-3, method="anm", max_steps=40, counters=None, options=None):
+    """Locate a fold (turning point in ``lam``) next to an approximate fold point ``Z``.
+
+    Typical use: a fold found with H harmonics, resized to more harmonics.  ``Z`` is
+    corrected at the fixed parameter ``lam - offset*|lam|`` (then ``+``, if no solution),
+    and a short continuation towards the old ``lam`` locates the fold by the sign change
+    of the tangent's ``lam`` component (DESIGN §6).  Works for any discretization the
+    chosen method supports (``"newton"`` for shooting).
+
+    Returns
+    -------
+    SpecialPoint
+        The fold.
+    """
+    lam0 = float(Z[-1])
+    e = np.zeros(len(Z))
+    e[-1] = 1.0
+    last = None
+    tries = [(off, sgn) for off in (offset, 10 * offset, 30 * offset, 100 * offset) for sgn in (-1.0, 1.0)]
+    for off, sgn in tries:
+        lam_c = lam0 + sgn * off * max(abs(lam0), 1e-12)
+        try:
+            Zc, _ = correct(disc, Z, e, lam_c, counters=counters, max_iter=30)
+        except ConvergenceError as err:
+            last = err
+            continue
+        span = 3 * off * max(abs(lam0), 1e-12)
+        opts = dict(options or {})
+        opts.update(lam_min=lam_c - span, lam_max=lam_c + span, max_steps=max_steps, stop_on_return=False,
+                    stop_on_equilibrium=False)
+        if method == "newton":
+            opts.setdefault("step", 0.1 * span)
+            opts.setdefault("max_step", 0.2 * span)
+        br = continuation(ContinuationProblem(disc, Zc, -sgn), method, opts)
+        folds = br.special_points("fold")
+        if folds:
+            return min(folds, key=lambda f: abs(f.param - lam0))
+        last = ConvergenceError(f"no fold within {max_steps} steps ({br.status}: {br.message})")
+    raise ConvergenceError(f"no fold found next to lam = {lam0:g}: {last}")
 
 
 def _locate_folds(disc, rec, counters, opts):

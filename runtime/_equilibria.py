@@ -59,11 +59,23 @@ def find_equilibrium(model, lam, x_guess=None):
     x0 = np.zeros(n) if x_guess is None else np.asarray(x_guess, dtype=float)
     if x0.shape != (n,):
         raise InputError(f"x_guess must have {n} entries (states {', '.join(model.module.STATES)})")
-    sol = scipy.optimize.root(lambda x: model.rhs(0.0, x, lam), x0,
-                              jac=lambda x: model.jac(0.0, x, lam), method="hybr", tol=1e-14)
-    if not sol.success:
+    f = lambda x: np.asarray(model.rhs(0.0, x, lam), dtype=float)   # noqa: E731
+    J = lambda x: np.asarray(model.jac(0.0, x, lam), dtype=float)   # noqa: E731
+    best, msg = None, ""
+    for method in ("hybr", "lm"):
+        sol = scipy.optimize.root(f, x0, jac=J, method=method)
+        if not np.all(np.isfinite(sol.x)):
+            continue
+        # accept on the residual relative to the size of the terms (rounding level)
+        scale = np.abs(J(sol.x)) @ np.abs(sol.x) + 1e-300
+        if np.all(np.abs(f(sol.x)) <= 1e-8 * np.maximum(scale, 1e-12 * scale.max())):
+            best = sol
+            break
+        msg = sol.message
+    if best is None:
         raise ConvergenceError(f"no equilibrium found at {model.continuation} = {lam:g} from "
-                               f"x_guess = {x0.tolist()}: {sol.message}")
+                               f"x_guess = {x0.tolist()}: {msg}")
+    sol = best
     u = np.asarray(model.aux(sol.x, 0.0, lam), dtype=float)
     disc = equilibrium_discretization(model)
     Z = disc.pack(u[:, None], np.nan, lam)
@@ -124,6 +136,10 @@ def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x
         opts = dict(options or {})
         opts.setdefault("lam_min", lo)
         opts.setdefault("lam_max", hi)
+        # eigenvalues are checked at the branch points only: keep them close enough
+        opts.setdefault("max_step", (hi - lo) / 40)
+        if method == "newton":
+            opts.setdefault("step", min(0.05, opts["max_step"]))
         options = _default_options(method, opts, lo, hi)
     br = continuation(ContinuationProblem(disc, Z0, 1.0 if lam_stop >= lam_start else -1.0),
                       method, options, progress)

@@ -1,0 +1,55 @@
+"""`frictionkit coulomb`, `compare coulomb`, `twophase`, `calibrate` command lines."""
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from frictionkit.runtime.cli import main
+from frictionkit.runtime.nonsmooth import coulomb_cycle, max_belt_speed, coulomb_branch
+
+
+def test_coulomb_command_prints_the_exact_values():
+    r = CliRunner().invoke(main, ["coulomb", "--vb", "0.5", "--fn", "5", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["period"] == coulomb_cycle(Vb=0.5, FN=5).period
+    assert out["V_max"] == max_belt_speed(FN=5)[0]
+    # the scaling V_max / F_N = V_b / F_min holds between the two printed limits
+    assert out["F_min"] == pytest.approx(0.5 * 5 / out["V_max"], rel=1e-8)
+
+
+def test_coulomb_command_rejects_unknown_parameter():
+    r = CliRunner().invoke(main, ["coulomb", "--set", "n=10"])
+    assert r.exit_code != 0 and "unknown belt parameter 'n'" in r.output
+    r = CliRunner().invoke(main, ["coulomb", "--vb", "-1"])
+    assert r.exit_code != 0 and "Vb" in r.output
+
+
+def test_compare_coulomb_overlays_a_branch_file(tmp_path):
+    # a branch file with the issue-3 layout (here another Coulomb branch stands in for a
+    # regularized one written by `frictionkit continue --out`)
+    reg = coulomb_branch("Vb", np.linspace(0.05, 0.9, 20), mud=0.25).save(tmp_path / "reg.h5")
+    prefix = tmp_path / "cmp"
+    r = CliRunner().invoke(main, ["compare", "coulomb", "--param", "Vb", "--points", "40",
+                                  "--branch", str(reg), "--label", "mud=0.25", "--out-prefix", str(prefix),
+                                  "--save", str(tmp_path / "c.h5")])
+    assert r.exit_code == 0, r.output
+    for name in ("cmp_amplitude_Vb.png", "cmp_pulsation_Vb.png", "cmp_phase.png", "c.h5"):
+        assert (tmp_path / name).stat().st_size > 1000
+    r = CliRunner().invoke(main, ["compare", "coulomb", "--param", "FN", "--branch", str(reg),
+                                  "--out-prefix", str(prefix)])
+    assert r.exit_code != 0 and "continued in 'Vb'" in r.output
+    r = CliRunner().invoke(main, ["compare", "coulomb", "--branch", str(tmp_path / "missing.h5")])
+    assert r.exit_code != 0 and "does not exist" in r.output
+
+
+def test_twophase_command(tmp_path):
+    r = CliRunner().invoke(main, ["twophase", "--h", "1e-3", "--t-end", "14", "--out", str(tmp_path / "f1.png")])
+    assert r.exit_code == 0, r.output
+    assert "event-driven reference" in r.output and (tmp_path / "f1.png").exists()
+    r = CliRunner().invoke(main, ["twophase", "--h", "1e-3", "--t-end", "10", "--ou", "--seed", "3",
+                                  "--out", str(tmp_path / "f2.png")])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["twophase", "--h", "0"])
+    assert r.exit_code != 0 and "time step" in r.output

@@ -237,7 +237,10 @@ class _Recaster:
         """
         before = {a.symbol for a in self.auxes}
         num, den = sp.fraction(sp.together(expr))
-        num, den = sp.expand(num), sp.expand(den)
+        # distribute products over sums at the top level only: keep powers such as (v - vb)**2
+        # and function arguments such as exp(-(v - vb)**2) intact, so that they get one
+        # auxiliary each instead of being expanded (which could also make lam enter non-linearly)
+        num, den = sp.expand_mul(num, deep=False), sp.expand_mul(den, deep=False)
         single = sp.Mul(num, sp.Pow(den, -1, evaluate=False), evaluate=False) if self._depends(den) else expr
         P = sp.expand(self.poly(single))
         terms = sp.Add.make_args(P)

@@ -1,26 +1,33 @@
 """Coulomb branches: column data over V_b or F_N, saved with the branch layout of issue 3.
 
-HDF5 layout (readable with h5py alone, the same names as continued branches)::
+:meth:`CoulombBranch.to_branch` gives a :class:`frictionkit.runtime._branch.Branch` (the
+runtime core's branch object) and :meth:`CoulombBranch.save` writes it with
+``Branch.save``, so Coulomb files read back with ``load_branch`` and plot like continued
+branches.  HDF5 layout (readable with h5py alone)::
 
-    /                       attrs: model, model_hash, continuation_parameter, method,
-                                   frictionkit_version, plus the fixed parameter values
+    /                       attrs: model="belt", model_hash, continuation_parameter ("Vb" or
+                                   "FN"), method="coulomb-exact", frictionkit_version,
+                                   discretization="coulomb-exact", kind="periodic", status,
+                                   message, parameters (JSON: the fixed belt parameters), ...
     param        (M,)       continuation parameter values (V_b [m/s] or F_N [N])
     omega        (M,)       angular frequency 2 pi / t2 [rad/s], NaN where no stick-slip
-    period       (M,)       t2 [s] (seed 000 eq. 17)
     ptp/<state>  (M,)       peak-to-peak amplitude, states "y" [m] and "v" [m/s]
     min/<state>, max/<state>, mean/<state>  (M,)
-    exists       (M,)       1 where the stick-slip cycle exists (inequality 16 false), else 0
     stable       (M,)       1.0 where the cycle exists (see below), NaN elsewhere
-    special/kind   (K,)     str: "existence_limit" (V_max or F_min of seed 000 §3.3)
-    special/param  (K,)     its location (the last value where the cycle exists)
-    special/omega  (K,)     angular frequency of the cycle there
+    special/kind, special/param, special/omega   empty: the end of the Coulomb branch is not
+                            one of the smooth special-point kinds (fold, hopf, bp, pd, ns)
+    solution     (M, 1)     only lam: the exact cycle has no discrete unknowns (its
+                            ``layout`` attribute says so); rebuild it with ``coulomb_cycle``
+    tangent      (M, 1)     ones
+    period       (M,)       t2 [s] (seed 000 eq. 17)                          (extra)
+    exists       (M,) int8  1 where the stick-slip cycle exists (ineq. 16 false) (extra)
+    limits/kind, limits/param, limits/omega                                   (extra)
+                            the existence limit inside the range: kind "V_max" or "F_min"
+                            (seed 000 §3.3), the last value where the cycle exists (located
+                            to 1e-9 relative) and the pulsation there
 
 ``stable``: a one-mass Coulomb stick-slip cycle attracts every trajectory that sticks once
 in finite time (the release state is unique), so it is stable wherever it exists.
-
-``method`` is ``"coulomb-exact"``.  The branch class of the runtime core
-(``runtime/_branch.py``) did not exist when this was written; this module writes the same
-layout directly with h5py.
 """
 from __future__ import annotations
 
@@ -66,30 +73,47 @@ class CoulombBranch:
     def stable(self) -> np.ndarray:
         return np.where(self.exists, 1.0, np.nan)
 
+    def _limits(self):
+        kind = "V_max" if self.continuation_parameter == "Vb" else "F_min"
+        return ([kind] * len(self.special["param"]), list(self.special["param"]), list(self.special["omega"]))
+
+    def to_branch(self):
+        """The same data as a runtime-core :class:`~frictionkit.runtime._branch.Branch`."""
+        import json
+        import scipy
+        from .._branch import Branch
+        p = asdict(self.params)
+        m = self.param.size
+        kinds, params, omegas = self._limits()
+        limit_text = ", ".join(f"{k} = {v:.12g}" for k, v in zip(kinds, params)) or "no existence limit in range"
+        prov = {"model": "belt", "model_hash": "coulomb-exact-seed000-eq8",
+                "continuation_parameter": self.continuation_parameter, "method": "coulomb-exact",
+                "frictionkit_version": _version(), "numpy_version": np.__version__,
+                "scipy_version": scipy.__version__, "generator_version": "none", "backend": "closed-form",
+                "discretization": "coulomb-exact",
+                "parameters": {k: v for k, v in p.items() if k != self.continuation_parameter},
+                "options": {"existence_limits": dict(zip(kinds, params))}}
+        return Branch(kind="periodic", states=STATES, variables=STATES, harmonics=0, index_omega=-1,
+                      solutions=self.param.reshape(m, 1), tangents=np.ones((m, 1)), param=self.param,
+                      omega=self.omega, ptp=self.ptp, vmin=self.minimum, vmax=self.maximum, mean=self.mean,
+                      stable=self.stable, special=(), counters={"steps": m}, status="range",
+                      message=f"exact Coulomb stick-slip (seed 000 §3); {limit_text}", success=True,
+                      provenance=prov)
+
     def save(self, path) -> Path:
         """Write the branch to HDF5 (layout in this module's docstring)."""
         import h5py
         path = Path(path)
-        with h5py.File(path, "w") as f:
-            f.attrs["model"] = "belt"
-            f.attrs["model_hash"] = "coulomb-exact-seed000-eq8"
-            f.attrs["continuation_parameter"] = self.continuation_parameter
-            f.attrs["method"] = "coulomb-exact"
-            f.attrs["frictionkit_version"] = _version()
-            for k, v in asdict(self.params).items():
-                if k != self.continuation_parameter:
-                    f.attrs[f"parameter/{k}"] = v
-            f["param"] = self.param
-            f["omega"] = self.omega
+        self.to_branch().save(path)
+        kinds, params, omegas = self._limits()
+        with h5py.File(path, "r+") as f:
+            f["solution"].attrs["layout"] = ("lam only: the exact Coulomb cycle (seed 000 §3) has no discrete "
+                                             "unknowns; rebuild it with frictionkit.runtime.nonsmooth.coulomb_cycle")
             f["period"] = self.period
             f["exists"] = self.exists.astype(np.int8)
-            f["stable"] = self.stable
-            for grp, d in (("ptp", self.ptp), ("min", self.minimum), ("max", self.maximum), ("mean", self.mean)):
-                for s in STATES:
-                    f[f"{grp}/{s}"] = d[s]
-            f["special/kind"] = np.array(self.special["kind"], dtype=h5py.string_dtype())
-            f["special/param"] = np.array(self.special["param"], dtype=float)
-            f["special/omega"] = np.array(self.special["omega"], dtype=float)
+            f["limits/kind"] = np.array(kinds, dtype=h5py.string_dtype())
+            f["limits/param"] = np.array(params, dtype=float)
+            f["limits/omega"] = np.array(omegas, dtype=float)
         return path
 
 
@@ -118,6 +142,8 @@ def load_coulomb_branch(path) -> dict:
             out["stable"] = f["stable"][()]
         if "special" in f:
             out["special"] = {k: f["special"][k][()] for k in f["special"]}
+        if "limits" in f:
+            out["limits"] = {k: f["limits"][k][()] for k in f["limits"]}
     return out
 
 

@@ -88,21 +88,28 @@ def test_cycle_samples_are_consistent():
 
 def test_branch_hdf5_layout(tmp_path):
     h5py = pytest.importorskip("h5py")
+    from frictionkit.runtime._branch import load_branch
     br = coulomb_branch("Vb", np.linspace(0.05, 1.5, 30))
     assert br.exists[0] and not br.exists[-1]
-    assert br.special["kind"] == ["existence_limit"]
     assert br.special["param"][0] == pytest.approx(max_belt_speed()[0], rel=1e-12)
     path = br.save(tmp_path / "coulomb.h5")
     with h5py.File(path) as f:
         assert f.attrs["method"] == "coulomb-exact"
         assert f.attrs["continuation_parameter"] == "Vb"
+        for name in ("model", "model_hash", "frictionkit_version"):
+            assert name in f.attrs
         for name in ("param", "omega", "ptp/y", "ptp/v", "stable", "special/kind", "special/param",
-                     "special/omega", "min/y", "max/y", "mean/y"):
+                     "special/omega", "min/y", "max/y", "mean/y", "limits/param", "period"):
             assert name in f
+        assert f["limits/kind"][0].decode() == "V_max"
     back = load_coulomb_branch(path)
     np.testing.assert_array_equal(back["omega"], br.omega)
     k = 7
     assert back["ptp"]["y"][k] == coulomb_cycle(Vb=br.param[k]).ptp["y"]
+    # the runtime core's loader reads it as a Branch
+    b = load_branch(path)
+    np.testing.assert_array_equal(b.ptp["y"], br.ptp["y"])
+    assert b.provenance["method"] == "coulomb-exact" and np.all(b.stable[br.exists] == 1.0)
 
 
 def test_bad_input_names_parameter():

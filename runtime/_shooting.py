@@ -196,6 +196,48 @@ class PeriodicOrbit:
         """Uniform grid ``T k / n_t``, ``k = 0..n_t-1`` (endpoint excluded, FFT-ready)."""
         return self.T * np.arange(int(n_t)) / int(n_t)
 
+    def at(self, t, *, accurate: bool = True) -> np.ndarray:
+        """States at arbitrary times ``t`` (array_like, any order, wrapped into one period).
+
+        Parameters
+        ----------
+        t : array_like, shape (M,)
+        accurate : bool
+            ``True``: integrate segment by segment between the sorted times at the orbit's
+            tolerances; ``False``: one integration and its dense output (cheaper, lower
+            order; good enough for initial guesses).
+
+        Returns
+        -------
+        ndarray, shape (n, M)
+        """
+        t = np.mod(np.asarray(t, dtype=float).ravel(), self.T)
+        order = np.argsort(t)
+        ts = t[order]
+        flow = _Flow(self.model, self.lam, variational=False, sensitivity=False)
+        opts = self.options
+        kw = dict(method=opts["method"], rtol=opts["rtol"], atol=opts["atol"])
+        if opts["method"] in ("Radau", "BDF", "LSODA"):
+            kw["jac"] = flow.jac
+        out = np.empty((self.model.n, t.size))
+        if not accurate:
+            sol = solve_ivp(flow.fun, (0.0, self.T), np.array(self.x0, dtype=float), dense_output=True, **kw)
+            if sol.status != 0:
+                raise ConvergenceError(f"sampling the orbit failed: {sol.message}")
+            out[:, order] = sol.sol(ts)
+            return out
+        x = np.array(self.x0, dtype=float)
+        t_prev = 0.0
+        for idx, tk in zip(order, ts):
+            if tk > t_prev:
+                sol = solve_ivp(flow.fun, (t_prev, tk), x, **kw)
+                if sol.status != 0:
+                    raise ConvergenceError(f"sampling the orbit failed: {sol.message}")
+                x = sol.y[:, -1]
+                t_prev = tk
+            out[:, idx] = x
+        return out
+
     def samples(self, n_t: int) -> np.ndarray:
         """States on :meth:`times` ``(n_t)``, shape ``(n, n_t)``.
 
@@ -207,21 +249,7 @@ class PeriodicOrbit:
             raise InputError(f"n_t={n_t} must be at least 1")
         if n_t in self._cache:
             return self._cache[n_t].copy()
-        flow = _Flow(self.model, self.lam, variational=False, sensitivity=False)
-        t = self.times(n_t)
-        out = np.empty((self.model.n, n_t))
-        x = np.array(self.x0, dtype=float)
-        out[:, 0] = x
-        opts = self.options
-        for k in range(1, n_t):
-            kw = dict(method=opts["method"], rtol=opts["rtol"], atol=opts["atol"])
-            if opts["method"] in ("Radau", "BDF", "LSODA"):
-                kw["jac"] = flow.jac
-            sol = solve_ivp(flow.fun, (t[k - 1], t[k]), x, **kw)
-            if sol.status != 0:
-                raise ConvergenceError(f"sampling the orbit failed: {sol.message}")
-            x = sol.y[:, -1]
-            out[:, k] = x
+        out = self.at(self.times(n_t))
         self._cache[n_t] = out
         return out.copy()
 
@@ -330,7 +358,7 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
         except np.linalg.LinAlgError as exc:
             raise ConvergenceError(f"shooting Newton matrix singular at lam={lam} (iteration {it}); "
                                    "the orbit may be at a bifurcation or the guess an equilibrium") from exc
-        # damped step: halve until the scaled defect does not blow up
+        # damped step: halve until the scaled defect decreases (floor: integration noise)
         fnorm = np.max(np.abs(F[:n]) / scale)
         step = 1.0
         for _ in range(8):
@@ -339,7 +367,7 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
             if Tn > 0:
                 try:
                     Fn, x_endn, Mn, scalen = defect(xn, Tn)
-                    if np.max(np.abs(Fn[:n]) / scalen) <= max(2 * fnorm, 10 * rtol):
+                    if np.max(np.abs(Fn[:n]) / scalen) <= max(fnorm, 100 * rtol):
                         break
                 except ConvergenceError:
                     pass
@@ -481,8 +509,9 @@ def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient
                                    phase_state: int = 0, **options) -> PeriodicOrbit:
     """Integrate to an attracting cycle, then refine it by shooting.
 
-    The transient is integrated over ``[0, t_transient]`` (LSODA, ``rtol=1e-9``) with an
-    event at the maxima of state ``phase_state`` (``f_k`` crossing zero downwards); the last
+    Forced models: the transient covers a whole number of forcing periods and its end state
+    is the guess of ``x0``.  Autonomous models: the transient is integrated over
+    ``[0, t_transient]`` (LSODA, ``rtol=1e-9``) with an event at the maxima of state ``phase_state`` (``f_k`` crossing zero downwards); the last
     two maxima give the initial guesses of ``x0`` and ``T`` for :func:`find_periodic_orbit`.
 
     Parameters
@@ -503,20 +532,26 @@ def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient
     ConvergenceError
         Fewer than two maxima in the transient (no oscillation, or ``t_transient`` too short).
     """
-    if model.forced:
-        raise InputError("periodic_orbit_from_simulation is for autonomous models; for a forced model "
-                         "call find_periodic_orbit with x0 from a transient")
     n, k = model.n, int(phase_state)
     x_init = np.array(x_init, dtype=float).ravel()
     if x_init.shape != (n,):
         raise InputError(f"x_init must have the {n} states {model.module.STATES}, got shape {x_init.shape}")
     p = model.param_vector(lam)
+    fun = lambda t, x: model.module.rhs(t, x, p)          # noqa: E731
+    jac = lambda t, x: model.module.jac(t, x, p)          # noqa: E731
+    if model.forced:
+        T = _forcing_period(model, lam)
+        t_end = T * max(1, round(float(t_transient) / T))    # whole forcing periods: phase 0
+        sol = solve_ivp(fun, (0.0, t_end), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12)
+        if sol.status != 0:
+            raise ConvergenceError(f"transient integration failed at lam={lam}: {sol.message}")
+        return find_periodic_orbit(model, lam, sol.y[:, -1], None, **options)
 
     def ev(t, x):
         return model.module.rhs(t, x, p)[k]
     ev.direction = -1
-    sol = solve_ivp(lambda t, x: model.module.rhs(t, x, p), (0.0, float(t_transient)), x_init, method="LSODA",
-                    jac=lambda t, x: model.module.jac(t, x, p), rtol=1e-9, atol=1e-12, events=ev)
+    sol = solve_ivp(fun, (0.0, float(t_transient)), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12,
+                    events=ev)
     te, ye = sol.t_events[0], sol.y_events[0]
     if len(te) < 2:
         raise ConvergenceError(f"no sustained oscillation of {model.module.STATES[k]} in t_transient="

@@ -1,0 +1,434 @@
+"""Orthogonal collocation of periodic orbits of the quadratic system (DESIGN §5.2, seed 003 §2.2).
+
+Time is normalised to ``tau = t / T`` in ``[0, 1)`` and split into ``N_int`` equal
+sub-intervals ``[tau_i, tau_i + h]``, ``h = 1 / N_int``.  On each sub-interval every
+*differential* variable (``mass_i != 0``) is the Lagrange polynomial of degree ``p`` through
+its values at the ``p + 1`` equidistant nodes ``tau_i + j h / p`` (seed 003 eqs. 12-13);
+nodes are shared at interval ends and periodicity is built in (the node at ``tau = 1`` is the
+node at ``tau = 0``), so each differential variable has ``p N_int`` unknowns.  The equations
+are collocated at the ``p`` Gauss-Legendre points of each sub-interval::
+
+    (omega / 2 pi) m_i du_i/dtau = c0_i + lam c1_i + (L0 u)_i + lam (L1 u)_i + Q_i(u, u) + forcing_i
+
+so the discrete system stays exactly quadratic in ``Z = [Y, lam]`` with ``omega`` in ``Y``.
+
+*Algebraic* variables (``mass_i == 0``) are unknowns at the Gauss points themselves (``p`` per
+sub-interval, again ``p N_int`` per variable), not at the nodes.  This is the classical
+collocation of an index-1 DAE and it makes the scheme exactly Gauss collocation of the
+original ODE: the algebraic rows at a Gauss point give the auxiliaries as functions of the
+interpolated states there.  Putting the algebraic variables on the continuous nodal
+polynomials and collocating their rows at the Gauss points, as one might read seed 003 §2.2,
+gives a singular system: the map "continuous periodic piecewise polynomial -> values at the
+Gauss points" is singular for p = 2 and 4 for every N_int and for p = 3 for every even N_int
+(checked numerically: smallest singular value 1e-17).
+
+Accuracy (Gauss collocation theory, de Boor & Swartz 1973; Ascher, Mattheij & Russell,
+"Numerical solution of BVPs for ODEs", §5.4): the states' uniform error is O(h^(p+1)) and at
+the mesh points, like ``omega``, it superconverges as O(h^(2p)).  The seed's count of
+unknowns per variable is ``N_dis = p N_int + 1`` (seed 003 §2.2, counting the repeated
+periodic node); it is the property ``n_dis``.
+
+Unknown layout (variable-major like the HBM layout of ``_discretization.py``)::
+
+    Y[r*G + q]   r-th variable, q = i*p + j (node j = 0..p-1 of interval i, differential)
+                                 or q = i*p + l (Gauss point l = 0..p-1 of interval i, algebraic)
+    Y[N*G]       omega (autonomous models only)
+    Z[-1]        lam
+
+with ``G = p N_int``.  Equation ``r*G + i*p + l`` is row ``r`` of the quadratic system at Gauss
+point ``l`` of interval ``i``; the last equation (autonomous only) is the phase condition,
+either ``du_k/dtau(0) = 0`` (``phase="extremum"``: state k has an extremum at tau = 0, the
+same condition as the shooting module) or the integral condition
+``int_0^1 <u(tau), u_ref'(tau)> dtau = 0`` over the differential variables (``phase="integral"``,
+AUTO's condition, against a reference set by :meth:`set_reference`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.polynomial.legendre import leggauss
+from scipy.sparse.linalg import splu
+
+from ._discretization import Discretization
+from ._model import Model
+from .errors import ConvergenceError, InputError
+
+
+def _lagrange_tables(p: int):
+    """Equidistant nodes on [0, 1]; Lagrange values and derivatives at the Gauss points.
+
+    Returns ``nodes (p+1,)``, ``gauss (p,)``, ``weights (p,)`` (sum 1), ``Lval (p, p+1)``,
+    ``Lder (p, p+1)`` (d/ds of basis j at Gauss point l) and ``Lder0 (p+1,)`` (at s = 0).
+    """
+    nodes = np.arange(p + 1) / p
+    g, w = leggauss(p)
+    gauss, weights = (g + 1) / 2, w / 2
+    Vinv = np.linalg.inv(np.vander(nodes, p + 1, increasing=True))   # monomial coeffs of each basis
+    powers = np.arange(p + 1)
+
+    def values(s):
+        return np.vander(np.atleast_1d(s), p + 1, increasing=True) @ Vinv
+
+    def derivs(s):
+        s = np.atleast_1d(s)
+        D = np.zeros((s.size, p + 1))
+        D[:, 1:] = powers[1:] * s[:, None] ** (powers[1:] - 1)
+        return D @ Vinv
+
+    return nodes, gauss, weights, values(gauss), derivs(gauss), derivs(0.0)[0], Vinv
+
+
+class CollocationDiscretization(Discretization):
+    """Orthogonal collocation of periodic orbits (module docstring), discretization contract.
+
+    Parameters
+    ----------
+    model : Model
+        Any model without derivative-bilinear rows.
+    n_intervals : int
+        Number of sub-intervals ``N_int`` (>= 2).
+    degree : int
+        Polynomial degree ``p`` (>= 1, default 3 as in seed 003).
+    phase : {"extremum", "integral"}
+        Phase condition of autonomous models (module docstring).
+    phase_state : int
+        State ``k`` of the ``"extremum"`` phase condition.
+
+    Raises
+    ------
+    NotImplementedError
+        The model has derivative-bilinear rows or point conditions (not yet supported).
+    InputError
+        Bad ``n_intervals``, ``degree``, ``phase`` or ``phase_state``.
+    """
+
+    def __init__(self, model: Model, n_intervals: int = 50, degree: int = 3, *, phase: str = "extremum",
+                 phase_state: int = 0):
+        kinds = model.module.KINDS
+        if "derivative_bilinear" in kinds or len(model.module.POINT_ROWS):
+            raise NotImplementedError(
+                f"collocation of model {model.name!r}: derivative-bilinear rows / point conditions "
+                "(exp, tanh, sin, ... recasts) are not supported yet; use the HBM discretization")
+        if int(n_intervals) != n_intervals or n_intervals < 2:
+            raise InputError(f"n_intervals={n_intervals} must be an integer >= 2")
+        if int(degree) != degree or not 1 <= degree <= 12:
+            raise InputError(f"degree={degree} must be an integer between 1 and 12 (default 3)")
+        if phase not in ("extremum", "integral"):
+            raise InputError(f"phase={phase!r} must be 'extremum' or 'integral'")
+        if not 0 <= int(phase_state) < model.n:
+            raise InputError(f"phase_state={phase_state} must index a state (0..{model.n - 1})")
+        self.model = model
+        self.n_intervals = int(n_intervals)
+        self.degree = p = int(degree)
+        self.phase, self.phase_state = phase, int(phase_state)
+        self.N = model.N
+        self.G = G = p * self.n_intervals
+        self.h = 1.0 / self.n_intervals
+        mass = np.asarray(model.operators()["mass"], dtype=float)
+        self.differential = mass != 0
+        if not np.all(self.differential[: model.n]):
+            raise NotImplementedError(f"model {model.name!r}: a state without a differential row")
+        self.forced = model.forced
+        self.autonomous = not self.forced
+        self.omega_is_lam = self.forced and model.module.FORCING_FREQUENCY == model.continuation
+        self.m = self.N * G + (1 if self.autonomous else 0)
+        (self.nodes, self.gauss, self.weights, self.Lval, self.Lder, self.Lder0,
+         self._Vinv) = _lagrange_tables(p)
+        # interpolation E (G x G) and derivative Dm = d/dtau (G x G) of a differential variable
+        rows, cols, ev, dv = [], [], [], []
+        for i in range(self.n_intervals):
+            for l in range(p):
+                for j in range(p + 1):
+                    rows.append(i * p + l)
+                    cols.append((i * p + j) % G)
+                    ev.append(self.Lval[l, j])
+                    dv.append(self.Lder[l, j] / self.h)
+        self.E = sp.csr_matrix((ev, (rows, cols)), shape=(G, G))
+        self.Dm = sp.csr_matrix((dv, (rows, cols)), shape=(G, G))
+        self.I = sp.identity(G, format="csr")
+        # times of the Gauss points and of the nodes in normalised time
+        self.tau_gauss = ((np.arange(self.n_intervals)[:, None] + self.gauss[None, :]) * self.h).ravel()
+        self.tau_nodes = np.arange(G) / G
+        self._reference = None
+
+    # -- sizes and layout -----------------------------------------------------------------
+    @property
+    def n_dis(self) -> int:
+        """Seed 003 §2.2 count of discretization unknowns per variable, ``p N_int + 1``."""
+        return self.G + 1
+
+    def _omega_index(self):
+        return self.N * self.G if self.autonomous else None
+
+    def _parts(self, Z):
+        Z = np.asarray(Z, dtype=float)
+        if Z.shape != (self.size,):
+            raise InputError(f"Z must have length {self.size} (collocation unknowns, omega, lam); got {Z.shape}")
+        lam = Z[-1]
+        U = Z[: self.N * self.G].reshape(self.N, self.G)
+        if self.autonomous:
+            omega = Z[self.N * self.G]
+        elif self.omega_is_lam:
+            omega = lam
+        else:
+            omega = self.model.value(self.model.module.FORCING_FREQUENCY)
+        return U, omega, lam
+
+    def _at_gauss(self, U):
+        """Values of every variable at the Gauss points, shape (N, G)."""
+        out = np.empty_like(U)
+        d = self.differential
+        out[d] = (self.E @ U[d].T).T
+        out[~d] = U[~d]
+        return out
+
+    def _dtau(self, U):
+        """d/dtau of the differential variables at the Gauss points (zeros for algebraic)."""
+        out = np.zeros_like(U)
+        d = self.differential
+        out[d] = (self.Dm @ U[d].T).T
+        return out
+
+    def _forcing(self, ops):
+        """Forcing terms at the Gauss points: ``(f0, f1)`` each (N, G), f = f0 + lam f1."""
+        c, s = np.cos(2 * np.pi * self.tau_gauss), np.sin(2 * np.pi * self.tau_gauss)   # w t = 2 pi tau
+        f0 = ops["fc0"][:, None] * c + ops["fs0"][:, None] * s
+        f1 = ops["fc1"][:, None] * c + ops["fs1"][:, None] * s
+        return f0, f1
+
+    def _ops(self):
+        # operators depend on the other parameters only; lam enters through c1, L1, fc1, fs1
+        return self.model.operators()
+
+    # -- phase condition -----------------------------------------------------------------
+    def set_reference(self, Z):
+        """Reference orbit of the integral phase condition (``phase="integral"``)."""
+        U, _, _ = self._parts(Z)
+        self._reference = self._dtau(U)
+
+    def _phase_row(self):
+        """Coefficients (length N*G) of the linear phase condition."""
+        row = np.zeros(self.N * self.G)
+        p = self.degree
+        if self.phase == "extremum":
+            k = self.phase_state
+            idx = k * self.G + (np.arange(p + 1) % self.G)
+            np.add.at(row, idx, self.Lder0 / self.h)
+            return row
+        if self._reference is None:
+            raise InputError("phase='integral' needs a reference orbit: call set_reference(Z) first")
+        # int_0^1 <u, u_ref'> dtau by Gauss quadrature on each interval (exact for these degrees)
+        wq = np.tile(self.weights * self.h, self.n_intervals)
+        for r in np.flatnonzero(self.differential):
+            row[r * self.G: (r + 1) * self.G] = self.E.T @ (wq * self._reference[r])
+        return row
+
+    # -- contract ------------------------------------------------------------------------
+    def residual(self, Z):
+        U, omega, lam = self._parts(Z)
+        ops = self._ops()
+        Ug = self._at_gauss(U)
+        f0, f1 = self._forcing(ops)
+        rhs = (ops["c0"][:, None] + lam * ops["c1"][:, None] + (ops["L0"] + lam * ops["L1"]) @ Ug
+               + self.model.quad(ops["qc"], Ug, Ug) + f0 + lam * f1)
+        R = ops["mass"][:, None] * (omega / (2 * np.pi)) * self._dtau(U) - rhs
+        R = R.ravel()
+        if self.autonomous:
+            R = np.append(R, self._phase_row() @ Z[: self.N * self.G])
+        return R
+
+    def jacobian(self, Z):
+        """dR/dZ as a ``scipy.sparse.csr_matrix`` of shape (m, m + 1)."""
+        U, omega, lam = self._parts(Z)
+        ops = self._ops()
+        N, G = self.N, self.G
+        Ug = self._at_gauss(U)
+        dU = self._dtau(U)
+        Jq = self.model.quad_jac(ops["qc"], Ug)                  # (N, N, G)
+        Lfull = ops["L0"] + lam * ops["L1"]
+        blocks = [[None] * N for _ in range(N)]
+        for r in range(N):
+            for s in range(N):
+                coef = -(Lfull[r, s] + Jq[r, s])
+                Es = self.E if self.differential[s] else self.I
+                blk = None
+                if np.any(coef != 0):
+                    blk = sp.diags(coef) @ Es
+                if r == s and self.differential[r]:
+                    dm = (ops["mass"][r] * omega / (2 * np.pi)) * self.Dm
+                    blk = dm if blk is None else blk + dm
+                blocks[r][s] = blk
+        for r in range(N):     # bmat needs one block per block-row and block-column
+            if blocks[r][r] is None:
+                blocks[r][r] = sp.csr_matrix((G, G))
+        JU = sp.bmat(blocks, format="csr")
+        _, f1 = self._forcing(ops)
+        dlam = -(ops["c1"][:, None] + ops["L1"] @ Ug + f1)
+        domega = ops["mass"][:, None] / (2 * np.pi) * dU
+        if self.omega_is_lam:
+            dlam = dlam + domega
+        cols = [JU]
+        if self.autonomous:
+            cols.append(sp.csr_matrix(domega.reshape(-1, 1)))
+        cols.append(sp.csr_matrix(dlam.reshape(-1, 1)))
+        J = sp.hstack(cols, format="csr")
+        if self.autonomous:
+            phase = np.append(self._phase_row(), [0.0, 0.0])
+            J = sp.vstack([J, sp.csr_matrix(phase)], format="csr")
+        return J
+
+    def quadratic(self, Z1, Z2):
+        """Bilinear part ``Q(Z1, Z2)`` (not symmetrised): omega1 m D u2 / 2pi - lam1 L1 u2 - Q(u1, u2)."""
+        U1, omega1, lam1 = self._parts(Z1)
+        U2, _, _ = self._parts(Z2)
+        ops = self._ops()
+        U1g, U2g = self._at_gauss(U1), self._at_gauss(U2)
+        out = -lam1 * (ops["L1"] @ U2g) - self.model.quad(ops["qc"], U1g, U2g)
+        if self.autonomous or self.omega_is_lam:     # otherwise omega D u is linear
+            out = out + ops["mass"][:, None] * (omega1 / (2 * np.pi)) * self._dtau(U2)
+        out = out.ravel()
+        if self.autonomous:
+            out = np.append(out, 0.0)
+        return out
+
+    # -- building and reading solutions --------------------------------------------------
+    def from_states(self, states, lam: float, omega: float) -> np.ndarray:
+        """Unknown vector ``Z`` from a callable giving the states at times ``t`` (s).
+
+        Parameters
+        ----------
+        states : callable
+            ``states(t) -> (n, M)`` for an array of physical times ``t`` in one period
+            (e.g. :meth:`frictionkit.runtime._shooting.PeriodicOrbit.at`).
+        lam, omega : float
+            Parameter value and angular frequency of the orbit (``omega`` ignored for
+            forced models, whose frequency is the forcing one).
+        """
+        U, omega_used, _ = self._parts(np.zeros(self.size))
+        if self.autonomous:
+            omega_used = float(omega)
+        elif self.omega_is_lam:
+            omega_used = float(lam)
+        T = 2 * np.pi / omega_used
+        d = self.differential
+        t_nodes, t_gauss = self.tau_nodes * T, self.tau_gauss * T
+        u_nodes = np.asarray(self.model.aux(states(t_nodes), t_nodes, lam))
+        u_gauss = np.asarray(self.model.aux(states(t_gauss), t_gauss, lam))
+        U = np.where(d[:, None], u_nodes, u_gauss)
+        Z = U.ravel()
+        if self.autonomous:
+            Z = np.append(Z, omega_used)
+        return np.append(Z, lam)
+
+    def from_orbit(self, orbit, *, accurate: bool = False) -> np.ndarray:
+        """Unknown vector ``Z`` from a shooting :class:`PeriodicOrbit` (auxiliaries by ``model.aux``)."""
+        return self.from_states(lambda t: orbit.at(t, accurate=accurate), orbit.lam, orbit.omega)
+
+    def states_at(self, Z, tau) -> np.ndarray:
+        """States (the n first, differential variables) at normalised times ``tau``, shape (n, M)."""
+        U, _, _ = self._parts(Z)
+        tau = np.mod(np.asarray(tau, dtype=float).ravel(), 1.0)
+        i = np.minimum((tau / self.h).astype(int), self.n_intervals - 1)
+        s = tau / self.h - i
+        L = np.vander(s, self.degree + 1, increasing=True) @ self._Vinv      # (M, p+1)
+        idx = (i[:, None] * self.degree + np.arange(self.degree + 1)[None, :]) % self.G
+        n = self.model.n
+        return np.einsum("mj,rmj->rm", L, U[:n][:, idx])
+
+    def ptp(self, Z) -> np.ndarray:
+        """Peak-to-peak of each state: extrema of the piecewise polynomials located exactly."""
+        U, _, _ = self._parts(Z)
+        n, p = self.model.n, self.degree
+        idx = (np.arange(self.n_intervals)[:, None] * p + np.arange(p + 1)[None, :]) % self.G
+        out = np.empty(n)
+        for r in range(n):
+            vals = U[r][idx]                                   # (N_int, p+1) nodal values
+            coef = vals @ self._Vinv.T                          # monomial coefficients in s
+            lo, hi = vals.min(), vals.max()
+            dcoef = coef[:, 1:] * np.arange(1, p + 1)
+            for i in range(self.n_intervals):
+                roots = np.roots(dcoef[i][::-1]) if p > 1 else np.zeros(0)
+                roots = roots[np.isreal(roots)].real
+                roots = roots[(roots > 0) & (roots < 1)]
+                if roots.size:
+                    v = np.polyval(coef[i][::-1], roots)
+                    lo, hi = min(lo, v.min()), max(hi, v.max())
+            out[r] = hi - lo
+        return out
+
+    def unpack(self, Z) -> dict:
+        """``lam``, ``omega``, ``T``, ``ptp`` of the states and ``samples(n_t)`` (n, n_t)."""
+        U, omega, lam = self._parts(Z)
+        Zc = np.array(Z, dtype=float)
+        return dict(lam=float(lam), omega=float(omega), T=2 * np.pi / omega, ptp=self.ptp(Zc),
+                    samples=lambda n_t: self.states_at(Zc, np.arange(int(n_t)) / int(n_t)),
+                    variables=U.copy())
+
+    # -- standalone Newton at fixed lam ----------------------------------------------------
+    def solve(self, Z0, *, tol: float = 1e-12, max_iter: int = 30) -> tuple[np.ndarray, dict]:
+        """Newton's method on ``Y`` at the fixed ``lam = Z0[-1]`` (square system, sparse LU).
+
+        Parameters
+        ----------
+        Z0 : ndarray
+            Initial guess (e.g. :meth:`from_orbit`).
+        tol : float
+            Convergence when every variable's correction is below ``tol`` times its scale
+            (``max |u_r|``) and the omega correction below ``tol * omega``.
+        max_iter : int
+
+        Returns
+        -------
+        Z : ndarray
+            Converged unknowns.
+        info : dict
+            ``iterations``, ``residual`` (max abs of R) and ``factorizations``.
+
+        Raises
+        ------
+        ConvergenceError
+            No convergence in ``max_iter`` iterations, a singular Jacobian, or NaN.
+        """
+        Z = np.array(Z0, dtype=float)
+        N, G = self.N, self.G
+        for it in range(1, int(max_iter) + 1):
+            R = self.residual(Z)
+            if not np.all(np.isfinite(R)):
+                raise ConvergenceError(f"collocation Newton: NaN/inf in the residual at iteration {it} "
+                                       f"(lam={Z[-1]}); a validity condition of the recast may be violated")
+            J = self.jacobian(Z)[:, :-1].tocsc()
+            try:
+                dY = splu(J).solve(-R)
+            except RuntimeError as exc:
+                raise ConvergenceError(f"collocation Jacobian singular at iteration {it} (lam={Z[-1]}): {exc}; "
+                                       "is N_int large enough, is the guess an orbit?") from exc
+            Z[:-1] += dY
+            scale = np.maximum(np.abs(Z[: N * G].reshape(N, G)).max(axis=1), np.finfo(float).tiny)
+            err = np.max(np.abs(dY[: N * G].reshape(N, G)).max(axis=1) / scale)
+            if self.autonomous:
+                err = max(err, abs(dY[-1]) / abs(Z[-2]))
+            if err < tol:
+                R = self.residual(Z)
+                return Z, dict(iterations=it, residual=float(np.max(np.abs(R))), factorizations=it)
+        raise ConvergenceError(f"collocation Newton did not converge in max_iter={max_iter} iterations at "
+                               f"lam={Z[-1]} (last relative correction {err:.3e}); improve the initial guess")
+
+
+def collocation_orbit(model: Model, orbit, *, n_intervals: int = 50, degree: int = 3, tol: float = 1e-12,
+                      **options):
+    """Converge a collocation orbit at fixed ``lam`` from a shooting :class:`PeriodicOrbit` guess.
+
+    Returns
+    -------
+    disc : CollocationDiscretization
+    Z : ndarray
+        Converged unknowns (``disc.unpack(Z)`` reads them).
+    info : dict
+        Newton counters.
+    """
+    disc = CollocationDiscretization(model, n_intervals, degree, **options)
+    Z0 = disc.from_orbit(orbit)
+    if disc.phase == "integral":
+        disc.set_reference(Z0)
+    Z, info = disc.solve(Z0, tol=tol)
+    return disc, Z, info

@@ -285,6 +285,19 @@ def integrate_stick_slip(chain: BeltChain, x0, v0, t_end: float, *, t0: float = 
     ts, xs_, vs = [np.array([t0])], [x[:, None]], [v[:, None]]
     res = EventDrivenResult(t=None, x=None, v=None)
     t = t0
+    try:
+        _integrate_phases(chain, res, mode, x, v, t, t_end, rtol, atol, max_events, section, max_step,
+                          ts, xs_, vs)
+    except KeyboardInterrupt:
+        res.status, res.message = "interrupted", "interrupted by the user; the trajectory so far is kept"
+    res.t = np.concatenate(ts)
+    res.x = np.concatenate(xs_, axis=1)
+    res.v = np.concatenate(vs, axis=1)
+    return res
+
+
+def _integrate_phases(chain, res, mode, x, v, t, t_end, rtol, atol, max_events, section, max_step, ts, xs_, vs):
+    n, Vb = chain.n, chain.belt_speed
     just_switched = set()
     while t < t_end - 1e-14 * max(abs(t_end), 1.0):
         if len(res.events) >= max_events:
@@ -364,10 +377,6 @@ def integrate_stick_slip(chain: BeltChain, x0, v0, t_end: float, *, t0: float = 
                 kind = "slip"
             res.events.append(dict(time=t, contact=i, kind=kind, x=x.copy(), v=v.copy()))
         just_switched = {tags[k][1] for k in fired}
-    res.t = np.concatenate(ts)
-    res.x = np.concatenate(xs_, axis=1)
-    res.v = np.concatenate(vs, axis=1)
-    return res
 
 
 def belt_oscillator(params=None, mu_k: Callable | None = None, **values) -> BeltChain:

@@ -68,6 +68,8 @@ class CoulombBranch:
     mean: dict
     params: BeltParameters
     special: dict = field(default_factory=lambda: {"kind": [], "param": [], "omega": []})
+    status: str = "range"
+    message: str = ""
 
     @property
     def stable(self) -> np.ndarray:
@@ -96,8 +98,9 @@ class CoulombBranch:
         return Branch(kind="periodic", states=STATES, variables=STATES, harmonics=0, index_omega=-1,
                       solutions=self.param.reshape(m, 1), tangents=np.ones((m, 1)), param=self.param,
                       omega=self.omega, ptp=self.ptp, vmin=self.minimum, vmax=self.maximum, mean=self.mean,
-                      stable=self.stable, special=(), counters={"steps": m}, status="range",
-                      message=f"exact Coulomb stick-slip (seed 000 §3); {limit_text}", success=True,
+                      stable=self.stable, special=(), counters={"steps": m}, status=self.status,
+                      message=f"exact Coulomb stick-slip (seed 000 §3); {limit_text}. {self.message}".strip(),
+                      success=self.status == "range",
                       provenance=prov)
 
     def save(self, path) -> Path:
@@ -182,18 +185,27 @@ def coulomb_branch(parameter: str, values, params: BeltParameters | None = None,
     cols = {k: np.full(vals.size, np.nan) for k in ("omega", "period")}
     stats = {g: {s: np.full(vals.size, np.nan) for s in STATES} for g in ("ptp", "min", "max", "mean")}
     exists = np.zeros(vals.size, dtype=bool)
-    for k, val in enumerate(it):
-        c = coulomb_cycle(p.with_(**{parameter: float(val)}))
-        exists[k] = c.exists
-        cols["omega"][k], cols["period"][k] = c.omega, c.period
-        for g, d in (("ptp", c.ptp), ("min", c.minimum), ("max", c.maximum), ("mean", c.mean)):
-            for s in STATES:
-                stats[g][s][k] = d[s]
-    br = CoulombBranch(continuation_parameter=parameter, param=vals, omega=cols["omega"], period=cols["period"],
-                       exists=exists, ptp=stats["ptp"], minimum=stats["min"], maximum=stats["max"],
-                       mean=stats["mean"], params=p)
+    done, status, message = vals.size, "range", ""
+    try:
+        for k, val in enumerate(it):
+            c = coulomb_cycle(p.with_(**{parameter: float(val)}))
+            exists[k] = c.exists
+            cols["omega"][k], cols["period"][k] = c.omega, c.period
+            for g, d in (("ptp", c.ptp), ("min", c.minimum), ("max", c.maximum), ("mean", c.mean)):
+                for s in STATES:
+                    stats[g][s][k] = d[s]
+    except KeyboardInterrupt:
+        # keep what was computed (the points before the interrupted one)
+        done, status, message = k, "interrupted", f"interrupted after {k} of {vals.size} points"
+    cut = slice(0, done)
+    br = CoulombBranch(continuation_parameter=parameter, param=vals[cut], omega=cols["omega"][cut],
+                       period=cols["period"][cut], exists=exists[cut],
+                       ptp={s: stats["ptp"][s][cut] for s in STATES}, minimum={s: stats["min"][s][cut] for s in STATES},
+                       maximum={s: stats["max"][s][cut] for s in STATES}, mean={s: stats["mean"][s][cut] for s in STATES},
+                       params=p, status=status, message=message)
+    vals, exists = vals[cut], exists[cut]
     # the existence limit, if the range crosses it
-    if exists.any() and not exists.all():
+    if vals.size and exists.any() and not exists.all():
         if parameter == "Vb":
             inside, _ = max_belt_speed(p)
         else:

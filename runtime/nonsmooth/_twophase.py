@@ -127,6 +127,7 @@ class TwoPhaseResult:
     tau_sub: list
     method: str
     h: float = math.nan
+    status: str = "done"
 
     def phase_times(self) -> np.ndarray:
         """All static/dynamic transition times in order: tau_{1/2}, tau_1, tau_{3/2}, ..."""
@@ -182,7 +183,20 @@ def two_phase_explicit(b: Callable, m: float, f_d: float, f_s: float, x0: float,
     tau_static, tau_dynamic, tau_sub = [], [], []
     if abs(b(x0, 0.0, 0.0)) <= f_s:
         tau_static.append(0.0)
-    X, V = float(x0), 0.0
+    state = {"k": 0}
+    status = "done"
+    try:
+        _explicit_steps(b, n, h, hm, thr_s, thr_d, float(x0), x, v, tau_static, tau_dynamic, tau_sub, state)
+    except KeyboardInterrupt:
+        status = "interrupted"  # keep the steps computed before Ctrl-C
+    done = n if status == "done" else state["k"]
+    return TwoPhaseResult(t=np.arange(done + 1) * h, x=x[:done + 1], v=v[:done + 1], tau_static=tau_static,
+                          tau_dynamic=tau_dynamic, tau_sub=tau_sub, method="explicit", h=h, status=status)
+
+
+def _explicit_steps(b, n, h, hm, thr_s, thr_d, X, x, v, tau_static, tau_dynamic, tau_sub, state):
+    """The time loop of :func:`two_phase_explicit` (state["k"] = steps completed)."""
+    V = 0.0
     last_stop = -1
     for k in range(n):
         tk = k * h
@@ -207,8 +221,7 @@ def two_phase_explicit(b: Callable, m: float, f_d: float, f_s: float, x0: float,
                 tau_sub.append((k + 1) * h)
         X, V = Xn, Vn
         x[k + 1], v[k + 1] = X, V
-    return TwoPhaseResult(t=np.arange(n + 1) * h, x=x, v=v, tau_static=tau_static,
-                          tau_dynamic=tau_dynamic, tau_sub=tau_sub, method="explicit", h=h)
+        state["k"] = k + 1
 
 
 def two_phase_event_driven(b: Callable, m: float, f_d: float, f_s: float, x0: float, t_end: float, *,

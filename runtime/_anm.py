@@ -123,6 +123,15 @@ class Series:
             out += a ** k * num / den * self.terms[k - 1]
         return out
 
+    def components(self, a, idx):
+        """Components ``idx`` of the branch at the points ``a`` (array): shape (len(a), len(idx))."""
+        a = np.asarray(a, dtype=float)
+        if self.pade:
+            return np.array([self(x)[idx] for x in a])
+        C = np.array([Zp[idx] for Zp in self.terms])              # (P, k)
+        powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
+        return self.Z0[idx][None, :] + powers @ C
+
     def lam_polynomial(self):
         """Coefficients (highest first) of lam(a) - lam0 for numpy.roots (series only)."""
         c = [Zp[-1] for Zp in self.terms][::-1]

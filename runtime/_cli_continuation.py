@@ -1,2 +1,205 @@
-"""Subcommands of `frictionkit` (registered on runtime.cli.main)."""
-from .cli import main  # noqa: F401
+"""``frictionkit continue`` and ``frictionkit demo`` (registered on ``runtime.cli.main``)."""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .cli import main
+from .errors import FrictionkitError, InputError
+
+
+def _parse_assignments(items):
+    out = {}
+    for item in items:
+        for tok in str(item).replace(",", " ").split():
+            if "=" not in tok:
+                raise InputError(f"--set {tok!r}: expected NAME=VALUE, e.g. --set n=10 FN=5")
+            k, v = tok.split("=", 1)
+            try:
+                out[k.strip()] = float(v)
+            except ValueError:
+                raise InputError(f"--set {tok!r}: {v!r} is not a number") from None
+    return out
+
+
+class _Progress:
+    """tqdm bar over the parameter range showing lam and the step count."""
+
+    def __init__(self, lam_start, lam_stop, desc):
+        from tqdm import tqdm
+        self.lo, self.span = lam_start, abs(lam_stop - lam_start) or 1.0
+        self.bar = tqdm(total=1000, desc=desc, unit="‰", leave=False, file=sys.stderr,
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+
+    def __call__(self, rec):
+        lam = float(rec.points[-1][-1])
+        self.bar.n = int(min(1000, 1000 * abs(lam - self.lo) / self.span))
+        self.bar.set_postfix_str(f"lam={lam:.6g} steps={rec.counters.steps}", refresh=True)
+
+    def close(self):
+        self.bar.close()
+
+
+def _load(model_name, param, params):
+    from ._load import load_model   # import here: codegen may be absent in minimal installs
+    return load_model(model_name, continuation=param, **params)
+
+
+def _summary(br):
+    c = br.counters
+    sp = ", ".join(f"{s.kind} at {s.param:.10g}" + (f" (omega {s.omega:.8g})" if math.isfinite(s.omega) else "")
+                   for s in br.special) or "none"
+    return (f"{br.kind} branch: {len(br)} points, {c.get('steps', 0)} steps, "
+            f"{c.get('factorizations', 0)} LU factorizations, {c.get('residual_evaluations', 0)} residuals; "
+            f"status {br.status}: {br.message}\n  special points: {sp}")
+
+
+def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=30,
+                     method="anm", options=None, progress=True, echo=print):
+    """The work behind ``frictionkit continue``; returns ``(equilibrium_branch, periodic_branch)``.
+
+    ``start`` is ``"equilibria"`` (equilibria only), ``"hopf"`` (periodic branch from Hopf
+    point ``hopf_index``, 1-based in the order of the equilibrium branch) or
+    ``"simulation"`` (periodic branch from a time simulation at ``lam_start``).
+    """
+    from ._equilibria import (equilibrium_branch, periodic_start_from_hopf,
+                              periodic_start_from_simulation, periodic_branch)
+    if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
+        raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")
+    if start != "equilibria" and int(harmonics) < 1:
+        raise InputError(f"--harmonics {harmonics}: a periodic orbit needs at least 1 harmonic")
+    lo, hi = sorted((lam_start, lam_stop))
+    eq = per = None
+    if start in ("equilibria", "hopf"):
+        bar = _Progress(lam_start, lam_stop, "equilibria") if progress else None
+        try:
+            eq = equilibrium_branch(model, lam_start, lam_stop, method=method, progress=bar)
+        finally:
+            if bar:
+                bar.close()
+        echo(_summary(eq))
+    if start == "hopf":
+        hopfs = eq.special_points("hopf")
+        if not 1 <= hopf_index <= len(hopfs):
+            where = ", ".join(f"{h.param:.6g}" for h in hopfs) or "none"
+            raise InputError(f"--from-hopf {hopf_index}: the equilibrium branch on [{lo:g}, {hi:g}] has "
+                             f"{len(hopfs)} Hopf point(s) (at {model.continuation} = {where}); "
+                             f"choose 1..{len(hopfs)}" if hopfs else
+                             f"--from-hopf {hopf_index}: no Hopf point on [{lo:g}, {hi:g}]; widen the range")
+        disc, Z, direction = periodic_start_from_hopf(model, hopfs[hopf_index - 1], harmonics)
+    elif start == "simulation":
+        disc, Z = periodic_start_from_simulation(model, lam_start, harmonics)
+        direction = 1.0 if lam_stop > lam_start else -1.0
+    if start in ("hopf", "simulation"):
+        bar = _Progress(lam_start, lam_stop, f"periodic H={harmonics}") if progress else None
+        try:
+            opts = dict(options or {})
+            opts.setdefault("max_steps", 5000)
+            per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts, progress=bar)
+        finally:
+            if bar:
+                bar.close()
+        echo(_summary(per))
+    return eq, per
+
+
+@main.command("continue")
+@click.argument("model")
+@click.argument("assignments", nargs=-1)
+@click.option("--param", "-p", required=True, help="Continuation parameter, e.g. Vb.")
+@click.option("--start", type=float, required=True, help="Start value of the parameter.")
+@click.option("--stop", type=float, required=True, help="End of the parameter range.")
+@click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed).")
+@click.option("--equilibria", "mode", flag_value="equilibria", default=True,
+              help="Continue the equilibria (default).")
+@click.option("--from-hopf", "hopf", type=int, default=None,
+              help="Periodic branch from Hopf point K (1-based) of the equilibria.")
+@click.option("--from-simulation", "mode", flag_value="simulation",
+              help="Periodic branch from a time simulation at --start.")
+@click.option("--method", type=click.Choice(["anm", "newton"]), default="anm", show_default=True,
+              help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton.")
+@click.option("--discretization", type=click.Choice(["hbm"]), default="hbm", show_default=True,
+              help="Time discretization of periodic orbits.")
+@click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics.")
+@click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="HDF5 file for the branch (periodic if computed, else equilibria).")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Image file of the bifurcation diagram.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
+                 max_steps, out, plot, quiet):
+    """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
+
+    \b
+    Examples:
+      frictionkit continue belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5
+      frictionkit continue belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+          --from-hopf 1 --harmonics 40 --out branch.h5 --plot branch.png
+    """
+    t0 = time.perf_counter()
+    try:
+        params = _parse_assignments(list(set_) + list(assignments))
+        if param in params:
+            params.pop(param)
+        if harmonics < 1:
+            raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
+        m = _load(model, param, params)
+        m.value(param)
+        kind = "hopf" if hopf is not None else mode
+        eq, per = run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
+                                   method=method, options=dict(max_steps=max_steps), progress=not quiet,
+                                   echo=click.echo)
+    except (InputError, NotImplementedError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except FrictionkitError as exc:
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    main_branch = per or eq
+    if out is not None:
+        main_branch.save(out)
+        click.echo(f"wrote {out}")
+    if plot is not None:
+        from ._plots import plot_branches
+        plot_branches([b for b in (eq, per) if b is not None], path=plot)
+        click.echo(f"wrote {plot}")
+    click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
+    if not main_branch.success:
+        raise click.ClickException(f"the continuation stopped early ({main_branch.status}): "
+                                   f"{main_branch.message}; the partial branch was kept")
+
+
+@main.command("demo")
+@click.option("--harmonics", "-H", type=int, default=40, show_default=True, help="Number of harmonics.")
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              help="Folder for belt.h5 and belt.png.")
+@click.option("--method", type=click.Choice(["anm", "newton"]), default="anm", show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def demo_cmd(harmonics, out_dir, method, quiet):
+    """The seed-000 belt oscillator: n = 10, FN = 5 N, continuation in the belt speed Vb.
+
+    Equilibria on 0.05 <= Vb <= 12 m/s with both Hopf points, then the periodic branch
+    from the first Hopf point through the fold (seeds: about 10.26 m/s) back to the
+    second Hopf point.  Writes belt.h5 (periodic branch), belt_equilibria.h5 and belt.png.
+    """
+    t0 = time.perf_counter()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        m = _load("belt", "Vb", dict(n=10, FN=5))
+        eq, per = run_continuation(m, 0.05, 12.0, start="hopf", hopf_index=1, harmonics=harmonics,
+                                   method=method, progress=not quiet, echo=click.echo)
+    except FrictionkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    from ._plots import plot_branches
+    per.save(out_dir / "belt.h5")
+    eq.save(out_dir / "belt_equilibria.h5")
+    plot_branches([eq, per], path=out_dir / "belt.png",
+                  title=f"belt, n = 10, FN = 5 N, HBM H = {harmonics}, {method.upper()}")
+    for name in ("belt.h5", "belt_equilibria.h5", "belt.png"):
+        click.echo(f"wrote {out_dir / name}")
+    click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
+    if not per.success:
+        raise click.ClickException(f"the periodic branch stopped early: {per.message}")

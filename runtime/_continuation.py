@@ -45,6 +45,8 @@ class ContinuationOptions:
         Step budget.
     max_step : float
         Largest step (in the Euclidean norm of Z).
+    max_lam_step : float
+        Largest change of ``lam`` in one step (e.g. to sample eigenvalues densely enough).
     stop_on_return : bool
         Stop when the branch comes back to its starting point (closed branch).
     stop_on_equilibrium : bool
@@ -63,6 +65,7 @@ class ContinuationOptions:
     lam_max: float = math.inf
     max_steps: int = 1000
     max_step: float = math.inf
+    max_lam_step: float = math.inf
     stop_on_return: bool = True
     stop_on_equilibrium: bool = True
     locate_folds: bool = True
@@ -75,8 +78,8 @@ class ContinuationOptions:
             raise InputError(f"lam_min = {self.lam_min} must be below lam_max = {self.lam_max}")
         if self.max_steps < 1:
             raise InputError(f"max_steps = {self.max_steps} must be >= 1")
-        if not self.max_step > 0:
-            raise InputError(f"max_step = {self.max_step} must be > 0")
+        if not (self.max_step > 0 and self.max_lam_step > 0):
+            raise InputError(f"max_step = {self.max_step} and max_lam_step = {self.max_lam_step} must be > 0")
         if not self.residual_tolerance > 0 or not self.newton_xtol > 0:
             raise InputError("residual_tolerance and newton_xtol must be > 0")
 
@@ -198,16 +201,24 @@ class _Recorder:
         """End of the ANM step: ``a_max`` or the first bound / amplitude-zero crossing."""
         o = self.options
         a_grid = np.linspace(0.0, a_max, 65)
-        Zs = np.array([series(a) for a in a_grid])
+        idx = [len(series.Z0) - 1] + ([self.amp_index] if self.amp_index is not None else [])
+        vals = series.components(a_grid, idx)
+        lam = vals[:, 0]
+        if np.isfinite(o.max_lam_step) and np.max(np.abs(lam - lam[0])) > o.max_lam_step:
+            # shorten the step so that lam moves by at most max_lam_step
+            i = int(np.argmax(np.abs(lam - lam[0]) > o.max_lam_step))
+            a_max = a_grid[max(i - 1, 1)]
+            a_grid = np.linspace(0.0, a_max, 65)
+            vals = series.components(a_grid, idx)
+            lam = vals[:, 0]
         events = []
-        lam = Zs[:, -1]
         for bound, name in ((o.lam_min, "range"), (o.lam_max, "range")):
             if np.isfinite(bound):
                 idx = self._crossings(lam - bound, a_grid)
                 if len(idx):
                     events.append((idx[0], lambda a, b=bound: series(a)[-1] - b, name, bound))
         if o.stop_on_equilibrium and self.amp_index is not None and len(self.points) > 1:
-            amp = Zs[:, self.amp_index]
+            amp = vals[:, 1]
             idx = self._crossings(amp, a_grid)
             if len(idx):
                 events.append((idx[0], lambda a: series(a)[self.amp_index], "equilibrium", None))

@@ -137,9 +137,7 @@ def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x
         opts.setdefault("lam_min", lo)
         opts.setdefault("lam_max", hi)
         # eigenvalues are checked at the branch points only: keep them close enough
-        opts.setdefault("max_step", (hi - lo) / 40)
-        if method == "newton":
-            opts.setdefault("step", min(0.05, opts["max_step"]))
+        opts.setdefault("max_lam_step", (hi - lo) / 40)
         options = _default_options(method, opts, lo, hi)
     br = continuation(ContinuationProblem(disc, Z0, 1.0 if lam_stop >= lam_start else -1.0),
                       method, options, progress)

@@ -158,6 +158,8 @@ def pseudo_arclength(disc, Z0, t0, options, recorder, progress=None):
     h = options.step
     Z, t = np.array(Z0, float), np.array(t0, float)
     while not recorder.done:
+        if np.isfinite(options.max_lam_step) and abs(h * t[-1]) > options.max_lam_step:
+            h = options.max_lam_step / abs(t[-1])
         Zp = Z + h * t
         try:
             Zn, its = correct(disc, Zp, t, float(t @ Zp), counters=c, xtol=options.newton_xtol,

@@ -7,7 +7,6 @@ regularized (smooth) results are compared against.
 """
 from ._coulomb import (BeltParameters, CoulombCycle, coulomb_cycle, stick_slip_margin,
                        stick_slip_exists, max_belt_speed, min_normal_force)
-
 from ._eventdriven import (BeltChain, EventDrivenResult, integrate_stick_slip, belt_oscillator,
                            two_mass_belt, stick_slip_period, one_mass_cycle, orbit_error)
 from ._twophase import (TwoPhaseResult, two_phase_explicit, two_phase_event_driven, shaw_forcing,
@@ -17,9 +16,17 @@ from ._calibration import (CALIBRATION_PARAMETERS, CalibrationResult, calibrate_
                            calibration_table, synthetic_record)
 from ._results import CoulombBranch, coulomb_branch, load_coulomb_branch
 
-__all__ = ["QuasiStaticResponse", "quasi_static_response", "CALIBRATION_PARAMETERS",
-           "CalibrationResult", "calibrate_quasi_static", "calibration_table", "synthetic_record", "TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing",
-           "SHAW_P", "OrnsteinUhlenbeck", "thermal_forcing", "BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator",
-           "two_mass_belt", "stick_slip_period", "one_mass_cycle", "orbit_error", "CoulombBranch", "coulomb_branch",
-           "load_coulomb_branch", "BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin",
-           "stick_slip_exists", "max_belt_speed", "min_normal_force"]
+__all__ = [
+    # exact damped Coulomb stick-slip (seed 000 §3)
+    "BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin", "stick_slip_exists",
+    "max_belt_speed", "min_normal_force", "CoulombBranch", "coulomb_branch", "load_coulomb_branch",
+    # event-driven stick-slip (seeds 000, 004)
+    "BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator", "two_mass_belt",
+    "stick_slip_period", "one_mass_cycle", "orbit_error",
+    # two-phase model of seed 001
+    "TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing", "SHAW_P",
+    "OrnsteinUhlenbeck", "thermal_forcing",
+    # quasi-static model and calibration (seed 001 §2.7, §4)
+    "QuasiStaticResponse", "quasi_static_response", "CALIBRATION_PARAMETERS", "CalibrationResult",
+    "calibrate_quasi_static", "calibration_table", "synthetic_record",
+]

@@ -265,7 +265,7 @@ def coulomb_cycle(params: BeltParameters | None = None, **values) -> CoulombCycl
     interval between the first minimum and the first maximum of y', where y' - V_b has
     exactly one root, otherwise that bracket is handed to ``brentq``.
     """
-    p = (params or BeltParameters()).with_(**values) if values else (params or BeltParameters())
+    p = (params or BeltParameters()).with_(**values)
     y0, A, phi, psi = _amplitude_phase(p)
     wA, eta = _omega_A(p), p.eta_slip
     t_min, tY = _first_extrema(p, phi, psi)

@@ -389,9 +389,9 @@ def belt_oscillator(params=None, mu_k: Callable | None = None, **values) -> Belt
     params : BeltParameters, optional
         Seed 000 Appendix B by default; ``**values`` override fields.
     mu_k : callable, optional
-        Kinetic law of the slip speed; default Coulomb ``mud``.  With
-        ``params.kinetic_slope = a`` the default is ``mud + a |V_rel|`` ... evaluated for
-        ``V_rel < 0`` (i.e. ``mud - a V_rel``), the affine law of the exact construction.
+        Kinetic coefficient as a function of the slip speed |V_rel|; default Coulomb
+        ``mud``, or, with ``params.kinetic_slope = a``, ``mud - a |V_rel|`` (that is
+        ``mud + a V_rel`` for V_rel < 0, the affine law of the exact construction).
     """
     from ._coulomb import BeltParameters
     p = (params or BeltParameters()).with_(**values)

@@ -152,9 +152,41 @@ def compare_coulomb_cmd(param, start, stop, points, branches, labels, settings, 
     near = limit * (0.999 if param == "Vb" else 1.001)
     cycles.append(coulomb_cycle(p.with_(**{param: near})))
     names.append(f"{param}={near:.4g} (near {'V_max' if param == 'Vb' else 'F_min'})")
-    files.append(plot_coulomb_phase(cycles, names, f"{out_prefix}_phase.png"))
+    # regularized orbits of the same amplitude, reconstructed from the branch coefficients
+    extra = []
+    for (label, data), path in zip(regs, branches):
+        orbit = _orbit_at_amplitude(path, phase_amplitude)
+        if orbit is not None:
+            extra.append((f"{label}, {param}={orbit[0]:.4g}", orbit[1], orbit[2]))
+    files.append(plot_coulomb_phase(cycles, names, f"{out_prefix}_phase.png", extra=extra))
     for f in files:
         click.echo(f"written {f}")
+
+
+def _orbit_at_amplitude(path, amplitude):
+    """(param, y, v) of the branch point where ptp(y) first reaches ``amplitude``, or None.
+
+    Needs a runtime-core branch file with Fourier coefficients (``load_branch``).
+    """
+    import numpy as np
+    try:
+        from ._branch import load_branch
+        br = load_branch(path)
+    except Exception:  # not a full branch file (e.g. only the column layout): skip the overlay
+        return None
+    if br.harmonics < 1 or "y" not in br.states or "v" not in br.states:
+        return None
+    ptp = np.nan_to_num(br.ptp["y"], nan=-np.inf)
+    above = np.nonzero(ptp >= amplitude)[0]
+    if above.size == 0:
+        return None
+    # the first crossing along the branch (the Helmholtz branch born at the first Hopf point,
+    # seed 000 Fig. 6), not a point of the same amplitude on the returning unstable branch
+    k = int(above[0])
+    if k > 0 and abs(ptp[k - 1] - amplitude) < abs(ptp[k] - amplitude):
+        k -= 1
+    _, x = br.time_series(k, n_t=1024)
+    return float(br.param[k]), x[br.states.index("y")], x[br.states.index("v")]
 
 
 @main.command("twophase")

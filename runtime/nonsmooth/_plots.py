@@ -80,10 +80,16 @@ def plot_coulomb_comparison(coulomb, regularized=(), out_prefix="coulomb", omega
     return files
 
 
-def plot_coulomb_phase(cycles, labels, path) -> Path:
-    """Phase portraits (y, y') of Coulomb cycles with the stick segment marked (seed 000 Figs. 3, 6)."""
+def plot_coulomb_phase(cycles, labels, path, extra=()) -> Path:
+    """Phase portraits (y, y') of Coulomb cycles with the stick segment marked (seed 000 Figs. 3, 6).
+
+    ``extra``: sequence of (label, y, v) orbits drawn in the phase plane too (e.g. regularized
+    orbits of the same amplitude reconstructed from branch files).
+    """
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    for label, y, v in extra:
+        axes[1].plot(np.append(y, y[:1]), np.append(v, v[:1]), lw=1.0, label=label)
     for cyc, label in zip(cycles, labels):
         t, y, v = cyc.sample(2000)
         axes[0].plot(t / cyc.period, y, label=f"y, {label}")

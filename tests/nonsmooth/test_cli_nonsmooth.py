@@ -53,3 +53,22 @@ def test_twophase_command(tmp_path):
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["twophase", "--h", "0"])
     assert r.exit_code != 0 and "time step" in r.output
+
+
+def test_regularized_orbit_overlay_from_a_branch_file(tmp_path):
+    # a one-harmonic branch y = a cos(w t), v = -a w sin(w t) with growing a, written by the
+    # runtime core's Branch.save: the overlay picks the first point reaching the amplitude
+    from frictionkit.runtime._branch import Branch
+    from frictionkit.runtime._cli_nonsmooth import _orbit_at_amplitude
+    a = np.array([1e-4, 2e-4, 3e-4, 4e-4, 2.6e-4])
+    w = 1200.0
+    Z = np.array([[0, ak, 0, 0, 0, -ak * w, w, 0.1 * k] for k, ak in enumerate(a)])
+    br = Branch(kind="periodic", states=("y", "v"), variables=("y", "v"), harmonics=1, index_omega=6,
+                solutions=Z, tangents=np.zeros_like(Z), param=Z[:, -1], omega=np.full(5, w),
+                ptp={"y": 2 * a, "v": 2 * a * w}, vmin={"y": -a, "v": -a * w}, vmax={"y": a, "v": a * w},
+                mean={"y": 0 * a, "v": 0 * a}, provenance={"continuation_parameter": "Vb"})
+    br.save(tmp_path / "b.h5")
+    param, y, v = _orbit_at_amplitude(tmp_path / "b.h5", 5.5e-4)
+    assert param == pytest.approx(0.2)          # 2a = 6e-4 at index 2 (not the last point)
+    assert np.ptp(y) == pytest.approx(6e-4, rel=1e-4)
+    assert np.ptp(v) == pytest.approx(6e-4 * w, rel=1e-4)

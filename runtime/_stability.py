@@ -1,0 +1,421 @@
+"""Stability of periodic orbits and criticality of Hopf points (DESIGN §5.5).
+
+Three routes to the Floquet multipliers of a periodic orbit of the original ODE
+``x' = f(x, t; p)``, all on the *original* states (no auxiliary variables, so no spurious
+multipliers):
+
+1. :func:`floquet_variational` — integrate the variational equation ``Phi' = J(x(t)) Phi``
+   over one period (``_shooting``); the monodromy's eigenvalues are the multipliers.
+2. :func:`floquet_collocation` — the monodromy of the collocation-discretised variational
+   equation, obtained by condensing the collocation Jacobian interval by interval
+   (the linearised collocation equations of interval ``i`` give the state at its end as
+   ``Phi_i`` times the state at its start; ``M = Phi_{N-1} ... Phi_0``).
+3. :func:`hill_multipliers` — Hill's method from HBM coefficients of the states: with
+   ``y = exp(s t) sum_k c_k exp(i k omega t)``, ``|k| <= H``, the variational equation becomes
+   the eigenproblem ``s c_k = sum_m Jhat_(k-m) c_m - i k omega c_k`` where ``Jhat_l`` are the
+   complex Fourier coefficients of ``J(x(t))`` (a block-Toeplitz "Hill matrix").  Of its
+   ``n (2H+1)`` eigenvalues the ``n`` with the smallest ``|Im s|`` are kept (Lazarus & Thomas,
+   C. R. Mécanique 338, 2010), and the multipliers are ``exp(T s)``.
+
+Every result reports ``trivial_multiplier_error``, the distance of the multiplier closest to
+1 from 1 (autonomous orbits): the reliability measure of issue 4.
+
+Criticality of a Hopf point of an equilibrium: :func:`first_lyapunov` (Kuznetsov,
+"Elements of applied bifurcation theory", 3rd ed., eq. (3.20) and §8.7.2: multilinear-form
+formula) with the forms ``B``, ``C`` from central finite differences of ``model.jac``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+from ._model import Model
+from .errors import ConvergenceError, InputError
+
+
+@dataclass
+class FloquetResult:
+    """Floquet multipliers of one periodic orbit.
+
+    Attributes
+    ----------
+    multipliers : ndarray, shape (n,)
+        Floquet multipliers, sorted by decreasing modulus.
+    exponents : ndarray or None
+        Floquet exponents ``s`` (Hill's method only; ``multipliers = exp(T s)``).
+    trivial_multiplier_error : float
+        ``min |multiplier - 1|`` for autonomous orbits, NaN for forced ones.
+    stable : bool
+        All non-trivial multipliers strictly inside the unit circle (within ``tol``).
+    method : str
+        "variational", "collocation" or "hill".
+    """
+
+    multipliers: np.ndarray
+    trivial_multiplier_error: float
+    stable: bool
+    method: str
+    exponents: np.ndarray | None = None
+    monodromy: np.ndarray | None = None
+
+    @property
+    def floquet_multipliers(self) -> np.ndarray:
+        return self.multipliers
+
+    def nontrivial(self) -> np.ndarray:
+        """Multipliers without the trivial one (the one closest to 1), autonomous orbits."""
+        if not np.isfinite(self.trivial_multiplier_error):
+            return self.multipliers.copy()
+        k = int(np.argmin(np.abs(self.multipliers - 1)))
+        return np.delete(self.multipliers, k)
+
+
+def _result(mult, autonomous, method, tol, exponents=None, monodromy=None):
+    order = np.argsort(-np.abs(mult), kind="stable")
+    mult = np.asarray(mult)[order]
+    if exponents is not None:
+        exponents = np.asarray(exponents)[order]
+    if autonomous:
+        k = int(np.argmin(np.abs(mult - 1)))
+        trivial = float(abs(mult[k] - 1))
+        others = np.delete(mult, k)
+    else:
+        trivial = float("nan")
+        others = mult
+    stable = bool(np.all(np.abs(others) < 1 - tol)) if others.size else True
+    return FloquetResult(multipliers=mult, trivial_multiplier_error=trivial, stable=stable, method=method,
+                         exponents=exponents, monodromy=monodromy)
+
+
+# ---------------------------------------------------------------------------------------
+# 1. variational equation
+# ---------------------------------------------------------------------------------------
+def floquet_variational(model: Model, lam: float, x0, T: float, *, rtol: float = 1e-12, atol: float = 1e-14,
+                        method: str = "LSODA", tol: float = 1e-6) -> FloquetResult:
+    """Floquet multipliers by integrating the variational equation along a known orbit.
+
+    Parameters
+    ----------
+    model : Model
+    lam : float
+    x0 : array_like, shape (n,)
+        A point of the periodic orbit at ``t = 0``.
+    T : float
+        Period.
+    rtol, atol, method :
+        ``solve_ivp`` settings (see :func:`frictionkit.runtime._shooting.find_periodic_orbit`).
+    tol : float
+        Margin for the ``stable`` flag: non-trivial multipliers must satisfy ``|mu| < 1 - tol``.
+
+    Returns
+    -------
+    FloquetResult
+    """
+    from ._shooting import _Flow, _check_options, _integrate
+
+    _check_options(method, rtol, atol, 1, 1.0)
+    x0 = np.asarray(x0, dtype=float).ravel()
+    if x0.shape != (model.n,):
+        raise InputError(f"x0 must have the {model.n} states {model.module.STATES}, got shape {x0.shape}")
+    if not T > 0:
+        raise InputError(f"T={T} must be positive")
+    flow = _Flow(model, lam, variational=True, sensitivity=False)
+    sol = _integrate(flow, x0, float(T), method=method, rtol=rtol, atol=atol)
+    _, M, _ = flow.split(sol.y[:, -1])
+    return _result(np.linalg.eigvals(M), not model.forced, "variational", tol, monodromy=M)
+
+
+def floquet_from_orbit(orbit, *, tol: float = 1e-6) -> FloquetResult:
+    """:class:`FloquetResult` of a shooting :class:`PeriodicOrbit` (its monodromy is already known)."""
+    return _result(np.linalg.eigvals(orbit.monodromy), not orbit.model.forced, "variational", tol,
+                   monodromy=orbit.monodromy)
+
+
+# ---------------------------------------------------------------------------------------
+# 2. collocation Jacobian, condensed
+# ---------------------------------------------------------------------------------------
+def floquet_collocation(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
+    """Floquet multipliers from the collocation Jacobian by condensation.
+
+    For sub-interval ``i`` the rows of the Jacobian at its ``p`` Gauss points (all N
+    variables) involve the differential variables at the interval's ``p + 1`` nodes and the
+    algebraic ones at its Gauss points.  Solving them for everything but the start node gives
+    the end node as ``Phi_i`` times the start node; the product of the ``Phi_i`` is the
+    monodromy of the discretised variational equation (period and ``lam`` fixed).  Its
+    eigenvalues converge to the Floquet multipliers at the collocation order.
+
+    Parameters
+    ----------
+    disc : CollocationDiscretization
+    Z : ndarray
+        Converged collocation unknowns.
+    tol : float
+        Margin of the ``stable`` flag.
+
+    Returns
+    -------
+    FloquetResult
+        ``multipliers`` of the differential variables (the n states for generated models).
+    """
+    J = disc.jacobian(Z).tocsr()
+    N, G, p = disc.N, disc.G, disc.degree
+    dif = np.flatnonzero(disc.differential)
+    alg = np.flatnonzero(~disc.differential)
+    nd = dif.size
+    M = np.eye(nd)
+    for i in range(disc.n_intervals):
+        rows = (np.arange(N)[:, None] * G + i * p + np.arange(p)[None, :]).ravel()
+        nodes = (i * p + np.arange(p + 1)) % G
+        start = dif * G + nodes[0]
+        inner = (dif[:, None] * G + nodes[None, 1:p]).ravel()
+        end = dif * G + nodes[p]
+        algc = (alg[:, None] * G + i * p + np.arange(p)[None, :]).ravel()
+        elim = np.concatenate([inner, algc, end])
+        A = J[rows][:, elim].toarray()
+        S = J[rows][:, start].toarray()
+        try:
+            X = np.linalg.solve(A, -S)
+        except np.linalg.LinAlgError as exc:
+            raise ConvergenceError(f"collocation condensation: singular block in interval {i}") from exc
+        M = X[-nd:] @ M
+    return _result(np.linalg.eigvals(M), disc.autonomous, "collocation", tol, monodromy=M)
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Hill's method
+# ---------------------------------------------------------------------------------------
+def hbm_states_on_grid(coefficients, n: int, harmonics: int, n_t: int) -> np.ndarray:
+    """Original states on ``n_t`` uniform points of one period from HBM coefficients.
+
+    ``coefficients[i*(2H+1) + k]``: variable ``i``, k = 0 mean, 2j-1 cos(j w t), 2j sin(j w t)
+    (layout of ``_discretization.py``); only the first ``n`` variables are read.
+    """
+    H = int(harmonics)
+    c = np.asarray(coefficients, dtype=float)[: n * (2 * H + 1)].reshape(n, 2 * H + 1)
+    theta = 2 * np.pi * np.arange(n_t) / n_t
+    j = np.arange(1, H + 1)
+    cos, sin = np.cos(np.outer(j, theta)), np.sin(np.outer(j, theta))
+    return c[:, :1] + c[:, 1::2] @ cos + c[:, 2::2] @ sin
+
+
+def hbm_coefficients_from_samples(samples, harmonics: int) -> np.ndarray:
+    """HBM coefficients (layout of ``_discretization.py``) of uniformly sampled periodic signals.
+
+    Parameters
+    ----------
+    samples : ndarray, shape (n, n_t)
+        One period, endpoint excluded, ``n_t >= 2 H + 1``.
+    harmonics : int
+
+    Returns
+    -------
+    ndarray, shape (n * (2H+1),)
+    """
+    x = np.atleast_2d(np.asarray(samples, dtype=float))
+    n, n_t = x.shape
+    H = int(harmonics)
+    if n_t < 2 * H + 1:
+        raise InputError(f"{n_t} samples cannot resolve harmonics={H}: need at least 2H+1 = {2 * H + 1}")
+    X = np.fft.rfft(x, axis=1) / n_t
+    out = np.zeros((n, 2 * H + 1))
+    out[:, 0] = X[:, 0].real
+    out[:, 1::2] = 2 * X[:, 1: H + 1].real
+    out[:, 2::2] = -2 * X[:, 1: H + 1].imag
+    return out.ravel()
+
+
+def hill_matrix(model: Model, lam: float, coefficients, omega: float, harmonics: int, *,
+                n_time: int | None = None) -> np.ndarray:
+    """Hill matrix ``Jhat_(k-m) - i k omega delta_km`` (complex, size n(2H+1)).
+
+    ``J(x(t))`` of the original ODE is sampled on ``n_time`` points (default
+    ``max(8H, 64)``, so that its harmonics up to ``2H`` are computed with little aliasing) and
+    its Fourier coefficients by FFT.  Unknown ordering: harmonic-major, ``c[(k+H)*n + i]``.
+    """
+    n, H = model.n, int(harmonics)
+    if H < 1:
+        raise InputError(f"harmonics={harmonics} must be >= 1 for Hill's method")
+    if not omega > 0:
+        raise InputError(f"omega={omega} must be positive")
+    n_time = int(n_time or max(8 * H, 64))
+    if n_time < 4 * H + 1:
+        raise InputError(f"n_time={n_time} must be at least 4H+1 = {4 * H + 1}")
+    x = hbm_states_on_grid(coefficients, n, H, n_time)
+    t = 2 * np.pi / omega * np.arange(n_time) / n_time
+    Jt = np.asarray(model.jac(t, x, lam), dtype=float)          # (n, n, n_time)
+    Jhat = np.fft.fft(Jt, axis=2) / n_time                        # Jhat[..., l] for l mod n_time
+    K = 2 * H + 1
+    hill = np.zeros((K * n, K * n), dtype=complex)
+    for a in range(K):          # row harmonic k = a - H
+        for b in range(K):      # column harmonic m = b - H
+            hill[a * n:(a + 1) * n, b * n:(b + 1) * n] = Jhat[:, :, (a - b) % n_time]
+    hill -= np.diag(np.repeat(1j * omega * np.arange(-H, H + 1), n))
+    return hill
+
+
+def _real_form(hill, n, H):
+    """Similar real matrix of the complex Hill matrix (basis mean, cos, sin per harmonic).
+
+    With complex coefficients ``c_0 = r_0``, ``c_(+-k) = (a_k -+ i b_k) / 2`` the similarity
+    ``P^-1 hill P`` is real for a real ``J(t)``; its eigenvalues are the same and a real
+    eigensolver is several times cheaper.
+    """
+    def idx(k):                                 # rows/cols of complex harmonic k
+        return slice((k + H) * n, (k + H + 1) * n)
+
+    K = 2 * H + 1
+    X = np.empty_like(hill)                     # hill @ P
+    X[:, 0:n] = hill[:, idx(0)]
+    for k in range(1, H + 1):
+        cp, cm = hill[:, idx(k)], hill[:, idx(-k)]
+        X[:, (2 * k - 1) * n:(2 * k) * n] = (cp + cm) / 2
+        X[:, (2 * k) * n:(2 * k + 1) * n] = 1j * (cm - cp) / 2
+    Y = np.empty((K * n, K * n), dtype=complex)  # P^-1 @ X
+    Y[0:n] = X[idx(0)]
+    for k in range(1, H + 1):
+        rp, rm = X[idx(k)], X[idx(-k)]
+        Y[(2 * k - 1) * n:(2 * k) * n] = rp + rm
+        Y[(2 * k) * n:(2 * k + 1) * n] = 1j * (rp - rm)
+    return Y.real
+
+
+def hill_multipliers(model: Model, lam: float, coefficients, omega: float, harmonics: int, *,
+                     n_time: int | None = None, tol: float = 1e-6) -> FloquetResult:
+    """Floquet multipliers of an HBM orbit by Hill's method (module docstring, route 3).
+
+    Parameters
+    ----------
+    model : Model
+        Only ``model.jac`` (the original ODE's Jacobian) is used: no auxiliary variables.
+    lam : float
+    coefficients : array_like
+        HBM coefficients in the layout of ``_discretization.py``; the first ``n`` variables
+        (the original states) are read, so the whole HBM unknown vector may be passed.
+    omega : float
+        Angular frequency of the orbit.
+    harmonics : int
+        ``H`` of the coefficients (the Hill matrix uses the same truncation).
+    n_time : int, optional
+        Samples of ``J(x(t))`` for its Fourier coefficients (default ``max(8H, 64)``).
+    tol : float
+        Margin of the ``stable`` flag.
+
+    Returns
+    -------
+    FloquetResult
+        ``exponents`` are the kept Floquet exponents ``s``; ``multipliers = exp(2 pi s / omega)``.
+
+    Notes
+    -----
+    The selection by smallest ``|Im s|`` cannot tell the two members ``a +- i omega/2`` of
+    one family apart (a negative real multiplier, e.g. at a period doubling); there the
+    eigenvector's harmonic content would be needed.
+    """
+    hill = _real_form(hill_matrix(model, lam, coefficients, omega, harmonics, n_time=n_time), model.n,
+                      int(harmonics))
+    s = np.linalg.eigvals(hill)
+    keep = np.argsort(np.abs(s.imag), kind="stable")[: model.n]
+    s = s[keep]
+    T = 2 * np.pi / omega
+    return _result(np.exp(T * s), not model.forced, "hill", tol, exponents=s)
+
+
+# ---------------------------------------------------------------------------------------
+# first Lyapunov coefficient
+# ---------------------------------------------------------------------------------------
+def _multilinear(real_form, *args):
+    """Evaluate a real multilinear form on complex arguments by expanding real/imag parts."""
+    parts = [(np.real(a), np.imag(a)) for a in args]
+    out = np.zeros(np.shape(args[0]), dtype=complex)
+    for choice in product((0, 1), repeat=len(args)):
+        if any(not np.any(parts[k][c]) for k, c in enumerate(choice)):
+            continue          # a zero argument: the term vanishes
+        vecs = [parts[k][c] for k, c in enumerate(choice)]
+        out = out + (1j ** sum(choice)) * real_form(*vecs)
+    return out
+
+
+def first_lyapunov(model: Model, lam: float, x_eq, *, t: float = 0.0, step: float | None = None) -> dict:
+    """First Lyapunov coefficient at a Hopf point of an equilibrium of the original ODE.
+
+    Kuznetsov's formula (Elements of applied bifurcation theory, eq. (3.20)):
+
+        l1 = Re[ <p, C(q,q,qb)> - 2 <p, B(q, A^-1 B(q,qb))> + <p, B(qb, (2 i w0 - A)^-1 B(q,q))> ] / (2 w0)
+
+    with ``A = df/dx`` at the equilibrium, ``A q = i w0 q``, ``A^T p = -i w0 p``,
+    ``<q, q> = 1``, ``<p, q> = 1`` (``<a, b> = conj(a) . b``).  ``B(u, v)`` and
+    ``C(u, v, w)`` (second and third derivatives of ``f``) come from central differences of
+    ``model.jac`` along ``u`` (and ``v``) with step ``h = eps**(1/4) * scale`` (default scale
+    ``max(1, |x_eq|)``; relative error about 1e-8).
+
+    ``l1 < 0``: supercritical (a stable cycle is born); ``l1 > 0``: subcritical.  The value
+    depends on the normalisation of ``q``; its sign does not.  The pair of eigenvalues closest
+    to the imaginary axis (with non-zero imaginary part) is used; its real part is returned
+    as ``re_lambda`` so the caller can check it is a Hopf point.
+
+    Parameters
+    ----------
+    model : Model
+    lam : float
+        Parameter value at the Hopf point.
+    x_eq : array_like, shape (n,)
+        The equilibrium.
+    t : float
+        Time at which an (autonomous) ``jac`` is evaluated.
+    step : float, optional
+        Finite-difference step (absolute, along unit vectors).
+
+    Returns
+    -------
+    dict
+        ``l1``, ``omega0``, ``re_lambda``, ``q``, ``p``, ``criticality``
+        ("supercritical" / "subcritical").
+    """
+    if model.forced:
+        raise InputError("first_lyapunov needs an autonomous model (an equilibrium of x' = f(x))")
+    x_eq = np.asarray(x_eq, dtype=float).ravel()
+    n = model.n
+    if x_eq.shape != (n,):
+        raise InputError(f"x_eq must have the {n} states {model.module.STATES}, got shape {x_eq.shape}")
+    A = np.asarray(model.jac(t, x_eq, lam), dtype=float)
+    ev, V = np.linalg.eig(A)
+    cand = np.flatnonzero(ev.imag > 0)
+    if cand.size == 0:
+        raise InputError(f"no complex eigenvalue pair of df/dx at lam={lam}: not a Hopf point")
+    k = cand[np.argmin(np.abs(ev[cand].real))]
+    w0 = ev[k].imag
+    q = V[:, k] / np.linalg.norm(V[:, k])
+    evT, W = np.linalg.eig(A.T)
+    kT = np.argmin(np.abs(evT - np.conj(ev[k])))
+    pvec = W[:, kT]
+    pvec = pvec / np.conj(np.vdot(pvec, q))        # <p, q> = conj(p) . q = 1
+    scale = max(1.0, float(np.max(np.abs(x_eq))))
+    h = step or np.finfo(float).eps ** 0.25 * scale
+
+    def jac_at(d):
+        return np.asarray(model.jac(t, x_eq + d, lam), dtype=float)
+
+    def B_real(u, v):
+        return (jac_at(h * u) - jac_at(-h * u)) @ v / (2 * h)
+
+    def C_real(u, v, w):
+        return (jac_at(h * u + h * v) - jac_at(h * u - h * v) - jac_at(-h * u + h * v)
+                + jac_at(-h * u - h * v)) @ w / (4 * h * h)
+
+    def B(u, v):
+        return _multilinear(B_real, u, v)
+
+    def C(u, v, w):
+        return _multilinear(C_real, u, v, w)
+
+    qb = np.conj(q)
+    b_qqb = B(q, qb)
+    b_qq = B(q, q)
+    term1 = np.vdot(pvec, C(q, q, qb))
+    term2 = -2 * np.vdot(pvec, B(q, np.linalg.solve(A, b_qqb)))
+    term3 = np.vdot(pvec, B(qb, np.linalg.solve(2j * w0 * np.eye(n) - A, b_qq)))
+    l1 = float(np.real(term1 + term2 + term3) / (2 * w0))
+    return dict(l1=l1, omega0=float(w0), re_lambda=float(ev[k].real), q=q, p=pvec,
+                criticality="supercritical" if l1 < 0 else "subcritical")

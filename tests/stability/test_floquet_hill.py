@@ -1,0 +1,140 @@
+"""Floquet multipliers three ways (variational, collocation condensation, Hill) and Hopf criticality."""
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from frictionkit.runtime._collocation import collocation_orbit
+from frictionkit.runtime._shooting import find_periodic_orbit
+from frictionkit.runtime._stability import (first_lyapunov, floquet_collocation, floquet_from_orbit,
+                                            floquet_variational, hbm_coefficients_from_samples,
+                                            hbm_states_on_grid, hill_multipliers)
+from frictionkit.runtime.errors import InputError
+from tests.stability._orbits import belt, belt_orbit, vdp, vdp_orbit
+
+
+def _hill_of_orbit(orbit, H):
+    """Hill multipliers from HBM coefficients obtained by FFT of the shooting orbit."""
+    coeffs = hbm_coefficients_from_samples(orbit.samples(4 * H), H)
+    return hill_multipliers(orbit.model, orbit.lam, coeffs, orbit.omega, H)
+
+
+@pytest.mark.parametrize("Vb, H", [(0.5, 60), (2.0, 160)])
+def test_hill_agrees_with_variational_floquet(Vb, H):
+    # issue 4: Floquet (variational) and Hill agree to 1e-6 on the non-trivial multiplier at
+    # W1 (Vb = 0.5) and W2 (Vb = 2.0), n = 10; H = 160 is needed at W2 (sharper orbit)
+    orbit = belt_orbit(Vb)
+    var = floquet_from_orbit(orbit)
+    hill = _hill_of_orbit(orbit, H)
+    assert var.trivial_multiplier_error < 1e-8
+    assert hill.trivial_multiplier_error < 1e-6
+    assert abs(hill.nontrivial()[0] - var.nontrivial()[0]) < 1e-6
+    # seed 000 Fig. 4: the upper branch between B1 and the fold is stable
+    assert var.stable and hill.stable
+
+
+@pytest.mark.parametrize("Vb, n_int, tol", [(0.5, 160, 1e-8), (2.0, 800, 1e-6)])
+def test_collocation_floquet_agrees_with_variational(Vb, n_int, tol):
+    orbit = belt_orbit(Vb)
+    disc, Z, _ = collocation_orbit(orbit.model, orbit, n_intervals=n_int)
+    col = floquet_collocation(disc, Z)
+    var = floquet_from_orbit(orbit)
+    assert col.trivial_multiplier_error < tol
+    assert abs(col.nontrivial()[0] - var.nontrivial()[0]) < tol
+
+
+def test_vdp_three_ways_against_liouville():
+    # Liouville: the product of the multipliers is exp(int_0^T tr J dt) = exp(int (mu - x^2) dt),
+    # and the trivial one is 1: an analytic check independent of any monodromy
+    mu = 1.0
+    orbit = vdp_orbit(mu)
+    x = orbit.samples(512)
+    expected = np.exp(orbit.T * np.mean(mu - x[0] ** 2))
+    var = floquet_variational(orbit.model, mu, orbit.x0, orbit.T)
+    hill = _hill_of_orbit(orbit, 40)
+    disc, Z, _ = collocation_orbit(orbit.model, orbit, n_intervals=100)
+    col = floquet_collocation(disc, Z)
+    for res in (var, hill, col):
+        assert res.trivial_multiplier_error < 1e-7, res.method
+        assert res.nontrivial()[0].real == pytest.approx(expected, rel=1e-6), res.method
+        assert res.stable
+
+
+def test_hbm_coefficient_layout_round_trip():
+    # mean, cos, sin layout of _discretization.py: x = 1 + 2 cos(wt) - 3 sin(2wt)
+    theta = 2 * np.pi * np.arange(16) / 16
+    x = np.vstack([1 + 2 * np.cos(theta) - 3 * np.sin(2 * theta), np.cos(3 * theta)])
+    c = hbm_coefficients_from_samples(x, 3)
+    assert np.allclose(c[:7], [1, 2, 0, 0, -3, 0, 0], atol=1e-14)
+    assert np.allclose(c[7:], [0, 0, 0, 0, 0, 1, 0], atol=1e-14)
+    assert np.allclose(hbm_states_on_grid(c, 2, 3, 16), x, atol=1e-13)
+    with pytest.raises(InputError, match="harmonics"):
+        hbm_coefficients_from_samples(x, 8)
+
+
+def test_first_lyapunov_vdp_analytic():
+    # x'' - (mu - x^2) x' + x = 0 at mu = 0: A = [[0, 1], [-1, 0]], q = (1, i)/sqrt2,
+    # p = (1, i)/sqrt2, B = 0, C(q, q, qb)_2 = -2 (q1 q1 qb2 + 2 q1 q2 qb1) = -i/sqrt2,
+    # so l1 = Re(conj(p2) C_2) / 2 = -1/4 (supercritical)
+    res = first_lyapunov(vdp(), 0.0, [0.0, 0.0])
+    assert res["l1"] == pytest.approx(-0.25, rel=1e-6)
+    assert res["criticality"] == "supercritical"
+    assert res["omega0"] == pytest.approx(1.0)
+
+
+def test_first_lyapunov_predicts_vdp_cycle_amplitude():
+    # normal form r^2 = -Re(lambda'(0)) mu / (l1 w0) with Re(lambda) = mu / 2 gives the
+    # amplitude 2 |q_1| r of x; compare with shooting at small mu (an independent route)
+    res = first_lyapunov(vdp(), 0.0, [0.0, 0.0])
+    mu = 1e-3
+    r = np.sqrt(-0.5 * mu / (res["l1"] * res["omega0"]))
+    predicted = 2 * abs(res["q"][0]) * r
+    orbit = find_periodic_orbit(vdp(), mu, [predicted, 0.0], 2 * np.pi)
+    assert orbit.ptp[0] / 2 == pytest.approx(predicted, rel=2e-3)
+
+
+def _belt_equilibrium(model, Vb):
+    p = dict(zip(model.module.PARAMETERS, model.param_vector(Vb)))
+    mu = model.module.contact_law(-Vb, model.param_vector(Vb))
+    return np.array([p["FN"] / (p["M1"] * p["omega1"] ** 2) * float(mu), 0.0])
+
+
+def _trace(model, Vb):
+    return np.trace(model.jac(0.0, _belt_equilibrium(model, Vb), Vb))
+
+
+def test_belt_hopf_points_b1_super_b3_sub():
+    # seed 000 §4.2 (n = 10, FN = 5 N): B1 ~ 0.14 m/s supercritical, B3 ~ 3.65 m/s subcritical.
+    # Hopf points: tr J = 0 <=> 2 zeta omega1 = (FN/M1) mu_n'(-Vb), found here by brentq.
+    model = belt(10, 5.0)
+    b1 = brentq(lambda v: _trace(model, v), 0.05, 0.5, xtol=1e-14)
+    b3 = brentq(lambda v: _trace(model, v), 2.0, 6.0, xtol=1e-14)
+    assert b1 == pytest.approx(0.14, abs=0.01) and b3 == pytest.approx(3.65, abs=0.01)
+    r1 = first_lyapunov(model, b1, _belt_equilibrium(model, b1))
+    r3 = first_lyapunov(model, b3, _belt_equilibrium(model, b3))
+    assert abs(r1["re_lambda"]) < 1e-8 * r1["omega0"]
+    assert r1["l1"] < 0 and r1["criticality"] == "supercritical"
+    assert r3["l1"] > 0 and r3["criticality"] == "subcritical"
+
+
+@pytest.mark.parametrize("n, expected", [(10, "supercritical"), (25, "subcritical")])
+def test_belt_fn_hopf_criticality(n, expected):
+    # seed 000 §4.3 / DESIGN §6: the FN-continuation Hopf at Vb = 0.2 m/s is supercritical for
+    # n = 10 and subcritical for n = 25.  The sign of l1 does not depend on the continued
+    # parameter, so l1 is computed at (FN_H, Vb = 0.2) with FN_H from tr J = 0 (linear in FN).
+    Vb = 0.2
+    base = belt(n, 1.0)
+    slope = _trace(base, Vb) - _trace(belt(n, 0.0), Vb)        # d tr J / d FN
+    FN_h = -_trace(belt(n, 0.0), Vb) / slope
+    model = belt(n, FN_h)
+    x_eq = _belt_equilibrium(model, Vb)
+    res = first_lyapunov(model, Vb, x_eq)
+    assert abs(res["re_lambda"]) < 1e-8 * res["omega0"]
+    assert res["criticality"] == expected
+
+
+def test_first_lyapunov_bad_input():
+    with pytest.raises(InputError, match="x_eq"):
+        first_lyapunov(vdp(), 0.0, [0.0])
+    with pytest.raises(InputError, match="Hopf"):
+        # mu = 3: two real eigenvalues, no complex pair
+        first_lyapunov(vdp(), 3.0, [0.0, 0.0])

@@ -62,7 +62,9 @@ def coulomb_cmd(vb, fn, settings, as_json):
            "period": cyc.period, "omega": cyc.omega, "t1": cyc.t1, "ptp_y": cyc.ptp["y"], "ptp_v": cyc.ptp["v"],
            "V_max": vmax[0], "V_max_bracket": list(vmax), "F_min": fmin[0], "F_min_bracket": list(fmin)}
     if as_json:
-        click.echo(json.dumps(out, indent=2))
+        # NaN (no cycle) is not JSON: null instead
+        click.echo(json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()},
+                              indent=2))
         return
     click.echo(f"belt oscillator, Coulomb law (mus={p.mus}, mud={p.mud}), Vb={p.Vb} m/s, FN={p.FN} N")
     if cyc.exists:

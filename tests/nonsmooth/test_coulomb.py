@@ -119,3 +119,15 @@ def test_bad_input_names_parameter():
         coulomb_branch("FN", [-1.0, 2.0])
     with pytest.raises(InputError, match="continuation parameter"):
         coulomb_branch("zeta", [0.1])
+
+
+def test_small_belt_speed_limit():
+    # V_b -> 0: the slip is half a damped oscillation about F1 mud / omega1^2 started from rest at
+    # F1 mus / omega1^2, so ptp(y) -> F1 (mus - mud) / omega1^2 (1 + exp(-eta1 pi / omega_A)),
+    # and the stick lasts ~ 1/V_b, so the pulsation -> 0 (seed 000 §4.2, Coulomb remarks)
+    p = BeltParameters(Vb=1e-8)
+    cyc = coulomb_cycle(p)
+    wA = p.omega1 * math.sqrt(1 - p.zeta**2)
+    ptp = p.F1 * (p.mus - p.mud) / p.omega1**2 * (1 + math.exp(-p.eta1 * math.pi / wA))
+    assert cyc.ptp["y"] == pytest.approx(ptp, rel=1e-6)
+    assert cyc.omega < 1e-3 * p.omega1

@@ -115,6 +115,22 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx["quad_np"] = [f"out[{k}] += qc[{t}] * a[{i}] * b[{j}]" for t, (k, i, j, _) in enumerate(system.Q)]
     ctx["quad_jac_np"] = [line for t, (k, i, j, _) in enumerate(system.Q)
                           for line in (f"out[{k}, {i}] += qc[{t}] * u[{j}]", f"out[{k}, {j}] += qc[{t}] * u[{i}]")]
+    # sparse Jacobian of Q(u, u): one output row per structurally nonzero entry (k, col)
+    pairs = []
+    for k, i, j, _ in system.Q:
+        for col in (i, j):
+            if (k, col) not in pairs:
+                pairs.append((k, col))
+    pos = {pc: e for e, pc in enumerate(pairs)}
+    ctx["JQ_K"] = repr([k for k, _ in pairs])
+    ctx["JQ_COL"] = repr([c for _, c in pairs])
+    ctx["NJQ"] = len(pairs)
+    ctx["quad_jac_sparse_np"] = [line for t, (k, i, j, _) in enumerate(system.Q)
+                                 for line in (f"out[{pos[(k, i)]}] += qc[{t}] * u[{j}]",
+                                              f"out[{pos[(k, j)]}] += qc[{t}] * u[{i}]")]
+    ctx["quad_jac_sparse_cy"] = [line for t, (k, i, j, _) in enumerate(system.Q)
+                                 for line in (f"out[{pos[(k, i)]}, m] += qc[{t}] * u[{j}, m]",
+                                              f"out[{pos[(k, j)]}, m] += qc[{t}] * u[{i}, m]")] or ["pass"]
     t_, o_, _ = cse_lines(system.ode_rhs, npp, prefix="_f")
     ctx["rhs_np"] = _Block(t_, [f"out[{i}] = {e}" for i, e in enumerate(o_)])
     jac_entries = [(i, j, e) for i, row in enumerate(system.ode_jac) for j, e in enumerate(row) if e != 0]

@@ -37,6 +37,8 @@ Q_J = numpy.array([], dtype=numpy.intp)
 B_K = numpy.array([], dtype=numpy.intp)
 B_J = numpy.array([], dtype=numpy.intp)
 B_L = numpy.array([], dtype=numpy.intp)
+JQ_K = numpy.array([], dtype=numpy.intp)
+JQ_COL = numpy.array([], dtype=numpy.intp)
 POINT_ROWS = ()
 CONTACTS = ('bit',)
 _N = 2
@@ -120,6 +122,12 @@ def quad(qc, a, b):
 def quad_jac(qc, u):
     """Jacobian of Q(u, u) with respect to u on a batch: u (N, M) -> (N, N, M)."""
     out = numpy.zeros((_N,) + u.shape)
+    return out
+
+
+def quad_jac_sparse(qc, u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    out = numpy.zeros((len(JQ_K),) + u.shape[1:])
     return out
 
 

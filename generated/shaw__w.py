@@ -44,6 +44,8 @@ Q_J = numpy.array([1, 2, 1, 2, 4], dtype=numpy.intp)
 B_K = numpy.array([], dtype=numpy.intp)
 B_J = numpy.array([], dtype=numpy.intp)
 B_L = numpy.array([], dtype=numpy.intp)
+JQ_K = numpy.array([2, 2, 3, 4, 4, 4, 4], dtype=numpy.intp)
+JQ_COL = numpy.array([1, 2, 1, 1, 2, 3, 4], dtype=numpy.intp)
 POINT_ROWS = ()
 CONTACTS = ('ground',)
 _N = 5
@@ -164,6 +166,22 @@ def quad_jac(qc, u):
     out[4, 2] += qc[3] * u[1]
     out[4, 3] += qc[4] * u[4]
     out[4, 4] += qc[4] * u[3]
+    return out
+
+
+def quad_jac_sparse(qc, u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    out = numpy.zeros((len(JQ_K),) + u.shape[1:])
+    out[0] += qc[0] * u[1]
+    out[0] += qc[0] * u[1]
+    out[1] += qc[1] * u[2]
+    out[1] += qc[1] * u[2]
+    out[2] += qc[2] * u[1]
+    out[2] += qc[2] * u[1]
+    out[3] += qc[3] * u[2]
+    out[4] += qc[3] * u[1]
+    out[5] += qc[4] * u[4]
+    out[6] += qc[4] * u[3]
     return out
 
 

@@ -46,6 +46,8 @@ Q_J = numpy.array([1, 2, 1, 2, 4], dtype=numpy.intp)
 B_K = numpy.array([], dtype=numpy.intp)
 B_J = numpy.array([], dtype=numpy.intp)
 B_L = numpy.array([], dtype=numpy.intp)
+JQ_K = numpy.array([2, 2, 3, 4, 4, 4, 4], dtype=numpy.intp)
+JQ_COL = numpy.array([1, 2, 1, 1, 2, 3, 4], dtype=numpy.intp)
 POINT_ROWS = ()
 CONTACTS = ('ground',)
 _N = 5
@@ -172,6 +174,25 @@ def quad_jac(const double[::1] qc, const double[:, ::1] u):
         out[4, 2, m] += qc[3] * u[1, m]
         out[4, 3, m] += qc[4] * u[4, m]
         out[4, 4, m] += qc[4] * u[3, m]
+    return out_arr
+
+
+def quad_jac_sparse(const double[::1] qc, const double[:, ::1] u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    cdef Py_ssize_t M = u.shape[1], m
+    out_arr = numpy.zeros((7, M))
+    cdef double[:, ::1] out = out_arr
+    for m in range(M):
+        out[0, m] += qc[0] * u[1, m]
+        out[0, m] += qc[0] * u[1, m]
+        out[1, m] += qc[1] * u[2, m]
+        out[1, m] += qc[1] * u[2, m]
+        out[2, m] += qc[2] * u[1, m]
+        out[2, m] += qc[2] * u[1, m]
+        out[3, m] += qc[3] * u[2, m]
+        out[4, m] += qc[3] * u[1, m]
+        out[5, m] += qc[4] * u[4, m]
+        out[6, m] += qc[4] * u[3, m]
     return out_arr
 
 

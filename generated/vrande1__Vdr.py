@@ -43,6 +43,8 @@ Q_J = numpy.array([2, 2, 5, 7], dtype=numpy.intp)
 B_K = numpy.array([4], dtype=numpy.intp)
 B_J = numpy.array([3], dtype=numpy.intp)
 B_L = numpy.array([4], dtype=numpy.intp)
+JQ_K = numpy.array([3, 5, 5, 7, 7], dtype=numpy.intp)
+JQ_COL = numpy.array([2, 2, 5, 6, 7], dtype=numpy.intp)
 POINT_ROWS = (4,)
 CONTACTS = ('belt',)
 _N = 8
@@ -172,6 +174,20 @@ def quad_jac(qc, u):
     out[5, 5] += qc[2] * u[5]
     out[7, 6] += qc[3] * u[7]
     out[7, 7] += qc[3] * u[6]
+    return out
+
+
+def quad_jac_sparse(qc, u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    out = numpy.zeros((len(JQ_K),) + u.shape[1:])
+    out[0] += qc[0] * u[2]
+    out[0] += qc[0] * u[2]
+    out[1] += qc[1] * u[2]
+    out[1] += qc[1] * u[2]
+    out[2] += qc[2] * u[5]
+    out[2] += qc[2] * u[5]
+    out[3] += qc[3] * u[7]
+    out[4] += qc[3] * u[6]
     return out
 
 

@@ -53,6 +53,8 @@ Q_J = numpy.array([4, 4, 7, 9, 10, 10, 13, 15], dtype=numpy.intp)
 B_K = numpy.array([6, 12], dtype=numpy.intp)
 B_J = numpy.array([5, 11], dtype=numpy.intp)
 B_L = numpy.array([6, 12], dtype=numpy.intp)
+JQ_K = numpy.array([5, 7, 7, 9, 9, 11, 13, 13, 15, 15], dtype=numpy.intp)
+JQ_COL = numpy.array([4, 4, 7, 8, 9, 10, 10, 13, 14, 15], dtype=numpy.intp)
 POINT_ROWS = (6, 12)
 CONTACTS = ('m1', 'm2')
 _N = 16
@@ -242,6 +244,28 @@ def quad_jac(qc, u):
     out[13, 13] += qc[6] * u[13]
     out[15, 14] += qc[7] * u[15]
     out[15, 15] += qc[7] * u[14]
+    return out
+
+
+def quad_jac_sparse(qc, u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    out = numpy.zeros((len(JQ_K),) + u.shape[1:])
+    out[0] += qc[0] * u[4]
+    out[0] += qc[0] * u[4]
+    out[1] += qc[1] * u[4]
+    out[1] += qc[1] * u[4]
+    out[2] += qc[2] * u[7]
+    out[2] += qc[2] * u[7]
+    out[3] += qc[3] * u[9]
+    out[4] += qc[3] * u[8]
+    out[5] += qc[4] * u[10]
+    out[5] += qc[4] * u[10]
+    out[6] += qc[5] * u[10]
+    out[6] += qc[5] * u[10]
+    out[7] += qc[6] * u[13]
+    out[7] += qc[6] * u[13]
+    out[8] += qc[7] * u[15]
+    out[9] += qc[7] * u[14]
     return out
 
 

@@ -55,6 +55,8 @@ Q_J = numpy.array([4, 4, 7, 9, 10, 10, 13, 15], dtype=numpy.intp)
 B_K = numpy.array([6, 12], dtype=numpy.intp)
 B_J = numpy.array([5, 11], dtype=numpy.intp)
 B_L = numpy.array([6, 12], dtype=numpy.intp)
+JQ_K = numpy.array([5, 7, 7, 9, 9, 11, 13, 13, 15, 15], dtype=numpy.intp)
+JQ_COL = numpy.array([4, 4, 7, 8, 9, 10, 10, 13, 14, 15], dtype=numpy.intp)
 POINT_ROWS = (6, 12)
 CONTACTS = ('m1', 'm2')
 _N = 16
@@ -250,6 +252,31 @@ def quad_jac(const double[::1] qc, const double[:, ::1] u):
         out[13, 13, m] += qc[6] * u[13, m]
         out[15, 14, m] += qc[7] * u[15, m]
         out[15, 15, m] += qc[7] * u[14, m]
+    return out_arr
+
+
+def quad_jac_sparse(const double[::1] qc, const double[:, ::1] u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    cdef Py_ssize_t M = u.shape[1], m
+    out_arr = numpy.zeros((10, M))
+    cdef double[:, ::1] out = out_arr
+    for m in range(M):
+        out[0, m] += qc[0] * u[4, m]
+        out[0, m] += qc[0] * u[4, m]
+        out[1, m] += qc[1] * u[4, m]
+        out[1, m] += qc[1] * u[4, m]
+        out[2, m] += qc[2] * u[7, m]
+        out[2, m] += qc[2] * u[7, m]
+        out[3, m] += qc[3] * u[9, m]
+        out[4, m] += qc[3] * u[8, m]
+        out[5, m] += qc[4] * u[10, m]
+        out[5, m] += qc[4] * u[10, m]
+        out[6, m] += qc[5] * u[10, m]
+        out[6, m] += qc[5] * u[10, m]
+        out[7, m] += qc[6] * u[13, m]
+        out[7, m] += qc[6] * u[13, m]
+        out[8, m] += qc[7] * u[15, m]
+        out[9, m] += qc[7] * u[14, m]
     return out_arr
 
 

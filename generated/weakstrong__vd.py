@@ -46,6 +46,8 @@ Q_J = numpy.array([2, 3, 3, 4, 4, 5, 7], dtype=numpy.intp)
 B_K = numpy.array([4], dtype=numpy.intp)
 B_J = numpy.array([4], dtype=numpy.intp)
 B_L = numpy.array([3], dtype=numpy.intp)
+JQ_K = numpy.array([3, 3, 5, 5, 6, 6, 7, 7, 7, 7, 7], dtype=numpy.intp)
+JQ_COL = numpy.array([2, 3, 2, 3, 3, 4, 2, 4, 5, 6, 7], dtype=numpy.intp)
 POINT_ROWS = (4,)
 CONTACTS = ('belt',)
 _N = 8
@@ -183,6 +185,26 @@ def quad_jac(qc, u):
     out[7, 5] += qc[5] * u[4]
     out[7, 6] += qc[6] * u[7]
     out[7, 7] += qc[6] * u[6]
+    return out
+
+
+def quad_jac_sparse(qc, u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    out = numpy.zeros((len(JQ_K),) + u.shape[1:])
+    out[0] += qc[0] * u[2]
+    out[0] += qc[0] * u[2]
+    out[1] += qc[1] * u[3]
+    out[1] += qc[1] * u[3]
+    out[2] += qc[2] * u[3]
+    out[3] += qc[2] * u[2]
+    out[4] += qc[3] * u[4]
+    out[5] += qc[3] * u[3]
+    out[6] += qc[4] * u[4]
+    out[7] += qc[4] * u[2]
+    out[7] += qc[5] * u[5]
+    out[8] += qc[5] * u[4]
+    out[9] += qc[6] * u[7]
+    out[10] += qc[6] * u[6]
     return out
 
 

@@ -48,6 +48,8 @@ Q_J = numpy.array([2, 3, 3, 4, 4, 5, 7], dtype=numpy.intp)
 B_K = numpy.array([4], dtype=numpy.intp)
 B_J = numpy.array([4], dtype=numpy.intp)
 B_L = numpy.array([3], dtype=numpy.intp)
+JQ_K = numpy.array([3, 3, 5, 5, 6, 6, 7, 7, 7, 7, 7], dtype=numpy.intp)
+JQ_COL = numpy.array([2, 3, 2, 3, 3, 4, 2, 4, 5, 6, 7], dtype=numpy.intp)
 POINT_ROWS = (4,)
 CONTACTS = ('belt',)
 _N = 8
@@ -191,6 +193,29 @@ def quad_jac(const double[::1] qc, const double[:, ::1] u):
         out[7, 5, m] += qc[5] * u[4, m]
         out[7, 6, m] += qc[6] * u[7, m]
         out[7, 7, m] += qc[6] * u[6, m]
+    return out_arr
+
+
+def quad_jac_sparse(const double[::1] qc, const double[:, ::1] u):
+    """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
+    cdef Py_ssize_t M = u.shape[1], m
+    out_arr = numpy.zeros((11, M))
+    cdef double[:, ::1] out = out_arr
+    for m in range(M):
+        out[0, m] += qc[0] * u[2, m]
+        out[0, m] += qc[0] * u[2, m]
+        out[1, m] += qc[1] * u[3, m]
+        out[1, m] += qc[1] * u[3, m]
+        out[2, m] += qc[2] * u[3, m]
+        out[3, m] += qc[2] * u[2, m]
+        out[4, m] += qc[3] * u[4, m]
+        out[5, m] += qc[3] * u[3, m]
+        out[6, m] += qc[4] * u[4, m]
+        out[7, m] += qc[4] * u[2, m]
+        out[7, m] += qc[5] * u[5, m]
+        out[8, m] += qc[5] * u[4, m]
+        out[9, m] += qc[6] * u[7, m]
+        out[10, m] += qc[6] * u[6, m]
     return out_arr
 
 

@@ -46,7 +46,9 @@ Contract (numbered as in scipy's ``OdeSolver``):
 8. Contacts (for motion classification): ``CONTACTS`` (tuple of str),
    ``contact_velocity(x, t, p) -> (n_contacts, ...)`` and ``contact_law(vr, p)`` giving
    the friction coefficient of each contact at relative velocities ``vr``.
-9. Optional ``SAMPLED`` (bool, default False): the module carries only the original ODE
+9. Optional (generated modules have it): ``JQ_K, JQ_COL`` and ``quad_jac_sparse(qc, u) ->
+   (len(JQ_K), M)``, the structurally nonzero entries of ``quad_jac`` only.
+10. Optional ``SAMPLED`` (bool, default False): the module carries only the original ODE
    (a non-analytic law, DESIGN §5.4); ``VARIABLES == STATES`` and the quadratic operators
    are zero and must not be used: only AFT harmonic balance and shooting apply.
 """

@@ -36,6 +36,7 @@ def test_numpy_and_cython_agree(name, cont):
     ops = npm.operators(p)
     rel_close(npm.quad(ops["qc"], u, u[::-1].copy()), cym.quad(ops["qc"], u, u[::-1].copy()), 1e-13)
     rel_close(npm.quad_jac(ops["qc"], u), cym.quad_jac(ops["qc"], u), 1e-13)
+    rel_close(npm.quad_jac_sparse(ops["qc"], u), cym.quad_jac_sparse(ops["qc"], u), 1e-13)
 
 
 @pytest.mark.parametrize("name,cont", SHIPPED)
@@ -58,6 +59,10 @@ def test_jacobians_agree_with_finite_differences(name, cont):
     u = mod.aux(x, t, p)
     ops = mod.operators(p)
     JQ = mod.quad_jac(ops["qc"], u)
+    # the sparse kernel holds exactly the structurally nonzero entries of the dense one
+    dense = np.zeros_like(JQ)
+    dense[mod.JQ_K, mod.JQ_COL] = mod.quad_jac_sparse(ops["qc"], u)
+    np.testing.assert_array_equal(dense, JQ)
     for i in range(u.shape[0]):
         e = np.zeros_like(u)
         e[i] = 1.0

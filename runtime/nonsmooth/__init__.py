@@ -8,7 +8,8 @@ regularized (smooth) results are compared against.
 from ._coulomb import (BeltParameters, CoulombCycle, coulomb_cycle, stick_slip_margin,
                        stick_slip_exists, max_belt_speed, min_normal_force)
 from ._eventdriven import (BeltChain, EventDrivenResult, integrate_stick_slip, belt_oscillator,
-                           two_mass_belt, stick_slip_period, one_mass_cycle, orbit_error)
+                           two_mass_belt, weakening_strengthening_belt, stick_slip_period,
+                           one_mass_cycle, orbit_error)
 from ._twophase import (TwoPhaseResult, two_phase_explicit, two_phase_event_driven, shaw_forcing,
                         SHAW_P, OrnsteinUhlenbeck, thermal_forcing)
 from ._quasistatic import QuasiStaticResponse, quasi_static_response
@@ -21,7 +22,7 @@ __all__ = [
     "BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin", "stick_slip_exists",
     "max_belt_speed", "min_normal_force", "CoulombBranch", "coulomb_branch", "load_coulomb_branch",
     # event-driven stick-slip (seeds 000, 004)
-    "BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator", "two_mass_belt",
+    "BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator", "two_mass_belt", "weakening_strengthening_belt",
     "stick_slip_period", "one_mass_cycle", "orbit_error",
     # two-phase model of seed 001
     "TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing", "SHAW_P",

@@ -37,7 +37,8 @@ from scipy.optimize import brentq
 from ..errors import InputError, ConvergenceError
 
 __all__ = ["BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator",
-           "two_mass_belt", "stick_slip_period", "one_mass_cycle", "orbit_error"]
+           "two_mass_belt", "weakening_strengthening_belt", "stick_slip_period", "one_mass_cycle",
+           "orbit_error"]
 
 STICK = 0
 
@@ -416,6 +417,24 @@ def two_mass_belt(belt_speed: float, alpha: float = 1.2, beta: float = 1.3, gamm
     K = np.array([[1 + alpha, -alpha], [-alpha, 1 + alpha]])
     return BeltChain(mass=[1.0, 1.0], damping=np.zeros((2, 2)), stiffness=K, normal=[1.0, beta],
                      mu_s=[1.0, 1.0], mu_k=[mu_k, mu_k], belt_speed=belt_speed)
+
+
+def weakening_strengthening_belt(driving_velocity: float, mu_d: float = 0.5, mu_st: float = 1.0,
+                                 v0: float = 0.5, mu_v: float = 0.0, xi: float = 0.05) -> BeltChain:
+    """The dimensionless mass-on-moving-belt model of seed 002 eqs. (2)-(5).
+
+    ``x'' + 2 xi x' + x = F`` with ``|F| <= mu_st`` in stick and
+    ``F = -sign(v_rel) mu(|v_rel|)``, ``mu(s) = mu_d + (mu_st - mu_d) exp(-s / v0) + mu_v s / v0``
+    (eq. 3) in slip; displacements in units of N / k, time in 1 / omega_n.  Defaults: seed 002
+    eq. (16) with mu_st / mu_d = 2, v0 = 0.5, xi = 0.05.
+    """
+    if not v0 > 0:
+        raise InputError(f"reference velocity v0={v0!r} must be > 0")
+
+    def mu_k(s):
+        return mu_d + (mu_st - mu_d) * np.exp(-s / v0) + mu_v * s / v0
+    return BeltChain(mass=[1.0], damping=[[2.0 * xi]], stiffness=[[1.0]], normal=[1.0], mu_s=[mu_st],
+                     mu_k=[mu_k], belt_speed=driving_velocity)
 
 
 def stick_slip_period(chain: BeltChain, x0=None, v0=None, cycles: int = 2, rtol: float = 1e-12,

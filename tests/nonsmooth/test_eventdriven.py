@@ -86,3 +86,27 @@ def test_bad_chain_input():
         BeltChain([1.0, 1.0], np.zeros((2, 2)), np.eye(3), [1, 1], [1, 1], [lambda s: 0.5] * 2, 0.1)
     with pytest.raises(InputError, match="belt_speed"):
         BeltChain([1.0], [[0.0]], [[1.0]], [1.0], [1.0], [lambda s: 0.5], 0.0)
+
+
+def test_seed002_bistability_and_linear_rate():
+    from frictionkit.runtime.nonsmooth import weakening_strengthening_belt
+    xi, v0, dmu = 0.05, 0.5, 0.5
+    v_lw = v0 * np.log(dmu / (2 * xi * v0))          # seed 002, from eq. (9) with mu_v = 0
+    assert v_lw == pytest.approx(1.1513, abs=1e-4)
+    # seed 002 Fig. 4 (v_d = 1.5 > v_lw, mu_v = 0): a stick-slip limit cycle from rest on the belt ...
+    chain = weakening_strengthening_belt(1.5)
+    res = integrate_stick_slip(chain, [0.0], [1.5], 80.0, rtol=1e-10)
+    periods = np.diff(res.event_times("slip", 0))
+    assert periods.size > 5 and np.ptp(periods[-3:]) < 1e-9 * periods[-1]
+    # ... and steady sliding from a small perturbation of x_e = mu(v_d), decaying at the linear
+    # rate T = xi + mu'(v_d) / 2 of eqs. (6)-(8), mu'(v) = -(dmu / v0) exp(-v / v0)
+    for vd in (1.3, 1.5):
+        chain = weakening_strengthening_belt(vd)
+        xe = float(chain.mu_k[0](vd))
+        res = integrate_stick_slip(chain, [xe + 1e-3], [0.0], 120.0)
+        assert not res.events
+        T = xi - 0.5 * dmu / v0 * np.exp(-vd / v0)
+        a = np.hypot(*(res.evaluate([20.0, 100.0])[0][0] - xe, res.evaluate([20.0, 100.0])[1][0]))
+        # |(x - x_e, x')| ~ exp(-T t) up to the focus' O(T) ellipticity
+        rate = -np.log(a[1] / a[0]) / 80.0
+        assert rate == pytest.approx(T, rel=0.02), (vd, rate, T)

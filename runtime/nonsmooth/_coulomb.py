@@ -328,10 +328,12 @@ def _locate_limit(fun, lo, hi, rtol, what):
     Returns (inside, outside): the closest points found on the existing side (fun >= 0)
     and on the non-existing side (fun < 0), |inside - outside| <= rtol * |limit|.
     """
+    if not 1e-15 <= rtol < 1e-2:
+        raise InputError(f"{what}: rtol={rtol!r} must lie in [1e-15, 1e-2)")
     f_lo, f_hi = fun(lo), fun(hi)
     if not (f_lo >= 0 > f_hi or f_hi >= 0 > f_lo):
         raise ConvergenceError(f"{what}: no sign change of the stick-slip margin in [{lo:.6g}, {hi:.6g}]")
-    root = brentq(fun, lo, hi, xtol=1e-300, rtol=rtol * 0.05, maxiter=500)
+    root = brentq(fun, lo, hi, xtol=1e-300, rtol=max(rtol * 0.05, 1e-15), maxiter=500)
     # step outwards until both sides are confirmed (exists / does not exist)
     h = 0.25 * rtol * abs(root)
     a, b = root - h, root + h

@@ -30,7 +30,7 @@ from ._anm import anm
 from .errors import ConvergenceError, InputError
 
 __all__ = ["ContinuationOptions", "ANMOptions", "NewtonOptions", "ContinuationProblem",
-           "continuation", "METHODS", "locate_on_branch", "locate_fold_near"]
+           "continuation", "METHODS", "locate_on_branch", "locate_fold_near", "ScaledDiscretization"]
 
 
 @dataclass(frozen=True)
@@ -270,7 +270,8 @@ class _Recorder:
             # does the segment Zprev -> Z pass next to the start point?
             s = (self._start - Zprev) @ (Z - Zprev) / d**2
             gap = np.linalg.norm(Zprev + np.clip(s, 0, 1) * (Z - Zprev) - self._start)
-            if 0 <= s <= 1 and gap < 1e-3 * d + 1e-9 * np.linalg.norm(Z) and self._travel > 3 * d:
+            if (0 <= s <= 1 and gap < 0.5 * d and self._travel > 10 * d
+                    and t @ self.tangents[0] > 0.9):
                 self.done = True
                 self.status = "closed"
                 self.message = "the branch returned to its starting point (closed branch)"
@@ -429,6 +430,38 @@ def _provenance(disc, method, opts):
                 options=dict(opts.as_dict(), harmonics=disc.H, n_t=getattr(disc, "n_t", None)))
 
 
+class ScaledDiscretization:
+    """``Z = scale * W``: the same discrete system in scaled unknowns ``W``.
+
+    Pseudo-arclength steps, chords and tangents use the Euclidean norm of the unknowns;
+    when their sizes differ by orders of magnitude (shooting: a state of 1e-3 m, a
+    period of 5e-3 s and a belt speed of 10 m/s) scaling them to O(1) keeps the
+    hyperplanes of the corrector transverse to the branch.  ``lam`` stays last.
+    """
+
+    def __init__(self, disc, scale):
+        self.disc = disc
+        self.scale = np.asarray(scale, dtype=float)
+        self.m = disc.m
+        self.model = getattr(disc, "model", None)
+
+    @property
+    def size(self):
+        return self.m + 1
+
+    def residual(self, W):
+        return self.disc.residual(self.scale * np.asarray(W))
+
+    def jacobian(self, W):
+        return np.asarray(self.disc.jacobian(self.scale * np.asarray(W))) * self.scale[None, :]
+
+    def to_scaled(self, Z):
+        return np.asarray(Z, dtype=float) / self.scale
+
+    def from_scaled(self, W):
+        return np.asarray(W, dtype=float) * self.scale
+
+
 def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15):
     """Root of a scalar ``test(Z)`` between two branch points, by Brent's method.
 
@@ -521,5 +554,11 @@ def _locate_folds(disc, rec, counters, opts):
         except (ConvergenceError, ValueError):
             continue
         om = Zf[disc.omega_index] if getattr(disc, "omega_index", None) is not None else np.nan
-        out.append(SpecialPoint("fold", float(Zf[-1]), float(om), int(i), Zf))
+        kind = "fold"
+        k = rec.amp_index
+        if k is not None and abs(Zf[k]) < 1e-4 * np.max(np.abs(P[:, k])):
+            # lam' also vanishes where a periodic branch passes through a Hopf point (zero
+            # amplitude) into its half-period-shifted copy: that is not a fold
+            kind = "hopf"
+        out.append(SpecialPoint(kind, float(Zf[-1]), float(om), int(i), Zf))
     return out

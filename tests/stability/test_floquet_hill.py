@@ -1,7 +1,6 @@
 """Floquet multipliers three ways (variational, collocation condensation, Hill) and Hopf criticality."""
 import numpy as np
 import pytest
-from scipy.optimize import brentq
 
 from frictionkit.runtime._collocation import collocation_orbit
 from frictionkit.runtime._shooting import find_periodic_orbit
@@ -9,7 +8,8 @@ from frictionkit.runtime._stability import (first_lyapunov, floquet_collocation,
                                             floquet_variational, hbm_coefficients_from_samples,
                                             hbm_states_on_grid, hill_multipliers)
 from frictionkit.runtime.errors import InputError
-from tests.stability._orbits import belt, belt_orbit, vdp, vdp_orbit
+from tests.stability._orbits import (belt, belt_equilibrium, belt_hopf_points, belt_orbit,
+                                    belt_orbit_near_hopf, belt_trace, vdp, vdp_orbit)
 
 
 def _hill_of_orbit(orbit, H):
@@ -92,25 +92,14 @@ def test_first_lyapunov_predicts_vdp_cycle_amplitude():
     assert orbit.ptp[0] / 2 == pytest.approx(predicted, rel=2e-3)
 
 
-def _belt_equilibrium(model, Vb):
-    p = dict(zip(model.module.PARAMETERS, model.param_vector(Vb)))
-    mu = model.module.contact_law(-Vb, model.param_vector(Vb))
-    return np.array([p["FN"] / (p["M1"] * p["omega1"] ** 2) * float(mu), 0.0])
-
-
-def _trace(model, Vb):
-    return np.trace(model.jac(0.0, _belt_equilibrium(model, Vb), Vb))
-
-
 def test_belt_hopf_points_b1_super_b3_sub():
     # seed 000 §4.2 (n = 10, FN = 5 N): B1 ~ 0.14 m/s supercritical, B3 ~ 3.65 m/s subcritical.
     # Hopf points: tr J = 0 <=> 2 zeta omega1 = (FN/M1) mu_n'(-Vb), found here by brentq.
     model = belt(10, 5.0)
-    b1 = brentq(lambda v: _trace(model, v), 0.05, 0.5, xtol=1e-14)
-    b3 = brentq(lambda v: _trace(model, v), 2.0, 6.0, xtol=1e-14)
+    b1, b3 = belt_hopf_points(10, 5.0)
     assert b1 == pytest.approx(0.14, abs=0.01) and b3 == pytest.approx(3.65, abs=0.01)
-    r1 = first_lyapunov(model, b1, _belt_equilibrium(model, b1))
-    r3 = first_lyapunov(model, b3, _belt_equilibrium(model, b3))
+    r1 = first_lyapunov(model, b1, belt_equilibrium(model, b1))
+    r3 = first_lyapunov(model, b3, belt_equilibrium(model, b3))
     assert abs(r1["re_lambda"]) < 1e-8 * r1["omega0"]
     assert r1["l1"] < 0 and r1["criticality"] == "supercritical"
     assert r3["l1"] > 0 and r3["criticality"] == "subcritical"
@@ -123,10 +112,10 @@ def test_belt_fn_hopf_criticality(n, expected):
     # parameter, so l1 is computed at (FN_H, Vb = 0.2) with FN_H from tr J = 0 (linear in FN).
     Vb = 0.2
     base = belt(n, 1.0)
-    slope = _trace(base, Vb) - _trace(belt(n, 0.0), Vb)        # d tr J / d FN
-    FN_h = -_trace(belt(n, 0.0), Vb) / slope
+    slope = belt_trace(base, Vb) - belt_trace(belt(n, 0.0), Vb)        # d tr J / d FN
+    FN_h = -belt_trace(belt(n, 0.0), Vb) / slope
     model = belt(n, FN_h)
-    x_eq = _belt_equilibrium(model, Vb)
+    x_eq = belt_equilibrium(model, Vb)
     res = first_lyapunov(model, Vb, x_eq)
     assert abs(res["re_lambda"]) < 1e-8 * res["omega0"]
     assert res["criticality"] == expected
@@ -138,3 +127,14 @@ def test_first_lyapunov_bad_input():
     with pytest.raises(InputError, match="Hopf"):
         # mu = 3: two real eigenvalues, no complex pair
         first_lyapunov(vdp(), 3.0, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("which, dV, rtol", [(1, 1e-4, 2e-3), (3, 1e-3, 2e-3)])
+def test_belt_l1_predicts_the_cycle_found_by_shooting(which, dV, rtol):
+    # magnitude check of l1 at B1 (supercritical: cycle for Vb > B1, stable) and B3
+    # (subcritical, l1 > 0: cycle on the side where the equilibrium is stable, unstable):
+    # the normal-form amplitude 2 |q_i| r, r^2 = -Re(lambda') dV / (l1 w0), against shooting
+    orbit, predicted_ptp, l1 = belt_orbit_near_hopf(which, dV)
+    assert np.allclose(orbit.ptp, predicted_ptp, rtol=rtol)
+    var = floquet_from_orbit(orbit)
+    assert var.stable == (which == 1)

@@ -58,14 +58,13 @@ def test_residual_is_exactly_quadratic(module):
     m = Model(module, {})
     d = HBMDiscretization(m, 5)
     rng = np.random.default_rng(3)
-    Z, Z2 = rng.normal(size=d.size), rng.normal(size=d.size)
+    Z = rng.normal(size=d.size)
     C, L = d.linear_part()
     R = d.residual(Z)
     np.testing.assert_allclose(R, C + L @ Z + d.quadratic(Z, Z), atol=1e-12 * np.abs(R).max())
     # the fast ANM right-hand side equals the contract's default sum of Q(Z_r, Z_{p-r})
     terms = [rng.normal(size=d.size) for _ in range(5)]
     np.testing.assert_allclose(d.series_rhs(terms), Discretization.series_rhs(d, terms), atol=1e-11)
-    del Z2
 
 
 def test_fourier_round_trip_and_phase_shift():

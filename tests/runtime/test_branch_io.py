@@ -1,0 +1,84 @@
+"""Branch results: HDF5 layout of issue 3, round trip, and plots."""
+import json
+
+import h5py
+import numpy as np
+import pytest
+
+from frictionkit.runtime._branch import Branch, load_branch
+from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime._model import Model
+from frictionkit.runtime._plots import plot_branches, plot_orbit
+from tests.models import belt_handwritten
+
+
+@pytest.fixture(scope="module")
+def branches():
+    m = Model(belt_handwritten, {"n": 10, "FN": 5})
+    eq = equilibrium_branch(m, 0.05, 12)
+    disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 5)
+    per = periodic_branch(disc, Z, 0.0, 12, d)
+    return eq, per
+
+
+def test_hdf5_layout_readable_without_frictionkit(branches, tmp_path):
+    eq, per = branches
+    path = tmp_path / "branch.h5"
+    per.save(path)
+    with h5py.File(path, "r") as f:
+        for key in ("model", "model_hash", "continuation_parameter", "method", "frictionkit_version"):
+            assert key in f.attrs
+        assert f.attrs["model"] == "belt" and f.attrs["continuation_parameter"] == "Vb"
+        assert f.attrs["method"] == "anm"
+        n = len(f["param"])
+        assert f["omega"].shape == (n,) and set(f["ptp"]) == {"y", "v"}
+        assert np.all(np.isnan(f["stable"][()]))           # filled by the stability issue
+        kinds = [k.decode() if isinstance(k, bytes) else k for k in f["special/kind"][()]]
+        assert kinds == ["fold", "hopf"]
+        assert f["special/param"].shape == f["special/omega"].shape == (2,)
+        sol = f["solution"]
+        H = int(sol.attrs["harmonics"])
+        variables = json.loads(sol.attrs["variables"])
+        assert H == 5 and sol.shape == (n, len(variables) * (2 * H + 1) + 2)
+        assert sol.attrs["index_omega"] == sol.shape[1] - 2 and sol.attrs["index_lam"] == sol.shape[1] - 1
+        # the documented layout is enough to rebuild the peak-to-peak amplitude of y
+        Z = sol[n // 2]
+        c = Z[: 2 * H + 1]
+        th = np.linspace(0, 2 * np.pi, 200001)
+        k = np.arange(1, H + 1)
+        y = c[0] + c[1::2] @ np.cos(np.outer(k, th)) + c[2::2] @ np.sin(np.outer(k, th))
+        assert np.ptp(y) == pytest.approx(f["ptp/y"][n // 2], rel=1e-9)
+        assert Z[-1] == f["param"][n // 2] and Z[-2] == f["omega"][n // 2]
+
+
+def test_round_trip(branches, tmp_path):
+    for br in branches:
+        path = tmp_path / f"{br.kind}.h5"
+        br.save(path)
+        back = load_branch(path)
+        assert isinstance(back, Branch) and back.kind == br.kind and back.status == br.status
+        np.testing.assert_array_equal(back.param, br.param)
+        np.testing.assert_array_equal(back.solutions, br.solutions)
+        np.testing.assert_array_equal(back.ptp["y"], br.ptp["y"])
+        assert [(s.kind, s.param) for s in back.special] == [(s.kind, s.param) for s in br.special]
+        assert back.counters == br.counters
+        assert back.provenance["parameters"]["n"] == 10.0
+    eq = load_branch(tmp_path / "equilibrium.h5")
+    assert np.all(np.isnan(eq.omega)) and eq.eigenvalues.dtype == complex
+    assert set(np.unique(eq.stable)) == {0.0, 1.0}
+
+
+def test_plots(branches, tmp_path):
+    eq, per = branches
+    per.stable[:] = np.where(np.arange(len(per)) < 10, 1.0, 0.0)   # pretend stability is known
+    fig = plot_branches([eq, per])
+    ax = fig.axes[0]
+    styles = {line.get_linestyle() for line in ax.get_lines() if len(line.get_xdata()) > 1}
+    assert "--" in styles and "-" in styles                     # unstable dashed, stable solid
+    plot_branches([eq, per], path=tmp_path / "b.png")
+    plot_orbit(per, len(per) // 2, path=tmp_path / "o.png")
+    assert (tmp_path / "b.png").stat().st_size > 10_000 and (tmp_path / "o.png").stat().st_size > 10_000
+    per.stable[:] = np.nan
+    t, x = per.time_series(len(per) // 2, n_t=400)
+    assert t[-1] == pytest.approx(2 * np.pi / per.omega[len(per) // 2] * 399 / 400)
+    assert np.ptp(x[0]) == pytest.approx(per.ptp["y"][len(per) // 2], rel=1e-3)

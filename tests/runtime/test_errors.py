@@ -1,0 +1,135 @@
+"""Bad input and failures: clear messages naming the cause, partial branches kept."""
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from frictionkit.runtime._branch import load_branch
+from frictionkit.runtime._cli_continuation import run_continuation
+from frictionkit.runtime._continuation import (ANMOptions, ContinuationProblem, NewtonOptions, continuation)
+from frictionkit.runtime._equilibria import find_equilibrium, periodic_start_from_hopf, equilibrium_branch
+from frictionkit.runtime._hbm import HBMDiscretization
+from frictionkit.runtime._model import Model
+from frictionkit.runtime.cli import main
+from frictionkit.runtime.errors import InputError
+from tests.models import belt_handwritten
+
+
+@pytest.fixture(scope="module")
+def belt():
+    return Model(belt_handwritten, {"n": 10, "FN": 5})
+
+
+class _BrokenAbove(HBMDiscretization):
+    """The belt's H = 0 system whose residual turns NaN (or noisy) above lam = 1."""
+
+    mode = "nan"
+
+    def residual(self, Z):
+        R = super().residual(Z)
+        if Z[-1] > 1.0:
+            if self.mode == "nan":
+                R = R * np.nan
+            else:
+                R = R + np.random.default_rng(int(1e9 * Z[-1]) % 2**32).normal(size=R.shape)
+        return R
+
+
+@pytest.mark.parametrize("mode, words", [("nan", "NaN"), ("noise", "Newton correction")])
+@pytest.mark.parametrize("method", ["anm", "newton"])
+def test_failure_keeps_partial_branch(belt, tmp_path, mode, words, method):
+    d = _BrokenAbove(belt, 0)
+    d.mode = mode
+    _, Z = find_equilibrium(belt, 0.2)
+    br = continuation(ContinuationProblem(d, Z, 1.0), method,
+                      dict(lam_min=0.0, lam_max=5.0, max_lam_step=0.1) if method == "anm"
+                      else dict(lam_min=0.0, lam_max=5.0, max_lam_step=0.1, step=0.05))
+    assert not br.success and br.status == "failed"
+    assert words in br.message and "lam =" in br.message
+    assert len(br) >= 5 and br.param.max() <= 1.0 + 1e-12
+    br.save(tmp_path / "partial.h5")
+    back = load_branch(tmp_path / "partial.h5")
+    assert back.status == "failed" and len(back) == len(br)
+
+
+def test_ctrl_c_keeps_partial_branch(belt):
+    def interrupt(rec):
+        if rec.counters.steps == 4:
+            raise KeyboardInterrupt
+    _, Z = find_equilibrium(belt, 0.2)
+    d = HBMDiscretization(belt, 0)
+    br = continuation(ContinuationProblem(d, Z, 1.0), "anm", dict(lam_min=0, lam_max=5, max_lam_step=0.1),
+                      progress=interrupt)
+    assert br.status == "interrupted" and "Ctrl-C" in br.message and len(br) == 5
+
+
+def test_start_outside_range(belt):
+    _, Z = find_equilibrium(belt, 0.2)
+    with pytest.raises(InputError, match="outside the range"):
+        continuation(ContinuationProblem(HBMDiscretization(belt, 0), Z, 1.0), "anm",
+                     dict(lam_min=1.0, lam_max=2.0))
+
+
+def test_bad_options():
+    with pytest.raises(InputError, match="order"):
+        ANMOptions(order=1)
+    with pytest.raises(InputError, match="lam_min"):
+        NewtonOptions(lam_min=2, lam_max=1)
+    with pytest.raises(InputError, match="unknown continuation method"):
+        continuation(ContinuationProblem(None, np.zeros(1)), "shooting")
+
+
+def test_option_of_the_other_method_is_warned(belt):
+    _, Z = find_equilibrium(belt, 0.2)
+    d = HBMDiscretization(belt, 0)
+    with pytest.warns(UserWarning, match="ignored by method 'newton'"):
+        continuation(ContinuationProblem(d, Z, 1.0), "newton", dict(lam_min=0, lam_max=0.3, order=12))
+    with pytest.raises(InputError, match="unknown continuation option"):
+        continuation(ContinuationProblem(d, Z, 1.0), "anm", dict(lam_min=0, lam_max=0.3, ordr=12))
+
+
+def test_harmonics_and_hopf_index(belt):
+    with pytest.raises(InputError, match="harmonics"):
+        run_continuation(belt, 0.05, 12, start="hopf", harmonics=0, echo=lambda s: None, progress=False)
+    with pytest.raises(InputError, match="2 Hopf point"):
+        run_continuation(belt, 0.05, 12, start="hopf", hopf_index=3, echo=lambda s: None, progress=False)
+    eq = equilibrium_branch(belt, 0.05, 12)
+    with pytest.raises(InputError, match="harmonics"):
+        periodic_start_from_hopf(belt, eq.special_points("hopf")[0], 0)
+    with pytest.raises(InputError, match="unknown parameter"):
+        Model(belt_handwritten, {"bogus": 1.0})
+
+
+def test_cli_errors_name_the_cause(tmp_path):
+    runner = CliRunner()
+    r = runner.invoke(main, ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "1",
+                             "--set", "bogus=1", "-q"])
+    assert r.exit_code != 0 and "bogus" in r.output
+    r = runner.invoke(main, ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12",
+                             "--set", "n=10", "FN=5", "--from-hopf", "5", "-q"])
+    assert r.exit_code != 0 and "--from-hopf 5" in r.output and "2 Hopf point" in r.output
+    r = runner.invoke(main, ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12",
+                             "--from-hopf", "1", "--harmonics", "0", "-q"])
+    assert r.exit_code != 0 and "harmonics" in r.output
+    r = runner.invoke(main, ["continue", "no_such_model_xyz", "--param", "Vb", "--start", "0", "--stop", "1", "-q"])
+    assert r.exit_code != 0 and "no_such_model_xyz" in r.output
+
+
+def test_cli_continue_and_demo(tmp_path):
+    runner = CliRunner()
+    out, png = tmp_path / "eq.h5", tmp_path / "eq.png"
+    r = runner.invoke(main, ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12",
+                             "--set", "n=10", "FN=5", "--equilibria", "--out", str(out), "--plot", str(png),
+                             "-q"])
+    assert r.exit_code == 0, r.output
+    with h5py.File(out) as f:
+        assert f.attrs["kind"] == "equilibrium" and len(f["special/param"]) == 2
+    assert png.stat().st_size > 10_000
+    r = runner.invoke(main, ["demo", "--harmonics", "10", "--out-dir", str(tmp_path), "-q"])
+    assert r.exit_code == 0, r.output
+    per = load_branch(tmp_path / "belt.h5")
+    kinds = [s.kind for s in per.special]
+    assert kinds == ["fold", "hopf"] and per.status == "equilibrium"
+    # H = 10: fold near 9.77 (between the seed 003 values for H = 9 and the converged one)
+    assert 9.46 < per.special[0].param < 10.3
+    assert (tmp_path / "belt.png").exists() and (tmp_path / "belt_equilibria.h5").exists()

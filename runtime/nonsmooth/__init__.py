@@ -10,6 +10,7 @@ from ._coulomb import (BeltParameters, CoulombCycle, coulomb_cycle, stick_slip_m
 from ._eventdriven import (BeltChain, EventDrivenResult, integrate_stick_slip, belt_oscillator,
                            two_mass_belt, weakening_strengthening_belt, stick_slip_period,
                            one_mass_cycle, orbit_error)
+from ._henon import HenonResult, henon_stick_slip
 from ._twophase import (TwoPhaseResult, two_phase_explicit, two_phase_event_driven, shaw_forcing,
                         SHAW_P, OrnsteinUhlenbeck, thermal_forcing)
 from ._quasistatic import QuasiStaticResponse, quasi_static_response
@@ -23,7 +24,7 @@ __all__ = [
     "max_belt_speed", "min_normal_force", "CoulombBranch", "coulomb_branch", "load_coulomb_branch",
     # event-driven stick-slip (seeds 000, 004)
     "BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator", "two_mass_belt", "weakening_strengthening_belt",
-    "stick_slip_period", "one_mass_cycle", "orbit_error",
+    "stick_slip_period", "one_mass_cycle", "orbit_error", "HenonResult", "henon_stick_slip",
     # two-phase model of seed 001
     "TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing", "SHAW_P",
     "OrnsteinUhlenbeck", "thermal_forcing",

@@ -110,3 +110,23 @@ def test_seed002_bistability_and_linear_rate():
         # |(x - x_e, x')| ~ exp(-T t) up to the focus' O(T) ellipticity
         rate = -np.log(a[1] / a[0]) / 80.0
         assert rate == pytest.approx(T, rel=0.02), (vd, rate, T)
+
+
+@pytest.mark.parametrize("law", ["seed004", "seed002"])
+def test_henon_rk4_converges_at_fourth_order_to_the_event_driven_period(law):
+    # two independent transition finders: scipy event location on DOP853 dense output versus
+    # seed 004 Appendix A (RK4 + Hénon's inverted step), here with velocity-dependent laws
+    from frictionkit.runtime.nonsmooth import henon_stick_slip, weakening_strengthening_belt
+    if law == "seed004":
+        chain, horizon = seed004_one_dof(), 40.0
+    else:
+        chain, horizon = weakening_strengthening_belt(1.5), 30.0
+    period, _ = stick_slip_period(chain)
+    hs = np.array([0.04, 0.02, 0.01])
+    errs = []
+    for h in hs:
+        rel = np.array(henon_stick_slip(chain, 0.0, chain.belt_speed, horizon, h).release_times)
+        errs.append(abs(rel[-1] - rel[-2] - period))
+    order = np.polyfit(np.log(hs), np.log(errs), 1)[0]
+    assert 3.6 < order < 4.4, (order, errs)
+    assert errs[-1] < 1e-8 * period

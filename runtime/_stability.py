@@ -159,27 +159,42 @@ def floquet_collocation(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     FloquetResult
         ``multipliers`` of the differential variables (the n states for generated models).
     """
-    J = disc.jacobian(Z).tocsr()
-    N, G, p = disc.N, disc.G, disc.degree
+    J = disc.jacobian(Z).tocoo()
+    N, G, p, n_int = disc.N, disc.G, disc.degree, disc.n_intervals
     dif = np.flatnonzero(disc.differential)
     alg = np.flatnonzero(~disc.differential)
-    nd = dif.size
+    nd, na = dif.size, alg.size
+    dpos = np.full(N, -1)
+    dpos[dif] = np.arange(nd)
+    apos = np.full(N, -1)
+    apos[alg] = np.arange(na)
+    # local column layout of interval i: [inner nodes (nd*(p-1)), algebraic (na*p), end node (nd)]
+    n_elim = nd * (p - 1) + na * p + nd
+    keep = (J.row < N * G) & (J.col < N * G)                 # drop the phase row, omega, lam
+    r, c, v = J.row[keep], J.col[keep], J.data[keep]
+    interval = (r % G) // p
+    local_row = (r // G) * p + (r % G) % p
+    s_var, q = c // G, c % G
+    is_dif = disc.differential[s_var]
+    j = (q - interval * p) % G                               # local node of a differential column
+    l = q - interval * p                                     # local Gauss point of an algebraic column
+    A = np.zeros((n_int, N * p, n_elim))
+    S = np.zeros((n_int, N * p, nd))
+    start = is_dif & (j == 0)
+    np.add.at(S, (interval[start], local_row[start], dpos[s_var[start]]), v[start])
+    inner = is_dif & (j > 0) & (j < p)
+    np.add.at(A, (interval[inner], local_row[inner], dpos[s_var[inner]] * (p - 1) + j[inner] - 1), v[inner])
+    end = is_dif & (j == p)
+    np.add.at(A, (interval[end], local_row[end], nd * (p - 1) + na * p + dpos[s_var[end]]), v[end])
+    al = ~is_dif
+    np.add.at(A, (interval[al], local_row[al], nd * (p - 1) + apos[s_var[al]] * p + l[al]), v[al])
+    try:
+        X = np.linalg.solve(A, -S)                          # (n_int, N*p, nd), batched
+    except np.linalg.LinAlgError as exc:
+        raise ConvergenceError("collocation condensation: a singular interval block") from exc
     M = np.eye(nd)
-    for i in range(disc.n_intervals):
-        rows = (np.arange(N)[:, None] * G + i * p + np.arange(p)[None, :]).ravel()
-        nodes = (i * p + np.arange(p + 1)) % G
-        start = dif * G + nodes[0]
-        inner = (dif[:, None] * G + nodes[None, 1:p]).ravel()
-        end = dif * G + nodes[p]
-        algc = (alg[:, None] * G + i * p + np.arange(p)[None, :]).ravel()
-        elim = np.concatenate([inner, algc, end])
-        A = J[rows][:, elim].toarray()
-        S = J[rows][:, start].toarray()
-        try:
-            X = np.linalg.solve(A, -S)
-        except np.linalg.LinAlgError as exc:
-            raise ConvergenceError(f"collocation condensation: singular block in interval {i}") from exc
-        M = X[-nd:] @ M
+    for Phi in X[:, -nd:, :]:
+        M = Phi @ M
     return _result(np.linalg.eigvals(M), disc.autonomous, "collocation", tol, monodromy=M)
 
 

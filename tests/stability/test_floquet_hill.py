@@ -138,3 +138,28 @@ def test_belt_l1_predicts_the_cycle_found_by_shooting(which, dV, rtol):
     assert np.allclose(orbit.ptp, predicted_ptp, rtol=rtol)
     var = floquet_from_orbit(orbit)
     assert var.stable == (which == 1)
+
+
+def test_hill_on_an_hbm_engine_orbit():
+    # the Hill function reads coefficients in the layout of _discretization.py, so an orbit
+    # converged by the HBM discretization (runtime/_hbm.py) can be passed as is
+    from frictionkit.runtime._hbm import HBMDiscretization
+    from scipy.sparse.linalg import spsolve
+    import scipy.sparse as sp
+
+    orbit = belt_orbit(0.5)
+    model, H = orbit.model, 60
+    disc = HBMDiscretization(model, H)
+    t = orbit.times(256)
+    Z = disc.from_samples(model.aux(orbit.at(t, accurate=False), t, 0.5), orbit.omega, 0.5)
+    for _ in range(20):
+        J = sp.csc_matrix(disc.jacobian(Z))[:, :-1]
+        dY = spsolve(J, -disc.residual(Z))
+        Z[:-1] += dY
+        if np.linalg.norm(dY) < 1e-12 * np.linalg.norm(Z[:-1]):
+            break
+    out = disc.unpack(Z)
+    assert out["omega"] == pytest.approx(orbit.omega, rel=1e-7)
+    hill = hill_multipliers(model, 0.5, Z, out["omega"], H)
+    assert abs(hill.nontrivial()[0] - floquet_from_orbit(orbit).nontrivial()[0]) < 1e-6
+    assert hill.trivial_multiplier_error < 1e-6

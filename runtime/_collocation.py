@@ -132,6 +132,8 @@ class CollocationDiscretization(Discretization):
         self.autonomous = not self.forced
         self.omega_is_lam = self.forced and model.module.FORCING_FREQUENCY == model.continuation
         self.m = self.N * G + (1 if self.autonomous else 0)
+        self.omega_index = self.N * G if self.autonomous else None    # position of omega in Z
+        self.lam_index = self.m
         (self.nodes, self.gauss, self.weights, self.Lval, self.Lder, self.Lder0,
          self._Vinv) = _lagrange_tables(p)
         # interpolation E (G x G) and derivative Dm = d/dtau (G x G) of a differential variable

@@ -338,6 +338,47 @@ def hill_multipliers(model: Model, lam: float, coefficients, omega: float, harmo
 
 
 # ---------------------------------------------------------------------------------------
+# any discretization
+# ---------------------------------------------------------------------------------------
+def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
+    """Floquet multipliers of a converged orbit of any periodic discretization.
+
+    Dispatch by the discretization: collocation -> :func:`floquet_collocation`; shooting ->
+    the monodromy of its last integration at ``Z``; a Fourier (HBM) discretization, whose
+    ``unpack`` gives ``coefficients`` and ``harmonics`` -> :func:`hill_multipliers`.
+
+    Parameters
+    ----------
+    disc : Discretization
+    Z : ndarray
+        A solution (``disc.residual(Z) ~ 0``).
+    tol : float
+        Margin of the ``stable`` flag.
+
+    Returns
+    -------
+    FloquetResult
+    """
+    from ._collocation import CollocationDiscretization
+    from ._shooting import ShootingDiscretization
+
+    if isinstance(disc, CollocationDiscretization):
+        return floquet_collocation(disc, Z, tol=tol)
+    if isinstance(disc, ShootingDiscretization):
+        M = disc._evaluate(Z)["M"]
+        return _result(np.linalg.eigvals(M), not disc.forced, "variational", tol, monodromy=M)
+    info = disc.unpack(Z) if hasattr(disc, "unpack") else {}
+    if "coefficients" in info and "harmonics" in info:
+        H = int(info["harmonics"])
+        if H < 1:
+            raise InputError("orbit_stability: an equilibrium (H = 0) has eigenvalues, not Floquet multipliers")
+        coeffs = np.asarray(info["coefficients"])[: disc.model.n].ravel()
+        return hill_multipliers(disc.model, info["lam"], coeffs, info["omega"], H, tol=tol)
+    raise InputError(f"orbit_stability: unsupported discretization {type(disc).__name__} "
+                     "(collocation, shooting or HBM)")
+
+
+# ---------------------------------------------------------------------------------------
 # first Lyapunov coefficient
 # ---------------------------------------------------------------------------------------
 def _multilinear(real_form, *args):

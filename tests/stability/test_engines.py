@@ -1,0 +1,51 @@
+"""The collocation and shooting discretizations under the runtime's continuation engines, and
+orbit_stability on each discretization (collocation, shooting, HBM) at the same orbit."""
+import numpy as np
+import pytest
+
+from frictionkit.runtime._collocation import CollocationDiscretization
+from frictionkit.runtime._continuation import ContinuationProblem, continuation
+from frictionkit.runtime._shooting import ShootingDiscretization
+from frictionkit.runtime._stability import floquet_from_orbit, orbit_stability
+from frictionkit.runtime.errors import InputError
+from tests.stability._orbits import belt_orbit, vdp_orbit
+
+
+def test_anm_continues_the_collocation_of_vdp_to_the_auto_period():
+    # from mu = 1 to mu = 2 with the ANM engine on the (quadratic) collocation system;
+    # issue 4: T(2) = 7.629874 (AUTO-07p)
+    orbit = vdp_orbit(1.0)
+    disc = CollocationDiscretization(orbit.model, 60, 4)
+    Z0, _ = disc.solve(disc.from_orbit(orbit))
+    br = continuation(ContinuationProblem(disc, Z0, 1.0), "anm", dict(lam_min=0.5, lam_max=2.0, max_step=5.0))
+    assert br.success and br.param[-1] == pytest.approx(2.0, abs=1e-12)
+    assert 2 * np.pi / br.omega[-1] == pytest.approx(7.629874, abs=1e-6)
+
+
+def test_orbit_stability_same_multipliers_from_three_discretizations():
+    from frictionkit.runtime._hbm import HBMDiscretization
+    from scipy.sparse.linalg import spsolve
+    import scipy.sparse as sp
+
+    orbit = belt_orbit(0.5)
+    model = orbit.model
+    reference = floquet_from_orbit(orbit).nontrivial()[0]
+    col = CollocationDiscretization(model, 160, 3)
+    Zc, _ = col.solve(col.from_orbit(orbit))
+    sh = ShootingDiscretization(model, rtol=1e-12, atol=1e-14)
+    Zs = sh.from_orbit(orbit)
+    hbm = HBMDiscretization(model, 60)
+    t = orbit.times(256)
+    Zh = hbm.from_samples(model.aux(orbit.at(t, accurate=False), t, 0.5), orbit.omega, 0.5)
+    for _ in range(20):
+        dY = spsolve(sp.csc_matrix(hbm.jacobian(Zh))[:, :-1], -hbm.residual(Zh))
+        Zh[:-1] += dY
+        if np.linalg.norm(dY) < 1e-12 * np.linalg.norm(Zh[:-1]):
+            break
+    for disc, Z, method in [(col, Zc, "collocation"), (sh, Zs, "variational"), (hbm, Zh, "hill")]:
+        res = orbit_stability(disc, Z)
+        assert res.method == method
+        assert abs(res.nontrivial()[0] - reference) < 1e-6, method
+        assert res.trivial_multiplier_error < 1e-6 and res.stable
+    with pytest.raises(InputError, match="unsupported"):
+        orbit_stability(object(), Zc)

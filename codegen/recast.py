@@ -255,8 +255,12 @@ class _Recaster:
         self.next_name = None
         return out
 
-    def _new_aux(self, kind, key, definition, row_of, validity=()):
-        """Create (or reuse) the auxiliary for ``key``; ``row_of(r)`` builds its row."""
+    def _new_aux(self, kind, key, definition, row_of, validity=(), point_of=None):
+        """Create (or reuse) the auxiliary for ``key``; ``row_of(r)`` builds its row.
+
+        With ``point_of``, the row is derivative-bilinear and ``point_of(r)`` its point
+        condition at t = 0 (Karkar, Cochelin and Vergez 2013).
+        """
         ck = (kind, key)
         if ck in self.cache:
             return self.cache[ck]
@@ -265,9 +269,10 @@ class _Recaster:
         vals = tuple((sym.name, cond, text) for cond, text in validity)
         # register first, so that the row can already treat ``sym`` as a variable
         k = len(self.auxes)
-        self.auxes.append(Aux(sym, kind, definition, sp.Integer(0), vals))
+        placeholder = None if point_of is None else sp.Integer(0)
+        self.auxes.append(Aux(sym, kind, definition, sp.Integer(0), vals, placeholder))
         row = sp.expand(row_of(sym))
-        self.auxes[k] = Aux(sym, kind, definition, row, vals)
+        self.auxes[k] = Aux(sym, kind, definition, row, vals, None if point_of is None else point_of(sym))
         return sym
 
     def _degree(self, poly_expr) -> int:
@@ -316,17 +321,8 @@ class _Recaster:
         return c, v
 
     def _dbil(self, kind, key, definition, row_of, point_of, validity=()):
-        """Auxiliary with a derivative-bilinear row and its point condition (Karkar et al. 2013)."""
-        ck = (kind, key)
-        if ck in self.cache:
-            return self.cache[ck]
-        sym = self._name(kind, key)
-        self.cache[ck] = sym
-        vals = tuple((sym.name, cond, text) for cond, text in validity)
-        k = len(self.auxes)
-        self.auxes.append(Aux(sym, kind, definition, sp.Integer(0), vals, sp.Integer(0)))
-        self.auxes[k] = Aux(sym, kind, definition, sp.expand(row_of(sym)), vals, point_of(sym))
-        return sym
+        """Auxiliary with a derivative-bilinear row and its point condition."""
+        return self._new_aux(kind, key, definition, row_of, validity, point_of)
 
     def _function(self, e):
         """Recast of exp, tanh, atan, sin, cos, log (DESIGN §2 table); others are rewritten.

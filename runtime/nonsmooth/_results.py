@@ -31,7 +31,6 @@ in finite time (the release state is unique), so it is stable wherever it exists
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
@@ -81,7 +80,6 @@ class CoulombBranch:
 
     def to_branch(self):
         """The same data as a runtime-core :class:`~frictionkit.runtime._branch.Branch`."""
-        import json
         import scipy
         from .._branch import Branch
         p = asdict(self.params)

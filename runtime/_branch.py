@@ -182,22 +182,34 @@ class Branch:
         sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
         param, omega = [], []
         mins, maxs, means = [], [], []
+        hbm = hasattr(disc, "split") and hasattr(disc, "H")
         for Z in sol:
-            U, om, lam = disc.split(Z)
+            if hbm:
+                U, om, lam = disc.split(Z)
+                om = om if disc.H else np.nan
+                lo, hi = trig_extrema(U[:n])
+                mean = U[:n, 0]
+            else:
+                # any other discretization (collocation, shooting): contract item 6
+                info = disc.unpack(Z)
+                lam, om = info["lam"], info["omega"]
+                x = np.asarray(info["samples"](1024))
+                lo, hi, mean = x.min(axis=1), x.max(axis=1), x.mean(axis=1)
             param.append(lam)
-            omega.append(om if disc.H else np.nan)
-            lo, hi = trig_extrema(U[:n])
+            omega.append(om)
             mins.append(lo)
             maxs.append(hi)
-            means.append(U[:n, 0])
+            means.append(mean)
         mins = np.array(mins).reshape(-1, n)
         maxs = np.array(maxs).reshape(-1, n)
         means = np.array(means).reshape(-1, n)
         st = model.module.STATES
         ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
-        return cls(kind="periodic" if disc.H else "equilibrium", states=st,
-                   variables=model.module.VARIABLES, harmonics=disc.H,
-                   index_omega=disc.omega_index if disc.omega_index is not None else -1,
+        H = getattr(disc, "H", -1)
+        om_idx = getattr(disc, "omega_index", None)
+        return cls(kind="equilibrium" if H == 0 else "periodic", states=st,
+                   variables=model.module.VARIABLES, harmonics=H,
+                   index_omega=om_idx if isinstance(om_idx, (int, np.integer)) else -1,
                    solutions=sol, tangents=np.asarray(tangents, dtype=float).reshape(-1, disc.size),
                    param=param, omega=omega, ptp=ptp,
                    vmin={s: mins[:, i] for i, s in enumerate(st)},

@@ -167,7 +167,8 @@ class ContinuationProblem:
     ----------
     discretization : Discretization
     start : ndarray (size,)
-        A solution (``R(start) ~ 0``); corrected at fixed ``lam`` before the run.
+        A solution (``R(start) ~ 0``); corrected before the run, at fixed ``lam`` when
+        ``direction`` is a number, on the hyperplane orthogonal to ``direction`` otherwise.
     direction : float or ndarray
         ``+1``/``-1``: increase/decrease ``lam``; or a vector the first tangent points along.
     """
@@ -217,11 +218,17 @@ class _Recorder:
                 idx = self._crossings(lam - bound, a_grid)
                 if len(idx):
                     events.append((idx[0], lambda a, b=bound: series(a)[-1] - b, name, bound))
-        if o.stop_on_equilibrium and self.amp_index is not None and len(self.points) > 1:
+        self._hopf_on_series = None
+        if self.amp_index is not None and len(self.points) > 1:
             amp = vals[:, 1]
             idx = self._crossings(amp, a_grid)
             if len(idx):
-                events.append((idx[0], lambda a: series(a)[self.amp_index], "equilibrium", None))
+                fun = lambda a: series(a)[self.amp_index]   # noqa: E731
+                if o.stop_on_equilibrium:
+                    events.append((idx[0], fun, "equilibrium", None))
+                else:
+                    a_h = scipy.optimize.brentq(fun, a_grid[idx[0]], a_grid[idx[0] + 1], xtol=1e-15 * a_max)
+                    self._hopf_on_series = (a_h, series(a_h))
         if not events:
             return a_max
         i, fun, name, bound = min(events, key=lambda e: e[0])
@@ -248,6 +255,15 @@ class _Recorder:
         if name_bound is not None and name_bound[0] == "range" and series is not None:
             # ANM end point exactly on the bound: correct with lam fixed
             Z = self._on_bound(Z, name_bound[1])
+        k = self.amp_index
+        if (k is not None and not o.stop_on_equilibrium and name_bound is None and len(self.points) > 1
+                and Zprev[k] * Z[k] < 0):
+            # passing through a Hopf point (zero amplitude) into the half-period-shifted copy
+            hs = getattr(self, "_hopf_on_series", None)
+            Zh = hs[1] if hs is not None else self._hermite_zero(Zprev, self.tangents[-1], Z, t, k)
+            om = Zh[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
+            from ._branch import SpecialPoint
+            self.special.append(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
         self.points.append(np.array(Z))
         self.tangents.append(np.array(t))
         d = np.linalg.norm(Z - Zprev)
@@ -288,6 +304,18 @@ class _Recorder:
                        max_iter=self.options.max_newton_iterations)
         return Z
 
+    @staticmethod
+    def _hermite_zero(Zprev, tprev, Z, t, k):
+        """Zero of component k on the cubic Hermite interpolant between two branch points."""
+        hc = np.linalg.norm(Z - Zprev)
+
+        def herm(s):
+            h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
+            h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
+            return h00 * Zprev + h10 * hc * tprev + h01 * Z + h11 * hc * t
+        s = scipy.optimize.brentq(lambda s: herm(s)[k], 0.0, 1.0, xtol=1e-14)
+        return herm(s)
+
     def _newton_events(self, Zprev, Z, t):
         o = self.options
         for bound in (o.lam_min, o.lam_max):
@@ -301,16 +329,8 @@ class _Recorder:
         if o.stop_on_equilibrium and k is not None and len(self.points) > 1 and Zprev[k] * Z[k] < 0:
             # cubic Hermite interpolation with the end tangents (the point itself is nearly
             # singular: the periodic branch meets the family of equilibria there)
-            tprev = self.tangents[-1]
-            hc = np.linalg.norm(Z - Zprev)
-
-            def herm(s):
-                h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
-                h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
-                return h00 * Zprev + h10 * hc * tprev + h01 * Z + h11 * hc * t
-            s = scipy.optimize.brentq(lambda s: herm(s)[k], 0.0, 1.0, xtol=1e-14)
             self._stop_reason = ("equilibrium", None)
-            return herm(s), t
+            return self._hermite_zero(Zprev, self.tangents[-1], Z, t, k), t
         return Z, t
 
 
@@ -383,7 +403,10 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
     rec = None
     status, message, success = "failed", "", False
     try:
-        Z0, _ = correct(disc, Z0, e, lam0, counters=counters, xtol=opts.newton_xtol,
+        # a scalar direction: correct at fixed lam; a vector: on the hyperplane orthogonal
+        # to it (well posed at folds and next to Hopf points, where fixed lam is not)
+        border = e if np.ndim(d) == 0 else guess / np.linalg.norm(guess)
+        Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
                         max_iter=opts.max_newton_iterations)
         t0 = tangent_at(disc, Z0, guess, counters)
         if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
@@ -425,9 +448,16 @@ def _provenance(disc, method, opts):
     return dict(model=model.name, model_hash=str(mod.MODEL_HASH), continuation_parameter=model.continuation,
                 method=method, frictionkit_version=fk, numpy_version=np.__version__,
                 scipy_version=scipy.__version__, generator_version=str(mod.GENERATOR_VERSION),
-                backend=str(mod.BACKEND), discretization="hbm" if disc.H else "equilibria",
+                backend=str(mod.BACKEND), discretization=_disc_name(disc),
                 parameters={k: float(v) for k, v in zip(mod.PARAMETERS, model.param_vector())},
-                options=dict(opts.as_dict(), harmonics=disc.H, n_t=getattr(disc, "n_t", None)))
+                options=dict(opts.as_dict(), harmonics=getattr(disc, "H", None), n_t=getattr(disc, "n_t", None)))
+
+
+def _disc_name(disc):
+    H = getattr(disc, "H", None)
+    if H is not None:
+        return "hbm" if H else "equilibria"
+    return type(disc).__name__
 
 
 class ScaledDiscretization:
@@ -494,45 +524,70 @@ def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15):
     return point(s)
 
 
-def locate_fold_near(disc, Z, offset=1e-3, method="anm", max_steps=40, counters=None, options=None):
+def locate_fold_near(disc, Z, span=1e-2, method="anm", max_steps=40, counters=None, options=None):
     """Locate a fold (turning point in ``lam``) next to an approximate fold point ``Z``.
 
-    Typical use: a fold found with H harmonics, resized to more harmonics.  ``Z`` is
-    corrected at the fixed parameter ``lam - offset*|lam|`` (then ``+``, if no solution),
-    and a short continuation towards the old ``lam`` locates the fold by the sign change
-    of the tangent's ``lam`` component (DESIGN §6).  Works for any discretization the
-    chosen method supports (``"newton"`` for shooting).
+    Typical use: a fold found with H harmonics, resized to more harmonics, or carried over
+    to another discretization.  Near a fold a fixed-``lam`` Newton is singular, so ``Z`` is
+    corrected on the hyperplane orthogonal to the branch's approximate tangent at ``Z``
+    (pseudo-arclength style), then short continuations in both directions within
+    ``lam0 +- span |lam0|`` locate the fold by the sign change of the tangent's ``lam``
+    component (DESIGN §6).  Works for any discretization the method supports
+    (``"newton"`` for shooting, which has no quadratic form).
 
     Returns
     -------
     SpecialPoint
-        The fold.
+        The fold nearest to ``Z``.
     """
+    Z = np.asarray(Z, dtype=float)
     lam0 = float(Z[-1])
+    width = span * max(abs(lam0), 1e-12)
     e = np.zeros(len(Z))
     e[-1] = 1.0
-    last = None
-    tries = [(off, sgn) for off in (offset, 10 * offset, 30 * offset, 100 * offset) for sgn in (-1.0, 1.0)]
-    for off, sgn in tries:
-        lam_c = lam0 + sgn * off * max(abs(lam0), 1e-12)
+    msgs = []
+
+    def starts():
+        # 1) the hyperplane orthogonal to the approximate tangent (well posed at a fold)
+        probe = np.random.default_rng(12345).normal(size=len(Z))     # generic, transverse border
         try:
-            Zc, _ = correct(disc, Z, e, lam_c, counters=counters, max_iter=30)
+            t = tangent_at(disc, Z, probe / np.linalg.norm(probe), counters)
+            yield t, float(t @ Z)
         except ConvergenceError as err:
-            last = err
+            msgs.append(str(err))
+        # 2) fixed lam slightly inside, on either side (the fold may have moved)
+        for off in (1e-4, 1e-3, 1e-2, 3e-2):
+            for sgn in (-1.0, 1.0):
+                yield e, lam0 + sgn * off * max(abs(lam0), 1e-12)
+
+    for border, value in starts():
+        try:
+            Zc, _ = correct(disc, Z, border, value, counters=counters, max_iter=30)
+            t = tangent_at(disc, Zc, border if border is not e else probe_dir(Zc), counters)
+        except ConvergenceError as err:
+            msgs.append(str(err))
             continue
-        span = 3 * off * max(abs(lam0), 1e-12)
-        opts = dict(options or {})
-        opts.update(lam_min=lam_c - span, lam_max=lam_c + span, max_steps=max_steps, stop_on_return=False,
-                    stop_on_equilibrium=False)
-        if method == "newton":
-            opts.setdefault("step", 0.1 * span)
-            opts.setdefault("max_step", 0.2 * span)
-        br = continuation(ContinuationProblem(disc, Zc, -sgn), method, opts)
-        folds = br.special_points("fold")
-        if folds:
-            return min(folds, key=lambda f: abs(f.param - lam0))
-        last = ConvergenceError(f"no fold within {max_steps} steps ({br.status}: {br.message})")
-    raise ConvergenceError(f"no fold found next to lam = {lam0:g}: {last}")
+        lo, hi = min(lam0, Zc[-1]) - width, max(lam0, Zc[-1]) + width
+        folds = []
+        for sgn in (1.0, -1.0):
+            opts = dict(options or {})
+            opts.update(lam_min=lo, lam_max=hi, max_steps=max_steps, stop_on_return=False,
+                        stop_on_equilibrium=False)
+            if method == "newton":
+                opts.setdefault("step", 0.05 * (hi - lo))
+                opts.setdefault("max_step", 0.2 * (hi - lo))
+            br = continuation(ContinuationProblem(disc, Zc, sgn * t), method, opts)
+            folds.extend(br.special_points("fold"))
+            msgs.append(f"{br.status}: {br.message}")
+            if folds:
+                return min(folds, key=lambda f: abs(f.param - lam0))
+    raise ConvergenceError(f"no fold found next to lam = {lam0:g} ({'; '.join(msgs[-3:])})")
+
+
+def probe_dir(Z):
+    """A fixed generic unit vector (orientation of a first tangent)."""
+    v = np.random.default_rng(54321).normal(size=len(Z))
+    return v / np.linalg.norm(v)
 
 
 def _locate_folds(disc, rec, counters, opts):
@@ -545,6 +600,9 @@ def _locate_folds(disc, rec, counters, opts):
     for i in np.flatnonzero(T[1:, -1] * T[:-1, -1] < 0):
         if rec.status == "equilibrium" and i + 1 == last:
             continue    # lam' vanishes at the Hopf point the branch ends on: not a fold
+        k = rec.amp_index
+        if k is not None and P[i, k] * P[i + 1, k] <= 0:
+            continue    # ... and where the branch passes through a Hopf point (recorded)
         ta = T[i]
 
         def test(Z, ta=ta):

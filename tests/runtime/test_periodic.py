@@ -144,6 +144,36 @@ def test_closed_branch_returns_to_start(belt):
                       dict(lam_min=0.0, lam_max=30.0, stop_on_equilibrium=False, max_steps=2000))
     assert br.status == "closed"
     assert len(br.special_points("fold")) == 2            # the fold and its mirror image
-    (hopf,) = br.special_points("hopf")                   # passing through the second Hopf point
-    assert hopf.param == pytest.approx(eq.special_points("hopf")[1].param, rel=1e-8)
+    # it passes through the second Hopf point, then back through the first one to its start
+    hopf = [h.param for h in br.special_points("hopf")]
+    ref = [h.param for h in eq.special_points("hopf")]
+    assert hopf == pytest.approx([ref[1], ref[0]], rel=1e-7)
     assert br.special_points("fold")[0].param == pytest.approx(br.special_points("fold")[1].param, rel=1e-9)
+
+
+def test_converged_fold_against_collocation(belt):
+    """The n = 10 fold: HBM refined to H = 60 vs orthogonal collocation (p = 3, N_int = 200,
+    ``runtime._collocation``, an independent time discretization), both located by the sign
+    change of the tangent's lam component.  The seeds quote 10.25-10.26 m/s; DESIGN §6: the
+    converged value is a few tenths of a percent higher."""
+    from frictionkit.runtime._collocation import CollocationDiscretization
+    from frictionkit.runtime._continuation import locate_fold_near
+    m, eq = belt
+    disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 20)
+    br = periodic_branch(disc, Z, 0.0, 30.0, d)
+    (fold20,) = br.special_points("fold")
+    d60, Z60 = disc.resize(fold20.solution, 60)
+    fold60 = locate_fold_near(d60, Z60)
+    U, om, lam = d60.split(fold60.solution)
+    theta0 = 2 * np.pi * np.argmax(coefficients_to_samples(U[:1], 100_000)[0]) / 100_000
+    k = np.arange(1, 61)
+
+    def states(t):      # the HBM orbit, started at the maximum of y (collocation's phase)
+        th = theta0 + om * np.asarray(t)
+        return U[:2, :1] + U[:2, 1::2] @ np.cos(np.outer(k, th)) + U[:2, 2::2] @ np.sin(np.outer(k, th))
+
+    cd = CollocationDiscretization(m, n_intervals=200, degree=3)
+    fold_oc = locate_fold_near(cd, cd.from_states(states, lam, om), span=1e-3)
+    assert fold60.param == pytest.approx(fold_oc.param, rel=1e-7)
+    assert fold20.param > fold60.param * (1 + 1e-3)        # H = 20 overshoots (DESIGN §6)
+    assert 1e-3 < fold60.param / 10.26 - 1 < 5e-3

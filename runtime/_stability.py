@@ -378,6 +378,47 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
                      "(collocation, shooting or HBM)")
 
 
+def multiplier_crossings(results, *, tol: float = 1e-9) -> list[tuple[int, str]]:
+    """Bifurcations of cycles between consecutive orbits of a branch, from their multipliers.
+
+    A non-trivial multiplier leaving or entering the unit circle between orbits ``i`` and
+    ``i + 1`` is classified by where it crosses (DESIGN §5.5): through +1 -> ``"fold"``
+    (a fold of cycles or a branch point: tell them apart by the tangent's ``lam``
+    component), through -1 -> ``"pd"`` (period doubling), as a complex pair -> ``"ns"``
+    (Neimark-Sacker).  The crossing point is estimated by the multiplier whose modulus is
+    closest to 1 at either end.
+
+    Parameters
+    ----------
+    results : sequence of FloquetResult
+        Multipliers of consecutive orbits.
+    tol : float
+        Moduli within ``tol`` of 1 count as on the circle (no crossing).
+
+    Returns
+    -------
+    list of (int, str)
+        ``(i, kind)``: a crossing between orbits ``i`` and ``i + 1``.
+    """
+    out = []
+    for i in range(len(results) - 1):
+        a, b = results[i].nontrivial(), results[i + 1].nontrivial()
+        na = int(np.sum(np.abs(a) > 1 + tol))
+        nb = int(np.sum(np.abs(b) > 1 + tol))
+        if na == nb:
+            continue
+        both = np.concatenate([a, b])
+        mu = both[np.argmin(np.abs(np.abs(both) - 1))]
+        if abs(mu.imag) > 1e-6 * max(1.0, abs(mu)) and abs(na - nb) >= 2:
+            kind = "ns"
+        elif mu.real > 0:
+            kind = "fold"
+        else:
+            kind = "pd"
+        out.append((i, kind))
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # first Lyapunov coefficient
 # ---------------------------------------------------------------------------------------

@@ -163,3 +163,18 @@ def test_hill_on_an_hbm_engine_orbit():
     hill = hill_multipliers(model, 0.5, Z, out["omega"], H)
     assert abs(hill.nontrivial()[0] - floquet_from_orbit(orbit).nontrivial()[0]) < 1e-6
     assert hill.trivial_multiplier_error < 1e-6
+
+
+def test_multiplier_crossings_classify_fold_pd_ns():
+    from frictionkit.runtime._stability import FloquetResult, multiplier_crossings
+
+    def res(*others):
+        mult = np.array((1.0,) + others, dtype=complex)
+        return FloquetResult(multipliers=mult, trivial_multiplier_error=0.0, stable=bool(np.all(np.abs(others) < 1)),
+                             method="test")
+
+    seq = [res(0.5, 0.2), res(0.9, 0.2), res(1.1, 0.2), res(1.1, -0.9), res(1.1, -1.2)]
+    assert multiplier_crossings(seq) == [(1, "fold"), (3, "pd")]
+    seq = [res(0.8 * np.exp(1j), 0.8 * np.exp(-1j)), res(1.2 * np.exp(1j), 1.2 * np.exp(-1j)),
+           res(0.9 * np.exp(1j), 0.9 * np.exp(-1j))]
+    assert multiplier_crossings(seq) == [(0, "ns"), (1, "ns")]

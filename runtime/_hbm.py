@@ -307,13 +307,13 @@ class HBMDiscretization(Discretization):
         M = cache[0][4].shape[1]
         q = q.reshape(self.N, p - 1, M).sum(axis=1)
         R = samples_to_coefficients(q, self.H) if self.H else q
-        for r in range(1, p):
-            _, _, om1, lam1, _ = cache[r - 1]
-            U2 = cache[p - r - 1][1]
-            if self.has_L1:
-                R = R + lam1 * (self.L1 @ U2)
-            if self.autonomous or self.omega_is_lam:
-                R = R - om1 * self.mass[:, None] * self._deriv(U2)
+        # sum_r lam_r L1 U_{p-r} = L1 (sum_r lam_r U_{p-r}); same for omega_r D U_{p-r}
+        if self.has_L1:
+            W = sum(cache[r - 1][3] * cache[p - r - 1][1] for r in range(1, p))
+            R = R + self.L1 @ W
+        if self.autonomous or self.omega_is_lam:
+            W = sum(cache[r - 1][2] * cache[p - r - 1][1] for r in range(1, p))
+            R = R - self.mass[:, None] * self._deriv(W)
         out = R.reshape(-1)
         if self.autonomous:
             out = np.append(out, 0.0)

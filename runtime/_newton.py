@@ -45,9 +45,15 @@ class _Bordered:
             self._lu = scipy.sparse.linalg.splu(K)
             self._solve = self._lu.solve
         else:
-            K = np.vstack([np.asarray(J), border[None, :]])
+            J = np.asarray(J)
+            K = np.empty((J.shape[0] + 1, J.shape[1]), order="F")   # LAPACK order: no copy
+            K[:-1] = J
+            K[-1] = border
+            if not np.isfinite(K).all():
+                raise ConvergenceError("NaN/inf in the Jacobian (a validity condition of the recast "
+                                       "is probably violated)")
             with np.errstate(all="ignore"):
-                self._lu = scipy.linalg.lu_factor(K, check_finite=True)
+                self._lu = scipy.linalg.lu_factor(K, overwrite_a=True, check_finite=False)
             self._solve = lambda rhs: scipy.linalg.lu_solve(self._lu, rhs, check_finite=False)
             if not np.all(np.isfinite(self._lu[0])) or np.min(np.abs(np.diag(self._lu[0]))) == 0.0:
                 raise ConvergenceError("singular bordered tangent matrix")

@@ -1,0 +1,183 @@
+"""Runtime core benchmarks (issue 3): ANM step vs LU, ANM vs pseudo-arclength Newton, HBM vs
+time integration.  All numbers come from one run on one machine; compare ratios, not times.
+
+1. ``anm_step_over_lu``: time of one ANM step (Jacobian assembly, one LU of the bordered
+   tangent matrix, order-20 series, end-point evaluation) divided by the time of one LU
+   factorization of the same bordered matrix, at H = 50, 100, 200 (belt n = 10, W1 orbit).
+2. ``demo_branch``: the demo branch (belt n = 10, FN = 5, H = 40, Hopf -> fold -> Hopf) with
+   ANM and with pseudo-arclength Newton: wall time, steps, LU factorizations, fold.
+3. ``s1_orbit``: one converged n = 100 orbit at Vb = 0.05 (seed 003 case S1) by HBM
+   (coarse simulation + Newton with H harmonics) versus integrating the original ODE to the
+   attractor with ``solve_ivp`` (LSODA) at several tolerances; errors of omega and of the
+   peak-to-peak amplitude against HBM with H = 300.
+
+BLAS is limited to one thread (shared machines make multi-threaded OpenBLAS much slower for
+these matrix sizes).
+"""
+import ctypes
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.optimize
+from scipy.integrate import solve_ivp
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _one_blas_thread():
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if "openblas" in line and ".so" in line}
+    except OSError:
+        return
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                     "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn(1)
+                break
+
+
+def _median_time(fn, repeat=3):
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def _belt(n):
+    from frictionkit.runtime._model import Model
+    from tests.models import belt_handwritten
+    return Model(belt_handwritten, {"n": n, "FN": 5})
+
+
+def bench_anm_step_over_lu():
+    from frictionkit.runtime._anm import anm_series, Series, row_scales
+    from frictionkit.runtime._equilibria import periodic_start_from_simulation
+    from frictionkit.runtime._newton import correct, tangent_at, bordered_factor
+    m = _belt(10)
+    d, Z = periodic_start_from_simulation(m, 0.5, 50)
+    out = {}
+    for H in (50, 100, 200):
+        dH, ZH = d.resize(Z, H)
+        ZH, _ = correct(dH, ZH, np.eye(dH.size)[-1], 0.5)
+        t = tangent_at(dH, ZH, np.eye(dH.size)[-1])
+        J = dH.jacobian(ZH)
+        # the LU exactly as the engines do it (bordered matrix, scipy.linalg.lu_factor)
+        t_lu = _median_time(lambda: bordered_factor(J, t), repeat=5)
+
+        def step():
+            terms, J = anm_series(dH, ZH, t, 20)
+            a = (1e-8 / np.linalg.norm(terms[-1])) ** (1 / 19)
+            s = Series(ZH, terms, a)
+            s(a), s.tangent(a), row_scales(J, ZH)
+        t_step = _median_time(step, repeat=5)
+        out[f"H{H}"] = dict(unknowns=dH.size, lu_s=t_lu, anm_step_s=t_step, ratio=t_step / t_lu)
+    return out
+
+
+def bench_demo_branch(H=40):
+    from frictionkit.runtime._equilibria import equilibrium_branch, periodic_start_from_hopf, periodic_branch
+    m = _belt(10)
+    eq = equilibrium_branch(m, 0.05, 12)
+    hopf = eq.special_points("hopf")[0]
+    out = {"harmonics": H}
+    for method in ("anm", "newton"):
+        t0 = time.perf_counter()
+        disc, Z, d = periodic_start_from_hopf(m, hopf, H)
+        br = periodic_branch(disc, Z, 0.0, 30.0, d, method=method)
+        wall = time.perf_counter() - t0
+        folds = [s.param for s in br.special_points("fold")]
+        out[method] = dict(wall_s=wall, status=br.status, points=len(br), folds=folds, **br.counters)
+    out["factorization_ratio_newton_over_anm"] = (out["newton"]["factorizations"]
+                                                   / out["anm"]["factorizations"])
+    out["wall_ratio_newton_over_anm"] = out["newton"]["wall_s"] / out["anm"]["wall_s"]
+    return out
+
+
+def _simulate_orbit(m, lam, rtol, atol):
+    """solve_ivp to the attractor, then omega and ptp(y) from one accurate period."""
+    from frictionkit.runtime._equilibria import find_equilibrium, eigenvalues
+    _, Ze = find_equilibrium(m, lam)
+    x = Ze[:2] + np.array([0.0, 1e-3])
+    om0 = float(np.max(np.abs(eigenvalues(m, Ze[:2], lam).imag)))
+    T0 = 2 * np.pi / om0
+    t, last = 0.0, None
+    f = lambda t, x: m.rhs(t, x, lam)      # noqa: E731
+    J = lambda t, x: m.jac(t, x, lam)      # noqa: E731
+    for _ in range(500):
+        sol = solve_ivp(f, (t, t + 20 * T0), x, method="LSODA", jac=J, rtol=rtol, atol=atol, dense_output=True)
+        peak = float(np.max(sol.sol(np.linspace(t + 15 * T0, t + 20 * T0, 20000))[0]))
+        x, t = sol.y[:, -1], sol.t[-1]
+        if last is not None and abs(peak - last) <= 1e-9 * abs(peak):
+            break
+        last = peak
+    sol = solve_ivp(f, (t, t + 6 * T0), x, method="LSODA", jac=J, rtol=rtol, atol=atol, dense_output=True)
+    tt = np.linspace(t, t + 6 * T0, 240001)
+    y = sol.sol(tt)[0]
+    ym = 0.5 * (y.max() + y.min())
+    up = np.flatnonzero((y[:-1] < ym) & (y[1:] >= ym))
+    cr = [scipy.optimize.brentq(lambda s: sol.sol(s)[0] - ym, tt[i], tt[i + 1], xtol=1e-16) for i in up]
+    T = float(np.mean(np.diff(cr)))
+    seg = (tt >= cr[0]) & (tt <= cr[0] + T)
+    return 2 * np.pi / T, float(np.ptp(y[seg]))
+
+
+def bench_s1_orbit():
+    from frictionkit.runtime._branch import trig_extrema
+    from frictionkit.runtime._equilibria import periodic_start_from_simulation
+    from frictionkit.runtime._newton import correct
+    m = _belt(100)
+    lam = 0.05
+    e = None
+    # reference: HBM with H = 300
+    d, Z = periodic_start_from_simulation(m, lam, 100)
+    d3, Z3 = d.resize(Z, 300)
+    Z3, _ = correct(d3, Z3, np.eye(d3.size)[-1], lam, max_iter=30)
+    U, om_ref, _ = d3.split(Z3)
+    lo, hi = trig_extrema(U[:2])
+    ptp_ref = float(hi[0] - lo[0])
+    out = {"reference": dict(harmonics=300, omega=float(om_ref), ptp_y=ptp_ref)}
+    for H in (100, 200):
+        t0 = time.perf_counter()
+        d, Z = periodic_start_from_simulation(m, lam, min(H, 50), rtol=1e-6, atol=1e-9)
+        dH, ZH = d.resize(Z, H)
+        e = np.eye(dH.size)[-1]
+        ZH, its = correct(dH, ZH, e, lam, max_iter=30)
+        wall = time.perf_counter() - t0
+        U, om, _ = dH.split(ZH)
+        lo, hi = trig_extrema(U[:2])
+        out[f"hbm_H{H}"] = dict(wall_s=wall, omega_rel_err=abs(om / om_ref - 1),
+                                ptp_rel_err=abs((hi[0] - lo[0]) / ptp_ref - 1), newton_iterations=its)
+    for rtol in (1e-6, 1e-8, 1e-10, 1e-12):
+        t0 = time.perf_counter()
+        om, ptp = _simulate_orbit(m, lam, rtol, rtol * 1e-3)
+        out[f"solve_ivp_rtol{rtol:g}"] = dict(wall_s=time.perf_counter() - t0,
+                                              omega_rel_err=abs(om / om_ref - 1),
+                                              ptp_rel_err=abs(ptp / ptp_ref - 1))
+    return out
+
+
+def main() -> dict:
+    _one_blas_thread()
+    return {"anm_step_over_lu": bench_anm_step_over_lu(),
+            "demo_branch": bench_demo_branch(),
+            "s1_orbit": bench_s1_orbit()}
+
+
+if __name__ == "__main__":
+    import json
+    _one_blas_thread()
+    which = sys.argv[1:] or ["anm_step_over_lu", "demo_branch", "s1_orbit"]
+    print(json.dumps({w: globals()[f"bench_{w}"]() for w in which}, indent=2, default=str))

@@ -129,10 +129,28 @@ def drill() -> ModelSpec:
     return m
 
 
+def shaw_free() -> ModelSpec:
+    """The non-friction force of seed 001 eq. (23): ``m x'' = beta cos(w t) - 2 alpha x' - x``.
+
+    Used as ``b(x, x', t)`` by the two-phase scheme of seed 001 §3.1, which adds dry friction
+    itself (``frictionkit.runtime.nonsmooth.force_from_model``).  Defaults: set (P).
+    """
+    m = ModelSpec("shaw_free", "forced oscillator without friction: b(x, x', t) of seed 001 eq. (23)")
+    mass = m.parameter("m", 1.0, doc="mass")
+    alpha = m.parameter("alpha", 0.0, doc="damping")
+    beta = m.parameter("beta", 6.0, doc="forcing amplitude")
+    w = m.parameter("w", 0.5, unit="rad/s", doc="forcing angular frequency")
+    m.forcing(w)
+    x, v = m.second_order("x", velocity="v")
+    m.ode(v, beta * sp.cos(w * m.t) - 2 * alpha * v - x, mass=mass)
+    return m
+
+
 #: name -> (builder, continuation parameters whose generated modules ship in generated/)
 ZOO = {
     "belt": (belt, ("Vb", "FN")),
     "shaw": (shaw, ("w",)),
+    "shaw_free": (shaw_free, ("beta",)),
     "weakstrong": (weakstrong, ("vd",)),
     "vrande1": (vrande1, ("Vdr",)),
     "vrande2": (vrande2, ("Vdr",)),

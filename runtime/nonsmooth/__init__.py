@@ -17,6 +17,7 @@ from ._quasistatic import QuasiStaticResponse, quasi_static_response
 from ._calibration import (CALIBRATION_PARAMETERS, CalibrationResult, calibrate_quasi_static,
                            calibration_table, synthetic_record)
 from ._results import CoulombBranch, coulomb_branch, load_coulomb_branch
+from ._declared import force_from_model
 
 __all__ = [
     # exact damped Coulomb stick-slip (seed 000 §3)
@@ -27,7 +28,7 @@ __all__ = [
     "stick_slip_period", "one_mass_cycle", "orbit_error", "HenonResult", "henon_stick_slip",
     # two-phase model of seed 001
     "TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing", "SHAW_P",
-    "OrnsteinUhlenbeck", "thermal_forcing",
+    "OrnsteinUhlenbeck", "thermal_forcing", "force_from_model",
     # quasi-static model and calibration (seed 001 §2.7, §4)
     "QuasiStaticResponse", "quasi_static_response", "CALIBRATION_PARAMETERS", "CalibrationResult",
     "calibrate_quasi_static", "calibration_table", "synthetic_record",

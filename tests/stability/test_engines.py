@@ -49,3 +49,28 @@ def test_orbit_stability_same_multipliers_from_three_discretizations():
         assert res.trivial_multiplier_error < 1e-6 and res.stable
     with pytest.raises(InputError, match="unsupported"):
         orbit_stability(object(), Zc)
+
+
+def test_fold_of_the_n10_branch_is_where_the_multiplier_crosses_one():
+    # seed 000 Fig. 4 / issue 4: upper branch stable up to the fold, lower branch unstable, the
+    # fold is where the non-trivial multiplier crosses 1.  The fold is located by the engine
+    # from the tangent (independent of any multiplier); the seeds quote 10.25-10.26 m/s and
+    # DESIGN §6 says the converged value lies a few tenths of a percent above.
+    from frictionkit.runtime._shooting import periodic_orbit_from_simulation
+    from frictionkit.runtime._stability import multiplier_crossings
+    from tests.stability._orbits import belt
+
+    orbit = periodic_orbit_from_simulation(belt(10, 5.0), 9.8, [-0.008, 9.8], 0.3)
+    disc = CollocationDiscretization(orbit.model, 100, 3)
+    Z0, _ = disc.solve(disc.from_orbit(orbit))
+    br = continuation(ContinuationProblem(disc, Z0, 1.0), "anm", dict(lam_min=9.5, lam_max=11.0, max_steps=60))
+    folds = br.special_points("fold")
+    assert len(folds) == 1 and 10.25 < folds[0].param < 10.33
+    at_fold = orbit_stability(disc, folds[0].solution)
+    assert np.max(np.abs(at_fold.multipliers - 1)) < 1e-4          # trivial + crossing multiplier
+    results = [orbit_stability(disc, Z) for Z in br.solutions]
+    fold_index = folds[0].index
+    assert all(r.stable for r in results[:fold_index - 1])
+    assert not any(r.stable for r in results[fold_index + 2:])
+    crossings = multiplier_crossings(results)
+    assert [k for _, k in crossings] == ["fold"] and abs(crossings[0][0] - fold_index) <= 1

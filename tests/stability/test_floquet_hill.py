@@ -178,3 +178,24 @@ def test_multiplier_crossings_classify_fold_pd_ns():
     seq = [res(0.8 * np.exp(1j), 0.8 * np.exp(-1j)), res(1.2 * np.exp(1j), 1.2 * np.exp(-1j)),
            res(0.9 * np.exp(1j), 0.9 * np.exp(-1j))]
     assert multiplier_crossings(seq) == [(0, "ns"), (1, "ns")]
+
+
+def test_forced_duffing_multipliers_three_ways_and_liouville():
+    # forced orbit: no trivial multiplier; tr J = -c, so the product of the multipliers is
+    # exp(-c T) exactly (Liouville) - an analytic check for all three routes
+    from frictionkit.runtime._model import Model
+    from frictionkit.runtime._shooting import periodic_orbit_from_simulation
+    from tests.models import duffing_handwritten
+
+    model = Model(duffing_handwritten)
+    w = 1.2
+    orbit = periodic_orbit_from_simulation(model, w, [0.0, 0.0], 200.0)
+    T = 2 * np.pi / w
+    var = floquet_from_orbit(orbit)
+    disc, Z, _ = collocation_orbit(model, orbit, n_intervals=100, degree=4)
+    col = floquet_collocation(disc, Z)
+    hill = _hill_of_orbit(orbit, 30)
+    for res in (var, col, hill):
+        assert np.isnan(res.trivial_multiplier_error)
+        assert np.prod(res.multipliers).real == pytest.approx(np.exp(-0.1 * T), rel=1e-8), res.method
+        assert np.allclose(np.sort_complex(res.multipliers), np.sort_complex(var.multipliers), atol=1e-8)

@@ -48,6 +48,12 @@ Datasets (float64 unless noted)
                                      ``variables`` (JSON list), ``index_omega`` (-1 if
                                      none), ``index_lam``
     ``tangent`` (n_points, size)     unit tangent of the branch at each point
+    ``validity/<variable>`` (n_points,)  for each validity condition of the recast
+                                     (``VALIDITY`` of the model): the worst value over one
+                                     period relative to the variable's scale (min u / max|u|
+                                     for "positive", min |u| / max|u| for "nonzero");
+                                     negative (resp. zero) means violated — e.g. the Gibbs
+                                     dip of a truncated sqrt auxiliary (DESIGN §6)
 """
 from __future__ import annotations
 
@@ -139,11 +145,13 @@ class Branch:
     counters : dict (steps, factorizations, residual_evaluations, jacobian_evaluations)
     status, message : str;  success : bool
     provenance : dict (model, model_hash, continuation_parameter, method, options, versions)
+    validity : dict variable -> ndarray (n_points,) of the worst relative value of each
+        validity condition (see the HDF5 layout)
     """
 
     def __init__(self, *, kind, states, variables, harmonics, index_omega, solutions, tangents,
                  param, omega, ptp, vmin, vmax, mean, stable=None, eigenvalues=None, special=(),
-                 counters=None, status="", message="", success=True, provenance=None):
+                 counters=None, status="", message="", success=True, provenance=None, validity=None):
         self.kind = kind
         self.states = tuple(states)
         self.variables = tuple(variables)
@@ -161,6 +169,7 @@ class Branch:
         self.counters = dict(counters or {})
         self.status, self.message, self.success = status, message, bool(success)
         self.provenance = dict(provenance or {})
+        self.validity = dict(validity or {})
         # set by the code that computed the branch, not saved: lets the caller continue work
         self.discretization = None
 
@@ -183,12 +192,19 @@ class Branch:
         param, omega = [], []
         mins, maxs, means = [], [], []
         hbm = hasattr(disc, "split") and hasattr(disc, "H")
+        checks = model.module.VALIDITY
+        validity = {var: [] for var, _, _ in checks}
         for Z in sol:
             if hbm:
                 U, om, lam = disc.split(Z)
                 om = om if disc.H else np.nan
                 lo, hi = trig_extrema(U[:n])
                 mean = U[:n, 0]
+                if checks:
+                    from ._hbm import coefficients_to_samples
+                    u = U[:, :1] if disc.H == 0 else coefficients_to_samples(U, max(8 * disc.H + 8, 256))
+                    for r in model.validity_report(u):
+                        validity[r["variable"]].append(r["relative"])
             else:
                 # any other discretization (collocation, shooting): contract item 6
                 info = disc.unpack(Z)
@@ -214,7 +230,8 @@ class Branch:
                    param=param, omega=omega, ptp=ptp,
                    vmin={s: mins[:, i] for i, s in enumerate(st)},
                    vmax={s: maxs[:, i] for i, s in enumerate(st)},
-                   mean={s: means[:, i] for i, s in enumerate(st)}, **kw)
+                   mean={s: means[:, i] for i, s in enumerate(st)},
+                   validity={k: np.array(v) for k, v in validity.items() if len(v) == len(sol)}, **kw)
 
     # -- access ---------------------------------------------------------------------
     def special_points(self, kind=None):
@@ -289,6 +306,9 @@ class Branch:
             d.attrs["index_omega"] = int(self.index_omega)
             d.attrs["index_lam"] = int(self.solutions.shape[1] - 1)
             f["tangent"] = self.tangents
+            g = f.create_group("validity")
+            for var, v in self.validity.items():
+                g[var] = np.asarray(v, dtype=float)
 
     @classmethod
     def load(cls, path):
@@ -317,6 +337,7 @@ class Branch:
                        ptp={s: f["ptp"][s][()] for s in states}, vmin={s: f["min"][s][()] for s in states},
                        vmax={s: f["max"][s][()] for s in states}, mean={s: f["mean"][s][()] for s in states},
                        stable=f["stable"][()],
+                       validity={k: f["validity"][k][()] for k in f["validity"]} if "validity" in f else None,
                        eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
                        special=special, counters=counters, status=str(a["status"]),
                        message=str(a["message"]), success=bool(a["success"]), provenance=prov)

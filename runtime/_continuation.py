@@ -434,7 +434,22 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
                                counters=counters.as_dict(), status=status, message=message,
                                success=success, provenance=prov)
     br.discretization = disc
+    _warn_validity(br)
     return br
+
+
+def _warn_validity(br):
+    """One warning per violated validity condition (reported, not fatal: DESIGN §6)."""
+    texts = {var: text for var, _, text in br.discretization.model.module.VALIDITY}
+    for var, rel in br.validity.items():
+        bad = np.flatnonzero(~(rel > 0))
+        if len(bad):
+            j = bad[np.argmin(rel[bad])]
+            warnings.warn(f"validity condition of the recast violated at {len(bad)} of {len(rel)} points "
+                          f"({texts.get(var, var)}): worst {var}/max|{var}| = {rel[j]:.3g} at "
+                          f"{br.provenance.get('continuation_parameter', 'lam')} = {br.param[j]:.6g} "
+                          "(with few harmonics a truncated sqrt auxiliary dips below zero: add harmonics)",
+                          RuntimeWarning, stacklevel=3)
 
 
 def _provenance(disc, method, opts):

@@ -195,3 +195,15 @@ def test_pade_gives_the_same_branch(belt):
     assert pade.counters["steps"] < series.counters["steps"]
     assert pade.special_points("fold")[0].param == pytest.approx(series.special_points("fold")[0].param,
                                                                  rel=1e-10)
+
+
+def test_s2_stiff_case_against_shooting():
+    """Seed 003 case S2: n = 100, Vb = 0.4 (stiff, Vr briefly changes sign).  Started from a
+    coarse simulation (rtol 1e-6) with H = 200; omega and ptp agree with shooting to 1e-8."""
+    m = Model(belt_handwritten, {"n": 100, "FN": 5})
+    d, Z = periodic_start_from_simulation(m, 0.4, 200, rtol=1e-6, atol=1e-9)
+    U, om, lam = d.split(Z)
+    lo, hi = trig_extrema(U[:2])
+    orb = _shooting(m, d, Z)
+    assert om == pytest.approx(orb.omega, rel=1e-8)
+    assert hi[0] - lo[0] == pytest.approx(orb.ptp[0], rel=1e-8)

@@ -278,7 +278,7 @@ def _period_and_extrema(model, lam, x0, T, *, method, rtol, atol):
 
 def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *, rtol: float = 1e-12,
                         atol: float = 1e-14, method: str = "LSODA", max_iter: int = 30, tol: float = 1e-10,
-                        phase_state: int = 0) -> PeriodicOrbit:
+                        phase_state: int = 0, periods: int = 1) -> PeriodicOrbit:
     """Find a periodic orbit of ``x' = f(x, t; p)`` by simple shooting (Newton on ``x0`` and ``T``).
 
     Parameters
@@ -305,6 +305,9 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
         periodicity defect is below ``100 rtol``, the integration-noise floor.
     phase_state : int
         Autonomous models: the phase condition ``f_k(x0) = 0`` with ``k = phase_state``.
+    periods : int
+        Forced models: the orbit's period is ``periods`` forcing periods (2 after a period
+        doubling).  Autonomous models give the period through ``T``.
 
     Returns
     -------
@@ -323,8 +326,10 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
     if x.shape != (n,):
         raise InputError(f"x0 must have the {n} states {model.module.STATES}, got shape {np.shape(x0)}")
     forced = model.forced
+    if int(periods) != periods or periods < 1:
+        raise InputError(f"periods={periods} must be a positive integer")
     if forced:
-        T = _forcing_period(model, lam)
+        T = _forcing_period(model, lam) * int(periods)
     else:
         if T is None or not np.isfinite(T) or T <= 0:
             raise InputError(f"T={T}: an autonomous model needs a positive initial guess of the period")

@@ -1,0 +1,62 @@
+"""Period doubling of the forced twin-well Duffing oscillator, located two ways, and branch switching."""
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from frictionkit.runtime._collocation import CollocationDiscretization
+from frictionkit.runtime._model import Model
+from frictionkit.runtime._shooting import periodic_orbit_from_simulation
+from frictionkit.runtime._stability import floquet_collocation, locate_period_doubling, switch_period_doubling
+from frictionkit.runtime.errors import ConvergenceError, InputError
+from tests.models import duffing_handwritten
+
+C = 0.3
+
+
+@pytest.fixture(scope="module")
+def duffing_pd():
+    # x'' + 0.3 x' - x + x^3 = 0.25 cos(w t): a multiplier of the period-1 orbit passes -1
+    # between w = 1.2 and 1.15 (checked by a scan of shooting orbits)
+    model = Model(duffing_handwritten, dict(k=-1.0, b=1.0, c=C, F=0.25))
+    orbit = periodic_orbit_from_simulation(model, 1.2, [1.0, 0.0], 300.0)
+    return model, locate_period_doubling(model, 1.2, 1.15, orbit.x0)
+
+
+def test_period_doubling_located_by_shooting_and_by_collocation(duffing_pd):
+    # issue 4: the PD point located to 1e-5; the reference is an independent locator: the
+    # collocation monodromy (condensation, N_int = 200, p = 4) zeroed by brentq
+    model, pd = duffing_pd
+    assert pd["multiplier"].real == pytest.approx(-1.0, abs=1e-9)
+    disc = CollocationDiscretization(model, 200, 4)
+    guess = pd["orbit"]
+
+    def test(w):
+        Z0 = disc.from_states(lambda t: guess.at(t, accurate=False), w, w)
+        Z, _ = disc.solve(Z0)
+        return float(np.min(floquet_collocation(disc, Z).multipliers.real) + 1)
+
+    w_col = brentq(test, pd["lam"] - 2e-3, pd["lam"] + 2e-3, xtol=1e-12)
+    assert abs(w_col - pd["lam"]) < 1e-5
+
+
+def test_switched_branch_has_half_the_frequency_and_the_flip_normal_form(duffing_pd):
+    model, pd = duffing_pd
+    w = pd["lam"]
+    with pytest.raises(ConvergenceError, match="period-1"):
+        switch_period_doubling(model, pd, +1e-3, 0.05)         # no doubled orbit on this side
+    near = switch_period_doubling(model, pd, -1e-3, 0.05)
+    far = switch_period_doubling(model, pd, -4e-3, 0.05)
+    for orbit, delta in ((near, -1e-3), (far, -4e-3)):
+        assert orbit.omega == pytest.approx((w + delta) / 2, rel=1e-14)     # half the base frequency
+        # Liouville: tr J = -c over two forcing periods
+        assert np.prod(orbit.multipliers).real == pytest.approx(np.exp(-C * orbit.T), rel=1e-8)
+        assert np.all(np.abs(orbit.multipliers) < 1)        # supercritical flip: stable doubled orbit
+    # flip normal form: the splitting |x(T/2) - x(0)| grows like sqrt(|delta|): ratio 2 for 4x delta
+    split = [np.linalg.norm(o.at([o.T / 2])[:, 0] - o.x0) for o in (near, far)]
+    assert split[1] / split[0] == pytest.approx(2.0, rel=0.05)
+
+
+def test_no_period_doubling_in_bracket_is_named(duffing_pd):
+    model, pd = duffing_pd
+    with pytest.raises(InputError, match="no period doubling"):
+        locate_period_doubling(model, 1.3, 1.25, pd["orbit"].x0)

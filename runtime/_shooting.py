@@ -421,11 +421,16 @@ class ShootingDiscretization(Discretization):
     rtol, atol, method : see :func:`find_periodic_orbit`.
     phase_state : int
         Index ``k`` of the phase condition ``f_k(x0) = 0``.
+    periods : int
+        Forced models: period = ``periods`` forcing periods (2 on a period-doubled branch).
     """
 
     def __init__(self, model: Model, *, rtol: float = 1e-10, atol: float = 1e-13, method: str = "LSODA",
-                 phase_state: int = 0):
+                 phase_state: int = 0, periods: int = 1):
         _check_options(method, rtol, atol, 1, 1.0)
+        if int(periods) != periods or periods < 1:
+            raise InputError(f"periods={periods} must be a positive integer")
+        self.periods = int(periods)
         self.model = model
         self.n = model.n
         self.forced = model.forced
@@ -443,7 +448,7 @@ class ShootingDiscretization(Discretization):
             raise InputError(f"Z must have length {self.size} ([x0, T, lam] or [x0, lam]), got {Z.shape}")
         x0 = Z[: self.n]
         lam = Z[-1]
-        T = _forcing_period(self.model, lam) if self.forced else Z[self.n]
+        T = self.periods * _forcing_period(self.model, lam) if self.forced else Z[self.n]
         return x0, T, lam
 
     def _evaluate(self, Z):
@@ -484,7 +489,7 @@ class ShootingDiscretization(Discretization):
             Jac[:n, n] = e["s"]
             name = self.model.module.FORCING_FREQUENCY
             if name == self.model.continuation:     # T = 2 pi / lam
-                Jac[:n, n] += f_end * (-2 * np.pi / e["lam"] ** 2)
+                Jac[:n, n] += f_end * (-2 * np.pi * self.periods / e["lam"] ** 2)
         else:
             k = self.phase_state
             Jac[:n, n] = f_end

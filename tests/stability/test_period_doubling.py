@@ -36,7 +36,7 @@ def test_period_doubling_located_by_shooting_and_by_collocation(duffing_pd):
         return float(np.min(floquet_collocation(disc, Z).multipliers.real) + 1)
 
     w_col = brentq(test, pd["lam"] - 2e-3, pd["lam"] + 2e-3, xtol=1e-12)
-    assert abs(w_col - pd["lam"]) < 1e-5
+    assert abs(w_col - pd["lam"]) < 1e-9     # measured 1.5e-13; the issue asks for 1e-5
 
 
 def test_switched_branch_has_half_the_frequency_and_the_flip_normal_form(duffing_pd):
@@ -60,3 +60,20 @@ def test_no_period_doubling_in_bracket_is_named(duffing_pd):
     model, pd = duffing_pd
     with pytest.raises(InputError, match="no period doubling"):
         locate_period_doubling(model, 1.3, 1.25, pd["orbit"].x0)
+
+
+def test_forced_shooting_discretization_on_the_doubled_branch(duffing_pd):
+    # Z = [x0, lam] with T = 2 (2 pi / lam): the lam column carries dT/dlam f(x(T)) plus the
+    # sensitivity of the flow; check the whole Jacobian against central differences
+    from frictionkit.runtime._shooting import ShootingDiscretization
+
+    model, pd = duffing_pd
+    orbit = switch_period_doubling(model, pd, -1e-3, 0.05)
+    disc = ShootingDiscretization(model, rtol=1e-12, atol=1e-14, periods=2)
+    Z = disc.from_orbit(orbit)
+    assert disc.m == 2 and disc.size == 3
+    assert np.max(np.abs(disc.residual(Z))) < 1e-9
+    assert disc.unpack(Z)["omega"] == pytest.approx(orbit.omega, rel=1e-14)
+    h = 1e-5
+    fd = np.column_stack([(disc.residual(Z + h * e) - disc.residual(Z - h * e)) / (2 * h) for e in np.eye(3)])
+    assert np.allclose(disc.jacobian(Z), fd, rtol=1e-6, atol=1e-6)

@@ -207,6 +207,10 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
                     a_end *= 0.5
                     Ze, te = series(a_end), series.tangent(a_end)
         c.steps += 1
+        for j in range(1, options.points_per_step):
+            # extra points of the same series (for plots); not Newton-corrected
+            a_j = a_end * j / options.points_per_step
+            recorder.add_intermediate(series(a_j), series.tangent(a_j))
         recorder.add(Ze, te, step_length=a_end, series=series)
         if progress is not None:
             progress(recorder)

@@ -99,6 +99,8 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
         try:
             opts = dict(options or {})
             opts.setdefault("max_steps", 5000)
+            if method == "anm":
+                opts.setdefault("points_per_step", 4)     # smooth curves, no extra LU
             per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts, progress=bar)
         finally:
             if bar:

@@ -133,3 +133,16 @@ def test_cli_continue_and_demo(tmp_path):
     # H = 10: fold near 9.77 (between the seed 003 values for H = 9 and the converged one)
     assert 9.46 < per.special[0].param < 10.3
     assert (tmp_path / "belt.png").exists() and (tmp_path / "belt_equilibria.h5").exists()
+
+
+def test_cli_from_simulation(tmp_path):
+    """Periodic branch started from a time simulation at --start (W1, Vb = 0.5) with H = 20:
+    its first point is the W1 orbit (omega within 1e-7 of shooting's 1217.26416561, test_periodic)."""
+    out = tmp_path / "sim.h5"
+    r = CliRunner().invoke(main, ["continue", "belt", "--param", "Vb", "--start", "0.5", "--stop", "0.8",
+                                  "--set", "n=10", "FN=5", "--from-simulation", "-H", "20",
+                                  "--out", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    br = load_branch(out)
+    assert br.status == "range" and br.param[0] == 0.5 and br.param[-1] == pytest.approx(0.8, rel=1e-12)
+    assert br.omega[0] == pytest.approx(1217.2641656, rel=1e-7)

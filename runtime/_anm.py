@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._newton import bordered_factor, correct, ConvergenceError
+from ._newton import bordered_factor, correct
+from .errors import ConvergenceError
 
-__all__ = ["anm_series", "anm"]
+__all__ = ["anm_series", "anm", "Series", "row_scales"]
 
 
 def anm_series(disc, Z0, t_prev, order, counters=None):

@@ -27,20 +27,20 @@ frequency parameter, or from ``lam`` itself when that parameter is continued.  E
 are the case ``H = 0`` (no ``omega``, no phase condition), see :func:`equilibrium_discretization`.
 
 The unknown vector is ``Z = [Y, lam]`` with ``Y = [coefficients, omega]`` (autonomous) or
-``Y = coefficients`` (forced, equilibria).  ``R(Z) = C + L Z + Q(Z, Z)`` exactly, with
-``lam*L1 U``, ``omega*D U``, ``lam*c1``-free products and ``Q(U, U)`` as the quadratic part.
+``Y = coefficients`` (forced, equilibria).  ``R(Z) = C + L Z + Q(Z, Z)`` exactly: the quadratic part
+is ``Q(U, U) + lam L1 U - omega mass D U`` (``omega`` unknown or equal to ``lam``), the
+rest (``c0``, ``lam c1``, ``L0 U``, the forcing) is affine.
 """
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
 from ._discretization import Discretization
 from ._model import Model
 from .errors import InputError
 
 __all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples",
-           "coefficients_to_samples", "samples_to_coefficients"]
+           "coefficients_to_samples", "samples_to_coefficients", "shift_phase"]
 
 
 def n_samples(harmonics: int) -> int:

@@ -4,6 +4,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.frictionkit-installed
 
+# Shared 2-core machines: multithreaded BLAS is several times slower here (measured).
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+
 .PHONY: install demo test bench codegen clean
 
 $(STAMP): pyproject.toml

@@ -20,7 +20,7 @@ def main():
     """
 
 
-_COMMAND_MODULES = ("_cli_codegen", "_cli_continuation", "_cli_nonsmooth")
+_COMMAND_MODULES = ("_cli_codegen", "_cli_continuation", "_cli_nonsmooth", "_cli_study")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_name}")

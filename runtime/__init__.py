@@ -1,13 +1,44 @@
 """frictionkit runtime: discretizations, continuation, stability, results, plots, CLI.
 
 The runtime talks to a model only through the generated-model interface
-(:mod:`frictionkit.runtime._model`).
+(:mod:`frictionkit.runtime._model`).  Public surface (private modules behind it):
+
+* models: :func:`load_model`, :class:`Model`
+* orbits by shooting and collocation: :func:`find_periodic_orbit`,
+  :func:`periodic_orbit_from_simulation`, :class:`ShootingDiscretization`,
+  :class:`CollocationDiscretization`, :func:`collocation_orbit`
+* stability: :func:`floquet_variational`, :func:`floquet_collocation`, :func:`hill_multipliers`,
+  :func:`orbit_stability`, :func:`multiplier_crossings`, :func:`first_lyapunov`,
+  :func:`locate_period_doubling`, :func:`switch_period_doubling`
+* motion labels: :func:`classify_motion`, :func:`limit_velocity`
+* time simulation: :func:`simulate`, :func:`check_orbit`, :func:`check_branch_point`
+* seed-002 bounds: :func:`energy_ratio`, :func:`v_lw`, :func:`v_up`
+* non-smooth references: the subpackage :mod:`frictionkit.runtime.nonsmooth`
 """
 from .errors import FrictionkitError, InputError, ModelInterfaceError, ConvergenceError
 from ._model import Model
 from ._load import load_model
+from ._shooting import (PeriodicOrbit, ShootingDiscretization, find_periodic_orbit,
+                        periodic_orbit_from_simulation)
+from ._collocation import CollocationDiscretization, collocation_orbit
+from ._stability import (FloquetResult, first_lyapunov, floquet_collocation, floquet_variational,
+                         hill_multipliers, locate_period_doubling, multiplier_crossings, orbit_stability,
+                         switch_period_doubling)
+from ._motion import MOTION_LABELS, classify_motion, limit_velocity
+from ._simulate import OrbitCheck, check_branch_point, check_orbit, simulate
+from ._energy import energy_ratio, energy_ratio_exponential, v_lw, v_lw_exponential, v_up
+from . import nonsmooth
 
 __version__ = "0.1.0"
 
-__all__ = ["Model", "load_model", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
-           "__version__"]
+__all__ = [
+    "Model", "load_model", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
+    "PeriodicOrbit", "ShootingDiscretization", "find_periodic_orbit", "periodic_orbit_from_simulation",
+    "CollocationDiscretization", "collocation_orbit",
+    "FloquetResult", "first_lyapunov", "floquet_collocation", "floquet_variational", "hill_multipliers",
+    "locate_period_doubling", "multiplier_crossings", "orbit_stability", "switch_period_doubling",
+    "MOTION_LABELS", "classify_motion", "limit_velocity",
+    "OrbitCheck", "check_branch_point", "check_orbit", "simulate",
+    "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up",
+    "nonsmooth", "__version__",
+]

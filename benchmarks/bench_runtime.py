@@ -10,6 +10,8 @@ time integration.  All numbers come from one run on one machine; compare ratios,
    (coarse simulation + Newton with H harmonics) versus integrating the original ODE to the
    attractor with ``solve_ivp`` (LSODA) at several tolerances; errors of omega and of the
    peak-to-peak amplitude against HBM with H = 300.
+4. ``hbm_convergence``: W1, W2, S2 errors against shooting versus H.
+5. ``fold``: the n = 10 fold versus H (seed 003 §3.3 table) and by collocation.
 
 BLAS is limited to one thread (shared machines make multi-threaded OpenBLAS much slower for
 these matrix sizes).
@@ -169,15 +171,77 @@ def bench_s1_orbit():
     return out
 
 
+def bench_hbm_convergence():
+    """W1, W2 (n = 10) and S2 (n = 100): relative errors of omega and ptp(y) against
+    shooting (runtime._shooting, LSODA rtol 1e-12) versus the number of harmonics."""
+    from frictionkit.runtime._branch import trig_extrema
+    from frictionkit.runtime._equilibria import periodic_start_from_simulation
+    from frictionkit.runtime._hbm import coefficients_to_samples
+    from frictionkit.runtime._newton import correct
+    from frictionkit.runtime._shooting import find_periodic_orbit
+    out = {}
+    for name, n, lam, Hs in (("W1", 10, 0.5, (10, 20, 30, 40, 60)), ("W2", 10, 2.0, (20, 40, 80, 120, 150)),
+                             ("S2", 100, 0.4, (200, 300, 400))):
+        m = _belt(n)
+        d, Z = periodic_start_from_simulation(m, lam, Hs[-1], rtol=1e-6, atol=1e-9)
+        U, om, _ = d.split(Z)
+        ys = coefficients_to_samples(U[:2], 20000)
+        orb = find_periodic_orbit(m, lam, ys[:, np.argmax(ys[0])], 2 * np.pi / om)
+        res = {"shooting_omega": orb.omega, "shooting_ptp_y": float(orb.ptp[0])}
+        for H in Hs:
+            dH, ZH = d.resize(Z, H)
+            ZH, _ = correct(dH, ZH, np.eye(dH.size)[-1], lam, max_iter=30)
+            U, om, _ = dH.split(ZH)
+            lo, hi = trig_extrema(U[:2])
+            res[f"H{H}"] = dict(omega_rel_err=abs(om / orb.omega - 1),
+                                ptp_rel_err=abs((hi[0] - lo[0]) / orb.ptp[0] - 1))
+        out[name] = res
+    return out
+
+
+def bench_fold():
+    """Fold of the n = 10 branch: H = 1, 5, 9, 20 from full ANM branches, H = 30..100 refined
+    by locate_fold_near; orthogonal collocation (p = 3) N_int = 100, 200, 400 from the HBM fold."""
+    from frictionkit.runtime._collocation import CollocationDiscretization
+    from frictionkit.runtime._continuation import locate_fold_near
+    from frictionkit.runtime._equilibria import equilibrium_branch, periodic_start_from_hopf, periodic_branch
+    from frictionkit.runtime._hbm import coefficients_to_samples
+    m = _belt(10)
+    hopf = equilibrium_branch(m, 0.05, 12).special_points("hopf")[0]
+    out = {"seed_003": {"H1": 24.05, "H5": 7.51, "H9": 9.46, "converged": 10.26}, "seed_000": 10.25}
+    for H in (1, 5, 9, 20):
+        disc, Z, d = periodic_start_from_hopf(m, hopf, H)
+        br = periodic_branch(disc, Z, 0.0, 30.0, d)
+        fold = br.special_points("fold")[0]
+        out[f"hbm_H{H}"] = fold.param
+    for H in (30, 40, 60, 80, 100):
+        disc, Z = disc.resize(fold.solution, H)
+        fold = locate_fold_near(disc, Z)
+        out[f"hbm_H{H}"] = fold.param
+    U, om, lam = disc.split(fold.solution)
+    th0 = 2 * np.pi * np.argmax(coefficients_to_samples(U[:1], 100_000)[0]) / 100_000
+    k = np.arange(1, disc.H + 1)
+
+    def states(t):
+        th = th0 + om * np.asarray(t)
+        return U[:2, :1] + U[:2, 1::2] @ np.cos(np.outer(k, th)) + U[:2, 2::2] @ np.sin(np.outer(k, th))
+    for N in (100, 200, 400):
+        cd = CollocationDiscretization(m, n_intervals=N, degree=3)
+        out[f"collocation_N{N}"] = locate_fold_near(cd, cd.from_states(states, lam, om), span=1e-3).param
+    return out
+
+
 def main() -> dict:
     _one_blas_thread()
     return {"anm_step_over_lu": bench_anm_step_over_lu(),
             "demo_branch": bench_demo_branch(),
-            "s1_orbit": bench_s1_orbit()}
+            "s1_orbit": bench_s1_orbit(),
+            "hbm_convergence": bench_hbm_convergence(),
+            "fold": bench_fold()}
 
 
 if __name__ == "__main__":
     import json
     _one_blas_thread()
-    which = sys.argv[1:] or ["anm_step_over_lu", "demo_branch", "s1_orbit"]
+    which = sys.argv[1:] or ["anm_step_over_lu", "demo_branch", "s1_orbit", "hbm_convergence", "fold"]
     print(json.dumps({w: globals()[f"bench_{w}"]() for w in which}, indent=2, default=str))

@@ -128,7 +128,10 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         J = disc.jacobian(Z)
         if counters is not None:
             counters.jacobian_evaluations += 1
-        dZ = bordered_factor(J, border, counters).solve(rhs)
+        lu = bordered_factor(J, border, counters)
+        del J                    # the LU holds its own copy: keep the peak memory at two matrices
+        dZ = lu.solve(rhs)
+        del lu
         Z = Z + dZ
         nd = np.linalg.norm(dZ)
         if first is None:

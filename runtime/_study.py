@@ -194,8 +194,8 @@ def reference_orbit(model: Model, at: float, harmonics: int = 500, *, x_init=Non
     x_init : array_like, optional
         Start of the simulation (default: all states zero).
     t_transient : float, optional
-        Simulated time before shooting (default ``2000`` periods of the linear oscillator
-        estimated from the equilibrium's eigenvalues, at least 1).
+        Simulated time before shooting (default 200 periods ``2 pi / max |Im lambda|`` of the
+        Jacobian of the original ODE at ``x_init``; 1 if it has no complex eigenvalue).
 
     Returns
     -------
@@ -218,13 +218,17 @@ def reference_orbit(model: Model, at: float, harmonics: int = 500, *, x_init=Non
         raise InputError(f"reference harmonics = {harmonics}: the number of harmonics must be an integer >= 1")
     harmonics = int(harmonics)
     x_init = np.zeros(model.n) if x_init is None else np.asarray(x_init, dtype=float)
-    if t_transient is None:
-        t_transient = 1.0
+    if t_transient is None:         # 200 periods of the linearization at x_init
+        w = np.max(np.abs(np.linalg.eigvals(np.atleast_2d(model.jac(0.0, x_init, at))).imag))
+        t_transient = 200 * 2 * np.pi / w if w > 0 else 1.0
     name = f"{model.continuation} = {at:g}"
     try:
         orbit = periodic_orbit_from_simulation(model, at, x_init, t_transient)
     except ConvergenceError as exc:
-        raise ConvergenceError(f"no periodic orbit found at {name}: {exc}") from exc
+        raise ConvergenceError(
+            f"no periodic orbit found at {name}: a time simulation over {t_transient:g} from "
+            f"{np.array2string(x_init)} followed by shooting failed ({exc}); the equilibrium may be the only "
+            f"attractor there (outside the Hopf-to-fold interval of the branch)") from exc
     # a cycle collapsed onto an equilibrium is not an orbit
     x = orbit.samples(1024)
     scale = np.maximum(np.abs(x).max(axis=1), np.finfo(float).tiny)
@@ -470,7 +474,7 @@ class ConvergenceStudy:
             for name in names:
                 i = self.variables.index(name)
                 ax.semilogy(res.n_dis, res.relative_error[:, i], ".-", ms=3, label=name)
-            ax.set_title(f"{title}: relative error without bias (seed 003 eq. 15)")
+            ax.set_title(f"{title}: error per variable (eq. 15)")
             ax.set_xlabel("$N_{dis}$")
             ax.legend(fontsize=8)
             ax.grid(True, which="both", alpha=0.3)

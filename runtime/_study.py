@@ -56,11 +56,13 @@ values), ``variables`` (JSON list, row order of every error matrix), ``variable_
     one row per test solution: ``size`` (k,) (H, resp. N_int), ``n_dis`` (k,), ``lam``,
     ``omega``, ``energy`` (k,), ``converged`` (k,) bool, ``iterations`` (k,) int,
     ``relative_error`` (k, N) (eq. 15), ``mean_error`` (k,) (eq. 16), ``message`` (k,) str
-    (empty when converged).  Rows that did not converge hold NaN.
+    (empty when converged), ``seconds`` (k,) wall time of the energy-matched Newton solve
+    (from a neighbouring solution).  Rows that did not converge hold NaN.
 """
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,13 +140,15 @@ def parse_int_range(text: str, name: str = "range") -> list[int]:
 
 
 # -- reference ------------------------------------------------------------------------------
-def _newton(disc, Z, energy_row=None, *, tol=1e-13, max_iter=30, what="HBM"):
+def _newton(disc, Z, energy_row=None, *, tol=1e-13, noise_floor=1e-10, max_iter=30, what="HBM"):
     """Newton on ``R(Z) = 0`` plus one extra equation, with every variable's correction scaled.
 
     ``energy_row`` is ``None`` (extra equation ``lam = Z[-1]``: fixed parameter) or a callable
     ``Z -> (g, dg/dZ)`` (the energy match of seed 003 §3.3, ``lam`` free).  Converged when
     each variable's correction is below ``tol`` times its scale (``max |coefficients|``) and
-    the omega and lam corrections below ``tol`` times their values.
+    the omega and lam corrections below ``tol`` times their values, or when that relative
+    correction is below ``noise_floor`` and stopped shrinking (at least halving per step is
+    what a quadratically converging Newton does above the rounding noise of the solve).
     """
     Z = np.array(Z, dtype=float)
     N = disc.N
@@ -167,6 +171,9 @@ def _newton(disc, Z, energy_row=None, *, tol=1e-13, max_iter=30, what="HBM"):
         err = max(float(np.max(np.abs(dZ[:-2].reshape(N, nvar)).max(axis=1) / scale)),
                   abs(dZ[-2]) / abs(Z[-2]), abs(dZ[-1]) / max(abs(Z[-1]), 1e-300))
         if err < tol:
+            return Z, it
+        # rounding-noise floor: a tiny correction that no longer shrinks (large sparse systems)
+        if err < noise_floor and err > 0.5 * last:
             return Z, it
         if it > 3 and err > 1e3 * last or not np.isfinite(err):
             break
@@ -323,6 +330,7 @@ class MethodErrors:
     relative_error: np.ndarray  # (k, N), eq. (15)
     mean_error: np.ndarray      # (k,), eq. (16)
     message: list
+    seconds: np.ndarray = None  # wall time of each energy-matched Newton solve
 
     @classmethod
     def empty(cls, method, sizes, n_dis, N):
@@ -330,7 +338,7 @@ class MethodErrors:
         nan = np.full(k, np.nan)
         return cls(method, np.asarray(sizes, dtype=int), np.asarray(n_dis, dtype=int), nan.copy(), nan.copy(),
                    nan.copy(), np.zeros(k, dtype=bool), np.zeros(k, dtype=int), np.full((k, N), np.nan),
-                   nan.copy(), [""] * k)
+                   nan.copy(), [""] * k, nan.copy())
 
 
 @dataclass
@@ -426,7 +434,7 @@ class ConvergenceStudy:
                     continue
                 g = f.create_group(res.method)
                 for key in ("size", "n_dis", "lam", "omega", "energy", "converged", "iterations",
-                            "relative_error", "mean_error"):
+                            "relative_error", "mean_error", "seconds"):
                     g[key] = getattr(res, key)
                 g.create_dataset("message", data=np.array(res.message, dtype=object), dtype=h5py.string_dtype())
 
@@ -453,7 +461,8 @@ class ConvergenceStudy:
                 res = MethodErrors(method, *(g[k][()] for k in ("size", "n_dis", "lam", "omega", "energy",
                                                                "converged", "iterations", "relative_error",
                                                                "mean_error")),
-                                   message=[m.decode() if isinstance(m, bytes) else str(m) for m in g["message"][()]])
+                                   message=[m.decode() if isinstance(m, bytes) else str(m) for m in g["message"][()]],
+                                   seconds=g["seconds"][()])
                 setattr(out, method, res)
         return out
 
@@ -609,8 +618,10 @@ def convergence_study(model: Model, at: float, *, harmonics=range(1, 61), interv
             H = harmonics[i]
             disc, Z0 = prev_disc.resize(prev_Z, H)
             try:
+                t0 = time.perf_counter()
                 g = _hbm_energy(disc, k_energy, energy)
                 Z, it = _newton(disc, Z0, lambda Z: _shift(g(Z), K_ref), what=f"HBM H = {H}")
+                hbm.seconds[i] = time.perf_counter() - t0
                 finish(hbm, i, Z, it, _hbm_all_samples(disc, Z, n_t), g(Z)[0])
                 prev_disc, prev_Z = disc, Z
             except FrictionkitError as exc:
@@ -633,11 +644,13 @@ def convergence_study(model: Model, at: float, *, harmonics=range(1, 61), interv
         states, lam_g, omega_g = ref_states, lam_r, omega_r
         for i in np.argsort(intervals)[::-1]:
             n_int = intervals[i]
+            t0 = time.perf_counter()
             disc = CollocationDiscretization(model, n_int, degree)
             Z0 = disc.from_states(states, lam_g, omega_g)
             try:
                 g = _CollocationEnergy(disc, k_energy, energy)
                 Z, it = _newton(disc, Z0, lambda Z: _shift(g(Z), K_ref), what=f"collocation N_int = {n_int}")
+                col.seconds[i] = time.perf_counter() - t0
                 finish(col, i, Z, it, _collocation_samples(disc, Z, n_t), g(Z)[0])
                 states = (lambda d, Zc: (lambda t: d.states_at(Zc, np.asarray(t) * Zc[-2] / (2 * np.pi))))(disc, Z)
                 lam_g, omega_g = Z[-1], Z[-2]

@@ -94,7 +94,12 @@ def bench_s1():
 
 def main() -> dict:
     _one_blas_thread()
-    return {"W1": bench_w1(), "S1": bench_s1()}
+    out = {"W1": bench_w1()}
+    try:
+        out["S1"] = bench_s1()
+    except Exception as exc:  # S1 (n = 100) fit range not yet robust: report, do not hide W1
+        out["S1"] = {"failed": f"{type(exc).__name__}: {exc}"}
+    return out
 
 
 if __name__ == "__main__":

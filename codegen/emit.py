@@ -100,6 +100,20 @@ def _context(system: RecastSystem, backend: str) -> dict:
     aux_exprs = [v if v in system.states else defs[v] for v in system.variables]
     temps, outs, _ = cse_lines(aux_exprs, npp, prefix="_a")
     ctx["aux_lines"] = temps + [f"out[{k}] = {e}" for k, e in enumerate(outs)]
+    # structure of each point condition r - f(c * v), for the ANM's power-series recurrences
+    funcs, args, pcs = [], [], []
+    for r, e in zip(system.point_rows, system.point_exprs):
+        fn = [node for node in sp.preorder_traversal(e) if isinstance(node, sp.Function)]
+        if len(fn) != 1 or sp.expand(e - (system.variables[r] - fn[0])) != 0:
+            raise PrintError(f"point condition {e} is not of the form r - f(c*v)")
+        c, v = fn[0].args[0].as_independent(*system.variables, as_Add=False)
+        funcs.append(type(fn[0]).__name__)
+        args.append(idx[v])
+        pcs.append(c)
+    ctx["point_funcs"] = repr(tuple(funcs))
+    ctx["point_args"] = repr(tuple(args))
+    ctx["NP"] = len(pcs)
+    ctx["operator_lines"] += [f"pc[{k}] = {pr(c)}" for k, c in enumerate(pcs)]
     up = NumPyModelPrinter({**_names(system, "t"), **{v: f"u0[{k}]" for k, v in enumerate(system.variables)}})
     ctx["point_lines"] = [f"out[{r}] = {up.doprint(e)}" for r, e in enumerate(system.point_exprs)]
     ctx["point_jac_lines"] = [f"out[{r}, {k}] = {up.doprint(sp.diff(e, v))}"

@@ -27,9 +27,9 @@ is replaced by a constant-in-time variable with the row ``0 = lam - <name>_c`` a
 recast is redone.  For the seed-000 belt model this produces exactly the auxiliaries
 ``Vr, R, S, mu`` of seed 000 eqs. (21)-(25) (``mu`` up to its sign).
 
-Transcendental functions (exp, tanh, atan, sin, cos, log) need derivative-bilinear rows
-and point conditions; the description already has room for them (``A``, ``B``,
-``point_rows``) but this version refuses them with a clear :class:`RecastError`.
+Transcendental functions (exp, tanh, atan, sin, cos, log; sinh, cosh, sech, tan through
+them) become derivative-bilinear rows ``a u' + b u u' = 0`` with a point condition
+``r(0) - f(c v(0)) = 0`` (see :meth:`_Recaster._function`; Karkar, Cochelin and Vergez 2013).
 """
 from __future__ import annotations
 

@@ -49,6 +49,8 @@ B_L = numpy.array([], dtype=numpy.intp)
 JQ_K = numpy.array([3, 3, 4, 5, 5, 5, 5], dtype=numpy.intp)
 JQ_COL = numpy.array([2, 3, 2, 2, 3, 4, 5], dtype=numpy.intp)
 POINT_ROWS = ()
+POINT_FUNCS = ()
+POINT_ARGS = ()
 CONTACTS = ('belt',)
 _N = 6
 _n = 2
@@ -69,6 +71,7 @@ def operators(p):
     fs1 = numpy.zeros(_N)
     A = numpy.zeros((_N, _N))
     bc = numpy.zeros(0)
+    pc = numpy.zeros(0)
     mass[0] = 1
     mass[1] = 1
     c0[2] = -p_Vb
@@ -88,7 +91,7 @@ def operators(p):
     qc[3] = -p_mud
     qc[4] = -1
     return dict(mass=mass, c0=c0, c1=c1, L0=L0, L1=L1, qc=qc, fc0=fc0, fs0=fs0, fc1=fc1, fs1=fs1,
-                A=A, bc=bc)
+                A=A, bc=bc, pc=pc)
 
 
 def aux(x, t, p):

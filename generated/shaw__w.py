@@ -47,6 +47,8 @@ B_L = numpy.array([], dtype=numpy.intp)
 JQ_K = numpy.array([2, 2, 3, 4, 4, 4, 4], dtype=numpy.intp)
 JQ_COL = numpy.array([1, 2, 1, 1, 2, 3, 4], dtype=numpy.intp)
 POINT_ROWS = ()
+POINT_FUNCS = ()
+POINT_ARGS = ()
 CONTACTS = ('ground',)
 _N = 5
 _n = 2
@@ -67,6 +69,7 @@ def operators(p):
     fs1 = numpy.zeros(_N)
     A = numpy.zeros((_N, _N))
     bc = numpy.zeros(0)
+    pc = numpy.zeros(0)
     mass[0] = 1
     mass[1] = p_m
     c0[2] = p_eps/p_n**2
@@ -84,7 +87,7 @@ def operators(p):
     qc[4] = -1
     fc0[1] = p_beta
     return dict(mass=mass, c0=c0, c1=c1, L0=L0, L1=L1, qc=qc, fc0=fc0, fs0=fs0, fc1=fc1, fs1=fs1,
-                A=A, bc=bc)
+                A=A, bc=bc, pc=pc)
 
 
 def aux(x, t, p):

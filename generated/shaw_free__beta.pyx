@@ -42,6 +42,8 @@ B_L = numpy.array([], dtype=numpy.intp)
 JQ_K = numpy.array([], dtype=numpy.intp)
 JQ_COL = numpy.array([], dtype=numpy.intp)
 POINT_ROWS = ()
+POINT_FUNCS = ()
+POINT_ARGS = ()
 CONTACTS = ()
 _N = 2
 _n = 2
@@ -62,6 +64,7 @@ def operators(p):
     fs1 = numpy.zeros(_N)
     A = numpy.zeros((_N, _N))
     bc = numpy.zeros(0)
+    pc = numpy.zeros(0)
     mass[0] = 1
     mass[1] = p_m
     L0[0, 1] = 1
@@ -69,7 +72,7 @@ def operators(p):
     L0[1, 1] = -2*p_alpha
     fc1[1] = 1
     return dict(mass=mass, c0=c0, c1=c1, L0=L0, L1=L1, qc=qc, fc0=fc0, fs0=fs0, fc1=fc1, fs1=fs1,
-                A=A, bc=bc)
+                A=A, bc=bc, pc=pc)
 
 
 def aux(x, t, p):

@@ -46,6 +46,8 @@ B_L = numpy.array([4], dtype=numpy.intp)
 JQ_K = numpy.array([3, 5, 5, 7, 7], dtype=numpy.intp)
 JQ_COL = numpy.array([2, 2, 5, 6, 7], dtype=numpy.intp)
 POINT_ROWS = (4,)
+POINT_FUNCS = ('atan',)
+POINT_ARGS = (2,)
 CONTACTS = ('belt',)
 _N = 8
 _n = 2
@@ -66,6 +68,7 @@ def operators(p):
     fs1 = numpy.zeros(_N)
     A = numpy.zeros((_N, _N))
     bc = numpy.zeros(1)
+    pc = numpy.zeros(1)
     mass[0] = 1
     mass[1] = 1
     c0[5] = p_delta**2
@@ -87,8 +90,9 @@ def operators(p):
     qc[2] = -1
     qc[3] = -1
     bc[0] = p_eps**2
+    pc[0] = p_eps
     return dict(mass=mass, c0=c0, c1=c1, L0=L0, L1=L1, qc=qc, fc0=fc0, fs0=fs0, fc1=fc1, fs1=fs1,
-                A=A, bc=bc)
+                A=A, bc=bc, pc=pc)
 
 
 def aux(x, t, p):

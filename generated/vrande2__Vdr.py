@@ -56,6 +56,8 @@ B_L = numpy.array([6, 12], dtype=numpy.intp)
 JQ_K = numpy.array([5, 7, 7, 9, 9, 11, 13, 13, 15, 15], dtype=numpy.intp)
 JQ_COL = numpy.array([4, 4, 7, 8, 9, 10, 10, 13, 14, 15], dtype=numpy.intp)
 POINT_ROWS = (6, 12)
+POINT_FUNCS = ('atan', 'atan')
+POINT_ARGS = (4, 10)
 CONTACTS = ('m1', 'm2')
 _N = 16
 _n = 4
@@ -76,6 +78,7 @@ def operators(p):
     fs1 = numpy.zeros(_N)
     A = numpy.zeros((_N, _N))
     bc = numpy.zeros(2)
+    pc = numpy.zeros(2)
     mass[0] = 1
     mass[1] = 1
     mass[2] = 1
@@ -120,8 +123,10 @@ def operators(p):
     qc[7] = -1
     bc[0] = p_eps**2
     bc[1] = p_eps**2
+    pc[0] = p_eps
+    pc[1] = p_eps
     return dict(mass=mass, c0=c0, c1=c1, L0=L0, L1=L1, qc=qc, fc0=fc0, fs0=fs0, fc1=fc1, fs1=fs1,
-                A=A, bc=bc)
+                A=A, bc=bc, pc=pc)
 
 
 def aux(x, t, p):

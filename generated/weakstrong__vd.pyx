@@ -51,6 +51,8 @@ B_L = numpy.array([3], dtype=numpy.intp)
 JQ_K = numpy.array([3, 3, 5, 5, 6, 6, 7, 7, 7, 7, 7], dtype=numpy.intp)
 JQ_COL = numpy.array([2, 3, 2, 3, 3, 4, 2, 4, 5, 6, 7], dtype=numpy.intp)
 POINT_ROWS = (4,)
+POINT_FUNCS = ('exp',)
+POINT_ARGS = (3,)
 CONTACTS = ('belt',)
 _N = 8
 _n = 2
@@ -71,6 +73,7 @@ def operators(p):
     fs1 = numpy.zeros(_N)
     A = numpy.zeros((_N, _N))
     bc = numpy.zeros(1)
+    pc = numpy.zeros(1)
     mass[0] = 1
     mass[1] = 1
     c0[3] = p_delta**2
@@ -93,8 +96,9 @@ def operators(p):
     qc[5] = -p_muv/p_v0
     qc[6] = -1
     bc[0] = -1/p_v0
+    pc[0] = p_v0**(-1.0)
     return dict(mass=mass, c0=c0, c1=c1, L0=L0, L1=L1, qc=qc, fc0=fc0, fs0=fs0, fc1=fc1, fs1=fs1,
-                A=A, bc=bc)
+                A=A, bc=bc, pc=pc)
 
 
 def aux(x, t, p):

@@ -4,6 +4,10 @@ The runtime talks to a model only through the generated-model interface
 (:mod:`frictionkit.runtime._model`).  Public surface (private modules behind it):
 
 * models: :func:`load_model`, :class:`Model`
+* harmonic balance and continuation: :class:`HBMDiscretization`, :func:`continuation`
+  (``"anm"`` or ``"newton"``), :func:`equilibrium_branch`, :func:`periodic_start_from_hopf`,
+  :func:`periodic_start_from_simulation`, :func:`periodic_branch`; results :class:`Branch`,
+  :func:`load_branch`; plots :func:`plot_branches`, :func:`plot_orbit`
 * orbits by shooting and collocation: :func:`find_periodic_orbit`,
   :func:`periodic_orbit_from_simulation`, :class:`ShootingDiscretization`,
   :class:`CollocationDiscretization`, :func:`collocation_orbit`
@@ -18,6 +22,12 @@ The runtime talks to a model only through the generated-model interface
 from .errors import FrictionkitError, InputError, ModelInterfaceError, ConvergenceError
 from ._model import Model
 from ._load import load_model
+from ._hbm import HBMDiscretization
+from ._continuation import ANMOptions, ContinuationProblem, NewtonOptions, continuation, locate_fold_near
+from ._equilibria import (equilibrium_branch, find_equilibrium, periodic_branch, periodic_start_from_hopf,
+                          periodic_start_from_orbit, periodic_start_from_simulation)
+from ._branch import Branch, SpecialPoint, load_branch
+from ._plots import plot_branches, plot_orbit
 from ._shooting import (PeriodicOrbit, ShootingDiscretization, find_periodic_orbit,
                         periodic_orbit_from_simulation)
 from ._collocation import CollocationDiscretization, collocation_orbit
@@ -32,7 +42,10 @@ from . import nonsmooth
 __version__ = "0.1.0"
 
 __all__ = [
-    "Model", "load_model", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
+    "Model", "load_model", "HBMDiscretization", "ANMOptions", "NewtonOptions", "ContinuationProblem",
+    "continuation", "locate_fold_near", "equilibrium_branch", "find_equilibrium", "periodic_branch",
+    "periodic_start_from_hopf", "periodic_start_from_orbit", "periodic_start_from_simulation", "Branch",
+    "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
     "PeriodicOrbit", "ShootingDiscretization", "find_periodic_orbit", "periodic_orbit_from_simulation",
     "CollocationDiscretization", "collocation_orbit",
     "FloquetResult", "first_lyapunov", "floquet_collocation", "floquet_variational", "hill_multipliers",

@@ -43,6 +43,9 @@ Contract (numbered as in scipy's ``OdeSolver``):
 7. ``POINT_ROWS`` (tuple of int: the derivative-bilinear rows whose mean / one
    collocation equation is replaced by a point condition), ``point(u0, p) -> (len(POINT_ROWS),)``
    and ``point_jac(u0, p) -> (len(POINT_ROWS), N)``.  Empty for purely algebraic recasts.
+   Each point condition reads ``u_r(0) - f(pc * u_v(0))`` with ``f = POINT_FUNCS[k]`` (exp,
+   tanh, atan, sin, cos, log), ``v = POINT_ARGS[k]`` and ``pc = operators(p)["pc"][k]``,
+   which is what the ANM's power-series recurrences need.
 8. Contacts (for motion classification): ``CONTACTS`` (tuple of str),
    ``contact_velocity(x, t, p) -> (n_contacts, ...)`` and ``contact_law(vr, p)`` giving
    the friction coefficient of each contact at relative velocities ``vr``.

@@ -14,6 +14,8 @@ check of forced shooting and collocation.
 """
 import numpy as np
 
+from tests.models import _quadratic
+
 MODEL_NAME = "duffing"
 MODEL_HASH = "hand-written"
 GENERATOR_VERSION = "hand-written"
@@ -55,18 +57,11 @@ def operators(p):
 
 
 def quad(qc, a, b):
-    out = np.zeros_like(a)
-    for t in range(len(Q_K)):
-        out[Q_K[t]] += qc[t] * a[Q_I[t]] * b[Q_J[t]]
-    return out
+    return _quadratic.quad(Q_K, Q_I, Q_J, qc, a, b)
 
 
 def quad_jac(qc, u):
-    out = np.zeros((_N,) + u.shape)
-    for t in range(len(Q_K)):
-        out[Q_K[t], Q_I[t]] += qc[t] * u[Q_J[t]]
-        out[Q_K[t], Q_J[t]] += qc[t] * u[Q_I[t]]
-    return out
+    return _quadratic.quad_jac(_N, Q_K, Q_I, Q_J, qc, u)
 
 
 def rhs(t, x, p):

@@ -23,6 +23,7 @@ from .errors import FrictionkitError, InputError, ModelInterfaceError, Convergen
 from ._model import Model
 from ._load import load_model
 from ._hbm import HBMDiscretization
+from ._aft import AFTDiscretization
 from ._continuation import ANMOptions, ContinuationProblem, NewtonOptions, continuation, locate_fold_near
 from ._equilibria import (equilibrium_branch, find_equilibrium, periodic_branch, periodic_start_from_hopf,
                           periodic_start_from_orbit, periodic_start_from_simulation)
@@ -42,7 +43,7 @@ from . import nonsmooth
 __version__ = "0.1.0"
 
 __all__ = [
-    "Model", "load_model", "HBMDiscretization", "ANMOptions", "NewtonOptions", "ContinuationProblem",
+    "Model", "load_model", "HBMDiscretization", "AFTDiscretization", "ANMOptions", "NewtonOptions", "ContinuationProblem",
     "continuation", "locate_fold_near", "equilibrium_branch", "find_equilibrium", "periodic_branch",
     "periodic_start_from_hopf", "periodic_start_from_orbit", "periodic_start_from_simulation", "Branch",
     "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",

@@ -24,6 +24,7 @@ import scipy.optimize
 
 from ._continuation import ContinuationProblem, continuation, locate_on_branch, _default_options
 from ._hbm import HBMDiscretization, equilibrium_discretization
+from ._aft import AFTDiscretization
 from ._newton import correct, Counters
 from ._branch import SpecialPoint
 from .errors import ConvergenceError, InputError
@@ -38,7 +39,30 @@ def _check_lam_range(model, lam, lam_min, lam_max):
                          f"{model.continuation} is empty")
 
 
-def find_equilibrium(model, lam, x_guess=None):
+def _use_aft(model, discretization):
+    """True when the sampled (AFT) path applies: sampled models, or ``discretization="aft"``."""
+    if discretization not in (None, "hbm", "aft"):
+        raise InputError(f"discretization={discretization!r}: choose 'hbm' (quadratic recast) or 'aft' "
+                         "(alternating frequency-time on the original ODE)")
+    if model.sampled and discretization == "hbm":
+        raise InputError(f"model {model.name!r} has a non-analytic friction law (no quadratic recast): "
+                         "the recast HBM does not apply; use discretization='aft' (DESIGN §5.4)")
+    return model.sampled or discretization == "aft"
+
+
+def _resolve_method(model, method, use_aft):
+    """Default engine: ANM on the quadratic recast, pseudo-arclength Newton on the sampled path."""
+    if method is None:
+        return "newton" if use_aft else "anm"
+    if method == "anm" and use_aft:
+        what = (f"model {model.name!r} has a non-analytic friction law" if model.sampled
+                else "the AFT discretization is not quadratic")
+        raise InputError(f"method='anm' is impossible here: {what}; the asymptotic numerical method "
+                         "needs the quadratic recast. Use method='newton' (pseudo-arclength)")
+    return method
+
+
+def find_equilibrium(model, lam, x_guess=None, discretization=None):
     """An equilibrium of the original ODE at ``lam``, as an ``H = 0`` unknown vector.
 
     Parameters
@@ -48,12 +72,16 @@ def find_equilibrium(model, lam, x_guess=None):
         Value of the continuation parameter.
     x_guess : array_like (n,), optional
         Initial guess for the states (default zeros).
+    discretization : {None, "hbm", "aft"}
+        ``None``: the quadratic system (``H = 0`` HBM, states and auxiliaries) for recast
+        models, the original ODE (``H = 0`` AFT, states only) for sampled models.
 
     Returns
     -------
-    disc : HBMDiscretization  (H = 0)
+    disc : HBMDiscretization or AFTDiscretization  (H = 0)
     Z : ndarray (N + 1,)
     """
+    use_aft = _use_aft(model, discretization)
     n = model.n
     x0 = np.zeros(n) if x_guess is None else np.asarray(x_guess, dtype=float)
     if x0.shape != (n,):
@@ -75,9 +103,14 @@ def find_equilibrium(model, lam, x_guess=None):
         raise ConvergenceError(f"no equilibrium found at {model.continuation} = {lam:g} from "
                                f"x_guess = {x0.tolist()}: {msg}")
     sol = best
-    u = np.asarray(model.aux(sol.x, 0.0, lam), dtype=float)
-    disc = equilibrium_discretization(model)
-    Z = disc.pack(u[:, None], np.nan, lam)
+    if use_aft:
+        # sampled path (DESIGN §5.4): R = f(x, lam) on the original states, no auxiliaries
+        disc = AFTDiscretization(model, 0)
+        Z = disc.pack(sol.x[:, None], np.nan, lam)
+    else:
+        u = np.asarray(model.aux(sol.x, 0.0, lam), dtype=float)
+        disc = equilibrium_discretization(model)
+        Z = disc.pack(u[:, None], np.nan, lam)
     e = np.zeros(disc.size)
     e[-1] = 1.0
     Z, _ = correct(disc, Z, e, lam)
@@ -106,8 +139,36 @@ def _hopf_test(model, n):
     return test
 
 
-def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x_guess=None,
-                       progress=None, locate_hopf=True):
+def _locate_hopf(disc, model, Za, Zb, test, counters, depth=40):
+    """Hopf point between two equilibria whose numbers of unstable eigenvalues differ.
+
+    When the crossing pair is complex at both ends, Brent's method on its real part
+    (:func:`locate_on_branch`).  Otherwise (e.g. a pair that becomes real and unstable right
+    after crossing, as for steep smoothed friction laws) the interval is bisected on the
+    branch, keeping the half where the number of unstable eigenvalues changes, until both
+    ends carry the complex pair.  A real crossing (a fold or branch point) ends with
+    ``ConvergenceError``.
+    """
+    n = model.n
+
+    def count(Z):
+        return int(np.sum(eigenvalues(model, Z[:n], Z[-1]).real > 0))
+
+    for _ in range(depth):
+        ta, tb = test(Za), test(Zb)
+        if np.isfinite(ta) and np.isfinite(tb) and ta * tb <= 0:
+            return locate_on_branch(disc, Za, Zb, test, counters)
+        chord = Zb - Za
+        Zm, _ = correct(disc, Za + 0.5 * chord, chord, float(chord @ (Za + 0.5 * chord)), counters=counters)
+        if count(Za) != count(Zm):
+            Zb = Zm
+        else:
+            Za = Zm
+    raise ConvergenceError("no Hopf crossing between the two equilibria (a real eigenvalue crosses)")
+
+
+def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_guess=None,
+                       progress=None, locate_hopf=True, discretization=None):
     """Continue the equilibrium from ``lam_start`` towards ``lam_stop``; eigenvalues; Hopf points.
 
     Parameters
@@ -115,11 +176,15 @@ def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x
     model : Model
     lam_start, lam_stop : float
         Start and end of the continuation parameter's range (either order).
-    method : {"anm", "newton"}
+    method : {"anm", "newton"}, optional
+        Default ``"anm"``, or ``"newton"`` on the sampled path (non-analytic laws, where the
+        ANM is impossible and asking for it raises :class:`InputError`).
     options : ANMOptions, NewtonOptions or dict, optional
         ``lam_min``/``lam_max`` default to the range.
     x_guess : array_like, optional
         Guess of the states of the first equilibrium.
+    discretization : {None, "hbm", "aft"}
+        See :func:`find_equilibrium`; sampled models always take ``"aft"``.
 
     Returns
     -------
@@ -130,7 +195,9 @@ def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x
     """
     lo, hi = sorted((float(lam_start), float(lam_stop)))
     _check_lam_range(model, lam_start, lo, hi)
-    disc, Z0 = find_equilibrium(model, lam_start, x_guess)
+    use_aft = _use_aft(model, discretization)
+    method = _resolve_method(model, method, use_aft)
+    disc, Z0 = find_equilibrium(model, lam_start, x_guess, discretization)
     if isinstance(options, dict) or options is None:
         opts = dict(options or {})
         opts.setdefault("lam_min", lo)
@@ -139,7 +206,7 @@ def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x
         opts.setdefault("max_lam_step", (hi - lo) / 40)
         options = _default_options(method, opts, lo, hi)
     br = continuation(ContinuationProblem(disc, Z0, 1.0 if lam_stop >= lam_start else -1.0),
-                      method, options, progress)
+                      method, options, progress, dict(discretization="aft") if use_aft else None)
     n = model.n
     ev = np.array([eigenvalues(model, Z[:n], Z[-1]) for Z in br.solutions])
     br.eigenvalues = ev
@@ -147,10 +214,10 @@ def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x
     if locate_hopf:
         test = _hopf_test(model, n)
         counters = Counters()
-        n_unstable = np.array([np.sum((e.real > 0) & (np.abs(e.imag) > _complex_scale(e))) for e in ev])
+        n_unstable = np.array([np.sum(e.real > 0) for e in ev])
         for i in np.flatnonzero(np.diff(n_unstable) != 0):
             try:
-                Zh = locate_on_branch(disc, br.solutions[i], br.solutions[i + 1], test, counters)
+                Zh = _locate_hopf(disc, model, br.solutions[i], br.solutions[i + 1], test, counters)
             except (ConvergenceError, ValueError):
                 continue
             w, V = eigenvalues(model, Zh[:n], Zh[-1], vectors=True)
@@ -163,13 +230,21 @@ def equilibrium_branch(model, lam_start, lam_stop, method="anm", options=None, x
     return br
 
 
-def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None):
-    """States on a uniform grid of one period -> aux -> FFT -> unknown vector."""
+def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None, discretization=None,
+                    n_t_aft=None):
+    """States on a uniform grid of one period -> aux -> FFT -> unknown vector.
+
+    Sampled models (or ``discretization="aft"``) go to the AFT harmonic balance of the
+    original states (no auxiliaries), with ``n_t_aft`` time samples.
+    """
     harmonics = int(harmonics)
     if harmonics < 1:
         raise InputError(f"harmonics = {harmonics}: a periodic orbit needs at least 1 harmonic")
-    disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)
     x_samples = np.asarray(x_samples, dtype=float)
+    if _use_aft(model, discretization):
+        disc = AFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
+        return disc, disc.from_samples(x_samples, omega, lam)
+    disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)
     n_t = x_samples.shape[1]
     t = 2 * np.pi * np.arange(n_t) / n_t / omega
     u = np.asarray(model.aux(x_samples, t, lam), dtype=float)
@@ -179,7 +254,8 @@ def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None
     return disc, Z
 
 
-def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=None, phase_variable=None):
+def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=None, phase_variable=None,
+                             discretization=None, n_t=None):
     """First periodic solution next to a Hopf point (no user guess).
 
     The orbit guess is ``x(theta) = x_eq + eps Re(v e^{i theta})`` with ``v`` the critical
@@ -195,10 +271,15 @@ def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=Non
     amplitude : float, optional
         Largest first-harmonic amplitude of a state in the guess (default
         ``1e-3 * max(1, |x_eq|, |lam|)``).
+    discretization : {None, "hbm", "aft"}
+        ``None``: the recast HBM, or the AFT harmonic balance for sampled models
+        (non-analytic laws, DESIGN §5.4).
+    n_t : int, optional
+        AFT only: time samples per period (default ``max(8H + 8, 64)``).
 
     Returns
     -------
-    disc : HBMDiscretization
+    disc : HBMDiscretization or AFTDiscretization
     Z : ndarray
         A corrected periodic solution.
     direction : ndarray
@@ -217,7 +298,7 @@ def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=Non
     n_t = max(4 * int(harmonics) + 4, 64)
     theta = 2 * np.pi * np.arange(n_t) / n_t
     x = x_eq[:, None] + (v[:, None] * np.exp(1j * theta)[None, :]).real
-    disc, Z = _orbit_to_start(model, x, omega, lam, harmonics, phase_variable)
+    disc, Z = _orbit_to_start(model, x, omega, lam, harmonics, phase_variable, discretization, n_t)
     k = disc.phase_index - 1       # cos(theta) coefficient of the phase variable
     e = np.zeros(disc.size)
     e[k] = 1.0
@@ -239,7 +320,8 @@ def _integrate(model, lam, x0, t_span, rtol, atol, dense=False):
 
 
 def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=None, max_periods=5000,
-                                   rtol=1e-9, atol=1e-12, phase_variable=None):
+                                   rtol=1e-9, atol=1e-12, phase_variable=None, discretization=None,
+                                   n_t=None):
     """Periodic solution from a time simulation of the original ODE to its attractor.
 
     Integrates ``x' = f(x)`` (scipy LSODA with the model's exact Jacobian) by chunks of
@@ -254,10 +336,12 @@ def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=N
     omega_guess : float, optional
         Angular frequency guess (default: the largest imaginary part of the eigenvalues
         at the initial state).
+    discretization, n_t
+        As in :func:`periodic_start_from_hopf`.
     """
     n = model.n
     if x0 is None:
-        _, Ze = find_equilibrium(model, lam)
+        _, Ze = find_equilibrium(model, lam, discretization=discretization)
         x0 = Ze[:n] + 1e-3 * max(1.0, abs(lam)) * np.eye(n)[min(1, n - 1)]
     x0 = np.asarray(x0, dtype=float)
     if omega_guess is None:
@@ -292,14 +376,15 @@ def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=N
     n_t = max(8 * int(harmonics) + 8, 256)
     ts = crossings[0] + T * np.arange(n_t) / n_t
     x = sol.sol(ts)
-    disc, Z = _orbit_to_start(model, x, 2 * np.pi / T, lam, harmonics, phase_variable)
+    disc, Z = _orbit_to_start(model, x, 2 * np.pi / T, lam, harmonics, phase_variable, discretization, n_t)
     e = np.zeros(disc.size)
     e[-1] = 1.0
     Z, _ = correct(disc, Z, e, lam, max_iter=30)
     return disc, Z
 
 
-def periodic_start_from_orbit(model, lam, x_samples, period, harmonics, phase_variable=None):
+def periodic_start_from_orbit(model, lam, x_samples, period, harmonics, phase_variable=None,
+                              discretization=None, n_t=None):
     """Periodic solution from samples of one period of the states (uniform in time).
 
     Parameters
@@ -307,25 +392,36 @@ def periodic_start_from_orbit(model, lam, x_samples, period, harmonics, phase_va
     x_samples : array_like (n, n_t)
         States at ``t_j = j T / n_t``, j = 0..n_t-1 (the end point excluded).
     period : float
+    discretization, n_t
+        As in :func:`periodic_start_from_hopf`.
     """
     x = np.asarray(x_samples, dtype=float)
     if x.ndim != 2 or x.shape[0] != model.n:
         raise InputError(f"x_samples must have shape (n={model.n}, n_t)")
-    disc, Z = _orbit_to_start(model, x, 2 * np.pi / float(period), lam, harmonics, phase_variable)
+    disc, Z = _orbit_to_start(model, x, 2 * np.pi / float(period), lam, harmonics, phase_variable,
+                              discretization, n_t)
     e = np.zeros(disc.size)
     e[-1] = 1.0
     Z, _ = correct(disc, Z, e, lam, max_iter=30)
     return disc, Z
 
 
-def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method="anm", options=None,
+def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, options=None,
                     progress=None, provenance=None):
-    """Continue a periodic branch of an HBM discretization from the solution ``Z``.
+    """Continue a periodic branch of an HBM (or AFT) discretization from the solution ``Z``.
 
     ``direction`` is ``+1``/``-1`` (increasing/decreasing ``lam``) or a vector (e.g. the
     one returned by :func:`periodic_start_from_hopf`).  Stops at the range bounds, on the
     step budget, on return to the start or when the amplitude vanishes (a Hopf point).
+    ``method`` defaults to ``"anm"``, or ``"newton"`` for an :class:`AFTDiscretization`
+    (not quadratic: the ANM is impossible there); AFT branches are labelled
+    ``discretization = "aft"`` in their provenance.
     """
+    use_aft = isinstance(disc, AFTDiscretization)
+    method = _resolve_method(disc.model, method, use_aft)
+    if use_aft:
+        provenance = dict(provenance or {})
+        provenance.setdefault("discretization", "aft")
     opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
     if isinstance(opts, dict):
         opts.setdefault("lam_min", lam_min)

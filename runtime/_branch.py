@@ -23,6 +23,8 @@ Root attributes
     ``states``, ``variables`` (JSON str lists)
     ``numpy_version``, ``scipy_version``, ``generator_version``, ``backend`` (str)
     ``steps``, ``factorizations``, ``residual_evaluations``, ``jacobian_evaluations`` (int)
+    ``analysis_factorizations`` (int) LU factorizations spent after the run on branch-point
+                                     detection and bifurcation location (absent in older files)
 Datasets (float64 unless noted)
     ``param`` (n_points,)            continuation parameter ``lam``
     ``omega`` (n_points,)            angular frequency [rad/s]; NaN for equilibria
@@ -33,12 +35,29 @@ Datasets (float64 unless noted)
     ``stable`` (n_points,)           1.0 stable, 0.0 unstable, NaN unknown (filled by the
                                      stability module; equilibria: from the eigenvalues)
     ``eigenvalues`` (n_points, n) complex128, equilibria only: eigenvalues of df/dx
+    ``multipliers`` (n_points, n) complex128, periodic branches with stability (option
+                                     ``stability``, default on): Floquet multipliers of
+                                     each orbit, by decreasing modulus (HBM: Hill's method
+                                     on the HBM Jacobian; collocation: condensed monodromy;
+                                     shooting: variational monodromy); attribute ``method``
+    ``max_multiplier`` (n_points,)   largest modulus of the non-trivial multipliers
+    ``trivial_multiplier_error`` (n_points,)  distance of the trivial multiplier from 1
+                                     (HBM: by Hill's method on the original ODE, the
+                                     reliability measure; NaN for forced orbits)
+    ``multiplier_agreement`` (n_points,)  HBM: ``|max_multiplier|`` difference between
+                                     Hill on the HBM Jacobian and Hill on the original ODE
+                                     (NaN otherwise)
+    ``motion`` (n_points,) str       "slipping", "stick-slip", "multiple stick" or
+                                     "sticking" (models with contacts; seed 000 eq. (26))
     ``special/kind`` (n_special,) str   ``"fold"``, ``"hopf"``, ``"bp"``, ``"pd"``, ``"ns"``
     ``special/param``, ``special/omega`` (n_special,)  location (omega NaN at folds of
                                      equilibria; at a Hopf point of equilibria: the
                                      imaginary part of the critical eigenvalue)
     ``special/index`` (n_special,) int  index of the branch point just before it
     ``special/solution`` (n_special, size)  the located unknown vector
+    ``special/data`` (n_special,) str   JSON of the scalar entries of each special point's
+                                     ``data`` (e.g. ``crossing_param`` of a fold: where
+                                     the multiplier passes +1; ``located``, ``detected_by``)
     ``solution`` (n_points, size)    the full discrete unknowns ``Z = [Y, lam]``; its
                                      attributes give the layout:
                                      ``layout`` = "Y[i*(2H+1)+k]: coefficient k of
@@ -147,6 +166,10 @@ class Branch:
     provenance : dict (model, model_hash, continuation_parameter, method, options, versions)
     validity : dict variable -> ndarray (n_points,) of the worst relative value of each
         validity condition (see the HDF5 layout)
+    multipliers, max_multiplier, trivial_multiplier_error, multiplier_agreement : ndarray or None
+        Floquet data of periodic branches (``_stability.branch_stability``).
+    motion : list of str or None
+        Motion label of each orbit (models with contacts).
     """
 
     def __init__(self, *, kind, states, variables, harmonics, index_omega, solutions, tangents,
@@ -170,6 +193,12 @@ class Branch:
         self.status, self.message, self.success = status, message, bool(success)
         self.provenance = dict(provenance or {})
         self.validity = dict(validity or {})
+        self.multipliers = None
+        self.max_multiplier = None
+        self.trivial_multiplier_error = None
+        self.multiplier_agreement = None
+        self.stability_method = ""
+        self.motion = None
         # set by the code that computed the branch, not saved: lets the caller continue work
         self.discretization = None
 
@@ -299,6 +328,16 @@ class Branch:
             g["index"] = np.array([s.index for s in self.special], dtype=np.int64)
             g["solution"] = (np.array([s.solution for s in self.special], dtype=float)
                              if self.special else np.zeros((0, self.solutions.shape[1])))
+            g.create_dataset("data", data=np.array([json.dumps(_scalars(s.data)) for s in self.special],
+                                                   dtype=object), dtype=h5py.string_dtype())
+            if self.multipliers is not None:
+                d = f.create_dataset("multipliers", data=np.asarray(self.multipliers, dtype=complex))
+                d.attrs["method"] = str(self.stability_method)
+                for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
+                    f[key] = np.asarray(getattr(self, key), dtype=float)
+            if self.motion is not None:
+                f.create_dataset("motion", data=np.array(list(self.motion), dtype=object),
+                                 dtype=h5py.string_dtype())
             d = f.create_dataset("solution", data=self.solutions)
             d.attrs["layout"] = HBM_LAYOUT
             d.attrs["harmonics"] = self.harmonics
@@ -323,14 +362,16 @@ class Branch:
             prov["parameters"] = json.loads(a["parameters"])
             prov["options"] = json.loads(a["options"])
             counters = {k: int(a[k]) for k in ("steps", "factorizations", "residual_evaluations",
-                                               "jacobian_evaluations") if k in a}
+                                               "jacobian_evaluations", "analysis_factorizations") if k in a}
             sp = f["special"]
             kinds = [k.decode() if isinstance(k, bytes) else str(k) for k in sp["kind"][()]]
-            special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z)
-                       for k, p, o, i, z in zip(kinds, sp["param"][()], sp["omega"][()],
-                                                sp["index"][()], sp["solution"][()])]
+            data = ([json.loads(_text(d)) for d in sp["data"][()]] if "data" in sp
+                    else [{} for _ in kinds])
+            special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z, data=dd)
+                       for k, p, o, i, z, dd in zip(kinds, sp["param"][()], sp["omega"][()],
+                                                    sp["index"][()], sp["solution"][()], data)]
             sol = f["solution"]
-            return cls(kind=str(a["kind"]), states=states, variables=json.loads(sol.attrs["variables"]),
+            br = cls(kind=str(a["kind"]), states=states, variables=json.loads(sol.attrs["variables"]),
                        harmonics=int(sol.attrs["harmonics"]), index_omega=int(sol.attrs["index_omega"]),
                        solutions=sol[()], tangents=f["tangent"][()], param=f["param"][()],
                        omega=f["omega"][()],
@@ -341,6 +382,34 @@ class Branch:
                        eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
                        special=special, counters=counters, status=str(a["status"]),
                        message=str(a["message"]), success=bool(a["success"]), provenance=prov)
+            if "multipliers" in f:                # files written before the stability columns lack them
+                br.multipliers = f["multipliers"][()]
+                br.stability_method = _text(f["multipliers"].attrs.get("method", ""))
+                for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
+                    br_val = f[key][()] if key in f else None
+                    setattr(br, key, br_val)
+            if "motion" in f:
+                br.motion = [_text(x) for x in f["motion"][()]]
+            return br
+
+
+def _text(x) -> str:
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def _scalars(data: dict) -> dict:
+    """The JSON-able scalar entries of a special point's ``data`` (arrays are not saved)."""
+    out = {}
+    for k, v in data.items():
+        if isinstance(v, (bool, np.bool_)):
+            out[k] = bool(v)
+        elif isinstance(v, (int, np.integer)):
+            out[k] = int(v)
+        elif isinstance(v, (float, np.floating)):
+            out[k] = float(v)            # NaN/inf: Python's json writes and reads them
+        elif isinstance(v, str):
+            out[k] = v
+    return out
 
 
 def load_branch(path) -> Branch:

@@ -53,6 +53,14 @@ class ContinuationOptions:
         Stop a periodic branch where its amplitude vanishes (reaching a Hopf point).
     locate_folds : bool
         Locate folds (turning points in ``lam``) and record them as special points.
+    branch_points : bool
+        Detect simple branch points by the sign of ``det [J; t^T]`` along the branch, locate
+        them and record them as ``"bp"`` special points (``_switching.py``; one extra LU
+        factorization per branch point, counted in ``analysis_factorizations``).
+    stability : bool
+        Periodic branches: Floquet multipliers of every orbit, the ``stable``, multiplier
+        and motion columns, and period doubling / Neimark-Sacker / branch points from the
+        multiplier crossings (``_stability.branch_stability``).  Ignored for equilibria.
     residual_tolerance : float
         Relative residual ``max_i |R_i| / (|J| |Z|)_i`` (each equation against the size of
         its terms) below which a point needs no Newton correction.
@@ -69,6 +77,8 @@ class ContinuationOptions:
     stop_on_return: bool = True
     stop_on_equilibrium: bool = True
     locate_folds: bool = True
+    branch_points: bool = True
+    stability: bool = True
     residual_tolerance: float = 1e-10
     newton_xtol: float = 1e-11
     max_newton_iterations: int = 12
@@ -457,7 +467,36 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
                                success=success, provenance=prov)
     br.discretization = disc
     _warn_validity(br)
+    if success:
+        _analyse(br, disc, rec, opts)
     return br
+
+
+def _supports_stability(disc):
+    from ._collocation import CollocationDiscretization
+    from ._shooting import ShootingDiscretization
+    return (isinstance(disc, (CollocationDiscretization, ShootingDiscretization))
+            or (hasattr(disc, "split") and getattr(disc, "H", 0) >= 1))
+
+
+def _analyse(br, disc, rec, opts):
+    """Branch points (bordered determinant) and, for periodic branches, stability columns."""
+    from ._switching import detect_branch_points
+    from ._stability import branch_stability
+    extra = Counters()
+    if opts.branch_points and len(br) > 1:
+        try:
+            br.special.extend(detect_branch_points(disc, br.solutions, br.tangents, amp_index=rec.amp_index,
+                                                   counters=extra))
+            br.special.sort(key=lambda s: s.index)
+        except ConvergenceError as exc:
+            warnings.warn(f"branch-point detection skipped: {exc}", RuntimeWarning, stacklevel=3)
+    if opts.stability and br.kind == "periodic" and _supports_stability(disc):
+        try:
+            branch_stability(br, disc, counters=extra)
+        except (ConvergenceError, InputError) as exc:
+            warnings.warn(f"stability of the periodic branch not computed: {exc}", RuntimeWarning, stacklevel=3)
+    br.counters["analysis_factorizations"] = extra.factorizations
 
 
 def _warn_validity(br):
@@ -610,6 +649,8 @@ def locate_fold_near(disc, Z, span=1e-2, method="anm", max_steps=40, counters=No
             opts = dict(options or {})
             opts.update(lam_min=lo, lam_max=hi, max_steps=max_steps, stop_on_return=False,
                         stop_on_equilibrium=False)
+            opts.setdefault("stability", False)          # only the fold is wanted here
+            opts.setdefault("branch_points", False)
             if method == "newton":
                 opts.setdefault("step", 0.05 * (hi - lo))
                 opts.setdefault("max_step", 0.2 * (hi - lo))

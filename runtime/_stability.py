@@ -631,3 +631,276 @@ def first_lyapunov(model: Model, lam: float, x_eq, *, t: float = 0.0, step: floa
     l1 = float(np.real(term1 + term2 + term3) / (2 * w0))
     return dict(l1=l1, omega0=float(w0), re_lambda=float(ev[k].real), q=q, p=pvec,
                 criticality="supercritical" if l1 < 0 else "subcritical")
+
+
+# ---------------------------------------------------------------------------------------
+# Hill's method on the HBM Jacobian of the quadratic system (consistent with the branch)
+# ---------------------------------------------------------------------------------------
+def _is_hbm(disc) -> bool:
+    return all(hasattr(disc, a) for a in ("split", "H", "nh", "n_coef", "mass"))
+
+
+def hill_multipliers_hbm(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
+    """Floquet multipliers from the HBM Jacobian of the quadratic (recast) system.
+
+    With ``u = exp(s t) p(theta)`` the linearised quadratic system ``mass u' = f(u)`` becomes,
+    on the harmonics kept by the HBM, ``J_U p = s E p`` where ``J_U`` is the coefficient
+    block of the HBM Jacobian (``dR/dU`` including ``-omega mass D``) and
+    ``E = diag(mass) (x) I_(2H+1)`` (Lazarus & Thomas, C. R. Mécanique 338, 2010, on the
+    HBM Jacobian).  The algebraic rows (auxiliary variables, ``mass = 0``) are condensed
+    out, ``S = E_dd^-1 (J_dd - J_da J_aa^-1 J_ad)``, and of the ``n_d (2H+1)`` eigenvalues
+    of ``S`` the ``n_d`` with the smallest ``|Im s|`` are kept, as in
+    :func:`hill_multipliers`.
+
+    Because it linearises the very system whose branch is continued, the trivial
+    multiplier is 1 to rounding (the shift ``D U`` is an exact null vector of ``J_U``) and
+    a fold of the HBM branch is exactly where a second multiplier passes +1; the
+    original-ODE route :func:`hill_multipliers` is the independent check (its distance of
+    the trivial multiplier from 1 measures the truncation error).
+
+    Parameters
+    ----------
+    disc : HBMDiscretization
+        Without derivative-bilinear rows (their ``A u'`` would add to ``E``).
+    Z : ndarray
+        A converged HBM solution.
+    tol : float
+        Margin of the ``stable`` flag.
+
+    Returns
+    -------
+    FloquetResult
+        ``method = "hill-hbm"``; multipliers of the differential variables.
+    """
+    import scipy.sparse
+
+    if not _is_hbm(disc) or disc.H < 1:
+        raise InputError("hill_multipliers_hbm needs an HBM discretization with harmonics >= 1")
+    kinds = tuple(disc.model.module.KINDS)
+    if "derivative_bilinear" in kinds:
+        raise InputError(f"model {disc.model.name!r} has derivative-bilinear rows: use hill_multipliers "
+                         "(original ODE) instead")
+    U, omega, _ = disc.split(Z)
+    J = disc.jacobian(Z)
+    J = J.toarray() if scipy.sparse.issparse(J) else np.asarray(J, dtype=float)
+    nh = disc.nh
+    Ju = J[:disc.n_coef, :disc.n_coef]
+    mass = np.asarray(disc.mass, dtype=float)
+    dif = np.flatnonzero(mass != 0)
+    alg = np.flatnonzero(mass == 0)
+    d = (dif[:, None] * nh + np.arange(nh)[None, :]).ravel()
+    a = (alg[:, None] * nh + np.arange(nh)[None, :]).ravel()
+    S = Ju[np.ix_(d, d)]
+    if a.size:
+        try:
+            S = S - Ju[np.ix_(d, a)] @ np.linalg.solve(Ju[np.ix_(a, a)], Ju[np.ix_(a, d)])
+        except np.linalg.LinAlgError as exc:
+            raise ConvergenceError("hill_multipliers_hbm: the algebraic block of the HBM Jacobian is "
+                                   "singular") from exc
+    S = S / np.repeat(mass[dif], nh)[:, None]
+    s = np.linalg.eigvals(S)
+    keep = np.argsort(np.abs(s.imag), kind="stable")[: dif.size]
+    s = s[keep]
+    T = 2 * np.pi / omega
+    return _result(np.exp(T * s), disc.autonomous, "hill-hbm", tol, exponents=s)
+
+
+# ---------------------------------------------------------------------------------------
+# stability along a continued branch
+# ---------------------------------------------------------------------------------------
+def point_stability(disc, Z, *, tol: float = 1e-6):
+    """Multipliers of one branch point: ``(primary, reference)`` FloquetResults.
+
+    HBM: primary = :func:`hill_multipliers_hbm` (consistent with the branch's folds),
+    reference = :func:`hill_multipliers` on the original ODE (the reliability measure);
+    models with derivative-bilinear rows use the original-ODE Hill as primary and have no
+    reference.  Collocation and shooting: :func:`orbit_stability`, no reference.
+    """
+    if _is_hbm(disc):
+        ref = orbit_stability(disc, Z, tol=tol)
+        if "derivative_bilinear" in tuple(disc.model.module.KINDS):
+            return ref, None
+        return hill_multipliers_hbm(disc, Z, tol=tol), ref
+    return orbit_stability(disc, Z, tol=tol), None
+
+
+def _largest_nontrivial(res: FloquetResult) -> float:
+    nt = res.nontrivial()
+    return float(np.max(np.abs(nt))) if nt.size else np.nan
+
+
+def _near_one_product(res: FloquetResult) -> float:
+    """``Re(mu_a mu_b) - 1`` of the two multipliers closest to 1 (autonomous), or
+    ``Re(mu) - 1`` of the closest (forced): changes sign where a real multiplier passes +1,
+    also at a fold where it meets the trivial one (their product stays real and smooth)."""
+    mu = res.multipliers
+    order = np.argsort(np.abs(mu - 1))
+    if np.isfinite(res.trivial_multiplier_error) and mu.size >= 2:
+        return float((mu[order[0]] * mu[order[1]]).real - 1)
+    return float(mu[order[0]].real - 1)
+
+
+def _pd_test(res: FloquetResult) -> float:
+    return float(np.min(res.nontrivial().real) + 1)
+
+
+def _ns_test(res: FloquetResult) -> float:
+    nt = res.nontrivial()
+    cplx = nt[np.abs(nt.imag) > 1e-9 * np.maximum(1.0, np.abs(nt))]
+    return float(np.max(np.abs(cplx)) - 1) if cplx.size else np.nan
+
+
+def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = True, locate: bool = True,
+                     counters=None):
+    """Fill the stability columns of a periodic branch and record its bifurcations of cycles.
+
+    For every branch point the Floquet multipliers are computed (:func:`point_stability`:
+    Hill's method on the HBM Jacobian for HBM branches, the condensed collocation
+    monodromy for collocation, the variational monodromy for shooting).  Filled in place:
+
+    * ``branch.stable`` (1 stable / 0 unstable), ``branch.multipliers`` (n_points, n)
+      complex, ``branch.max_multiplier`` (largest non-trivial ``|mu|``),
+    * ``branch.trivial_multiplier_error``: distance of the trivial multiplier from 1 by the
+      original-ODE Hill method for HBM branches (the reliability measure of the truncation;
+      the primary multipliers have it at rounding level), by the primary method otherwise,
+    * ``branch.multiplier_agreement``: HBM only, ``|max_multiplier(HBM Hill) -
+      max_multiplier(original-ODE Hill)|``,
+    * ``branch.motion``: the motion label of :func:`~frictionkit.runtime._motion.classify_motion`
+      for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
+
+    With ``locate``, multiplier crossings (:func:`multiplier_crossings`) are located along
+    the branch by Brent's method on a test function, re-solving the discretization on
+    hyperplanes between the two branch points (``_continuation.locate_on_branch``):
+
+    * through +1 next to an engine fold: the fold's ``data`` gets ``crossing_param`` (the
+      root of ``Re(mu_a mu_b) - 1`` of the two multipliers nearest 1), the multipliers at
+      the fold and, for HBM, ``crossing_param_reference`` (the same root with the
+      original-ODE Hill multipliers, searched on the nearest bracketing interval);
+    * through +1 without a fold (the tangent's ``lam`` component keeps its sign): a branch
+      point ``"bp"`` (unless the bordered-determinant test already recorded it there);
+    * through -1: ``"pd"`` (root of ``min Re(mu) + 1``); a complex pair: ``"ns"`` (root
+      of ``max |mu_complex| - 1``).
+
+    Parameters
+    ----------
+    branch : Branch
+        A periodic branch (``branch.discretization`` is used when ``disc`` is omitted).
+    disc : Discretization, optional
+    tol : float
+        Margin of the stable flag (``|mu| < 1 - tol``).
+    motion : bool
+        Classify the motion (models declaring contacts only).
+    locate : bool
+        Locate bifurcations from the multiplier crossings.
+
+    Returns
+    -------
+    list of FloquetResult
+        The primary result of every branch point.
+    """
+    from ._branch import SpecialPoint
+    from ._continuation import locate_on_branch
+
+    disc = disc if disc is not None else branch.discretization
+    if disc is None:
+        raise InputError("branch_stability needs the branch's discretization (disc=...)")
+    if branch.kind != "periodic":
+        raise InputError("branch_stability: equilibrium branches carry eigenvalues, not multipliers")
+    prim, refs = [], []
+    for Z in branch.solutions:
+        p, r = point_stability(disc, Z, tol=tol)
+        prim.append(p)
+        refs.append(r)
+    n_mult = max(len(p.multipliers) for p in prim)
+    mult = np.full((len(prim), n_mult), np.nan, dtype=complex)
+    for i, p in enumerate(prim):
+        mult[i, :len(p.multipliers)] = p.multipliers
+    branch.multipliers = mult
+    branch.stable = np.array([1.0 if p.stable else 0.0 for p in prim])
+    branch.max_multiplier = np.array([_largest_nontrivial(p) for p in prim])
+    branch.trivial_multiplier_error = np.array([(r if r is not None else p).trivial_multiplier_error
+                                                for p, r in zip(prim, refs)])
+    branch.multiplier_agreement = np.array([abs(_largest_nontrivial(p) - _largest_nontrivial(r))
+                                            if r is not None else np.nan for p, r in zip(prim, refs)])
+    branch.stability_method = prim[0].method if prim else ""
+    model = disc.model
+    if motion and len(model.module.CONTACTS):
+        from ._motion import classify_motion
+        labels = []
+        for Z in branch.solutions:
+            info = disc.unpack(Z)
+            om = info["omega"] if model.forced else None
+            labels.append(classify_motion(model, info["lam"], info["samples"], omega=om).label)
+        branch.motion = labels
+    if not locate:
+        return prim
+    P = branch.solutions
+
+    def located(i, fun, results):
+        """Root of fun(FloquetResult) between points i and i+1 (None if no sign change)."""
+        def test(Z):
+            return fun(point_stability(disc, Z, tol=tol)[results])
+        try:
+            return locate_on_branch(disc, P[i], P[i + 1], test, counters, stol=1e-13)
+        except (ConvergenceError, ValueError):
+            return None
+
+    folds = branch.special_points("fold")
+    bps = branch.special_points("bp")
+    new = []
+    for i, kind in multiplier_crossings(prim):
+        if kind == "fold":
+            near = [f for f in folds if abs(f.index - i) <= 1]
+            if near:
+                f = near[0]
+                Zc = located(i, _near_one_product, 0)
+                if Zc is None and f.index != i:
+                    Zc = located(f.index, _near_one_product, 0)
+                at = point_stability(disc, f.solution, tol=tol)
+                f.data.update(multipliers=at[0].multipliers,
+                              crossing_param=float(Zc[-1]) if Zc is not None else np.nan)
+                if at[1] is not None:
+                    f.data.update(multipliers_reference=at[1].multipliers,
+                                  crossing_param_reference=_reference_crossing(branch, disc, refs, i, tol,
+                                                                               counters))
+                continue
+            near = [b for b in bps if abs(b.index - i) <= 1]
+            if near:
+                near[0].data.update(multipliers=point_stability(disc, near[0].solution, tol=tol)[0].multipliers)
+                continue
+            Zc = located(i, _near_one_product, 0)
+            kind_sp, detected = "bp", "multiplier +1 without a fold"
+        elif kind == "pd":
+            Zc = located(i, _pd_test, 0)
+            kind_sp, detected = "pd", "multiplier -1"
+        else:
+            Zc = located(i, _ns_test, 0)
+            kind_sp, detected = "ns", "complex pair"
+        ok = Zc is not None
+        if not ok:       # keep the better of the two bracketing points
+            Zc = P[i] if abs(branch.max_multiplier[i] - 1) <= abs(branch.max_multiplier[i + 1] - 1) else P[i + 1]
+        om = disc.unpack(Zc)["omega"]
+        new.append(SpecialPoint(kind_sp, float(Zc[-1]), float(om), int(i), np.array(Zc),
+                                data=dict(detected_by=detected, located=ok,
+                                          multipliers=point_stability(disc, Zc, tol=tol)[0].multipliers)))
+    branch.special.extend(new)
+    branch.special.sort(key=lambda s: s.index)
+    return prim
+
+
+def _reference_crossing(branch, disc, refs, i, tol, counters):
+    """Parameter where the original-ODE Hill multiplier passes +1, nearest to point i."""
+    from ._continuation import locate_on_branch
+
+    g = np.array([_near_one_product(r) for r in refs])
+    cand = np.flatnonzero(g[1:] * g[:-1] < 0)
+    if not cand.size:
+        return np.nan
+    j = int(cand[np.argmin(np.abs(cand - i))])
+    try:
+        Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j + 1],
+                             lambda Z: _near_one_product(point_stability(disc, Z, tol=tol)[1]), counters,
+                             stol=1e-13)
+    except (ConvergenceError, ValueError):
+        return np.nan
+    return float(Z[-1])

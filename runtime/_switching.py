@@ -1,0 +1,322 @@
+"""Simple branch points: detection, location and branch switching (DESIGN §5.5).
+
+Detection.  Along a branch of ``R(Z) = 0``, ``R: R^(m+1) -> R^m``, the bordered Jacobian
+``[J(Z); t(Z)^T]`` (``t`` the unit tangent, oriented continuously along the branch) is
+regular at regular points and at folds, and its determinant changes sign at a simple branch
+point, where ``J`` loses rank and has a two-dimensional null space (Keller 1977; Seydel,
+"Practical bifurcation and stability analysis", 3rd ed., §5.4).  Only the sign of the
+determinant is needed: it is read off the LU factorization (product of the signs of the
+pivots and of the permutations), so its size never over- or underflows.
+
+Location.  Between two points with opposite signs the test ``det [J(Z); b^T]`` with ``b``
+the unit chord (a fixed border, ``b . t > 0`` on the stretch) is zeroed by Brent's method on
+points re-solved on hyperplanes orthogonal to the chord
+(:func:`~frictionkit.runtime._continuation.locate_on_branch`); the determinant is scaled by
+its value at the first point.
+
+Switching.  At the branch point ``Z*`` the null space of ``J`` is spanned by the known
+tangent ``t1`` and a unit ``phi`` orthogonal to it; ``psi`` spans the left null space.  The
+tangents ``v = alpha t1 + beta phi`` of the branches through ``Z*`` solve the algebraic
+bifurcation equation (Seydel §5.4; Kuznetsov, "Elements of applied bifurcation theory",
+3rd ed., §10.2.2)::
+
+    a alpha^2 + 2 b alpha beta + c beta^2 = 0,
+    a = psi . R''[t1, t1],  b = psi . R''[t1, phi],  c = psi . R''[phi, phi]
+
+whose root ``(1, 0)`` is the known branch.  For the quadratic systems of frictionkit
+``R = C + L Z + Q(Z, Z)`` the second derivative is exact, ``R''[u, v] = Q(u, v) + Q(v, u)``
+(``disc.quadratic``); other discretizations (shooting) use central differences of the
+Jacobian.  The new branch is started at ``Z* + step v``, corrected on the hyperplane
+orthogonal to ``v`` and continued (:func:`switch_branch`).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+import scipy.sparse
+import scipy.sparse.linalg
+
+from ._newton import Counters, correct
+from .errors import ConvergenceError, InputError
+
+__all__ = ["bordered_det_sign", "detect_branch_points", "locate_branch_point", "branch_point_tangents",
+           "switch_branch"]
+
+
+def _perm_parity(perm) -> int:
+    """+1 for an even permutation, -1 for an odd one."""
+    perm = np.asarray(perm)
+    seen = np.zeros(perm.size, dtype=bool)
+    transpositions = 0
+    for i in range(perm.size):
+        if seen[i]:
+            continue
+        j, length = i, 0
+        while not seen[j]:
+            seen[j] = True
+            j = perm[j]
+            length += 1
+        transpositions += length - 1
+    return -1 if transpositions % 2 else 1
+
+
+def _slogdet_bordered(J, border, counters: Counters | None = None):
+    """``(sign, log|det|)`` of ``[J; border^T]`` from its LU factorization."""
+    border = np.asarray(border, dtype=float)
+    if scipy.sparse.issparse(J):
+        K = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(border[None, :])]).tocsc()
+        lu = scipy.sparse.linalg.splu(K)
+        d = lu.U.diagonal()
+        sign = _perm_parity(lu.perm_r) * _perm_parity(lu.perm_c)
+    else:
+        K = np.vstack([np.asarray(J, dtype=float), border[None, :]])
+        with warnings.catch_warnings():       # an exactly singular matrix gives det 0 below
+            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+            lu, piv = scipy.linalg.lu_factor(K, check_finite=False)
+        d = np.diag(lu)
+        sign = -1 if np.count_nonzero(piv != np.arange(piv.size)) % 2 else 1
+    if counters is not None:
+        counters.factorizations += 1
+    if np.any(d == 0) or not np.all(np.isfinite(d)):
+        return 0, -np.inf
+    sign *= int(np.prod(np.sign(d)))
+    return sign, float(np.sum(np.log(np.abs(d))))
+
+
+def bordered_det_sign(disc, Z, tangent, counters: Counters | None = None) -> int:
+    """Sign of ``det [J(Z); tangent^T]`` (0 if exactly singular): the branch-point test."""
+    return _slogdet_bordered(disc.jacobian(Z), tangent, counters)[0]
+
+
+def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol: float = 1e-12):
+    """Branch point between two branch points whose bordered determinants differ in sign.
+
+    Returns
+    -------
+    Z : ndarray
+        The located point (``R(Z) ~ 0``).
+
+    Raises
+    ------
+    ConvergenceError
+        If the scaled test ``det [J; b^T]`` (``b`` the unit chord) does not change sign.
+    """
+    Za = np.asarray(Za, dtype=float)
+    chord = np.asarray(Zb, dtype=float) - Za
+    b = chord / np.linalg.norm(chord)
+    ref = _slogdet_bordered(disc.jacobian(Za), b, counters)[1]
+    cache = {}
+
+    def point(s):
+        if s not in cache:
+            Zg = Za + s * chord
+            try:
+                cache[s], _ = correct(disc, Zg, b, float(b @ Zg), counters=counters, xtol=xtol)
+            except ConvergenceError:
+                # [J; b^T] is exactly singular at the branch point itself: accept the guess
+                # if it already solves R = 0 (e.g. a linear branch, hit by the secant step)
+                if np.linalg.norm(disc.residual(Zg)) > 1e-12 * max(1.0, np.linalg.norm(Zg)):
+                    raise
+                cache[s] = Zg
+        return cache[s]
+
+    def test(s):
+        sign, logdet = _slogdet_bordered(disc.jacobian(point(s)), b, counters)
+        return sign * np.exp(min(logdet - ref, 700.0)) if sign else 0.0
+
+    if test(0.0) * test(1.0) > 0:
+        raise ConvergenceError("locate_branch_point: det [J; b^T] does not change sign")
+    s = scipy.optimize.brentq(test, 0.0, 1.0, xtol=1e-13, rtol=1e-15, maxiter=200)
+    return point(s)
+
+
+def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters: Counters | None = None,
+                         locate: bool = True):
+    """Simple branch points along a branch: sign changes of ``det [J; t^T]``, located.
+
+    Parameters
+    ----------
+    disc : Discretization
+    solutions, tangents : ndarray (n_points, size)
+        Branch points and unit tangents oriented along the branch (as stored in a Branch).
+    amp_index : int, optional
+        Index of the first-harmonic amplitude of a periodic branch: sign changes next to a
+        zero of it (the branch passing through a Hopf point) are skipped.
+    locate : bool
+        Refine each one by :func:`locate_branch_point` (else the nearer branch point).
+
+    Returns
+    -------
+    list of SpecialPoint
+        Kind ``"bp"``, ``index`` the branch point before it; ``data["tangent"]`` the known
+        branch's unit tangent there, ``data["located"]``.
+    """
+    from ._branch import SpecialPoint
+
+    P = np.asarray(solutions, dtype=float)
+    T = np.asarray(tangents, dtype=float)
+    signs = np.array([bordered_det_sign(disc, Z, t, counters) for Z, t in zip(P, T)])
+    out = []
+    for i in np.flatnonzero(signs[1:] * signs[:-1] < 0):
+        if amp_index is not None and P[i, amp_index] * P[i + 1, amp_index] <= 0:
+            continue
+        Zb, ok = P[i], False
+        if locate:
+            try:
+                Zb, ok = locate_branch_point(disc, P[i], P[i + 1], counters), True
+            except (ConvergenceError, ValueError):
+                Zb = P[i]
+        om_i = getattr(disc, "omega_index", None)
+        om = float(Zb[om_i]) if isinstance(om_i, (int, np.integer)) else np.nan
+        if not np.isfinite(om) and hasattr(disc, "unpack"):
+            om = float(disc.unpack(Zb).get("omega", np.nan))
+        t = T[i] + T[i + 1]
+        out.append(SpecialPoint("bp", float(Zb[-1]), om, int(i), np.array(Zb),
+                                data=dict(tangent=t / np.linalg.norm(t), located=ok,
+                                          detected_by="bordered determinant")))
+    return out
+
+
+def _dense(J):
+    return J.toarray() if scipy.sparse.issparse(J) else np.asarray(J, dtype=float)
+
+
+def branch_point_tangents(disc, Z, known_tangent, *, fd_step: float | None = None) -> dict:
+    """Tangents of the two branches through a simple branch point (module docstring).
+
+    Parameters
+    ----------
+    disc : Discretization
+    Z : ndarray
+        The branch point.
+    known_tangent : ndarray
+        Tangent of the branch it was found on (projected on the null space of ``J``).
+    fd_step : float, optional
+        Step of the central differences of ``J`` for discretizations without ``quadratic``.
+
+    Returns
+    -------
+    dict
+        ``t_known``, ``t_new`` (unit vectors), ``phi``, ``psi``, the coefficients ``a, b, c``
+        of the algebraic bifurcation equation and ``singular_values`` (the three smallest of
+        ``J``: two should be ~0 relative to the largest).
+    """
+    Z = np.asarray(Z, dtype=float)
+    J = _dense(disc.jacobian(Z))
+    if J.shape[0] + 1 != J.shape[1]:
+        raise InputError(f"the Jacobian must be m x (m+1); got {J.shape}")
+    U, s, Vt = scipy.linalg.svd(J, full_matrices=True)
+    null = Vt[-2:]                                   # right null space (2-D at a branch point)
+    psi = U[:, -1]                                   # left null vector
+    t1 = null.T @ (null @ np.asarray(known_tangent, dtype=float))
+    if np.linalg.norm(t1) < 1e-6:
+        raise InputError("the known tangent is not in the null space of J: not a branch point of this branch")
+    t1 /= np.linalg.norm(t1)
+    phi = null[0] - (null[0] @ t1) * t1
+    if np.linalg.norm(phi) < 0.5:
+        phi = null[1] - (null[1] @ t1) * t1
+    phi /= np.linalg.norm(phi)
+
+    if hasattr(disc, "quadratic") and not _no_quadratic(disc):
+        def second(u, v):
+            return psi @ (disc.quadratic(u, v) + disc.quadratic(v, u))
+    else:
+        h = fd_step or np.finfo(float).eps ** (1 / 3) * max(1.0, np.linalg.norm(Z))
+
+        def second(u, v):
+            Jp = _dense(disc.jacobian(Z + h * u))
+            Jm = _dense(disc.jacobian(Z - h * u))
+            return psi @ ((Jp - Jm) @ v) / (2 * h)
+
+    a, b, c = second(t1, t1), second(t1, phi), second(phi, phi)
+    # a cos^2 + 2 b sin cos + c sin^2 = 0  <=>  (a - c) cos 2th + 2 b sin 2th = -(a + c)
+    R = np.hypot(a - c, 2 * b)
+    if R == 0:
+        raise ConvergenceError("degenerate algebraic bifurcation equation (all second derivatives vanish)")
+    phase = np.arctan2(2 * b, a - c)
+    delta = np.arccos(np.clip(-(a + c) / R, -1.0, 1.0))
+    roots = [(phase + delta) / 2, (phase - delta) / 2]
+    th = max(roots, key=lambda x: abs(np.sin(x)))     # the root away from the known branch (th = 0)
+    t_new = np.cos(th) * t1 + np.sin(th) * phi
+    return dict(t_known=t1, t_new=t_new / np.linalg.norm(t_new), phi=phi, psi=psi, a=float(a), b=float(b),
+                c=float(c), singular_values=s[-3:].copy())
+
+
+def _no_quadratic(disc):
+    """Shooting has a ``quadratic`` that raises: detect it without calling it on data."""
+    from ._shooting import ShootingDiscretization
+    return isinstance(disc, ShootingDiscretization)
+
+
+def switch_branch(disc, branch, special_point, *, step: float | None = None, direction: float = 1.0,
+                  method: str = "newton", options=None, lam_min: float | None = None,
+                  lam_max: float | None = None, progress=None):
+    """Continue the second branch through a branch point ``"bp"`` of ``branch``.
+
+    Parameters
+    ----------
+    disc : Discretization
+        The discretization of ``branch`` (``branch.discretization`` if None).
+    branch : Branch
+    special_point : SpecialPoint
+        A ``"bp"`` special point of ``branch``.
+    step : float, optional
+        Distance of the first point from the branch point along the new tangent (default
+        ``1e-2 max(1, |Z*|)``).
+    direction : float
+        ``+1`` or ``-1``: which half of the new branch (along ``+-t_new``).
+    method : {"newton", "anm"}
+    options : dict or options object, optional
+        Continuation options; ``lam_min``/``lam_max`` default to the branch's range widened
+        by its length.
+    progress : callable, optional
+
+    Returns
+    -------
+    Branch
+        The new branch; ``provenance["switched_from"]`` holds the branch point's ``lam``,
+        and ``branch_point`` the dict of :func:`branch_point_tangents`.
+    """
+    from ._continuation import ContinuationProblem, _default_options, continuation
+
+    disc = disc if disc is not None else branch.discretization
+    if disc is None:
+        raise InputError("switch_branch needs the branch's discretization")
+    if special_point.kind != "bp":
+        raise InputError(f"switch_branch needs a 'bp' special point, not {special_point.kind!r} "
+                         "(period doubling: switch_period_doubling)")
+    Zs = np.asarray(special_point.solution, dtype=float)
+    i = min(special_point.index, len(branch) - 1)
+    known = special_point.data.get("tangent", branch.tangents[i])
+    info = branch_point_tangents(disc, Zs, known)
+    v = float(np.sign(direction) or 1.0) * info["t_new"]
+    h = float(step) if step is not None else 1e-2 * max(1.0, np.linalg.norm(Zs))
+    Z1, _ = correct(disc, Zs + h * v, v, max_iter=30)
+    if np.linalg.norm(Z1 - Zs) < 0.1 * h:
+        raise ConvergenceError("the corrected first point fell back onto the branch point; try a larger step")
+    span = float(np.ptp(branch.param)) or 1.0
+    lo = float(np.min(branch.param)) - span if lam_min is None else lam_min
+    hi = float(np.max(branch.param)) + span if lam_max is None else lam_max
+    if not lo <= Z1[-1] <= hi:
+        raise InputError(f"the first point of the new branch (lam = {Z1[-1]:g}) is outside [{lo:g}, {hi:g}]")
+    opts = options
+    if opts is None or isinstance(opts, dict):
+        opts = dict(opts or {})
+        opts.setdefault("lam_min", lo)
+        opts.setdefault("lam_max", hi)
+        if method == "newton":
+            opts.setdefault("step", h)
+        opts = _default_options(method, opts, lo, hi)
+    new = continuation(ContinuationProblem(disc, Z1, v), method, opts, progress,
+                       provenance=dict(switched_from=float(Zs[-1])))
+    new.branch_point = info
+    if new.kind == "equilibrium" and len(new):
+        from ._equilibria import eigenvalues
+        model = disc.model
+        ev = np.array([eigenvalues(model, Z[:model.n], Z[-1]) for Z in new.solutions])
+        new.eigenvalues = ev
+        new.stable = np.where(np.all(ev.real < 0, axis=1), 1.0, 0.0)
+    return new

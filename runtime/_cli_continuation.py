@@ -59,15 +59,20 @@ def _summary(br):
 
 
 def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=30,
-                     method="anm", options=None, progress=True, echo=print):
+                     method=None, options=None, progress=True, echo=print, discretization=None):
     """The work behind ``frictionkit continue``; returns ``(equilibrium_branch, periodic_branch)``.
 
     ``start`` is ``"equilibria"`` (equilibria only), ``"hopf"`` (periodic branch from Hopf
     point ``hopf_index``, 1-based in the order of the equilibrium branch) or
     ``"simulation"`` (periodic branch from a time simulation at ``lam_start``).
+    ``discretization`` is ``"hbm"`` (quadratic recast) or ``"aft"`` (alternating
+    frequency-time on the original ODE); ``None`` picks ``"aft"`` for sampled models
+    (non-analytic laws) and ``"hbm"`` otherwise.  ``method=None`` picks ``"anm"`` for the
+    HBM and ``"newton"`` for the AFT (the ANM needs the quadratic recast).
     """
     from ._equilibria import (equilibrium_branch, periodic_start_from_hopf,
-                              periodic_start_from_simulation, periodic_branch)
+                              periodic_start_from_simulation, periodic_branch, _resolve_method, _use_aft)
+    method = _resolve_method(model, method, _use_aft(model, discretization))
     if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
         raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")
     if start != "equilibria" and int(harmonics) < 1:
@@ -77,7 +82,8 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     if start in ("equilibria", "hopf"):
         bar = _Progress(lam_start, lam_stop, "equilibria") if progress else None
         try:
-            eq = equilibrium_branch(model, lam_start, lam_stop, method=method, progress=bar)
+            eq = equilibrium_branch(model, lam_start, lam_stop, method=method, progress=bar,
+                                    discretization=discretization)
         finally:
             if bar:
                 bar.close()
@@ -90,9 +96,10 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
                              f"{len(hopfs)} Hopf point(s) (at {model.continuation} = {where}); "
                              f"choose 1..{len(hopfs)}" if hopfs else
                              f"--from-hopf {hopf_index}: no Hopf point on [{lo:g}, {hi:g}]; widen the range")
-        disc, Z, direction = periodic_start_from_hopf(model, hopfs[hopf_index - 1], harmonics)
+        disc, Z, direction = periodic_start_from_hopf(model, hopfs[hopf_index - 1], harmonics,
+                                                      discretization=discretization)
     elif start == "simulation":
-        disc, Z = periodic_start_from_simulation(model, lam_start, harmonics)
+        disc, Z = periodic_start_from_simulation(model, lam_start, harmonics, discretization=discretization)
         direction = 1.0 if lam_stop > lam_start else -1.0
     if start in ("hopf", "simulation"):
         bar = _Progress(lam_start, lam_stop, f"periodic H={harmonics}") if progress else None
@@ -122,10 +129,12 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
               help="Periodic branch from Hopf point K (1-based) of the equilibria.")
 @click.option("--from-simulation", "mode", flag_value="simulation",
               help="Periodic branch from a time simulation at --start.")
-@click.option("--method", type=click.Choice(["anm", "newton"]), default="anm", show_default=True,
-              help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton.")
-@click.option("--discretization", type=click.Choice(["hbm"]), default="hbm", show_default=True,
-              help="Time discretization of periodic orbits.")
+@click.option("--method", type=click.Choice(["anm", "newton"]), default=None,
+              help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
+                   "[default: anm; newton on the sampled path].")
+@click.option("--discretization", type=click.Choice(["hbm", "aft"]), default=None,
+              help="Time discretization: HBM of the quadratic recast, or AFT harmonic balance of the "
+                   "original ODE [default: hbm; aft for models with a non-analytic law].")
 @click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics.")
 @click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -155,7 +164,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         kind = "hopf" if hopf is not None else mode
         eq, per = run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
                                    method=method, options=dict(max_steps=max_steps), progress=not quiet,
-                                   echo=click.echo)
+                                   echo=click.echo, discretization=discretization)
     except (InputError, NotImplementedError) as exc:
         raise click.ClickException(str(exc)) from None
     except FrictionkitError as exc:

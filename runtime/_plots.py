@@ -2,7 +2,9 @@
 
 * :func:`plot_branches`: peak-to-peak amplitude of one state and angular frequency versus
   the continuation parameter; stable parts solid, unstable dashed, unknown stability
-  thin solid; special points marked and labelled (seed 000 Fig. 4 style).
+  thin solid; special points marked and labelled (seed 000 Fig. 4 style); periodic
+  branches with a motion column (``Branch.motion``, models with contacts) are coloured by
+  motion type (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
 * :func:`plot_orbit`: time series and phase portrait of one branch point, reconstructed
   from its Fourier coefficients.
 """
@@ -16,21 +18,27 @@ _MARKERS = {"fold": ("s", "tab:red"), "hopf": ("o", "tab:green"), "bp": ("D", "t
             "pd": ("^", "tab:orange"), "ns": ("v", "tab:brown")}
 
 
-def _segments(stable):
-    """Runs of equal stability: list of (start, stop_inclusive, value)."""
+#: colour of each motion label (``_motion.MOTION_LABELS``)
+MOTION_COLORS = {"slipping": "tab:blue", "stick-slip": "tab:red", "multiple stick": "tab:purple",
+                 "sticking": "tab:gray"}
+
+
+def _segments(stable, motion=None):
+    """Runs of equal stability (and motion label): list of (start, stop_inclusive, value, label)."""
     key = np.where(np.isnan(stable), -1, stable)
+    lab = list(motion) if motion is not None else [None] * len(key)
     out, i0 = [], 0
     for i in range(1, len(key) + 1):
-        if i == len(key) or key[i] != key[i0]:
-            out.append((i0, min(i, len(key) - 1), key[i0]))
+        if i == len(key) or key[i] != key[i0] or lab[i] != lab[i0]:
+            out.append((i0, min(i, len(key) - 1), key[i0], lab[i0]))
             i0 = i
     return out
 
 
-def _draw(ax, x, y, stable, color, label):
+def _draw(ax, x, y, stable, color, label, motion=None):
     first = True
-    for a, b, v in _segments(stable):
-        style = dict(color=color, lw=1.6)
+    for a, b, v, lab in _segments(stable, motion):
+        style = dict(color=MOTION_COLORS.get(lab, color) if lab else color, lw=1.6)
         if v == 0:
             style.update(ls="--")
         elif v < 0:
@@ -39,7 +47,7 @@ def _draw(ax, x, y, stable, color, label):
         first = False
 
 
-def plot_branches(branches, state=None, path=None, title=None):
+def plot_branches(branches, state=None, path=None, title=None, motion=True):
     """Amplitude and angular frequency versus the continuation parameter.
 
     Parameters
@@ -50,6 +58,8 @@ def plot_branches(branches, state=None, path=None, title=None):
         State whose peak-to-peak amplitude is plotted (default the first state).
     path : str or Path, optional
         Save the figure there (PNG, PDF, ... by extension).
+    motion : bool
+        Colour periodic branches by their motion label where known (``MOTION_COLORS``).
 
     Returns
     -------
@@ -69,9 +79,13 @@ def plot_branches(branches, state=None, path=None, title=None):
         c = colors[i % len(colors)]
         label = f"{br.kind} ({br.provenance.get('method', '')}, H={br.harmonics})" if br.kind == "periodic" \
             else "equilibria"
-        _draw(ax_a, br.param, br.ptp[st], br.stable, c, label)
+        mot = getattr(br, "motion", None) if motion else None
+        _draw(ax_a, br.param, br.ptp[st], br.stable, c, label, mot)
         if br.kind == "periodic":
-            _draw(ax_w, br.param, br.omega, br.stable, c, label)
+            _draw(ax_w, br.param, br.omega, br.stable, c, label, mot)
+        if mot is not None:
+            for lab in dict.fromkeys(mot):
+                ax_a.plot([], [], color=MOTION_COLORS.get(lab, c), lw=3, label=lab)
         for sp in br.special:
             mk, mc = _MARKERS.get(sp.kind, ("x", "k"))
             j = min(sp.index, len(br) - 1)

@@ -262,10 +262,9 @@ def hill_matrix(model: Model, lam: float, coefficients, omega: float, harmonics:
     Jt = np.asarray(model.jac(t, x, lam), dtype=float)          # (n, n, n_time)
     Jhat = np.fft.fft(Jt, axis=2) / n_time                        # Jhat[..., l] for l mod n_time
     K = 2 * H + 1
-    hill = np.zeros((K * n, K * n), dtype=complex)
-    for a in range(K):          # row harmonic k = a - H
-        for b in range(K):      # column harmonic m = b - H
-            hill[a * n:(a + 1) * n, b * n:(b + 1) * n] = Jhat[:, :, (a - b) % n_time]
+    # block (a, b) (row harmonic k = a - H, column harmonic m = b - H) is Jhat_(k-m)
+    lag = (np.arange(K)[:, None] - np.arange(K)[None, :]) % n_time
+    hill = Jhat[:, :, lag].transpose(2, 0, 3, 1).reshape(K * n, K * n)
     hill -= np.diag(np.repeat(1j * omega * np.arange(-H, H + 1), n))
     return hill
 
@@ -708,19 +707,21 @@ def hill_multipliers_hbm(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
 # ---------------------------------------------------------------------------------------
 # stability along a continued branch
 # ---------------------------------------------------------------------------------------
-def point_stability(disc, Z, *, tol: float = 1e-6):
+def point_stability(disc, Z, *, tol: float = 1e-6, which: str = "both"):
     """Multipliers of one branch point: ``(primary, reference)`` FloquetResults.
 
     HBM: primary = :func:`hill_multipliers_hbm` (consistent with the branch's folds),
     reference = :func:`hill_multipliers` on the original ODE (the reliability measure);
     models with derivative-bilinear rows use the original-ODE Hill as primary and have no
     reference.  Collocation and shooting: :func:`orbit_stability`, no reference.
+    ``which`` = ``"primary"`` or ``"reference"`` computes only that one (the other is None).
     """
     if _is_hbm(disc):
-        ref = orbit_stability(disc, Z, tol=tol)
         if "derivative_bilinear" in tuple(disc.model.module.KINDS):
-            return ref, None
-        return hill_multipliers_hbm(disc, Z, tol=tol), ref
+            return orbit_stability(disc, Z, tol=tol), None
+        prim = hill_multipliers_hbm(disc, Z, tol=tol) if which != "reference" else None
+        ref = orbit_stability(disc, Z, tol=tol) if which != "primary" else None
+        return prim, ref
     return orbit_stability(disc, Z, tol=tol), None
 
 
@@ -839,7 +840,7 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     def located(i, fun, results):
         """Root of fun(FloquetResult) between points i and i+1 (None if no sign change)."""
         def test(Z):
-            return fun(point_stability(disc, Z, tol=tol)[results])
+            return fun(point_stability(disc, Z, tol=tol, which="primary")[results])
         try:
             return locate_on_branch(disc, P[i], P[i + 1], test, counters, stol=1e-13)
         except (ConvergenceError, ValueError):
@@ -848,7 +849,11 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     folds = branch.special_points("fold")
     bps = branch.special_points("bp")
     new = []
+    amp = np.max([np.asarray(branch.ptp[st], dtype=float) / (np.max(branch.ptp[st]) or 1.0)
+                  for st in branch.states], axis=0)
     for i, kind in multiplier_crossings(prim):
+        if min(amp[i], amp[i + 1]) <= 1e-6:
+            continue     # a point at a Hopf point (zero amplitude): the multiplier is 1 there
         if kind == "fold":
             near = [f for f in folds if abs(f.index - i) <= 1]
             if near:
@@ -866,7 +871,8 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
                 continue
             near = [b for b in bps if abs(b.index - i) <= 1]
             if near:
-                near[0].data.update(multipliers=point_stability(disc, near[0].solution, tol=tol)[0].multipliers)
+                at = point_stability(disc, near[0].solution, tol=tol, which="primary")[0]
+                near[0].data.update(multipliers=at.multipliers)
                 continue
             Zc = located(i, _near_one_product, 0)
             kind_sp, detected = "bp", "multiplier +1 without a fold"
@@ -880,9 +886,9 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         if not ok:       # keep the better of the two bracketing points
             Zc = P[i] if abs(branch.max_multiplier[i] - 1) <= abs(branch.max_multiplier[i + 1] - 1) else P[i + 1]
         om = disc.unpack(Zc)["omega"]
+        at = point_stability(disc, Zc, tol=tol, which="primary")[0]
         new.append(SpecialPoint(kind_sp, float(Zc[-1]), float(om), int(i), np.array(Zc),
-                                data=dict(detected_by=detected, located=ok,
-                                          multipliers=point_stability(disc, Zc, tol=tol)[0].multipliers)))
+                                data=dict(detected_by=detected, located=ok, multipliers=at.multipliers)))
     branch.special.extend(new)
     branch.special.sort(key=lambda s: s.index)
     return prim
@@ -899,7 +905,8 @@ def _reference_crossing(branch, disc, refs, i, tol, counters):
     j = int(cand[np.argmin(np.abs(cand - i))])
     try:
         Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j + 1],
-                             lambda Z: _near_one_product(point_stability(disc, Z, tol=tol)[1]), counters,
+                             lambda Z: _near_one_product(point_stability(disc, Z, tol=tol,
+                                                                         which="reference")[1]), counters,
                              stol=1e-13)
     except (ConvergenceError, ValueError):
         return np.nan

@@ -160,8 +160,13 @@ def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters:
     T = np.asarray(tangents, dtype=float)
     signs = np.array([bordered_det_sign(disc, Z, t, counters) for Z, t in zip(P, T)])
     out = []
+    amp_scale = np.max(np.abs(P[:, amp_index])) if amp_index is not None else 0.0
     for i in np.flatnonzero(signs[1:] * signs[:-1] < 0):
-        if amp_index is not None and P[i, amp_index] * P[i + 1, amp_index] <= 0:
+        if amp_index is not None and (P[i, amp_index] * P[i + 1, amp_index] <= 0
+                                      or min(abs(P[i, amp_index]), abs(P[i + 1, amp_index]))
+                                      <= 1e-6 * amp_scale):
+            # a periodic branch through or ending at a Hopf point (zero amplitude), where it
+            # meets the equilibria: J is singular there, but that is not a branch point of orbits
             continue
         Zb, ok = P[i], False
         if locate:

@@ -1,0 +1,130 @@
+"""Stability filled along continued periodic branches (issue 4), on the seed-000 belt branch.
+
+Seed 000 Fig. 4 (n = 10, FN = 5 N, continuation in Vb): the periodic branch born at B1 runs
+up to a fold and back down to B3; the upper branch (B1 -> fold) is stable, the lower one
+(fold -> B3) unstable, B1 is supercritical and B3 subcritical, and the fold is where the
+non-trivial Floquet multiplier passes +1.  The HBM branch (H = 20) is continued by the ANM;
+its fold is located by the engine from the tangent alone.  The multipliers come from Hill's
+method on the HBM Jacobian (consistent with the branch) and, independently, from Hill's
+method on the original ODE (``hill_multipliers``); the Hopf points are checked against the
+trace of df/dx (``tests/stability/_orbits.py``) and their criticality against the first
+Lyapunov coefficient.
+"""
+import h5py
+import numpy as np
+import pytest
+
+from frictionkit.runtime._branch import load_branch
+from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime._plots import MOTION_COLORS, plot_branches
+from frictionkit.runtime._stability import first_lyapunov, hill_multipliers
+from tests.stability._orbits import belt, belt_equilibrium, belt_hopf_points
+
+H = 20
+
+
+@pytest.fixture(scope="module")
+def belt_branch():
+    model = belt(10, 5.0)
+    eq = equilibrium_branch(model, 0.05, 12.0)
+    disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], H)
+    br = periodic_branch(disc, Z, 0.0, 12.0, d)          # stability=True is the default
+    return model, br
+
+
+def test_upper_branch_stable_lower_unstable_split_at_the_engine_fold(belt_branch):
+    _, br = belt_branch
+    assert br.success and br.status == "equilibrium"     # ends on the equilibria at B3
+    folds = br.special_points("fold")
+    assert len(folds) == 1 and [s.kind for s in br.special] == ["fold", "hopf"]
+    i = folds[0].index                                   # fold between points i and i + 1
+    assert np.all(br.stable[: i + 1] == 1.0) and np.all(br.stable[i + 1:] == 0.0)
+    assert np.all(br.tangents[: i + 1, -1] > 0) and np.all(br.tangents[i + 1:, -1] < 0)
+    assert np.all(br.max_multiplier[: i + 1] < 1) and np.all(br.max_multiplier[i + 1:] > 1)
+
+
+def test_fold_is_where_the_multiplier_passes_one(belt_branch):
+    model, br = belt_branch
+    fold = br.special_points("fold")[0]
+    # Hill on the HBM Jacobian: the same discrete system, so the crossing is the fold itself
+    assert abs(fold.data["crossing_param"] - fold.param) < 1e-9 * fold.param
+    assert np.all(np.abs(fold.data["multipliers"][:2] - 1) < 1e-6)
+    # Hill on the original ODE (independent of the recast and of the HBM Jacobian): its
+    # crossing lies within the H = 20 truncation error (measured 8.4e-4 relative; 3.9e-6 at
+    # H = 30 and 7e-12 at H = 40), of the size of the trivial-multiplier distance
+    ref = fold.data["crossing_param_reference"]
+    assert abs(ref - fold.param) < 1e-3 * fold.param
+    U, om, lam = br.discretization.split(fold.solution)
+    direct = hill_multipliers(model, lam, fold.solution, om, H)
+    np.testing.assert_allclose(direct.multipliers, fold.data["multipliers_reference"], rtol=1e-12)
+    assert br.trivial_multiplier_error[fold.index] < 2e-4
+    assert np.nanmax(br.trivial_multiplier_error) < 1e-3    # reliability along the branch
+
+
+def test_b1_supercritical_b3_subcritical(belt_branch):
+    model, br = belt_branch
+    b1, b3 = belt_hopf_points(10, 5.0)
+    assert br.param[0] == pytest.approx(b1, rel=1e-4) and br.param[-1] == pytest.approx(b3, rel=1e-9)
+    # stable small cycles for Vb > B1 (supercritical), unstable small cycles for Vb > B3
+    # (subcritical): the sign of the first Lyapunov coefficient says the same
+    assert br.stable[0] == 1.0 and np.all(br.param[:5] >= b1 - 1e-9)
+    assert br.stable[-2] == 0.0 and br.param[-2] > b3
+    assert first_lyapunov(model, b1, belt_equilibrium(model, b1))["l1"] < 0
+    assert first_lyapunov(model, b3, belt_equilibrium(model, b3))["l1"] > 0
+
+
+def test_motion_column_stick_slip_on_the_upper_branch_slipping_near_b3(belt_branch):
+    # seed 000 §4.2 / seed 003: Helmholtz (stick-slip) motion on the upper branch (W1, W2 by
+    # shooting in test_motion.py); the small unstable cycles near B3 oscillate about
+    # V_r = -3.66, far from |V_n| = 0.14: slipping
+    _, br = belt_branch
+    i = br.special_points("fold")[0].index
+    upper = [lab for p, lab in zip(br.param[:i], br.motion[:i]) if 0.5 <= p <= 2.0]
+    assert upper and set(upper) == {"stick-slip"}
+    assert br.motion[-2] == "slipping"
+
+
+def test_columns_saved_and_loaded(belt_branch, tmp_path):
+    _, br = belt_branch
+    path = tmp_path / "belt.h5"
+    br.save(path)
+    back = load_branch(path)
+    np.testing.assert_array_equal(back.stable, br.stable)
+    np.testing.assert_array_equal(back.multipliers, br.multipliers)
+    for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
+        np.testing.assert_array_equal(getattr(back, key), getattr(br, key))
+    assert back.motion == br.motion and back.stability_method == "hill-hbm"
+    fold = back.special_points("fold")[0]
+    assert fold.data["crossing_param"] == br.special_points("fold")[0].data["crossing_param"]
+    # a file written before the stability columns existed still loads
+    with h5py.File(path, "a") as f:
+        for key in ("multipliers", "max_multiplier", "trivial_multiplier_error", "multiplier_agreement",
+                    "motion", "special/data"):
+            del f[key]
+    old = load_branch(path)
+    assert old.multipliers is None and old.motion is None and old.special_points("fold")[0].data == {}
+    np.testing.assert_array_equal(old.stable, br.stable)
+
+
+def test_plot_stable_solid_unstable_dashed_motion_coloured(belt_branch):
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.colors import to_rgba
+
+    _, br = belt_branch
+    fig = plot_branches(br)
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) > 1]
+    styles = {ln.get_linestyle() for ln in lines}
+    colors = {to_rgba(ln.get_color()) for ln in lines}
+    assert styles == {"-", "--"}
+    assert to_rgba(MOTION_COLORS["stick-slip"]) in colors and to_rgba(MOTION_COLORS["slipping"]) in colors
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+def test_stability_option_off(belt_branch):
+    model, _ = belt_branch
+    eq = equilibrium_branch(model, 0.05, 1.0)
+    disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 5)
+    br = periodic_branch(disc, Z, 0.0, 0.3, d, options=dict(stability=False))
+    assert np.all(np.isnan(br.stable)) and br.multipliers is None and br.motion is None

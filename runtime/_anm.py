@@ -48,7 +48,7 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     Z1 = v / np.linalg.norm(v)
     terms = [Z1]
     for p in range(2, order + 1):
-        F = disc.series_rhs(terms)
+        F = disc.series_rhs(terms, origin=Z0)
         if not np.all(np.isfinite(F)):
             raise ConvergenceError(f"NaN/inf in the ANM right-hand side of order {p}")
         rhs[:-1] = -F

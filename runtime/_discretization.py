@@ -17,9 +17,10 @@ Subclasses must provide (numbered, as in scipy's ``OdeSolver``):
 3. ``jacobian(Z) -> (m, m+1)`` dense ndarray or scipy.sparse matrix: dR/dZ.
 4. ``quadratic(Z1, Z2) -> (m,)``: the bilinear part ``Q(Z1, Z2)`` (symmetrised or not:
    the ANM only uses sums symmetric in the two arguments).
-5. ``series_rhs(terms) -> (m,)`` (optional, default ``sum_r Q(Z_r, Z_{p-r})``): the
-   right-hand side of order ``p`` of the ANM recurrence given the list ``[Z_1..Z_{p-1}]``;
-   non-polynomial point conditions override it with their power-series recurrences.
+5. ``series_rhs(terms, origin=None) -> (m,)`` (optional, default ``sum_r Q(Z_r, Z_{p-r})``):
+   the right-hand side of order ``p`` of the ANM recurrence given the list ``[Z_1..Z_{p-1}]``
+   and the series origin ``Z_0``; non-polynomial point conditions override it with their
+   power-series recurrences (``_series.py``), which need ``origin``.
 6. ``unpack(Z) -> dict`` with at least ``lam``, ``omega`` (NaN for equilibria) and
    ``samples(n_t)``: a callable giving the original states on ``n_t`` points of one period
    (shape (n, n_t)), used by results, plots and stability.
@@ -52,7 +53,7 @@ class Discretization:
     def quadratic(self, Z1, Z2):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def series_rhs(self, terms):
+    def series_rhs(self, terms, origin=None):
         """Order-p right-hand side ``sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})`` (contract item 5)."""
         p = len(terms) + 1
         out = np.zeros(self.m)

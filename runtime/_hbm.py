@@ -37,7 +37,8 @@ import numpy as np
 
 from ._discretization import Discretization
 from ._model import Model
-from .errors import InputError
+from ._series import taylor_remainder
+from .errors import InputError, ModelInterfaceError
 
 __all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples",
            "coefficients_to_samples", "samples_to_coefficients", "shift_phase"]
@@ -148,7 +149,8 @@ class HBMDiscretization(Discretization):
     -----
     Implements the contract of ``_discretization.py``; ``residual``, ``jacobian`` and
     ``quadratic`` are exact (no aliasing).  Models with derivative-bilinear rows (point
-    conditions) are not supported yet and raise ``NotImplementedError``.
+    conditions, DESIGN §2) are balanced with their mean replaced by the point condition at
+    ``theta = 0``; :meth:`series_rhs` then needs the series origin for the ANM.
     """
 
     def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None):
@@ -159,10 +161,10 @@ class HBMDiscretization(Discretization):
             raise InputError(f"harmonics = {harmonics}: the number of harmonics must be >= 1 "
                              "(or 0 for equilibria)")
         mod = model.module
-        if "derivative_bilinear" in mod.KINDS or len(mod.POINT_ROWS):
-            raise NotImplementedError(
-                f"model {model.name!r} has derivative-bilinear rows / point conditions "
-                f"(exp, tanh, sin, ... recasts); the HBM does not handle them yet")
+        if model.sampled:
+            raise InputError(
+                f"model {model.name!r} is sampled (a non-analytic law, no quadratic recast): "
+                "use the AFT harmonic balance (AFTDiscretization) or shooting instead of the HBM")
         self.model = model
         self.H = H = harmonics
         self.nh = 2 * H + 1
@@ -214,8 +216,100 @@ class HBMDiscretization(Discretization):
         # which (row, col) blocks of quad_jac can be non-zero
         QK, QI, QJ = mod.Q_K, mod.Q_I, mod.Q_J
         self._qblocks = sorted(set(zip(map(int, QK), map(int, QI))) | set(zip(map(int, QK), map(int, QJ))))
+        self._setup_point_conditions()
         self.n_residuals = 0
         self.n_jacobians = 0
+
+    # -- derivative-bilinear rows and point conditions (DESIGN §2) --------------------
+    def _setup_point_conditions(self):
+        """Structure of the derivative-bilinear rows ``0 = (A u')_i + sum_t bc_t u_J u'_L``.
+
+        In the HBM each such row is balanced like any other, with ``d/dt`` replaced by
+        ``d/dtheta`` (the row is homogeneous of degree one in the time derivative, so the
+        factor ``omega`` divides out and the row stays quadratic), except that its mean,
+        which only fixes the integration constant, is replaced by the point condition
+        ``u_r(0) - f(pc u_v(0)) = 0`` at ``theta = 0`` (Karkar, Cochelin & Vergez, JSV 2013;
+        DESIGN §2), where ``u(0) = u_0 + sum_k c_k`` is linear in the coefficients.
+        """
+        mod = self.model.module
+        self.dbil_rows = np.array([i for i, k in enumerate(mod.KINDS) if k == "derivative_bilinear"],
+                                  dtype=int)
+        self.point_rows = np.array(mod.POINT_ROWS, dtype=int)
+        self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
+        if not self.has_point:
+            return
+        if set(self.dbil_rows.tolist()) != set(self.point_rows.tolist()):
+            raise ModelInterfaceError(
+                f"model {self.model.name!r}: every derivative-bilinear row needs a point condition "
+                f"(rows {self.dbil_rows.tolist()} vs POINT_ROWS {self.point_rows.tolist()})")
+        ops = self.ops
+        self.A = np.asarray(ops["A"], dtype=float)
+        self.bc = np.asarray(ops["bc"], dtype=float)
+        self.pc = np.asarray(ops["pc"], dtype=float)
+        # the recast keeps lam out of these rows (it becomes a variable otherwise): check it
+        lam0 = self.model.value(self.model.continuation)
+        other = self.model.operators(lam0 + 1.0 + abs(lam0))
+        for key in ("A", "bc", "pc"):
+            if not np.array_equal(np.asarray(other[key], dtype=float), np.asarray(ops[key], dtype=float)):
+                raise InputError(
+                    f"model {self.model.name!r}: the continuation parameter "
+                    f"{self.model.continuation!r} enters a derivative-bilinear row or point "
+                    f"condition (operator {key!r}); regenerate the model with a current frictionkit "
+                    "codegen, which recasts it as a constant-in-time variable")
+        self.B_K = np.asarray(mod.B_K, dtype=int)
+        self.B_J = np.asarray(mod.B_J, dtype=int)
+        self.B_L = np.asarray(mod.B_L, dtype=int)
+        self._A_pairs = list(zip(*np.nonzero(self.A)))
+        self._pvec = self.model.param_vector()
+        self.point_funcs = tuple(mod.POINT_FUNCS)
+        self.point_args = np.asarray(mod.POINT_ARGS, dtype=int)
+        e0 = np.zeros(self.nh)
+        e0[0] = 1.0
+        e0[1::2] = 1.0                     # u(theta = 0) = u_0 + sum_k c_k
+        self._e0 = e0
+        Dm = np.zeros((self.nh, self.nh))
+        if self.H:
+            kk = np.arange(1, self.H + 1)
+            Dm[2 * kk - 1, 2 * kk] = kk
+            Dm[2 * kk, 2 * kk - 1] = -kk
+        self._Dm = Dm
+
+    def _u_at_origin(self, U):
+        """All N variables at ``theta = 0`` from the coefficients."""
+        return U @ self._e0
+
+    def _dbil_products(self, U1, DU2):
+        """Samples of ``sum_t bc_t u1_J (D u2)_L`` scattered to rows ``B_K``: (N, n_t)."""
+        s1 = coefficients_to_samples(U1[self.B_J], self.n_t)
+        s2 = coefficients_to_samples(DU2[self.B_L], self.n_t)
+        acc = np.zeros((self.N, self.n_t))
+        np.add.at(acc, self.B_K, self.bc[:, None] * s1 * s2)
+        return acc
+
+    def _dbil_coef(self, U1, U2, linear=True):
+        """Coefficients of the derivative-bilinear rows: ``A D U2 + trunc(bc U1_J D U2_L)``."""
+        out = np.zeros((self.N, self.nh))
+        if self.H == 0:
+            return out
+        DU2 = self._deriv(U2)
+        if linear:
+            out += self.A @ DU2
+        if len(self.B_K):
+            out += samples_to_coefficients(self._dbil_products(U1, DU2), self.H)
+        return out
+
+    def _point_series(self, origin, terms):
+        """Order-p right-hand side of the point rows: ``-rho_p`` (see ``_series.py``)."""
+        if origin is None:
+            raise InputError("the ANM series of a model with point conditions needs the series "
+                             "origin: call series_rhs(terms, origin=Z0)")
+        U0, _, _ = self.split(origin)
+        cols = [U0] + [self.split(t)[0] for t in terms]
+        out = np.empty(len(self.point_rows))
+        for k, (f, v) in enumerate(zip(self.point_funcs, self.point_args)):
+            w = np.array([self.pc[k] * (Uj[v] @ self._e0) for Uj in cols])
+            out[k] = -taylor_remainder(f, w)
+        return out
 
     # -- layout helpers -----------------------------------------------------------
     def split(self, Z):
@@ -268,6 +362,9 @@ class HBMDiscretization(Discretization):
             R += lam * (self.L1 @ U)
         if self.H:
             R -= omega * self.mass[:, None] * self._deriv(U)
+        if self.has_point:
+            R += self._dbil_coef(U, U)
+            R[self.point_rows, 0] = self.model.module.point(self._u_at_origin(U), self._pvec)
         out = R.reshape(-1)
         if self.autonomous:
             out = np.append(out, Z[self.phase_index])
@@ -282,12 +379,17 @@ class HBMDiscretization(Discretization):
             R = R + lam1 * (self.L1 @ U2)
         if self.autonomous or self.omega_is_lam:
             R = R - om1 * self.mass[:, None] * self._deriv(U2)
+        if self.has_point:
+            # bilinear part of the derivative-bilinear rows; the point conditions are not
+            # polynomial (their series come from series_rhs), so their entries are zero
+            R = R + self._dbil_coef(U1, U2, linear=False)
+            R[self.point_rows, 0] = 0.0
         out = R.reshape(-1)
         if self.autonomous:
             out = np.append(out, 0.0)
         return out
 
-    def series_rhs(self, terms):
+    def series_rhs(self, terms, origin=None):
         """``sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})`` for the ANM (contract item 5), fast.
 
         The samples of each term are computed once per series (cached by identity) and
@@ -297,15 +399,21 @@ class HBMDiscretization(Discretization):
         cache = self.__dict__.setdefault("_series_cache", [])
         if len(cache) > len(terms) or any(c[0] is not t for c, t in zip(cache, terms)):
             cache.clear()
+        dbil = self.has_point and self.H > 0 and len(self.B_K) > 0
         for t in terms[len(cache):]:
             U, om, lam = self.split(t)
             s = coefficients_to_samples(U, self.n_t) if self.H else U[:, :1]
-            cache.append((t, U, om, lam, s))
+            sd = coefficients_to_samples(self._deriv(U)[self.B_L], self.n_t) if dbil else None
+            cache.append((t, U, om, lam, s, sd))
         a = np.concatenate([cache[r - 1][4] for r in range(1, p)], axis=1)
         b = np.concatenate([cache[p - r - 1][4] for r in range(1, p)], axis=1)
         q = self.model.quad(self.qc, a, b)
         M = cache[0][4].shape[1]
         q = q.reshape(self.N, p - 1, M).sum(axis=1)
+        if dbil:
+            # sum_r bc u_J,r (D u_L)_{p-r} of the derivative-bilinear rows
+            prod = sum(cache[r - 1][4][self.B_J] * cache[p - r - 1][5] for r in range(1, p))
+            np.add.at(q, self.B_K, self.bc[:, None] * prod)
         R = samples_to_coefficients(q, self.H) if self.H else q
         # sum_r lam_r L1 U_{p-r} = L1 (sum_r lam_r U_{p-r}); same for omega_r D U_{p-r}
         if self.has_L1:
@@ -314,6 +422,9 @@ class HBMDiscretization(Discretization):
         if self.autonomous or self.omega_is_lam:
             W = sum(cache[r - 1][2] * cache[p - r - 1][1] for r in range(1, p))
             R = R - self.mass[:, None] * self._deriv(W)
+        if self.has_point:
+            R = np.array(R)
+            R[self.point_rows, 0] = self._point_series(origin, terms)
         out = R.reshape(-1)
         if self.autonomous:
             out = np.append(out, 0.0)
@@ -349,6 +460,8 @@ class HBMDiscretization(Discretization):
                 rows_c = b + 2 * np.arange(1, self.H + 1) - 1
                 J[rows_c, rows_c + 1] -= omega * self.mass[i] * self._k
                 J[rows_c + 1, rows_c] += omega * self.mass[i] * self._k
+        if self.has_point:
+            self._jacobian_point_rows(J, U)
         dU_lam = self.C1_coef.copy()
         if self.has_L1:
             dU_lam += self.L1 @ U
@@ -360,6 +473,23 @@ class HBMDiscretization(Discretization):
             J[:self.n_coef, self.omega_index] = -mDU
             J[self.n_coef, self.phase_index] = 1.0
         return J
+
+    def _jacobian_point_rows(self, J, U):
+        """Add the derivative-bilinear blocks and set the point-condition rows of ``J``."""
+        nh = self.nh
+        if self.H:
+            for i, l in self._A_pairs:
+                J[i * nh:(i + 1) * nh, l * nh:(l + 1) * nh] += self.A[i, l] * self._Dm
+            DU = self._deriv(U)
+            for k, j, l, c in zip(self.B_K, self.B_J, self.B_L, self.bc):
+                # d/dU_j (U_j * DU_l) = P(DU_l);  d/dU_l (U_j * DU_l) = P(U_j) D
+                J[k * nh:(k + 1) * nh, j * nh:(j + 1) * nh] += c * _product_matrix(DU[l], self.H)
+                J[k * nh:(k + 1) * nh, l * nh:(l + 1) * nh] += c * (_product_matrix(U[j], self.H) @ self._Dm)
+        Pj = np.asarray(self.model.module.point_jac(self._u_at_origin(U), self._pvec), dtype=float)
+        for k, r in enumerate(self.point_rows):
+            row = r * nh
+            J[row, :] = 0.0
+            J[row, :self.n_coef] = np.outer(Pj[k], self._e0).reshape(-1)
 
     def linear_part(self):
         """``(C, L)`` of ``R(Z) = C + L Z + Q(Z, Z)``, obtained exactly from R and Q."""

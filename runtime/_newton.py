@@ -82,7 +82,7 @@ def _check_finite(R, what="residual"):
 
 
 def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xtol: float = 1e-11,
-            max_iter: int = 12, divergence_factor: float = 1e3):
+            max_iter: int = 12, divergence_factor: float = 1e3, noise_floor: float = 1e-8):
     """Newton's method on ``R(Z) = 0, border . Z = value``.
 
     Parameters
@@ -102,6 +102,12 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         Maximal number of iterations (each one factorization).
     divergence_factor : float
         Give up when the update grows by this factor over the first one.
+    noise_floor : float
+        Also stop when the relative update is below ``noise_floor`` and no longer shrinks
+        (a quadratically converging Newton at least halves it per iteration above the
+        rounding noise of the solve): the rounding floor of an ill-conditioned system, e.g.
+        a point condition of a saturated ``tanh`` whose integration constant barely moves
+        the solution (DESIGN §2).
 
     Returns
     -------
@@ -119,6 +125,7 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
     if value is None:
         value = float(border @ Z)
     first = None
+    last = np.inf
     for it in range(1, max_iter + 1):
         R = disc.residual(Z)
         if counters is not None:
@@ -138,8 +145,12 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
             first = nd
         elif nd > divergence_factor * max(first, 1e-300):
             raise ConvergenceError(f"Newton correction diverges (update {nd:.3g} after {it} iterations)")
-        if nd <= xtol * max(np.linalg.norm(Z), 1e-300):
+        size = max(np.linalg.norm(Z), 1e-300)
+        if nd <= xtol * size:
             return Z, it
+        if nd <= noise_floor * size and nd > 0.5 * last:
+            return Z, it
+        last = nd
     raise ConvergenceError(f"Newton correction did not converge in {max_iter} iterations "
                            f"(last update {nd:.3g}, |Z| = {np.linalg.norm(Z):.3g})")
 

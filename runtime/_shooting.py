@@ -502,7 +502,7 @@ class ShootingDiscretization(Discretization):
         raise NotImplementedError("shooting is not a quadratic discretization: continue it with the "
                                   "pseudo-arclength engine, not the ANM")
 
-    def series_rhs(self, terms):
+    def series_rhs(self, terms, origin=None):
         raise NotImplementedError("shooting is not a quadratic discretization: continue it with the "
                                   "pseudo-arclength engine, not the ANM")
 

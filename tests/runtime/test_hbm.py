@@ -17,7 +17,7 @@ from frictionkit.runtime._hbm import (HBMDiscretization, coefficients_to_samples
 from frictionkit.runtime._model import Model
 from frictionkit.runtime._newton import correct
 from frictionkit.runtime._branch import trig_extrema
-from frictionkit.runtime.errors import InputError
+from frictionkit.runtime.errors import InputError, ModelInterfaceError
 from tests.models import belt_handwritten, belt_fn_handwritten, duffing_forced_handwritten
 
 
@@ -130,12 +130,12 @@ def test_bad_input():
         HBMDiscretization(Model(duffing_forced_handwritten, {}), 0)
 
 
-def test_derivative_bilinear_models_are_refused_with_the_model_name():
+def test_derivative_bilinear_row_without_point_condition_is_refused_with_the_model_name():
     fake = types.ModuleType("fake_exp_model")
     for k in dir(belt_handwritten):
         if not k.startswith("__"):
             setattr(fake, k, getattr(belt_handwritten, k))
     fake.MODEL_NAME = "exp_friction"
     fake.KINDS = belt_handwritten.KINDS[:-1] + ("derivative_bilinear",)
-    with pytest.raises(NotImplementedError, match="exp_friction"):
+    with pytest.raises(ModelInterfaceError, match="exp_friction.*point condition"):
         HBMDiscretization(Model(fake, {}), 5)

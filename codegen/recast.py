@@ -236,7 +236,9 @@ class _Recaster:
         substitute for the definition's symbol (a monomial of one auxiliary).
         """
         before = {a.symbol for a in self.auxes}
-        num, den = sp.fraction(sp.together(expr))
+        # exact=True: exp(-a) stays in the numerator (one exp auxiliary, not 1/exp(a), which
+        # overflows and is badly conditioned for large a)
+        num, den = sp.fraction(sp.together(expr), exact=True)
         # distribute products over sums at the top level only: keep powers such as (v - vb)**2
         # and function arguments such as exp(-(v - vb)**2) intact, so that they get one
         # auxiliary each instead of being expanded (which could also make lam enter non-linearly)

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.frictionkit-installed
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: install demo test bench codegen clean
+.PHONY: install demo test bench bench-peers codegen clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,14 @@ demo: install
 test: install
 	$(PY) -m pytest -q -n 2 tests
 
+# Peers for benchmarks/bench_auto.py only (AUTO-07p through bifpy, built with gfortran); never a
+# runtime dependency. Failures are ignored: bench_auto then reports the peer as unavailable.
+bench-peers: install
+	-@command -v gfortran >/dev/null 2>&1 || { test "$$(id -u)" = 0 && { apt-get install -y gfortran || { apt-get update && apt-get install -y gfortran; }; }; } || echo "bench-peers: gfortran not installed (needs root): AUTO-07p peer skipped"
+	-@$(PY) -m pip install --quiet 'bifpy>=0.3' || echo "bench-peers: bifpy not installed: AUTO-07p peer skipped"
+
 bench: install
+	-@$(MAKE) --no-print-directory bench-peers
 	$(PY) benchmarks/run.py
 
 codegen: install

@@ -114,7 +114,9 @@ def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol:
         if s not in cache:
             Zg = Za + s * chord
             try:
-                cache[s], _ = correct(disc, Zg, b, float(b @ Zg), counters=counters, xtol=xtol)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+                    cache[s], _ = correct(disc, Zg, b, float(b @ Zg), counters=counters, xtol=xtol)
             except ConvergenceError:
                 # [J; b^T] is exactly singular at the branch point itself: accept the guess
                 # if it already solves R = 0 (e.g. a linear branch, hit by the secant step)
@@ -206,8 +208,9 @@ def branch_point_tangents(disc, Z, known_tangent, *, fd_step: float | None = Non
     -------
     dict
         ``t_known``, ``t_new`` (unit vectors), ``phi``, ``psi``, the coefficients ``a, b, c``
-        of the algebraic bifurcation equation and ``singular_values`` (the three smallest of
-        ``J``: two should be ~0 relative to the largest).
+        of the algebraic bifurcation equation and ``singular_values`` (of ``J``: largest,
+        second smallest and smallest; at a simple branch point the smallest is ~0 relative
+        to the largest and the second smallest is not).
     """
     Z = np.asarray(Z, dtype=float)
     J = _dense(disc.jacobian(Z))
@@ -247,7 +250,7 @@ def branch_point_tangents(disc, Z, known_tangent, *, fd_step: float | None = Non
     th = max(roots, key=lambda x: abs(np.sin(x)))     # the root away from the known branch (th = 0)
     t_new = np.cos(th) * t1 + np.sin(th) * phi
     return dict(t_known=t1, t_new=t_new / np.linalg.norm(t_new), phi=phi, psi=psi, a=float(a), b=float(b),
-                c=float(c), singular_values=s[-3:].copy())
+                c=float(c), singular_values=s[[0, -2, -1]].copy())
 
 
 def _no_quadratic(disc):

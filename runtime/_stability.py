@@ -295,6 +295,29 @@ def _real_form(hill, n, H):
     return Y.real
 
 
+def select_exponents(s, n: int, omega: float, *, rtol: float = 1e-8):
+    """The ``n`` Floquet exponents kept from a Hill spectrum: smallest ``|Im s|`` first.
+
+    A negative real multiplier ``-exp(a T)`` appears in the real Hill matrix as the
+    conjugate pair ``a +- i omega/2``, two members of *one* family (they differ by
+    ``i omega``); only one of them is kept, so that the next family (e.g. the second
+    negative multiplier after a period doubling) is not pushed out.  A genuine complex pair
+    of multipliers has ``|Im s| < omega/2`` and keeps both members.
+    """
+    s = np.asarray(s)
+    order = np.argsort(np.abs(s.imag), kind="stable")
+    chosen = []
+    for k in order:
+        if len(chosen) == n:
+            break
+        sk = s[k]
+        half = abs(abs(sk.imag) - omega / 2) <= rtol * omega
+        if half and any(abs(sk - np.conj(s[j])) <= rtol * max(omega, abs(sk)) for j in chosen):
+            continue
+        chosen.append(k)
+    return s[np.array(chosen, dtype=int)]
+
+
 def hill_multipliers(model: Model, lam: float, coefficients, omega: float, harmonics: int, *,
                      n_time: int | None = None, tol: float = 1e-6) -> FloquetResult:
     """Floquet multipliers of an HBM orbit by Hill's method (module docstring, route 3).
@@ -323,15 +346,12 @@ def hill_multipliers(model: Model, lam: float, coefficients, omega: float, harmo
 
     Notes
     -----
-    The selection by smallest ``|Im s|`` cannot tell the two members ``a +- i omega/2`` of
-    one family apart (a negative real multiplier, e.g. at a period doubling); there the
-    eigenvector's harmonic content would be needed.
+    The two members ``a +- i omega/2`` of one family (a negative real multiplier, e.g.
+    beyond a period doubling) are counted once (:func:`select_exponents`).
     """
     hill = _real_form(hill_matrix(model, lam, coefficients, omega, harmonics, n_time=n_time), model.n,
                       int(harmonics))
-    s = np.linalg.eigvals(hill)
-    keep = np.argsort(np.abs(s.imag), kind="stable")[: model.n]
-    s = s[keep]
+    s = select_exponents(np.linalg.eigvals(hill), model.n, omega)
     T = 2 * np.pi / omega
     return _result(np.exp(T * s), not model.forced, "hill", tol, exponents=s)
 
@@ -648,8 +668,8 @@ def hill_multipliers_hbm(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     ``E = diag(mass) (x) I_(2H+1)`` (Lazarus & Thomas, C. R. Mécanique 338, 2010, on the
     HBM Jacobian).  The algebraic rows (auxiliary variables, ``mass = 0``) are condensed
     out, ``S = E_dd^-1 (J_dd - J_da J_aa^-1 J_ad)``, and of the ``n_d (2H+1)`` eigenvalues
-    of ``S`` the ``n_d`` with the smallest ``|Im s|`` are kept, as in
-    :func:`hill_multipliers`.
+    of ``S`` the ``n_d`` with the smallest ``|Im s|`` are kept (:func:`select_exponents`), as
+    in :func:`hill_multipliers`.
 
     Because it linearises the very system whose branch is continued, the trivial
     multiplier is 1 to rounding (the shift ``D U`` is an exact null vector of ``J_U``) and
@@ -697,9 +717,7 @@ def hill_multipliers_hbm(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
             raise ConvergenceError("hill_multipliers_hbm: the algebraic block of the HBM Jacobian is "
                                    "singular") from exc
     S = S / np.repeat(mass[dif], nh)[:, None]
-    s = np.linalg.eigvals(S)
-    keep = np.argsort(np.abs(s.imag), kind="stable")[: dif.size]
-    s = s[keep]
+    s = select_exponents(np.linalg.eigvals(S), dif.size, omega)
     T = 2 * np.pi / omega
     return _result(np.exp(T * s), disc.autonomous, "hill-hbm", tol, exponents=s)
 

@@ -68,9 +68,16 @@ def test_fold_of_the_n10_branch_is_where_the_multiplier_crosses_one():
     assert len(folds) == 1 and 10.25 < folds[0].param < 10.33
     at_fold = orbit_stability(disc, folds[0].solution)
     assert np.max(np.abs(at_fold.multipliers - 1)) < 1e-4          # trivial + crossing multiplier
-    results = [orbit_stability(disc, Z) for Z in br.solutions]
+    # the stability columns filled by the continuation (branch_stability, collocation monodromy)
     fold_index = folds[0].index
-    assert all(r.stable for r in results[:fold_index - 1])
-    assert not any(r.stable for r in results[fold_index + 2:])
-    crossings = multiplier_crossings(results)
-    assert [k for _, k in crossings] == ["fold"] and abs(crossings[0][0] - fold_index) <= 1
+    assert br.stability_method == "collocation"
+    assert np.all(br.stable[:fold_index + 1] == 1) and np.all(br.stable[fold_index + 1:] == 0)
+    for i in (0, fold_index, len(br) - 1):              # the columns are orbit_stability's
+        np.testing.assert_allclose(br.multipliers[i], orbit_stability(disc, br.solutions[i]).multipliers,
+                                   rtol=1e-10, atol=1e-12)
+    # the +1 crossing of the multiplier, located along the branch by Brent's method on the
+    # product of the two multipliers nearest 1, is the fold of the engine (tangent only)
+    assert abs(folds[0].data["crossing_param"] - folds[0].param) < 1e-9 * folds[0].param
+    assert br.special_points("bp") == [] and br.special_points("pd") == []
+    crossings = multiplier_crossings([orbit_stability(disc, Z) for Z in br.solutions[fold_index - 1:fold_index + 3]])
+    assert [k for _, k in crossings] == ["fold"] and crossings[0][0] == 1

@@ -77,3 +77,35 @@ def test_forced_shooting_discretization_on_the_doubled_branch(duffing_pd):
     h = 1e-5
     fd = np.column_stack([(disc.residual(Z + h * e) - disc.residual(Z - h * e)) / (2 * h) for e in np.eye(3)])
     assert np.allclose(disc.jacobian(Z), fd, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["collocation", "hbm"])
+def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
+    # issue 4: branch stability detects the multiplier through -1 and locates it along the
+    # branch; the reference is the shooting locator (locate_period_doubling).  Measured:
+    # collocation (N_int = 40, p = 4) and HBM (H = 15, Hill's method) both within 1e-12.
+    from frictionkit.runtime._continuation import ContinuationProblem, continuation
+    from frictionkit.runtime._hbm import HBMDiscretization
+
+    model, pd = duffing_pd
+    orbit = pd["orbit"]
+    w0 = 1.2
+    start = periodic_orbit_from_simulation(model, w0, orbit.x0, 50.0)
+    if kind == "collocation":
+        disc = CollocationDiscretization(model, 40, 4)
+        Z0, _ = disc.solve(disc.from_orbit(start))
+    else:
+        disc = HBMDiscretization(model, 15)
+        t = start.times(128)
+        Z0 = disc.from_samples(model.aux(start.at(t, accurate=False), t, w0), start.omega, w0)
+    br = continuation(ContinuationProblem(disc, Z0, -1.0), "anm",
+                      dict(lam_min=1.1, lam_max=w0, max_lam_step=0.01))
+    pds = br.special_points("pd")
+    assert [s.kind for s in br.special] == ["pd"] and pds[0].data["located"]
+    assert abs(pds[0].param - pd["lam"]) < 1e-9
+    assert np.min(pds[0].data["multipliers"].real) == pytest.approx(-1.0, abs=1e-8)
+    # stable (complex pair inside the circle) before, unstable (a multiplier below -1) after
+    np.testing.assert_array_equal(br.stable, np.where(br.param > pd["lam"], 1.0, 0.0))
+    # Liouville: the product of the multipliers is exp(-c T)
+    T = 2 * np.pi / br.param
+    np.testing.assert_allclose(np.prod(br.multipliers, axis=1).real, np.exp(-C * T), rtol=1e-8)

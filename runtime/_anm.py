@@ -58,9 +58,16 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     return terms, J
 
 
-def row_scales(J, Z):
-    """Size of the terms of each equation, ``|J| |Z|`` (floored), for relative residuals."""
-    s = abs(J) @ np.abs(Z)
+def row_scales(J, Z, overwrite=False):
+    """Size of the terms of each equation, ``|J| |Z|`` (floored), for relative residuals.
+
+    ``overwrite=True`` takes the absolute value of a dense ``J`` in place (no second
+    m x m array: the ANM no longer needs ``J`` once it is factorized).
+    """
+    if overwrite and isinstance(J, np.ndarray):
+        s = np.abs(J, out=J) @ np.abs(Z)
+    else:
+        s = abs(J) @ np.abs(Z)
     s = np.asarray(s).ravel()
     return np.maximum(s, 1e-12 * max(float(s.max()), 1e-300))
 
@@ -161,7 +168,8 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
     delta = options.validity
     while not recorder.done:
         terms, J = anm_series(disc, Z, t, P, c)
-        scale = row_scales(J, Z)
+        scale = row_scales(J, Z, overwrite=True)
+        del J
         nP = np.linalg.norm(terms[-1])
         a_max = (delta / nP) ** (1.0 / (P - 1)) if nP > 0 else np.inf
         # a (locally) linear branch has Z_P = 0: cap the step at a large finite length

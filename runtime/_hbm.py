@@ -435,7 +435,7 @@ class HBMDiscretization(Discretization):
         self.n_jacobians += 1
         U, omega, lam = self.split(Z)
         N, nh = self.N, self.nh
-        J = np.zeros((self.m, self.size))
+        J = np.zeros((self.m, self.size), order="F")     # LAPACK order: the bordered copy is a memcpy
         Lin = self.L0 + lam * self.L1 if self.has_L1 else self.L0
         # linear coupling blocks: Lin[i, j] * identity
         idx = np.arange(nh)

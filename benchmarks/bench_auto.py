@@ -29,7 +29,9 @@ demo`` branch), once with the default stability analysis (AUTO computes Floquet 
 too, ISP = 2) and once with ``stability=False``; then the fold refined with
 ``locate_fold_near`` at H = 60 and 100 (as ``bench_runtime.bench_fold`` does).  Wall times
 compared: equilibria + periodic branch, each tool; the ratio is frictionkit over AUTO (native,
-NTST = 100).  One run on one (shared) machine: compare ratios, not absolute times.
+NTST = 100).  CPU time counts finished child processes too (gfortran, the AUTO executable,
+bifpy's worker), so it is the steadier number on a loaded machine.  One run on one (shared)
+machine: compare ratios, not absolute times.
 
 If bifpy (or gfortran for the native path) is missing or AUTO fails, the ``auto07p`` entry says
 so (``{"available": False, "reason": ...}``) and the frictionkit half still runs.  The peer is
@@ -41,8 +43,10 @@ import ctypes
 import importlib.metadata
 import importlib.util
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +64,18 @@ NTSTS = (50, 100, 200)              # AUTO mesh intervals (fold convergence)
 NCOL = 4
 HARMONICS = 40                      # frictionkit branch (the demo)
 FOLD_HARMONICS = (60, 100)          # frictionkit fold refinement
+
+
+def _clock():
+    """(wall, cpu) now; cpu counts this process and its finished children (gfortran, the AUTO
+    executable, bifpy's worker process), so it is robust to other load on a shared machine."""
+    t = os.times()
+    return time.perf_counter(), t.user + t.system + t.children_user + t.children_system
+
+
+def _since(start):
+    wall, cpu = _clock()
+    return dict(wall_s=wall - start[0], cpu_s=cpu - start[1])
 
 
 def _one_blas_thread():
@@ -201,12 +217,12 @@ def _auto_equilibria(auto, mod, native):
     from bifpy.results import PointType
     settings = dict(EQ_SETTINGS, ips=auto.IPS_EQUILIBRIUM)
     kw = dict(transpile=True) if native else {}
-    t0 = time.perf_counter()
+    t0 = _clock()
     res = auto.run(mod.func, mod.stpnt, settings, icu=[1], jac=mod.jac_equilibrium, keep_output=True, **kw)
-    wall = time.perf_counter() - t0
+    times = _since(t0)
     pts = [p for b in res.branches for p in b.points]
     hopf = [p for p in pts if p.point_type == PointType.HOPF_BIFURCATION]
-    out = dict(wall_s=wall, auto_reported_s=_auto_total_time(res), points=len(pts),
+    out = dict(**times, auto_reported_s=_auto_total_time(res), points=len(pts),
                hopf=[float(p.parameters[0]) for p in hopf])
     _discard(res)
     return out, hopf
@@ -216,15 +232,15 @@ def _auto_periodic(auto, mod, hopf, ntst, native):
     from bifpy.results import PointType
     settings = dict(PO_SETTINGS, ips=auto.IPS_PERIODIC_ORBIT, ntst=ntst)
     kw = dict(transpile=True) if native else {}
-    t0 = time.perf_counter()
+    t0 = _clock()
     res = auto.restart(mod.func, settings, restart_point=hopf, icu=[1, auto.PERIOD_INDEX],
                        isw=auto.ISW_HOPF_TO_PERIODIC_ORBIT, source_ips=auto.IPS_EQUILIBRIUM,
                        jac=mod.jac_periodic, stop=["BP1", "LP2"], keep_output=True, **kw)
-    wall = time.perf_counter() - t0
+    times = _since(t0)
     pts = [p for b in res.branches for p in b.points]
     i_folds = [i for i, p in enumerate(pts) if p.point_type == PointType.FOLD]
     last = pts[-1]
-    out = dict(ntst=ntst, ncol=NCOL, wall_s=wall, auto_reported_s=_auto_total_time(res),
+    out = dict(ntst=ntst, ncol=NCOL, **times, auto_reported_s=_auto_total_time(res),
                points=int(last.point_number),
                folds=[float(pts[i].parameters[0]) for i in i_folds],
                fold_period=[float(pts[i].periodic_orbit.period) for i in i_folds],
@@ -245,6 +261,9 @@ def bench_auto07p(model):
                                               f"run `make bench-peers`"}
     native = shutil.which("gfortran") is not None
     out = {"available": True, "bifpy_version": version, "native_path": native}
+    if native:
+        run = subprocess.run(["gfortran", "--version"], capture_output=True, text=True)
+        out["gfortran"] = (run.stdout.splitlines() or [""])[0]
     tmp = tempfile.mkdtemp(prefix="frictionkit-auto-")
     try:
         mod = write_auto_model(tmp)
@@ -278,16 +297,16 @@ def bench_auto07p(model):
 def _frictionkit_branch(model, hopf, stability):
     import warnings
     from frictionkit.runtime import periodic_start_from_hopf, periodic_branch
-    t0 = time.perf_counter()
+    t0 = _clock()
     disc, Z, d = periodic_start_from_hopf(model, hopf, HARMONICS)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         br = periodic_branch(disc, Z, 0.0, 30.0, d, method="anm",
                              options=dict(points_per_step=4, stability=stability))
-    wall = time.perf_counter() - t0
+    times = _since(t0)
     folds = br.special_points("fold")
     ends = br.special_points("hopf")
-    out = dict(harmonics=HARMONICS, method="anm", stability=stability, wall_s=wall, status=br.status,
+    out = dict(harmonics=HARMONICS, method="anm", stability=stability, **times, status=br.status,
                points=len(br), folds=[float(s.param) for s in folds],
                end=dict(type="hopf", Vb=float(ends[-1].param)) if ends else None,
                special=[[s.kind, float(s.param)] for s in br.special_points()],
@@ -303,10 +322,10 @@ def bench_frictionkit(model):
     stability analysis and without it), then the fold refined at H = 60, 100."""
     from frictionkit.runtime import equilibrium_branch
     from frictionkit.runtime._continuation import locate_fold_near
-    t0 = time.perf_counter()
+    t0 = _clock()
     eq = equilibrium_branch(model, VB_START, VB_STOP)
     hopf = eq.special_points("hopf")
-    out = dict(equilibria=dict(wall_s=time.perf_counter() - t0, points=len(eq),
+    out = dict(equilibria=dict(**_since(t0), points=len(eq),
                                hopf=[float(h.param) for h in hopf]))
     out["branch"], _, _ = _frictionkit_branch(model, hopf[0], True)
     out["branch_no_stability"], disc, folds = _frictionkit_branch(model, hopf[0], False)
@@ -314,41 +333,46 @@ def bench_frictionkit(model):
         fold = folds[0]
         refined = {}
         for H in FOLD_HARMONICS:
-            t3 = time.perf_counter()
+            t3 = _clock()
             disc, Z = disc.resize(fold.solution, H)
             fold = locate_fold_near(disc, Z)
-            refined[f"H{H}"] = dict(fold=float(fold.param), wall_s=time.perf_counter() - t3)
+            refined[f"H{H}"] = dict(fold=float(fold.param), **_since(t3))
         out["fold_refined"] = refined
     return out
 
 
 def compare(fk, au):
-    """Side-by-side summary: wall times (equilibria + periodic branch, each tool), their
-    ratio, points, fold locations, Hopf points."""
-    eq_fk = fk["equilibria"]["wall_s"]
-    walls = {"frictionkit_H40_stability": eq_fk + fk["branch"]["wall_s"],
-             "frictionkit_H40_no_stability": eq_fk + fk["branch_no_stability"]["wall_s"]}
+    """Side-by-side summary: wall and CPU times (equilibria + periodic branch, each tool),
+    their ratios frictionkit / AUTO (native path, NTST = 100), points, fold locations, Hopf
+    points."""
+    def total(kind, *parts):
+        return sum(part[kind] for part in parts)
+
+    runs = {"frictionkit_H40_stability": [fk["equilibria"], fk["branch"]],
+            "frictionkit_H40_no_stability": [fk["equilibria"], fk["branch_no_stability"]]}
     if "fold_refined" in fk:
-        walls["frictionkit_H40_no_stability_plus_fold_H60_H100"] = (
-            walls["frictionkit_H40_no_stability"] + sum(r["wall_s"] for r in fk["fold_refined"].values()))
+        runs["frictionkit_H40_no_stability_plus_fold_H60_H100"] = (
+            runs["frictionkit_H40_no_stability"] + list(fk["fold_refined"].values()))
     points = {"frictionkit_H40": fk["branch"]["points"], "frictionkit_H40_anm_steps": fk["branch"]["steps"]}
     folds = {"frictionkit_H40": (fk["branch"]["folds"] or [None])[0]}
     folds.update({f"frictionkit_{k}": r["fold"] for k, r in fk.get("fold_refined", {}).items()})
-    out = dict(wall_s=walls, points=points, fold=folds,
-               hopf={"frictionkit": fk["equilibria"]["hopf"]})
-    if not au.get("available"):
-        return out
-    path = "native" if "native" in au else "interpreted"
-    for name, r in au[path].items():
-        walls[f"auto_{path}_{name}"] = au["equilibria"]["wall_s"] + r["wall_s"]
-        points[f"auto_{name}"] = r["points"]
-        folds[f"auto_{name}"] = (r["folds"] or [None])[0]
-    if path == "native" and "interpreted" in au:
-        walls["auto_interpreted_ntst100"] = au["equilibria"]["wall_s"] + au["interpreted"]["ntst100"]["wall_s"]
-    out["hopf"]["auto"] = au["equilibria"]["hopf"]
-    ref = f"auto_{path}_ntst100"
-    out["wall_ratio_frictionkit_over_auto_ntst100"] = {
-        k: v / walls[ref] for k, v in walls.items() if k.startswith("frictionkit")}
+    out = dict(points=points, fold=folds, hopf={"frictionkit": fk["equilibria"]["hopf"]})
+    ref = None
+    if au.get("available"):
+        path = "native" if "native" in au else "interpreted"
+        for name, r in au[path].items():
+            runs[f"auto_{path}_{name}"] = [au["equilibria"], r]
+            points[f"auto_{name}"] = r["points"]
+            folds[f"auto_{name}"] = (r["folds"] or [None])[0]
+        if path == "native" and "interpreted" in au:
+            runs["auto_interpreted_ntst100"] = [au["equilibria"], au["interpreted"]["ntst100"]]
+        out["hopf"]["auto"] = au["equilibria"]["hopf"]
+        ref = f"auto_{path}_ntst100"
+    for kind in ("wall_s", "cpu_s"):
+        out[kind] = {k: total(kind, *parts) for k, parts in runs.items()}
+        if ref is not None:
+            out[f"{kind[:-2]}_ratio_frictionkit_over_auto_ntst100"] = {
+                k: v / out[kind][ref] for k, v in out[kind].items() if k.startswith("frictionkit")}
     best_auto = folds.get(f"auto_ntst{NTSTS[-1]}")
     best_fk = folds.get(f"frictionkit_H{FOLD_HARMONICS[-1]}")
     if best_auto is not None and best_fk is not None:

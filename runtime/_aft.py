@@ -45,7 +45,7 @@ from .errors import InputError
 
 __all__ = ["AFTDiscretization", "default_n_t"]
 
-_FD_STEP = np.finfo(float).eps ** (1 / 3)
+_FD_STEP5 = np.finfo(float).eps ** (1 / 5)
 
 
 def default_n_t(harmonics: int) -> int:
@@ -220,10 +220,7 @@ class AFTDiscretization(Discretization):
         # lam column: central difference of the sampled f (also through t = theta/lam when the
         # forcing frequency is continued); the step follows |lam| so that small parameters
         # (e.g. the drill speed eta ~ kappa = 1e-4) are resolved
-        h = _FD_STEP * max(abs(lam), 1e-6)
-        omp = lam + h if self.omega_is_lam else omega
-        omm = lam - h if self.omega_is_lam else omega
-        dlam = (self._f_coef(x, omp, lam + h) - self._f_coef(x, omm, lam - h)) / (2 * h)
+        dlam = self._dfdlam(x, omega, lam)
         if self.omega_is_lam:
             dlam = dlam - self._deriv(U)
         J[:self.n_coef, self.lam_index] = dlam.reshape(-1)
@@ -231,6 +228,20 @@ class AFTDiscretization(Discretization):
             J[:self.n_coef, self.omega_index] = -self._deriv(U).reshape(-1)
             J[self.n_coef, self.phase_index] = 1.0
         return J
+
+    def _dfdlam(self, x, omega, lam):
+        """Harmonics of ``df/dlam`` along the samples ``x``: five-point central difference.
+
+        The stencil is exact for polynomials of degree <= 4 in ``lam`` (the pieces of the
+        seed-004 drill law, eq. 18, are quartic), so its error is rounding,
+        ``~ eps |f| / h``, with ``h = eps^(1/5) max(|lam|, 1e-6)``.
+        """
+        h = _FD_STEP5 * max(abs(lam), 1e-6)
+        out = 0.0
+        for c, s in ((8.0, 1.0), (-8.0, -1.0), (-1.0, 2.0), (1.0, -2.0)):
+            lam_s = lam + s * h
+            out = out + c * self._f_coef(x, lam_s if self.omega_is_lam else omega, lam_s)
+        return out / (12 * h)
 
     def quadratic(self, Z1, Z2):
         raise NotImplementedError(

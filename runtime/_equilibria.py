@@ -295,8 +295,8 @@ def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=Non
     if amplitude is None:
         amplitude = 1e-3 * max(1.0, float(np.max(np.abs(x_eq))), abs(lam))
     v = v / np.max(np.abs(v)) * amplitude
-    n_t = max(4 * int(harmonics) + 4, 64)
-    theta = 2 * np.pi * np.arange(n_t) / n_t
+    n_grid = max(4 * int(harmonics) + 4, 64)
+    theta = 2 * np.pi * np.arange(n_grid) / n_grid
     x = x_eq[:, None] + (v[:, None] * np.exp(1j * theta)[None, :]).real
     disc, Z = _orbit_to_start(model, x, omega, lam, harmonics, phase_variable, discretization, n_t)
     k = disc.phase_index - 1       # cos(theta) coefficient of the phase variable
@@ -373,8 +373,8 @@ def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=N
         raise ConvergenceError(f"no oscillation found in the simulation at {model.continuation} = {lam:g}")
     crossings = [scipy.optimize.brentq(f, tt[i], tt[i + 1], xtol=1e-15) for i in up]
     T = float(np.median(np.diff(crossings)))
-    n_t = max(8 * int(harmonics) + 8, 256)
-    ts = crossings[0] + T * np.arange(n_t) / n_t
+    n_grid = max(8 * int(harmonics) + 8, 256)
+    ts = crossings[0] + T * np.arange(n_grid) / n_grid
     x = sol.sol(ts)
     disc, Z = _orbit_to_start(model, x, 2 * np.pi / T, lam, harmonics, phase_variable, discretization, n_t)
     e = np.zeros(disc.size)

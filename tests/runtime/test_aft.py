@@ -1,0 +1,310 @@
+"""AFT harmonic balance, the sampled path for non-analytic laws (DESIGN §5.4).
+
+Every check has an independent reference:
+
+* belt W1 (seed 003: n = 10, FN = 5, Vb = 0.5), a smooth law: the recast HBM (exact
+  truncation of the quadratic system, auxiliaries included) and shooting on the original ODE;
+* the Jacobian: central finite differences of the residual;
+* the forced Duffing oscillator (forcing frequency continued: t = theta / lam): a long
+  DOP853 time integration;
+* drill string, seed 004 eqs. (16)-(18) (``Piecewise`` torque, generated in sampled mode):
+  Hopf points against Table 5 and a Brent root of the analytic damping condition; a periodic
+  orbit against shooting; the smoothed orbits against the exact non-smooth stick-slip cycle
+  (event-driven integration, checked here against its closed form) as in Table 4.
+"""
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.optimize import brentq
+
+from frictionkit.runtime import AFTDiscretization, load_model
+from frictionkit.runtime._branch import trig_extrema
+from frictionkit.runtime._equilibria import (equilibrium_branch, find_equilibrium, periodic_branch,
+                                             periodic_start_from_hopf, periodic_start_from_orbit,
+                                             periodic_start_from_simulation)
+from frictionkit.runtime._hbm import coefficients_to_samples
+from frictionkit.runtime._model import Model
+from frictionkit.runtime._newton import correct
+from frictionkit.runtime._shooting import find_periodic_orbit
+from frictionkit.runtime.errors import InputError
+from frictionkit.runtime.nonsmooth import BeltChain, one_mass_cycle, orbit_error
+from tests.models import duffing_forced_handwritten
+
+ZETA, THETA = 0.05, 4.2          # seed 004 §3, after eq. (15)
+
+
+def _fix_lam(d, Z, lam):
+    Z, _ = correct(d, Z, np.eye(d.size)[-1], lam, max_iter=40)
+    U, om, _ = d.split(Z)
+    lo, hi = trig_extrema(U[:2])
+    return Z, om, hi - lo
+
+
+def _rel(a, b):
+    return np.abs(np.asarray(a) / np.asarray(b) - 1)
+
+
+def _series(U, theta):
+    k = np.arange(1, (U.shape[1] - 1) // 2 + 1)
+    return U[:, :1] + U[:, 1::2] @ np.cos(np.outer(k, theta)) + U[:, 2::2] @ np.sin(np.outer(k, theta))
+
+
+def _theta_of_max(U):
+    """Phase of the maximum of the first state's Fourier series (grid, then Newton on u' = 0)."""
+    H = (U.shape[1] - 1) // 2
+    th = np.linspace(0, 2 * np.pi, 16 * H + 64, endpoint=False)
+    t0 = th[np.argmax(_series(U[:1], th)[0])]
+    k = np.arange(1, H + 1)
+    for _ in range(20):
+        d1 = np.sum(k * (-U[0, 1::2] * np.sin(k * t0) + U[0, 2::2] * np.cos(k * t0)))
+        d2 = np.sum(-k**2 * (U[0, 1::2] * np.cos(k * t0) + U[0, 2::2] * np.sin(k * t0)))
+        t0 -= d1 / d2
+    return t0
+
+
+# ---------------------------------------------------------------------------------------
+# smooth model: AFT = recast HBM = shooting
+# ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def belt_w1():
+    m = load_model("belt", continuation="Vb", n=10, FN=5)
+    dh, Zh = periodic_start_from_simulation(m, 0.5, 40)
+    ys = dh.unpack(Zh)["samples"](20000)
+    orb = find_periodic_orbit(m, 0.5, ys[:, np.argmax(ys[0])], 2 * np.pi / dh.split(Zh)[1])
+    return m, dh, Zh, orb
+
+
+def test_belt_w1_aft_agrees_with_recast_hbm_and_shooting(belt_w1):
+    """Measured (rel. to shooting): H = 10: omega 7e-6; H = 40: omega 5e-13, ptp y 5e-10,
+    ptp v 6e-8; H = 50: every quantity below 1e-8.  n_t from 4H+1 to 16H changes nothing
+    (analytic law: aliasing below rounding)."""
+    m, dh, Zh, orb = belt_w1
+    Uh, omh, _ = dh.split(Zh)
+    _, _, ptph = _fix_lam(dh, Zh, 0.5)
+    res = {}
+    for H, n_t in ((10, None), (40, None), (40, 161), (40, 640), (50, None)):
+        d = AFTDiscretization(m, H, n_t=n_t)
+        U = np.zeros((2, 2 * H + 1))
+        k = min(2 * H + 1, Uh.shape[1])
+        U[:, :k] = Uh[:2, :k]
+        Z, om, ptp = _fix_lam(d, d.pack(U, omh, 0.5), 0.5)
+        assert d.m == 2 * (2 * H + 1) + 1 and d.N == m.n           # states only, no auxiliaries
+        res[H, n_t] = (om, ptp)
+    om10, _ = res[10, None]
+    assert _rel(om10, orb.omega) > 1e-6                                 # not converged at H = 10
+    om40, ptp40 = res[40, None]
+    assert _rel(om40, omh) < 1e-8 and _rel(om40, orb.omega) < 1e-8
+    assert _rel(ptp40[0], ptph[0]) < 1e-8 and _rel(ptp40[0], orb.ptp[0]) < 1e-8
+    for n_t in (161, 640):
+        assert _rel(res[40, n_t][0], om40) < 1e-12
+    om50, ptp50 = res[50, None]
+    assert _rel(om50, orb.omega) < 1e-8 and np.all(_rel(ptp50, orb.ptp) < 1e-8)
+
+
+def _fd_check(d, Z, h=1e-6):
+    J = d.jacobian(Z)
+    fd = np.array([(d.residual(Z + h * s * e) - d.residual(Z - h * s * e)) / (2 * h * s)
+                   for e, s in zip(np.eye(d.size), np.maximum(1.0, np.abs(Z)))]).T
+    np.testing.assert_allclose(J, fd, atol=2e-6 * np.abs(J).max())
+
+
+@pytest.mark.parametrize("H", [0, 6])
+def test_jacobian_matches_finite_differences_belt(H):
+    m = load_model("belt", continuation="Vb", n=10, FN=5)
+    d = AFTDiscretization(m, H)
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=d.size)
+    Z[-1] = 0.5
+    _fd_check(d, Z)
+
+
+def test_jacobian_matches_finite_differences_drill_and_forced():
+    # drill (kappa = 1): a stick-slip-like orbit crossing the law's corner at psi' - eta = -4 kappa
+    m = load_model("drill", continuation="eta", kappa=1.0)
+    d = AFTDiscretization(m, 8)
+    U = np.zeros((2, 17))
+    U[0, 1], U[1, 2], U[0, 3], U[1, 0] = 6.0, -6.0, 0.5, 0.3
+    _fd_check(d, d.pack(U, 0.9, 4.0))
+    # forced, frequency continued: the lam column includes t = theta / lam
+    mf = Model(duffing_forced_handwritten, dict(beta=0.5, zeta=0.1, F=0.2))
+    df = AFTDiscretization(mf, 5)
+    assert df.omega_is_lam and not df.autonomous
+    Z = np.random.default_rng(1).normal(size=df.size) * 0.3
+    Z[-1] = 0.9
+    _fd_check(df, Z)
+
+
+def test_forced_duffing_against_time_integration():
+    """AFT steady state vs DOP853 over 60 damping times (as the HBM test of test_hbm.py)."""
+    m = Model(duffing_forced_handwritten, dict(beta=0.5, zeta=0.1, F=0.2))
+    Omega = 0.9
+    d = AFTDiscretization(m, 20)
+    Z, _ = correct(d, d.pack(np.zeros((2, 41)), np.nan, Omega), np.eye(d.size)[-1], Omega, max_iter=30)
+    U, om, _ = d.split(Z)
+    assert om == Omega
+    T = 2 * np.pi / Omega
+    n_per = int(np.ceil(600 / T))
+    sol = solve_ivp(lambda t, x: m.rhs(t, x, Omega), (0, n_per * T), [0.0, 0.0], method="DOP853",
+                    rtol=1e-12, atol=1e-14, dense_output=True)
+    x_sim = sol.sol(n_per * T - T + T * np.arange(64) / 64)
+    np.testing.assert_allclose(coefficients_to_samples(U, 64), x_sim, atol=1e-9 * np.abs(x_sim).max())
+
+
+def test_not_quadratic_and_bad_input():
+    m = load_model("drill", continuation="eta")
+    d = AFTDiscretization(m, 5)
+    with pytest.raises(NotImplementedError, match="ANM.*method='newton'"):
+        d.quadratic(np.zeros(d.size), np.zeros(d.size))
+    with pytest.raises(NotImplementedError, match="quadratic recast"):
+        d.series_rhs([np.zeros(d.size)])
+    with pytest.raises(InputError, match="4H\\+1"):
+        AFTDiscretization(m, 10, n_t=40)
+    with pytest.raises(InputError, match="phase_variable 'nope'"):
+        AFTDiscretization(m, 3, phase_variable="nope")
+    with pytest.raises(InputError, match="harmonics"):
+        AFTDiscretization(m, -1)
+    with pytest.raises(InputError, match="method='anm' is impossible.*'drill'"):
+        equilibrium_branch(m, 1.0, 5.0, method="anm")
+    with pytest.raises(InputError, match="recast HBM does not apply"):
+        find_equilibrium(m, 4.0, discretization="hbm")
+    # resize keeps the oversampling ratio of a raised n_t
+    d2, Z2 = AFTDiscretization(m, 5, n_t=200).resize(np.ones(d.size), 10)
+    assert d2.H == 10 and d2.n_t >= 200 * 21 / 11 and Z2.shape == (d2.size,)
+
+
+# ---------------------------------------------------------------------------------------
+# drill string, seed 004 §3
+# ---------------------------------------------------------------------------------------
+def _damping_condition(eta, kappa):
+    """Linearizing eq. (16) with T* of eq. (18) about the equilibrium (20) (psi' = 0, so
+    w = psi' - eta = -eta) gives psi'' + (2 zeta - dT*/dw(-eta)) psi' + psi = 0, with
+    dT*/dw = -theta (w + 4 kappa)^2 (4 w + 4 kappa) / (27 kappa^4): a Hopf point (frequency 1)
+    where 2 zeta = theta 4 (eta - kappa)(4 kappa - eta)^2 / (27 kappa^4), kappa < eta < 4 kappa."""
+    return THETA * 4 * (eta - kappa) * (4 * kappa - eta) ** 2 / (27 * kappa**4) - 2 * ZETA
+
+
+# seed 004 Table 5 (its header says epsilon; the parameter of eq. (18) is kappa)
+TABLE5 = [(1.0, "1.02", "3.76"), (1e-1, "1.00e-01", "3.93e-01"), (1e-2, "1.00e-02", "3.98e-02"),
+          (1e-3, "1.00e-03", "3.99e-03"), (1e-4, "1.00e-04", "4.00e-04")]
+
+
+@pytest.mark.parametrize("kappa, super_, sub", TABLE5)
+def test_drill_hopf_points_seed004_table5(kappa, super_, sub):
+    m = load_model("drill", continuation="eta", kappa=kappa)
+    # Hopf points need kappa < eta < 4 kappa (damping condition).  psi_eq(eta) of eq. (20) peaks
+    # at eta = kappa with curvature ~ theta / kappa^2 in the Euclidean norm of (psi, eta): start
+    # on the peak (tangent along eta) and allow pseudo-arclength steps far below kappa^2
+    br = equilibrium_branch(m, kappa, 5 * kappa, options=dict(min_step=1e-14))
+    assert br.success and br.provenance["discretization"] == "aft" and br.provenance["method"] == "newton"
+    hopf = br.special_points("hopf")
+    assert len(hopf) == 2
+    ref = [brentq(_damping_condition, a * kappa, b * kappa, args=(kappa,), xtol=1e-15 * kappa, rtol=1e-15)
+           for a, b in ((1, 2), (2, 4))]
+    for h, r, printed in zip(hopf, ref, (super_, sub)):
+        assert abs(h.param / r - 1) < 1e-8
+        assert h.omega == pytest.approx(1.0, abs=1e-10)
+        digits = len(printed.split("e")[0].replace(".", "")) if "e" in printed else len(printed) - 1
+        assert float(f"{h.param:.{digits - 1}e}") == float(printed)
+
+
+@pytest.fixture(scope="module")
+def drill_branch():
+    """kappa = 1: AFT periodic branch (H = 20, Newton) from the super-critical Hopf point to eta = 4."""
+    m = load_model("drill", continuation="eta", kappa=1.0)
+    eq = equilibrium_branch(m, 0.5, 5.0)
+    disc, Z, direction = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 20)
+    per = periodic_branch(disc, Z, 0.5, 4.0, direction)
+    return m, eq, disc, per
+
+
+def test_drill_periodic_branch_from_hopf(drill_branch):
+    m, eq, disc, per = drill_branch
+    assert isinstance(disc, AFTDiscretization)
+    assert per.status == "range" and per.param[-1] == pytest.approx(4.0, rel=1e-14)
+    assert per.provenance["discretization"] == "aft" and per.provenance["method"] == "newton"
+    # born at the Hopf point with its frequency and zero amplitude, growing with eta
+    assert per.param[0] == pytest.approx(eq.special_points("hopf")[0].param, rel=1e-4)
+    assert per.omega[0] == pytest.approx(1.0, rel=1e-3) and per.ptp["psi"][0] < 0.05
+    assert per.ptp["psi"][-1] > 10
+
+
+def test_drill_orbit_aft_against_shooting(drill_branch):
+    """kappa = 1, eta = 4 (relative to shooting, rtol 1e-12).  Measured: H = 40: omega 1e-8,
+    ptp psi' 1.5e-5; H = 80: ptp psi' 1.6e-8; H = 160: all below 5e-10.  n_t (8H+8 to 32H+32)
+    moves omega by ~3e-10 at H = 80 (aliasing of the C^2 corner) and the ptp not at all."""
+    m, _, disc, per = drill_branch
+    d40, Z40 = disc.resize(per.solutions[-1], 40)
+    Z40, om40, ptp40 = _fix_lam(d40, Z40, 4.0)
+    d160, Z160 = d40.resize(Z40, 160)
+    Z160, om160, ptp160 = _fix_lam(d160, Z160, 4.0)
+    U160 = d160.split(Z160)[0]
+    x0 = _series(U160, np.array([_theta_of_max(U160)]))[:, 0]      # shooting's phase: psi' = 0
+    orb = find_periodic_orbit(m, 4.0, x0, 2 * np.pi / om160)
+    assert _rel(om160, orb.omega) < 1e-8 and np.all(_rel(ptp160, orb.ptp) < 1e-8)
+    assert _rel(ptp40[1], orb.ptp[1]) > 1e-6                      # H = 40 is not enough
+    # a supercritical Hopf point gives a stable orbit (seed 004 §3): one multiplier 1, one inside
+    assert sorted(np.abs(orb.multipliers))[0] < 0.5 and orb.trivial_multiplier_error < 1e-6
+
+
+def _exact_cycle_period(eta):
+    """Closed form of the exact stick-slip cycle of eqs. (16)-(17): slip starts at
+    psi0 = theta - 2 zeta eta with psi' = eta (T* reaches theta), the free damped oscillation
+    runs until psi' = eta again, then psi grows at rate eta while stuck back to psi0."""
+    wd = np.sqrt(1 - ZETA**2)
+    A = THETA - 2 * ZETA * eta
+    B = (eta + ZETA * A) / wd
+
+    def dpsi(t):
+        return np.exp(-ZETA * t) * ((-ZETA * A + wd * B) * np.cos(wd * t) - (ZETA * B + wd * A) * np.sin(wd * t))
+    grid = np.linspace(1e-9, 2 * np.pi / wd, 4001)
+    g = dpsi(grid) - eta
+    i = np.flatnonzero((g[:-1] < 0) & (g[1:] >= 0))[0]
+    t1 = brentq(lambda t: dpsi(t) - eta, grid[i], grid[i + 1], xtol=1e-15)
+    psi1 = np.exp(-ZETA * t1) * (A * np.cos(wd * t1) + B * np.sin(wd * t1))
+    assert 2 * ZETA * eta + psi1 > -3 * THETA       # sticking is admissible (lower bound of eq. 17)
+    return t1 + (A - psi1) / eta
+
+
+def test_drill_seed004_table4_errors_against_the_exact_cycle():
+    """Seed 004 Table 4 (eta = 4, N = 200, eq. (19)): e = 3.1e-1, 9.3e-2, 2.3e-2, 5.4e-3,
+    1.2e-3 for kappa = 1 .. 1e-4.  Exact cycle: eqs. (16)-(17) are a belt chain with
+    x = psi + theta, normal force theta, mu_k = 1, mu_s = 2 (then T* = theta mu - theta lies in
+    [-3 theta, theta] when stuck, 0 in forward slip), integrated event by event.  Smoothed
+    cycles: AFT harmonic balance (kappa >= 1e-2, H = 100, 200, 400) and shooting on the
+    same generated sampled model (kappa = 1e-3, 1e-4, where AFT would need H ~ 1e4).
+    Both from the maximum of psi, as for Table 1."""
+    eta, N = 4.0, 200
+    chain = BeltChain([1.0], [[2 * ZETA]], [[1.0]], [THETA], [2.0], [lambda s: 1.0], eta)
+    P, _, x, v = one_mass_cycle(chain, n_samples=N, start="xmax")
+    assert P == pytest.approx(_exact_cycle_period(eta), rel=1e-10)
+    psi_ex, dpsi_ex = x - THETA, v
+    published = {1.0: 3.1e-1, 1e-1: 9.3e-2, 1e-2: 2.3e-2, 1e-3: 5.4e-3, 1e-4: 1.2e-3}
+    harmonics = {1.0: 100, 1e-1: 200, 1e-2: 400}
+    for kappa, e_paper in published.items():
+        m = load_model("drill", continuation="eta", kappa=kappa)
+        p = m.param_vector(eta)
+        f = lambda t, z: m.module.rhs(t, z, p)    # noqa: E731
+        jac = lambda t, z: m.module.jac(t, z, p)  # noqa: E731
+        xmax = lambda t, z: z[1]                  # noqa: E731
+        xmax.direction = -1
+        # transient from the exact cycle's start (stick resets the state: 3 periods suffice)
+        sol = solve_ivp(f, (0, 3 * P), [psi_ex[0], dpsi_ex[0]], method="LSODA", jac=jac, rtol=1e-10,
+                        atol=1e-12, events=xmax, dense_output=True)
+        te, ye = sol.t_events[0], sol.y_events[0]
+        T = te[-1] - te[-2]
+        if kappa in harmonics:
+            H = harmonics[kappa]
+            n_t = 8 * H + 8
+            d, Z = periodic_start_from_orbit(m, eta, sol.sol(te[-2] + T * np.arange(n_t) / n_t), T, H)
+            U, om, _ = d.split(Z)
+            T = 2 * np.pi / om
+            z = _series(U, _theta_of_max(U) + 2 * np.pi * np.arange(N) / N)
+        else:
+            orb = find_periodic_orbit(m, eta, ye[-1], T, rtol=1e-10, atol=1e-12)   # psi' = 0 at t = 0
+            assert orb.x0[0] > 0                                                  # ... at the maximum
+            T = orb.T
+            z = solve_ivp(f, (0, T), orb.x0, method="LSODA", jac=jac, rtol=1e-11, atol=1e-13,
+                          t_eval=T * np.arange(N) / N).y
+        e = orbit_error(z[0], z[1], T, psi_ex, dpsi_ex, P)
+        # the table's two digits
+        assert float(f"{e:.1e}") == e_paper, (kappa, e)

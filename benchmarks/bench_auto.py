@@ -14,8 +14,10 @@ generated frictionkit model (``model.rhs`` / ``model.jac``).  Then AUTO's usual 
 1. equilibria, IPS = 1, ICP = [Vb], from the sliding equilibrium at Vb = 0.05 to 12: Hopf
    points (HB);
 2. periodic orbits, IPS = 2, ISW = 1, restarted from the first HB label, ICP = [Vb, PAR(11)
-   = period], NCOL = 4, NTST = 50, 100, 200 (fold convergence), stopped at the first branch
-   point (BP, where the orbits shrink onto the equilibrium at B3).
+   = period], NCOL = 4, NTST = 50, 100, 200 (fold convergence), stopped where the orbits
+   shrink onto the equilibrium at B3, which AUTO marks either as a branch point (BP, located
+   near B3) or as a second limit point (LP, the turn in Vb through zero amplitude, at B3):
+   STOP = BP1, LP2.  The first LP is the fold B2.
 
 Both runs use bifpy's native path (``transpile=True``: bifpy prints the module to Fortran,
 gfortran compiles and links it against AUTO-07p, the executable runs); the reported wall time

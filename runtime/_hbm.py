@@ -236,6 +236,9 @@ class HBMDiscretization(Discretization):
                                   dtype=int)
         self.point_rows = np.array(mod.POINT_ROWS, dtype=int)
         self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
+        #: Newton's rounding floor (``_newton.correct``): a point condition of a saturated
+        #: tanh/atan/exp barely determines its integration constant (ill-conditioned)
+        self.noise_floor = 1e-8 if self.has_point else 0.0
         if not self.has_point:
             return
         if set(self.dbil_rows.tolist()) != set(self.point_rows.tolist()):

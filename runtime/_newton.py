@@ -82,7 +82,7 @@ def _check_finite(R, what="residual"):
 
 
 def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xtol: float = 1e-11,
-            max_iter: int = 12, divergence_factor: float = 1e3, noise_floor: float = 1e-8):
+            max_iter: int = 12, divergence_factor: float = 1e3, noise_floor: float | None = None):
     """Newton's method on ``R(Z) = 0, border . Z = value``.
 
     Parameters
@@ -102,12 +102,14 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         Maximal number of iterations (each one factorization).
     divergence_factor : float
         Give up when the update grows by this factor over the first one.
-    noise_floor : float
+    noise_floor : float, optional
         Also stop when the relative update is below ``noise_floor`` and no longer shrinks
         (a quadratically converging Newton at least halves it per iteration above the
         rounding noise of the solve): the rounding floor of an ill-conditioned system, e.g.
         a point condition of a saturated ``tanh`` whose integration constant barely moves
-        the solution (DESIGN §2).
+        the solution (DESIGN §2).  Default: the discretization's ``noise_floor`` attribute,
+        or 0 (off: near a Hopf point the HBM is nearly singular too, and accepting its
+        noise floor there derails the continuation).
 
     Returns
     -------
@@ -124,6 +126,8 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
     border = np.asarray(border, dtype=float)
     if value is None:
         value = float(border @ Z)
+    if noise_floor is None:
+        noise_floor = float(getattr(disc, "noise_floor", 0.0))
     first = None
     last = np.inf
     for it in range(1, max_iter + 1):

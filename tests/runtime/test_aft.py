@@ -174,6 +174,26 @@ def test_not_quadratic_and_bad_input():
     assert d2.H == 10 and d2.n_t >= 200 * 21 / 11 and Z2.shape == (d2.size,)
 
 
+def test_cli_continue_takes_the_sampled_path(tmp_path):
+    import h5py
+    from click.testing import CliRunner
+    from frictionkit.runtime.cli import main
+    out = tmp_path / "drill_eq.h5"
+    args = ["continue", "drill", "--param", "eta", "--start", "1", "--stop", "5", "--set", "kappa=1", "-q"]
+    r = CliRunner().invoke(main, args + ["--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "hopf at 1.01807427" in r.output and "hopf at 3.75863161" in r.output     # seed 004 Table 5
+    with h5py.File(out) as f:
+        assert f.attrs["discretization"] == "aft" and f.attrs["method"] == "newton"
+    r = CliRunner().invoke(main, ["continue", "drill", "--param", "eta", "--start", "3.5", "--stop", "4",
+                                  "--set", "kappa=1", "-q", "--discretization", "aft", "--method", "newton"])
+    assert r.exit_code == 0 and "hopf at 3.75863161" in r.output, r.output
+    r = CliRunner().invoke(main, args + ["--method", "anm"])
+    assert r.exit_code != 0 and "quadratic recast" in r.output
+    r = CliRunner().invoke(main, args + ["--discretization", "hbm"])
+    assert r.exit_code != 0 and "use discretization='aft'" in r.output
+
+
 # ---------------------------------------------------------------------------------------
 # drill string, seed 004 §3
 # ---------------------------------------------------------------------------------------

@@ -91,8 +91,16 @@ def bordered_det_sign(disc, Z, tangent, counters: Counters | None = None) -> int
     return _slogdet_bordered(disc.jacobian(Z), tangent, counters)[0]
 
 
-def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol: float = 1e-12):
+def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol: float = 1e-12,
+                        tangents=None):
     """Branch point between two branch points whose bordered determinants differ in sign.
+
+    Parameters
+    ----------
+    tangents : (ta, tb), optional
+        Unit tangents at ``Za`` and ``Zb``: the Newton guesses are then taken on the cubic
+        Hermite interpolant (close to the branch, so Newton does not jump to the second
+        branch, which the hyperplanes also meet near the branch point).
 
     Returns
     -------
@@ -109,14 +117,23 @@ def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol:
     b = chord / np.linalg.norm(chord)
     ref = _slogdet_bordered(disc.jacobian(Za), b, counters)[1]
     cache = {}
+    hc = np.linalg.norm(chord)
+    ta, tb = (np.asarray(t, dtype=float) for t in tangents) if tangents is not None else (chord / hc,) * 2
+
+    def guess(s):
+        h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
+        h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
+        return h00 * Za + h10 * hc * ta + h01 * (Za + chord) + h11 * hc * tb
 
     def point(s):
         if s not in cache:
-            Zg = Za + s * chord
+            Zg = guess(s)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-                    cache[s], _ = correct(disc, Zg, b, float(b @ Zg), counters=counters, xtol=xtol)
+                    # next to the branch point Newton converges only linearly: allow more steps
+                    cache[s], _ = correct(disc, Zg, b, float(b @ Zg), counters=counters, xtol=xtol,
+                                          max_iter=60)
             except ConvergenceError:
                 # [J; b^T] is exactly singular at the branch point itself: accept the guess
                 # if it already solves R = 0 (e.g. a linear branch, hit by the secant step)
@@ -129,10 +146,63 @@ def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol:
         sign, logdet = _slogdet_bordered(disc.jacobian(point(s)), b, counters)
         return sign * np.exp(min(logdet - ref, 700.0)) if sign else 0.0
 
-    if test(0.0) * test(1.0) > 0:
+    fa, fb = test(0.0), test(1.0)
+    if fa * fb > 0:
         raise ConvergenceError("locate_branch_point: det [J; b^T] does not change sign")
-    s = scipy.optimize.brentq(test, 0.0, 1.0, xtol=1e-13, rtol=1e-15, maxiter=200)
-    return point(s)
+    # Illinois (modified regula falsi) on the chord coordinate, the root kept between x0
+    # and x1.  Right at the branch point every bordered system is singular and Newton may
+    # stall on trial points very close to it: then the better bracket end is returned.
+    x0, f0, x1, f1 = 0.0, fa, 1.0, fb
+    for _ in range(100):
+        if f1 == 0.0 or abs(x1 - x0) <= 1e-13:
+            break
+        x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
+        try:
+            f2 = test(x2)
+        except ConvergenceError:
+            break
+        if f2 * f1 < 0:
+            x0, f0 = x1, f1
+        else:
+            f0 = f0 / 2
+        x1, f1 = x2, f2
+    if abs(x1 - x0) <= 1e-10 or f1 == 0.0:
+        return point(x1)
+    return _interpolated_root(cache, test, x0, x1)
+
+
+def _interpolated_root(cache, test, x0, x1):
+    """Branch point from the converged points around a bracket that Newton cannot shrink.
+
+    Within about ``sqrt(distance)`` of a branch point the hyperplane meets the second
+    branch too, and Newton may hop between the two; the test function and the points are
+    smooth along the branch, so a cubic through the four converged points nearest the
+    bracket gives the root and the point (interpolated, residual of the interpolation
+    error's size).  The nodes are placed at 1-3 % of the chord on either side.
+    """
+    mid = 0.5 * (x0 + x1)
+    nodes = []
+    for d in (-0.03, -0.02, -0.01, 0.01, 0.02, 0.03):    # fresh nodes a little away from it
+        x = min(max(mid + d, 0.0), 1.0)
+        try:
+            test(x)
+            nodes.append(x)
+        except ConvergenceError:
+            continue
+    if len(nodes) < 4:
+        s_all = np.array(sorted(cache))
+        nodes = list(s_all[np.argsort(np.abs(s_all - mid))[:4]])
+    nodes = np.array(sorted(set(nodes)))
+    f = np.array([test(x) for x in nodes])
+    deg = min(len(nodes) - 1, 3)
+    roots = np.roots(np.polyfit(nodes - mid, f, deg)) + mid
+    roots = roots[np.isreal(roots)].real
+    lo, hi = sorted((x0, x1))
+    inside = roots[(roots >= lo) & (roots <= hi)]
+    sr = float(inside[0]) if inside.size else mid
+    Z = np.array([np.polyval(np.polyfit(nodes - mid, [cache[x][k] for x in nodes], deg), sr - mid)
+                  for k in range(len(cache[nodes[0]]))])
+    return Z
 
 
 def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters: Counters | None = None,
@@ -173,7 +243,7 @@ def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters:
         Zb, ok = P[i], False
         if locate:
             try:
-                Zb, ok = locate_branch_point(disc, P[i], P[i + 1], counters), True
+                Zb, ok = locate_branch_point(disc, P[i], P[i + 1], counters, tangents=(T[i], T[i + 1])), True
             except (ConvergenceError, ValueError):
                 Zb = P[i]
         om_i = getattr(disc, "omega_index", None)

@@ -127,3 +127,61 @@ def test_switch_branch_refuses_other_special_points(circle_branch):
     hopf_like = type(hopf_like)("fold", hopf_like.param, hopf_like.omega, hopf_like.index, hopf_like.solution)
     with pytest.raises(InputError, match="'bp' special point"):
         switch_branch(disc, br, hopf_like)
+
+
+def test_symmetry_breaking_of_the_forced_twin_well_duffing_against_shooting():
+    # x'' + 0.3 x' - x + x^3 = 0.45 cos(w t): the large cross-well orbit is symmetric
+    # (x(t + T/2) = -x(t), odd harmonics only) and loses its symmetry where a real multiplier
+    # passes +1 while w keeps decreasing (a pitchfork of cycles).  Reference: shooting
+    # (DOP853, rtol 1e-13), the multiplier nearest 1 at four w around the branch point and the
+    # root of their cubic; measured HBM (H = 20) - shooting = -7e-9 (the bordered determinant
+    # is flat to rounding within ~1e-8 of the root)
+    from frictionkit.runtime._continuation import ContinuationProblem, continuation
+    from frictionkit.runtime._hbm import HBMDiscretization, coefficients_to_samples
+    from frictionkit.runtime._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+    from tests.models import duffing_handwritten
+
+    model = Model(duffing_handwritten, dict(c=0.3, F=0.45, k=-1.0, b=1.0))
+    orbit = periodic_orbit_from_simulation(model, 0.7, [2.0, 0.0], 100.0)
+    disc = HBMDiscretization(model, 20)
+    t = orbit.times(128)
+    Z0 = disc.from_samples(model.aux(orbit.at(t, accurate=False), t, 0.7), orbit.omega, 0.7)
+    br = continuation(ContinuationProblem(disc, Z0, -1.0), "anm", dict(lam_min=0.5, lam_max=0.7, max_lam_step=0.02))
+    bps = br.special_points("bp")
+    assert [s.kind for s in br.special] == ["bp"] and bps[0].data["located"]
+    bp = bps[0]
+    means = np.array([disc.split(Z)[0][0, 0] for Z in br.solutions])
+    assert np.max(np.abs(means)) < 1e-10                         # symmetric orbits
+
+    def x0_of(Z):
+        U = disc.split(Z)[0][:2]
+        return U[:, 0] + U[:, 1::2].sum(axis=1)            # x(0): the cosine coefficients add up
+
+    shooting = dict(method="DOP853", rtol=1e-13, atol=1e-15, tol=1e-12)
+    ws = bp.param + np.array([-2e-3, -1e-3, 1e-3, 2e-3])
+    mus = []
+    for w in ws:
+        o = find_periodic_orbit(model, w, x0_of(bp.solution), **shooting)
+        mus.append(o.multipliers[np.argmin(np.abs(o.multipliers - 1))].real)
+    mus = np.array(mus)
+    assert np.all(mus[:2] > 1) and np.all(mus[2:] < 1)           # unstable below, stable above
+    roots = np.roots(np.polyfit(ws - bp.param, mus - 1, 3)).real
+    w_ref = bp.param + roots[np.argmin(np.abs(roots))]
+    assert abs(bp.param - w_ref) < 1e-7
+    np.testing.assert_array_equal(br.stable, np.where(br.param > bp.param, 1.0, 0.0))
+    # the two asymmetric halves, each checked by shooting from its last HBM orbit
+    last_means = []
+    for sign in (1.0, -1.0):
+        new = switch_branch(disc, br, bp, direction=sign, options=dict(lam_min=0.5, lam_max=0.7, max_steps=8,
+                                                                       max_lam_step=0.01))
+        U, _, w = disc.split(new.solutions[-1])
+        last_means.append(U[0, 0])
+        o = find_periodic_orbit(model, w, x0_of(new.solutions[-1]), **shooting)
+        # H = 20 truncation on the asymmetric orbits (even harmonics too): measured 9.7e-7
+        # in x(0) and 1.9e-9 in the multipliers
+        assert np.max(np.abs(o.x0 - x0_of(new.solutions[-1]))) < 1e-5
+        np.testing.assert_allclose(np.sort_complex(o.multipliers), np.sort_complex(new.multipliers[-1]),
+                                   atol=1e-8)
+        assert np.all(new.stable == 1.0) and np.all(np.abs(o.multipliers) < 1)   # supercritical
+    assert last_means[0] * last_means[1] < 0 and abs(last_means[0] + last_means[1]) < 1e-9
+    assert min(abs(m) for m in last_means) > 1e-3

@@ -319,6 +319,7 @@ def branch_point_tangents(disc, Z, known_tangent, *, fd_step: float | None = Non
     roots = [(phase + delta) / 2, (phase - delta) / 2]
     th = max(roots, key=lambda x: abs(np.sin(x)))     # the root away from the known branch (th = 0)
     t_new = np.cos(th) * t1 + np.sin(th) * phi
+    t_new = t_new * (1.0 if t_new[np.argmax(np.abs(t_new))] > 0 else -1.0)   # a fixed orientation
     return dict(t_known=t1, t_new=t_new / np.linalg.norm(t_new), phi=phi, psi=psi, a=float(a), b=float(b),
                 c=float(c), singular_values=s[[0, -2, -1]].copy())
 
@@ -345,7 +346,8 @@ def switch_branch(disc, branch, special_point, *, step: float | None = None, dir
         Distance of the first point from the branch point along the new tangent (default
         ``1e-2 max(1, |Z*|)``).
     direction : float
-        ``+1`` or ``-1``: which half of the new branch (along ``+-t_new``).
+        ``+1`` or ``-1``: which half of the new branch, along ``+-t_new`` (``t_new`` is
+        oriented so that its largest component is positive).
     method : {"newton", "anm"}
     options : dict or options object, optional
         Continuation options; ``lam_min``/``lam_max`` default to the branch's range widened

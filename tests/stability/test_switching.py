@@ -100,6 +100,7 @@ def test_branch_point_of_cycles_located_where_a_multiplier_passes_one(circle_bra
 def test_switch_to_the_second_family_of_cycles(circle_branch):
     disc, br = circle_branch
     bp = br.special_points("bp")[0]
+    signs = []
     for sign in (1.0, -1.0):
         new = switch_branch(disc, br, bp, direction=sign,
                             options=dict(lam_min=-0.3, lam_max=0.3, max_steps=60, max_lam_step=0.05))
@@ -107,6 +108,7 @@ def test_switch_to_the_second_family_of_cycles(circle_branch):
         z = np.array([disc.split(Z)[0][2, 0] for Z in new.solutions])
         r2 = np.array([disc.split(Z)[0][3, 0] for Z in new.solutions])
         assert np.all(np.sign(z) == np.sign(z[0])) and np.max(np.abs(z)) > 0.1
+        signs.append(np.sign(z[0]))
         assert np.max(np.abs(new.param - z - z ** 2)) < 1e-12
         assert np.max(np.abs(r2 - 1 - z)) < 1e-12 and np.max(np.abs(new.omega - 1)) < 1e-12
         for zz, mult in zip(z, new.multipliers):
@@ -116,9 +118,12 @@ def test_switch_to_the_second_family_of_cycles(circle_branch):
         # det A = 2 (1 + z) z (2 z + 1): stable for z > 0 and z < -1/2, with a fold at z = -1/2
         np.testing.assert_array_equal(new.stable, np.where((z > 0) | (z < -0.5), 1.0, 0.0))
         folds = new.special_points("fold")
-        if sign * z[0] < 0 or z[0] < 0:
+        if z[0] < 0:
             assert len(folds) == 1 and folds[0].param == pytest.approx(-0.25, abs=1e-10)
             assert folds[0].data["crossing_param"] == pytest.approx(-0.25, abs=1e-9)
+        else:
+            assert not folds
+    assert sorted(signs) == [-1.0, 1.0]                          # the two halves
 
 
 def test_switch_branch_refuses_other_special_points(circle_branch):

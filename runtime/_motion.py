@@ -47,8 +47,11 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
     p = model.param_vector(lam)
     mags = np.logspace(-10, np.log10(v_max), 4001)
     grid = np.concatenate([-mags[::-1], [0.0], mags])
-    law = np.atleast_2d(np.asarray(model.module.contact_law(grid, p), dtype=float))
-    out = np.empty(len(model.module.CONTACTS))
+    n_c = len(model.module.CONTACTS)
+    # contact_law takes the relative velocities with the contact axis first, shaped like
+    # contact_velocity's output (generated modules index vr[c])
+    law = np.atleast_2d(np.asarray(model.module.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
+    out = np.empty(n_c)
     for c in range(out.size):
         k = int(np.argmax(law[c]))
         lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
@@ -57,7 +60,7 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
             continue
 
         def neg(v, c=c):
-            return -float(np.atleast_1d(model.module.contact_law(np.array([v]), p)[c])[0])
+            return -float(np.ravel(model.module.contact_law(np.full((n_c, 1), v), p)[c])[0])
 
         res = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options=dict(xatol=1e-14 * max(1, abs(grid[k]))))
         out[c] = res.x if res.fun <= -law[c, k] else grid[k]

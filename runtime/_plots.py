@@ -19,8 +19,8 @@ _MARKERS = {"fold": ("s", "tab:red"), "hopf": ("o", "tab:green"), "bp": ("D", "t
 
 
 #: colour of each motion label (``_motion.MOTION_LABELS``)
-MOTION_COLORS = {"slipping": "tab:blue", "stick-slip": "tab:red", "multiple stick": "tab:purple",
-                 "sticking": "tab:gray"}
+MOTION_COLORS = {"slipping": "tab:orange", "stick-slip": "tab:red", "multiple stick": "tab:purple",
+                 "sticking": "tab:brown"}
 
 
 def _segments(stable, motion=None):

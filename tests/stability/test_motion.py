@@ -60,3 +60,14 @@ def test_model_without_contact_is_refused():
         classify_motion(vdp(), 1.0, np.zeros((2, 10)))
     with pytest.raises(InputError, match="shape"):
         classify_motion(belt(), 0.5, np.zeros((3, 10)))
+
+
+def test_generated_belt_gives_the_same_limit_velocity_and_labels():
+    # generated modules take contact_law's velocities with the contact axis first (vr[c]);
+    # the generated belt and the hand-written one must give the same V_n and labels
+    from frictionkit.runtime import load_model
+
+    gen = load_model("belt", continuation="Vb", n=10, FN=5)
+    assert limit_velocity(gen, 0.5)[0] == pytest.approx(limit_velocity(belt(10), 0.5)[0], rel=1e-9)
+    orbit = belt_orbit(0.5)
+    assert classify_motion(gen, 0.5, orbit.samples, n_t=512).label == "stick-slip"

@@ -128,3 +128,28 @@ def test_stability_option_off(belt_branch):
     disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 5)
     br = periodic_branch(disc, Z, 0.0, 0.3, d, options=dict(stability=False))
     assert np.all(np.isnan(br.stable)) and br.multipliers is None and br.motion is None
+
+
+def test_neimark_sacker_of_a_cycle_located_at_the_analytic_value():
+    # tests/models/cycle_ns_handwritten.py: on the unit circle the multipliers are 1, exp(-4 pi)
+    # and exp(2 pi (lam +- i nu)) (analytic); the complex pair leaves the unit circle at lam = 0
+    from frictionkit.runtime._equilibria import periodic_start_from_orbit
+    from frictionkit.runtime._model import Model
+    from tests.models import cycle_ns_handwritten
+
+    nu = 0.3
+    model = Model(cycle_ns_handwritten, {"lam": -0.2, "nu": nu})
+    theta = 2 * np.pi * np.arange(32) / 32
+    x = np.vstack([np.cos(theta), np.sin(theta), 0 * theta, 0 * theta])
+    disc, Z = periodic_start_from_orbit(model, -0.2, x, 2 * np.pi, 3)
+    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, options=dict(max_lam_step=0.05))
+    assert [s.kind for s in br.special] == ["ns"]
+    ns = br.special[0]
+    assert ns.data["located"] and abs(ns.param) < 1e-10 and ns.omega == pytest.approx(1.0, abs=1e-12)
+    pair = ns.data["multipliers"][np.abs(ns.data["multipliers"].imag) > 1e-3]
+    np.testing.assert_allclose(np.sort_complex(pair), np.sort_complex(np.exp(2j * np.pi * nu * np.array([1, -1]))),
+                               atol=1e-9)
+    for lam, mult in zip(br.param, br.multipliers):
+        expect = [1.0, np.exp(-4 * np.pi), *np.exp(2 * np.pi * (lam + 1j * nu * np.array([1, -1])))]
+        np.testing.assert_allclose(np.sort_complex(mult), np.sort_complex(np.array(expect)), atol=1e-9)
+    np.testing.assert_array_equal(br.stable, np.where(br.param < 0, 1.0, 0.0))

@@ -8,11 +8,15 @@ point, where ``J`` loses rank and has a two-dimensional null space (Keller 1977;
 determinant is needed: it is read off the LU factorization (product of the signs of the
 pivots and of the permutations), so its size never over- or underflows.
 
-Location.  Between two points with opposite signs the test ``det [J(Z); b^T]`` with ``b``
-the unit chord (a fixed border, ``b . t > 0`` on the stretch) is zeroed by Brent's method on
-points re-solved on hyperplanes orthogonal to the chord
-(:func:`~frictionkit.runtime._continuation.locate_on_branch`); the determinant is scaled by
-its value at the first point.
+Location.  Between two points with opposite signs the test ``det [J; b^T]`` with ``b`` the
+unit chord (a fixed border, ``b . t > 0`` on the stretch), scaled by its value at the first
+point, is zeroed by the Illinois variant of regula falsi on points re-solved on hyperplanes
+orthogonal to the chord, from guesses on the cubic Hermite interpolant of the two points.
+Within about ``sqrt(distance)`` of a branch point the hyperplanes meet the second branch too
+and Newton may hop between them; there the root and the point come from a cubic through
+converged points at 1-3 % of the chord on either side.  The determinant of a converged
+point carries rounding noise of the size of ``cond(J) eps``, which limits the location to
+about 1e-8 relative on HBM branches (measured on the forced Duffing, see the tests).
 
 Switching.  At the branch point ``Z*`` the null space of ``J`` is spanned by the known
 tangent ``t1`` and a unit ``phi`` orthogonal to it; ``psi`` spans the left null space.  The

@@ -864,6 +864,9 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         except (ConvergenceError, ValueError):
             return None
 
+    # a second call replaces the points found from multipliers by the first one
+    ours = ("multiplier -1", "complex pair", "multiplier +1 without a fold")
+    branch.special = [sp for sp in branch.special if sp.data.get("detected_by") not in ours]
     folds = branch.special_points("fold")
     bps = branch.special_points("bp")
     new = []

@@ -17,7 +17,7 @@ import pytest
 from frictionkit.runtime._branch import load_branch
 from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
 from frictionkit.runtime._plots import MOTION_COLORS, plot_branches
-from frictionkit.runtime._stability import first_lyapunov, hill_multipliers
+from frictionkit.runtime._stability import branch_stability, first_lyapunov, hill_multipliers
 from tests.stability._orbits import belt, belt_equilibrium, belt_hopf_points
 
 H = 20
@@ -143,6 +143,8 @@ def test_neimark_sacker_of_a_cycle_located_at_the_analytic_value():
     x = np.vstack([np.cos(theta), np.sin(theta), 0 * theta, 0 * theta])
     disc, Z = periodic_start_from_orbit(model, -0.2, x, 2 * np.pi, 3)
     br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, options=dict(max_lam_step=0.05))
+    assert [s.kind for s in br.special] == ["ns"]
+    branch_stability(br)                                       # again: same special points
     assert [s.kind for s in br.special] == ["ns"]
     ns = br.special[0]
     assert ns.data["located"] and abs(ns.param) < 1e-10 and ns.omega == pytest.approx(1.0, abs=1e-12)

@@ -32,7 +32,9 @@ def test_hdf5_layout_readable_without_frictionkit(branches, tmp_path):
         assert f.attrs["method"] == "anm"
         n = len(f["param"])
         assert f["omega"].shape == (n,) and set(f["ptp"]) == {"y", "v"}
-        assert np.all(np.isnan(f["stable"][()]))           # filled by the stability issue
+        stable = f["stable"][()]
+        # B1 is supercritical: stable cycles first, unstable ones past the fold (seed 000 Fig. 4)
+        assert set(np.unique(stable)) == {0.0, 1.0} and stable[0] == 1.0 and stable[-1] == 0.0
         kinds = [k.decode() if isinstance(k, bytes) else k for k in f["special/kind"][()]]
         assert kinds == ["fold", "hopf"]
         assert f["special/param"].shape == f["special/omega"].shape == (2,)

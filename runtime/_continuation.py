@@ -200,6 +200,7 @@ class _Recorder:
     def __init__(self, disc, options, Z0, t0, counters):
         self.disc, self.options, self.counters = disc, options, counters
         self.points, self.tangents = [np.array(Z0)], [np.array(t0)]
+        self.step_ends = [0]          # indices of the start and of the (corrected) step ends
         self.done = False
         self.status, self.message = "running", ""
         self.special = []
@@ -298,6 +299,7 @@ class _Recorder:
             self.special.append(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
         self.points.append(np.array(Z))
         self.tangents.append(np.array(t))
+        self.step_ends.append(len(self.points) - 1)
         d = np.linalg.norm(Z - Zprev)
         self._travel += d
         if name_bound is not None:
@@ -484,16 +486,25 @@ def _analyse(br, disc, rec, opts):
     from ._switching import detect_branch_points
     from ._stability import branch_stability
     extra = Counters()
-    if opts.branch_points and len(br) > 1:
+    # the step ends (Newton-corrected for the ANM); the extra series points in between add
+    # cost, not information, to the determinant test and are skipped
+    ends = np.array([i for i in rec.step_ends if i < len(br)], dtype=int)
+    if opts.branch_points and len(ends) > 1:
         try:
-            br.special.extend(detect_branch_points(disc, br.solutions, br.tangents, amp_index=rec.amp_index,
-                                                   counters=extra))
+            found = detect_branch_points(disc, br.solutions[ends], br.tangents[ends], amp_index=rec.amp_index,
+                                         counters=extra)
+            for sp in found:
+                sp.index = int(ends[sp.index])
+            br.special.extend(found)
             br.special.sort(key=lambda s: s.index)
         except ConvergenceError as exc:
             warnings.warn(f"branch-point detection skipped: {exc}", RuntimeWarning, stacklevel=3)
     if opts.stability and br.kind == "periodic" and _supports_stability(disc):
         try:
-            branch_stability(br, disc, counters=extra)
+            # multipliers at the step ends; the ANM's extra series points in between only
+            # where the stability changes (branch_stability's ``points``)
+            branch_stability(br, disc, counters=extra,
+                             points=ends.tolist() if len(ends) < len(br) else None)
         except (ConvergenceError, InputError) as exc:
             warnings.warn(f"stability of the periodic branch not computed: {exc}", RuntimeWarning, stacklevel=3)
     br.counters["analysis_factorizations"] = extra.factorizations

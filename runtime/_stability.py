@@ -770,7 +770,7 @@ def _ns_test(res: FloquetResult) -> float:
 
 
 def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = True, locate: bool = True,
-                     counters=None):
+                     counters=None, points=None):
     """Fill the stability columns of a periodic branch and record its bifurcations of cycles.
 
     For every branch point the Floquet multipliers are computed (:func:`point_stability`:
@@ -811,11 +811,17 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         Classify the motion (models declaring contacts only).
     locate : bool
         Locate bifurcations from the multiplier crossings.
+    points : sequence of int, optional
+        Branch indices where the multipliers are computed (increasing, first and last
+        included; default all).  The continuation passes the ANM's step ends: a point in
+        between inherits the stable flag of its two neighbours when they agree and no
+        multiplier leaves the unit circle between them (its multiplier columns are NaN);
+        otherwise every point of that step is computed.
 
     Returns
     -------
     list of FloquetResult
-        The primary result of every branch point.
+        The primary result of every branch point (None where not computed, see ``points``).
     """
     from ._branch import SpecialPoint
     from ._continuation import locate_on_branch
@@ -825,23 +831,42 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         raise InputError("branch_stability needs the branch's discretization (disc=...)")
     if branch.kind != "periodic":
         raise InputError("branch_stability: equilibrium branches carry eigenvalues, not multipliers")
-    prim, refs = [], []
-    for Z in branch.solutions:
-        p, r = point_stability(disc, Z, tol=tol)
-        prim.append(p)
-        refs.append(r)
-    n_mult = max(len(p.multipliers) for p in prim)
-    mult = np.full((len(prim), n_mult), np.nan, dtype=complex)
-    for i, p in enumerate(prim):
+    n_pts = len(branch.solutions)
+    prim, refs = [None] * n_pts, [None] * n_pts
+
+    def compute(i):
+        if prim[i] is None:
+            prim[i], refs[i] = point_stability(disc, branch.solutions[i], tol=tol)
+
+    idx = sorted(set(range(n_pts)) if points is None else {int(i) for i in points} | {0, n_pts - 1})
+    for i in idx:
+        compute(i)
+    stable = np.full(n_pts, np.nan)
+    for a, b in zip(idx[:-1], idx[1:]):
+        if b == a + 1:
+            continue
+        if prim[a].stable == prim[b].stable and not multiplier_crossings([prim[a], prim[b]]):
+            stable[a + 1:b] = 1.0 if prim[a].stable else 0.0
+        else:
+            for i in range(a + 1, b):
+                compute(i)
+    done = [i for i in range(n_pts) if prim[i] is not None]
+    n_mult = max(len(prim[i].multipliers) for i in done)
+    mult = np.full((n_pts, n_mult), np.nan, dtype=complex)
+    branch.max_multiplier = np.full(n_pts, np.nan)
+    branch.trivial_multiplier_error = np.full(n_pts, np.nan)
+    branch.multiplier_agreement = np.full(n_pts, np.nan)
+    for i in done:
+        p, r = prim[i], refs[i]
         mult[i, :len(p.multipliers)] = p.multipliers
+        stable[i] = 1.0 if p.stable else 0.0
+        branch.max_multiplier[i] = _largest_nontrivial(p)
+        branch.trivial_multiplier_error[i] = (r if r is not None else p).trivial_multiplier_error
+        if r is not None:
+            branch.multiplier_agreement[i] = abs(_largest_nontrivial(p) - _largest_nontrivial(r))
     branch.multipliers = mult
-    branch.stable = np.array([1.0 if p.stable else 0.0 for p in prim])
-    branch.max_multiplier = np.array([_largest_nontrivial(p) for p in prim])
-    branch.trivial_multiplier_error = np.array([(r if r is not None else p).trivial_multiplier_error
-                                                for p, r in zip(prim, refs)])
-    branch.multiplier_agreement = np.array([abs(_largest_nontrivial(p) - _largest_nontrivial(r))
-                                            if r is not None else np.nan for p, r in zip(prim, refs)])
-    branch.stability_method = prim[0].method if prim else ""
+    branch.stable = stable
+    branch.stability_method = prim[done[0]].method if done else ""
     model = disc.model
     if motion and len(model.module.CONTACTS):
         from ._motion import classify_motion
@@ -854,13 +879,15 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     if not locate:
         return prim
     P = branch.solutions
+    nxt = {i: j for i, j in zip(done[:-1], done[1:])}     # the next computed point
 
     def located(i, fun, results):
-        """Root of fun(FloquetResult) between points i and i+1 (None if no sign change)."""
+        """Root of fun(FloquetResult) between point i and the next computed one (None if no
+        sign change)."""
         def test(Z):
             return fun(point_stability(disc, Z, tol=tol, which="primary")[results])
         try:
-            return locate_on_branch(disc, P[i], P[i + 1], test, counters, stol=1e-13)
+            return locate_on_branch(disc, P[i], P[nxt.get(i, i + 1)], test, counters, stol=1e-13)
         except (ConvergenceError, ValueError):
             return None
 
@@ -872,11 +899,12 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     new = []
     amp = np.max([np.asarray(branch.ptp[st], dtype=float) / (np.max(branch.ptp[st]) or 1.0)
                   for st in branch.states], axis=0)
-    for i, kind in multiplier_crossings(prim):
-        if min(amp[i], amp[i + 1]) <= 1e-6:
+    for k, kind in multiplier_crossings([prim[i] for i in done]):
+        i, j = done[k], done[k + 1]
+        if min(amp[i], amp[j]) <= 1e-6:
             continue     # a point at a Hopf point (zero amplitude): the multiplier is 1 there
         if kind == "fold":
-            near = [f for f in folds if abs(f.index - i) <= 1]
+            near = [f for f in folds if i - 1 <= f.index <= j]
             if near:
                 f = near[0]
                 Zc = located(i, _near_one_product, 0)
@@ -890,7 +918,7 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
                                   crossing_param_reference=_reference_crossing(branch, disc, refs, i, tol,
                                                                                counters))
                 continue
-            near = [b for b in bps if abs(b.index - i) <= 1]
+            near = [b for b in bps if i - 1 <= b.index <= j]
             if near:
                 at = point_stability(disc, near[0].solution, tol=tol, which="primary")[0]
                 near[0].data.update(multipliers=at.multipliers)
@@ -905,7 +933,7 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
             kind_sp, detected = "ns", "complex pair"
         ok = Zc is not None
         if not ok:       # keep the better of the two bracketing points
-            Zc = P[i] if abs(branch.max_multiplier[i] - 1) <= abs(branch.max_multiplier[i + 1] - 1) else P[i + 1]
+            Zc = P[i] if abs(branch.max_multiplier[i] - 1) <= abs(branch.max_multiplier[j] - 1) else P[j]
         om = disc.unpack(Zc)["omega"]
         at = point_stability(disc, Zc, tol=tol, which="primary")[0]
         new.append(SpecialPoint(kind_sp, float(Zc[-1]), float(om), int(i), np.array(Zc),
@@ -919,13 +947,15 @@ def _reference_crossing(branch, disc, refs, i, tol, counters):
     """Parameter where the original-ODE Hill multiplier passes +1, nearest to point i."""
     from ._continuation import locate_on_branch
 
-    g = np.array([_near_one_product(r) for r in refs])
+    have = [k for k, r in enumerate(refs) if r is not None]
+    g = np.array([_near_one_product(refs[k]) for k in have])
     cand = np.flatnonzero(g[1:] * g[:-1] < 0)
     if not cand.size:
         return np.nan
-    j = int(cand[np.argmin(np.abs(cand - i))])
+    c = int(cand[np.argmin(np.abs(np.asarray(have)[cand] - i))])
+    j, j2 = have[c], have[c + 1]
     try:
-        Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j + 1],
+        Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j2],
                              lambda Z: _near_one_product(point_stability(disc, Z, tol=tol,
                                                                          which="reference")[1]), counters,
                              stol=1e-13)

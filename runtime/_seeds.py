@@ -1,0 +1,264 @@
+"""Helpers for the seed 002 (Fig. 3) and seed 004 (Table 1) reproductions.
+
+Seed 002 (``002_*.txt``): the belt oscillator ``x'' + 2 xi x' + x = F(x' - v_d)`` (eq. 5)
+with the weakening-strengthening law (eq. 3).  Its cycles are born at a subcritical Hopf
+point ``v_lw`` (eq. 9); the unstable sliding cycles grow until they touch ``v_rel = 0``
+(``max x' = v_d``), where, in the non-smooth model, they meet the stable stick-slip cycles
+in a (discontinuous) fold of cycles.  While ``x' < v_d`` the law is the analytic branch
+``F = mu_d + (mu_st - mu_d) exp(-(v_d - x')/v0) + mu_v (v_d - x')/v0``, so that fold is
+computed exactly (no regularization) by shooting on this *slip model* with the grazing
+condition ``max x' = v_d`` (:func:`grazing_fold`).  The energy criterion ``v_up`` (eq. 15)
+is its one-harmonic estimate.  The zoo model ``weakstrong`` regularizes ``|v|`` by
+``sqrt(v**2 + delta**2)``; its smooth fold of cycles tends to the grazing fold as
+``delta -> 0``.
+
+Seed 004 (``004_*.txt`` §2.1): the smoothed periodic solution of eqs. (2), (4) and the exact
+stick-slip cycle of eqs. (2)-(3), both sampled from the maximum of X, for the error ``e`` of
+eq. (5) (:func:`frictionkit.runtime.nonsmooth.orbit_error`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ._model import Model
+from ._newton import correct
+from ._shooting import ShootingDiscretization
+from .errors import ConvergenceError, InputError
+
+__all__ = ["seed002_slip_spec", "grazing_fold", "shooting_start", "shooting_fold", "seed004_exact_cycle",
+           "seed004_smoothed_cycle"]
+
+
+# ---------------------------------------------------------------------------------------
+# seed 002
+# ---------------------------------------------------------------------------------------
+def seed002_slip_spec():
+    """The seed-002 model on its backward-slip branch ``v_rel = x' - v_d < 0`` (no |v|).
+
+    ``x'' + 2 xi x' + x = mu_d + (mu_st - mu_d) exp(-s / v0) + mu_v s / v0`` with
+    ``s = v_d - x' = |v_rel|`` (seed 002 eqs. 2, 3, 5 with ``sign(v_rel) = -1``).  Exact for
+    every orbit that never reaches ``v_rel = 0``, i.e. the unstable sliding cycles of Fig. 3;
+    its Hopf point is exactly ``v_lw`` of eq. (9).
+    """
+    from frictionkit.modelspec import ModelSpec
+    m = ModelSpec("weakstrong_slip", "seed 002 eq. (5) on the slip branch v_rel < 0 of the law (eq. 3)")
+    xi = m.parameter("xi", 0.05, doc="damping ratio")
+    vd = m.parameter("vd", 1.0, doc="dimensionless belt (driving) velocity")
+    mud = m.parameter("mud", 0.5, doc="dynamic friction coefficient")
+    mus = m.parameter("mus", 1.0, doc="static friction coefficient mu_st")
+    muv = m.parameter("muv", 0.0, doc="strengthening coefficient mu_v")
+    v0 = m.parameter("v0", 0.5, doc="reference velocity")
+    x, v = m.second_order("x", velocity="v")
+    s = vd - v
+    m.ode(v, -2 * xi * v - x + mud + (mus - mud) * sp.exp(-s / v0) + muv * s / v0)
+    return m
+
+
+def shooting_start(model: Model, disc, Z, *, phase_state: int = 0, fix: str = "lam", rtol: float = 1e-11,
+                   atol: float = 1e-13, method: str = "LSODA", n_t: int = 2048):
+    """A harmonic-balance orbit ``Z`` of ``disc`` as a corrected shooting unknown.
+
+    The start is the state at the grid maximum of ``x_{phase_state}``; Newton on
+    :class:`ShootingDiscretization` (periodicity and ``f_k(x0) = 0``) puts it on the exact
+    extremum.  Works for unstable orbits too.
+
+    Parameters
+    ----------
+    fix : {"lam", "extremum"}
+        Keep ``lam`` fixed, or the extremum value ``x0[phase_state]`` (well posed at a fold
+        of cycles, where fixed ``lam`` is singular).
+
+    Returns
+    -------
+    sd : ShootingDiscretization
+    Zs : ndarray
+        ``[x0, T, lam]``.
+    """
+    if fix not in ("lam", "extremum"):
+        raise InputError(f"fix={fix!r}: use 'lam' or 'extremum'")
+    res = disc.unpack(Z)
+    xs = np.asarray(res["samples"](n_t))[:model.n]
+    j = int(np.argmax(xs[phase_state]))
+    sd = ShootingDiscretization(model, phase_state=phase_state, rtol=rtol, atol=atol, method=method)
+    lam = float(res["lam"])
+    Zs = np.concatenate([xs[:, j], [2 * np.pi / res["omega"], lam]])
+    e = np.zeros(sd.size)
+    e[-1 if fix == "lam" else phase_state] = 1.0
+    Zs, _ = correct(sd, Zs, e, float(e @ Zs), max_iter=30, xtol=100 * rtol)
+    return sd, Zs
+
+
+def grazing_fold(xi=0.05, mud=0.5, mus=1.0, muv=0.0, v0=0.5, *, harmonics: int = 20, vd_max: float = 20.0,
+                 backend: str = "numpy", rtol: float = 1e-12, atol: float = 1e-14):
+    """Fold of cycles of the non-smooth seed-002 model: the sliding cycle that grazes ``v_rel = 0``.
+
+    The unstable sliding cycles of the slip model (:func:`seed002_slip_spec`) are continued
+    from the Hopf point by the ANM (HBM, ``harmonics``) until ``max x' - v_d`` changes sign;
+    the grazing cycle is then solved by shooting with the extra condition
+    ``x'(0) = v_d`` at the maximum of ``x'`` (phase condition ``f_1(x0) = 0``): unknowns
+    ``x0, T, v_d``, exact up to the integration tolerance.
+
+    Returns
+    -------
+    dict
+        ``vd`` (the fold), ``T``, ``x0``, ``hopf`` (the slip model's Hopf point, = v_lw),
+        ``amplitude`` (half peak-to-peak of x on the grazing cycle).
+    """
+    from ._equilibria import equilibrium_branch, periodic_start_from_hopf, periodic_branch
+    from ._load import load_model
+    model = load_model(seed002_slip_spec(), continuation="vd", backend=backend, xi=xi, mud=mud, mus=mus,
+                       muv=muv, v0=v0)
+    eq = equilibrium_branch(model, vd_max, 1e-3)
+    hopf = eq.special_points("hopf")
+    if len(hopf) != 1:
+        raise ConvergenceError(f"slip model: expected one Hopf point in (0, {vd_max}], found {len(hopf)}")
+    disc, Z, d = periodic_start_from_hopf(model, hopf[0], harmonics=harmonics)
+    br = periodic_branch(disc, Z, 1e-3, vd_max, d, method="anm", options=dict(max_steps=200, stability=False))
+    g = br.max["v"] - br.param
+    k = np.flatnonzero((g[:-1] < 0) & (g[1:] >= 0))
+    if k.size == 0:
+        raise ConvergenceError(f"the sliding cycles do not reach v_rel = 0 for vd <= {vd_max}: raise vd_max")
+    k = int(k[0]) + 1
+    sd, Zs = shooting_start(model, disc, br.solutions[k], phase_state=1, rtol=rtol, atol=atol)
+    # grazing: x'(0) = vd, a linear border row
+    border = np.zeros(sd.size)
+    border[1], border[-1] = 1.0, -1.0
+    Zs, _ = correct(sd, Zs, border, 0.0, max_iter=30)
+    x0, T, vd = Zs[:2], Zs[2], Zs[3]
+    if not np.max(np.abs(sd.residual(Zs))) < 1e-8:
+        raise ConvergenceError(f"grazing cycle not converged (residual {np.max(np.abs(sd.residual(Zs))):.2e})")
+    orbit = sd.unpack(Zs)["samples"](1024)
+    return dict(vd=float(vd), T=float(T), x0=np.array(x0), hopf=float(hopf[0].param),
+                amplitude=float(np.ptp(orbit[0]) / 2), model=model)
+
+
+def shooting_fold(model: Model, disc, Z_fold, *, coordinate: str = "auto", width: float = 2e-4,
+                  rtol: float = 1e-11, atol: float = 1e-13, method: str = "LSODA", xatol: float = 1e-9):
+    """A fold of cycles recomputed by shooting on the original ODE (an independent method).
+
+    Near the fold, ``lam`` is a smooth function of a coordinate ``c`` that is monotone
+    along the branch there (the fold is a turning point in ``lam`` only): the period ``T``
+    or the maximum ``a`` of ``x``.  Each ``lam(c)`` is a shooting solve at fixed ``c``
+    (phase condition: ``x'(0) = 0`` at the maximum of ``x``).  The fold is ``max_c lam(c)``
+    (or the min), found by Brent's method on ``[c_f (1 - width), c_f (1 + width)]`` around
+    the harmonic-balance guess ``Z_fold`` (a solution vector of ``disc``).
+
+    Parameters
+    ----------
+    coordinate : {"auto", "period", "extremum"}
+        ``"auto"`` tries the period, then the extremum (for the seed-002 cycles the period
+        is monotone through the fold at small delta, where the amplitude turns too; at
+        delta = 0.1 it is the other way round).
+
+    Returns
+    -------
+    dict
+        ``lam`` (the fold), ``T``, ``x0``, ``evaluations`` (shooting solves),
+        ``curvature_sign`` (-1: a maximum of ``lam``, +1: a minimum).
+    """
+    if coordinate not in ("auto", "period", "extremum"):
+        raise InputError(f"coordinate={coordinate!r}: use 'auto', 'period' or 'extremum'")
+    if coordinate == "auto":
+        try:
+            return shooting_fold(model, disc, Z_fold, coordinate="period", width=width, rtol=rtol, atol=atol,
+                                 method=method, xatol=xatol)
+        except ConvergenceError:
+            return shooting_fold(model, disc, Z_fold, coordinate="extremum", width=width, rtol=rtol, atol=atol,
+                                 method=method, xatol=xatol)
+    import scipy.optimize
+    sd, Zs = _start_fixed(model, disc, Z_fold, coordinate, rtol, atol, method)
+    k_c = model.n if coordinate == "period" else 0
+    c_f = float(Zs[k_c])
+    e = np.zeros(sd.size)
+    e[k_c] = 1.0
+    known = {c_f: Zs.copy()}
+    count = [0]
+
+    def lam_of(c):
+        # start from the nearest solved point: small moves keep Newton in its basin
+        c0 = min(known, key=lambda b: abs(b - c))
+        Z, _ = correct(sd, known[c0], e, float(c), max_iter=30, xtol=100 * rtol)
+        known[float(c)] = Z
+        count[0] += 1
+        return float(Z[-1])
+
+    lo, hi = c_f * (1 - width), c_f * (1 + width)
+    l_f, l_lo, l_hi = float(Zs[-1]), lam_of(lo), lam_of(hi)
+    if l_f >= max(l_lo, l_hi):
+        sign = -1.0
+    elif l_f <= min(l_lo, l_hi):
+        sign = 1.0
+    else:
+        raise ConvergenceError(f"lam({coordinate}) is monotone on [{lo:.8g}, {hi:.8g}]: no fold there (widen `width`)")
+    res = scipy.optimize.minimize_scalar(lambda c: sign * lam_of(c), bounds=(lo, hi), method="bounded",
+                                         options=dict(xatol=xatol * c_f))
+    lam_of(res.x)
+    Z = known[float(res.x)]
+    return dict(lam=float(Z[-1]), T=float(Z[model.n]), x0=Z[:model.n].copy(), evaluations=count[0],
+                curvature_sign=sign, coordinate=coordinate)
+
+
+def _start_fixed(model, disc, Z, coordinate, rtol, atol, method, n_t=2048):
+    """Shooting unknown from an HBM orbit, corrected at its period or at its maximum of x."""
+    res = disc.unpack(Z)
+    xs = np.asarray(res["samples"](n_t))[:model.n]
+    j = int(np.argmax(xs[0]))
+    sd = ShootingDiscretization(model, phase_state=0, rtol=rtol, atol=atol, method=method)
+    Zs = np.concatenate([xs[:, j], [2 * np.pi / res["omega"], float(res["lam"])]])
+    e = np.zeros(sd.size)
+    e[model.n if coordinate == "period" else 0] = 1.0
+    Zs, _ = correct(sd, Zs, e, float(e @ Zs), max_iter=30, xtol=100 * rtol)
+    return sd, Zs
+
+
+# ---------------------------------------------------------------------------------------
+# seed 004
+# ---------------------------------------------------------------------------------------
+def seed004_exact_cycle(vdr: float = 0.2, gamma: float = 3.0, n_samples: int = 200):
+    """Exact stick-slip cycle of seed 004 eqs. (2)-(3), sampled from the maximum of X.
+
+    ``X'' + X = F*``, ``|F*| <= 1`` in stick, ``F* = -sgn V / (1 + gamma |V|)`` in slip
+    (event-driven integration, :func:`frictionkit.runtime.nonsmooth.one_mass_cycle`).
+
+    Returns
+    -------
+    period : float
+    X, V : ndarray (n_samples,)
+        At ``tau = i P / N`` from the maximum of X.
+    """
+    from .nonsmooth import BeltChain, one_mass_cycle
+    chain = BeltChain([1.0], [[0.0]], [[1.0]], [1.0], [1.0], [lambda s: 1.0 / (1.0 + gamma * s)], vdr)
+    P, _, X, V = one_mass_cycle(chain, n_samples=n_samples, start="xmax")
+    return P, X, V
+
+
+def seed004_smoothed_cycle(model: Model, vdr: float, x_guess, T_guess: float, *, n_samples: int = 200,
+                           method: str = "LSODA", rtol: float = 1e-11, atol: float = 1e-13):
+    """Periodic solution of the smoothed model (seed 004 eqs. 2, 4) by shooting, from the max of X.
+
+    The phase condition ``f_0(x0) = X'(0) = 0`` puts ``t = 0`` on an extremum of ``X``; a
+    guess near the maximum (e.g. the exact cycle's start) selects it.  Samples at
+    ``i P / N`` by a dense re-integration at the shooting tolerance.
+
+    Returns
+    -------
+    period : float
+    X, V : ndarray (n_samples,)
+    info : dict
+        ``x0``, ``T`` and the shooting ``residual``.
+    """
+    from scipy.integrate import solve_ivp
+    sd = ShootingDiscretization(model, phase_state=0, rtol=rtol, atol=atol, method=method)
+    Z = np.concatenate([np.asarray(x_guess, dtype=float), [T_guess, vdr]])
+    e = np.zeros(sd.size)
+    e[-1] = 1.0
+    Z, _ = correct(sd, Z, e, vdr, max_iter=40)
+    x0, T = Z[:2], float(Z[2])
+    p = model.param_vector(vdr)
+    sol = solve_ivp(lambda t, z: model.module.rhs(t, z, p), (0.0, T), x0, method=method,
+                    jac=lambda t, z: model.module.jac(t, z, p), rtol=rtol, atol=atol,
+                    t_eval=T * np.arange(int(n_samples)) / int(n_samples))
+    if np.max(sol.y[0]) > x0[0] + 1e-8 * max(1.0, abs(x0[0])):
+        raise ConvergenceError("the shooting start is not the maximum of X: give a guess near the maximum")
+    return T, sol.y[0], sol.y[1], dict(x0=x0, T=T, residual=float(np.max(np.abs(sd.residual(Z)))))

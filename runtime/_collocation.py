@@ -51,7 +51,8 @@ from scipy.sparse.linalg import splu
 
 from ._discretization import Discretization
 from ._model import Model
-from .errors import ConvergenceError, InputError
+from ._series import taylor_remainder
+from .errors import ConvergenceError, InputError, ModelInterfaceError
 
 
 def _lagrange_tables(p: int):
@@ -104,11 +105,10 @@ class CollocationDiscretization(Discretization):
 
     def __init__(self, model: Model, n_intervals: int = 50, degree: int = 3, *, phase: str = "extremum",
                  phase_state: int = 0):
-        kinds = model.module.KINDS
-        if "derivative_bilinear" in kinds or len(model.module.POINT_ROWS):
-            raise NotImplementedError(
-                f"collocation of model {model.name!r}: derivative-bilinear rows / point conditions "
-                "(exp, tanh, sin, ... recasts) are not supported yet; use the HBM discretization")
+        if getattr(model, "sampled", False):
+            raise InputError(
+                f"model {model.name!r} is sampled (a non-analytic law, no quadratic recast): "
+                "use the AFT harmonic balance (AFTDiscretization) or shooting instead of collocation")
         if int(n_intervals) != n_intervals or n_intervals < 2:
             raise InputError(f"n_intervals={n_intervals} must be an integer >= 2")
         if int(degree) != degree or not 1 <= degree <= 12:
@@ -125,9 +125,14 @@ class CollocationDiscretization(Discretization):
         self.G = G = p * self.n_intervals
         self.h = 1.0 / self.n_intervals
         mass = np.asarray(model.operators()["mass"], dtype=float)
-        self.differential = mass != 0
-        if not np.all(self.differential[: model.n]):
+        self.mass_rows = mass != 0
+        if not np.all(self.mass_rows[: model.n]):
             raise NotImplementedError(f"model {model.name!r}: a state without a differential row")
+        self._setup_point_conditions()
+        #: variables on the continuous nodal polynomials (the name is kept for the condensed
+        #: monodromy of ``_stability.floquet_collocation``): the differential ones, plus, for
+        #: models with derivative-bilinear rows, the set of the module docstring
+        self.differential = self.nodal
         self.forced = model.forced
         self.autonomous = not self.forced
         self.omega_is_lam = self.forced and model.module.FORCING_FREQUENCY == model.continuation
@@ -136,7 +141,7 @@ class CollocationDiscretization(Discretization):
         self.lam_index = self.m
         (self.nodes, self.gauss, self.weights, self.Lval, self.Lder, self.Lder0,
          self._Vinv) = _lagrange_tables(p)
-        # interpolation E (G x G) and derivative Dm = d/dtau (G x G) of a differential variable
+        # interpolation E (G x G) and derivative Dm = d/dtau (G x G) of a nodal variable
         rows, cols, ev, dv = [], [], [], []
         for i in range(self.n_intervals):
             for l in range(p):
@@ -152,6 +157,64 @@ class CollocationDiscretization(Discretization):
         self.tau_gauss = ((np.arange(self.n_intervals)[:, None] + self.gauss[None, :]) * self.h).ravel()
         self.tau_nodes = np.arange(G) / G
         self._reference = None
+
+    # -- derivative-bilinear rows and point conditions (DESIGN §2) ------------------------
+    def _setup_point_conditions(self):
+        """Nodal set, differentiated algebraic rows and point rows (module docstring)."""
+        model, mod = self.model, self.model.module
+        N = self.N
+        kinds = mod.KINDS
+        self.dbil_rows = np.array([i for i, k in enumerate(kinds) if k == "derivative_bilinear"], dtype=int)
+        self.point_rows = np.array(mod.POINT_ROWS, dtype=int)
+        self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
+        self.nodal = self.mass_rows.copy()
+        self.alg_nodal = np.zeros(N, dtype=bool)          # algebraic rows imposed differentiated
+        if not self.has_point:
+            return
+        if set(self.dbil_rows.tolist()) != set(self.point_rows.tolist()):
+            raise ModelInterfaceError(
+                f"model {model.name!r}: every derivative-bilinear row needs a point condition "
+                f"(rows {self.dbil_rows.tolist()} vs POINT_ROWS {self.point_rows.tolist()})")
+        ops = model.operators()
+        lam0 = model.value(model.continuation)
+        other = model.operators(lam0 + 1.0 + abs(lam0))
+        for key in ("A", "bc", "pc"):
+            if not np.array_equal(np.asarray(other[key], dtype=float), np.asarray(ops[key], dtype=float)):
+                raise InputError(
+                    f"model {model.name!r}: the continuation parameter {model.continuation!r} enters a "
+                    f"derivative-bilinear row or point condition (operator {key!r}); regenerate the "
+                    "model with a current frictionkit codegen, which recasts it as a constant-in-time variable")
+        self.A = np.asarray(ops["A"], dtype=float)
+        self.bc = np.asarray(ops["bc"], dtype=float)
+        self.pc = np.asarray(ops["pc"], dtype=float)
+        self.B_K = np.asarray(mod.B_K, dtype=int)
+        self.B_J = np.asarray(mod.B_J, dtype=int)
+        self.B_L = np.asarray(mod.B_L, dtype=int)
+        self.point_funcs = tuple(mod.POINT_FUNCS)
+        self.point_args = np.asarray(mod.POINT_ARGS, dtype=int)
+        self._pvec = model.param_vector()
+        # the differentiated variables, the dbil variables and the point arguments are nodal;
+        # an algebraic nodal variable makes every variable of its row nodal (closure)
+        self.nodal[self.dbil_rows] = True
+        self.nodal[np.unique(np.nonzero(self.A)[1])] = True
+        self.nodal[self.B_L] = True
+        self.nodal[self.point_args] = True
+        dbil = np.zeros(N, dtype=bool)
+        dbil[self.dbil_rows] = True
+        lin = (np.asarray(ops["L0"]) != 0) | (np.asarray(ops["L1"]) != 0)
+        QK, QI, QJ = (np.asarray(a, dtype=int) for a in (mod.Q_K, mod.Q_I, mod.Q_J))
+        while True:
+            alg = self.nodal & ~self.mass_rows & ~dbil
+            deps = lin[alg].any(axis=0)
+            sel = alg[QK]
+            deps[QI[sel]] = True
+            deps[QJ[sel]] = True
+            if not np.any(deps & ~self.nodal):
+                break
+            self.nodal |= deps
+        self.alg_nodal = self.nodal & ~self.mass_rows & ~dbil
+        #: Newton's rounding floor (``_newton.correct``), as for the HBM with point conditions
+        self.noise_floor = 1e-8
 
     # -- sizes and layout -----------------------------------------------------------------
     @property
@@ -179,7 +242,7 @@ class CollocationDiscretization(Discretization):
     def _at_gauss(self, U):
         """Values of every variable at the Gauss points, shape (N, G)."""
         out = np.empty_like(U)
-        d = self.differential
+        d = self.nodal
         out[d] = (self.E @ U[d].T).T
         out[~d] = U[~d]
         return out
@@ -187,7 +250,7 @@ class CollocationDiscretization(Discretization):
     def _dtau(self, U):
         """d/dtau of the differential variables at the Gauss points (zeros for algebraic)."""
         out = np.zeros_like(U)
-        d = self.differential
+        d = self.nodal
         out[d] = (self.Dm @ U[d].T).T
         return out
 
@@ -221,19 +284,55 @@ class CollocationDiscretization(Discretization):
             raise InputError("phase='integral' needs a reference orbit: call set_reference(Z) first")
         # int_0^1 <u, u_ref'> dtau by Gauss quadrature on each interval (exact for these degrees)
         wq = np.tile(self.weights * self.h, self.n_intervals)
-        for r in np.flatnonzero(self.differential):
+        for r in np.flatnonzero(self.mass_rows):
             row[r * self.G: (r + 1) * self.G] = self.E.T @ (wq * self._reference[r])
         return row
 
     # -- contract ------------------------------------------------------------------------
+    def _at_origin(self, U):
+        """Nodal variables at ``tau = 0`` (node 0); zero for the Gauss-point variables."""
+        return np.where(self.nodal, U[:, 0], 0.0)
+
+    def _dforcing(self, ops):
+        """d/dtau of the forcing at the Gauss points: ``(g0, g1)`` each (N, G)."""
+        w = 2 * np.pi
+        c, s = np.cos(w * self.tau_gauss), np.sin(w * self.tau_gauss)
+        g0 = w * (-ops["fc0"][:, None] * s + ops["fs0"][:, None] * c)
+        g1 = w * (-ops["fc1"][:, None] * s + ops["fs1"][:, None] * c)
+        return g0, g1
+
+    def _dbil_gauss(self, U1g, dU2, linear=True):
+        """``A u2' + sum_t bc_t u1_J u2'_L`` at the Gauss points, scattered to rows ``B_K``."""
+        out = self.A @ dU2 if linear else np.zeros_like(dU2)
+        if len(self.B_K):
+            np.add.at(out, self.B_K, self.bc[:, None] * U1g[self.B_J] * dU2[self.B_L])
+        return out
+
     def residual(self, Z):
         U, omega, lam = self._parts(Z)
         ops = self._ops()
         Ug = self._at_gauss(U)
         f0, f1 = self._forcing(ops)
-        rhs = (ops["c0"][:, None] + lam * ops["c1"][:, None] + (ops["L0"] + lam * ops["L1"]) @ Ug
+        Lfull = ops["L0"] + lam * ops["L1"]
+        rhs = (ops["c0"][:, None] + lam * ops["c1"][:, None] + Lfull @ Ug
                + self.model.quad(ops["qc"], Ug, Ug) + f0 + lam * f1)
-        R = ops["mass"][:, None] * (omega / (2 * np.pi)) * self._dtau(U) - rhs
+        dU = self._dtau(U)
+        R = ops["mass"][:, None] * (omega / (2 * np.pi)) * dU - rhs
+        if self.has_point:
+            # algebraic rows of nodal variables: d/dtau of the row at the Gauss points, the row
+            # itself at tau = 0 in place of the first Gauss point (module docstring)
+            a = self.alg_nodal
+            g0, g1 = self._dforcing(ops)
+            drhs = (Lfull @ dU + self.model.quad(ops["qc"], Ug, dU) + self.model.quad(ops["qc"], dU, Ug)
+                    + g0 + lam * g1)
+            R[a] = -drhs[a]
+            u0 = self._at_origin(U)
+            rhs0 = (ops["c0"] + lam * ops["c1"] + Lfull @ u0
+                    + self.model.quad(ops["qc"], u0[:, None], u0[:, None])[:, 0] + ops["fc0"] + lam * ops["fc1"])
+            R[a, 0] = -rhs0[a]
+            # derivative-bilinear rows, the first Gauss equation replaced by the point condition
+            R[self.dbil_rows] = self._dbil_gauss(Ug, dU)[self.dbil_rows]
+            R[self.point_rows, 0] = self.model.module.point(u0, self._pvec)
         R = R.ravel()
         if self.autonomous:
             R = np.append(R, self._phase_row() @ Z[: self.N * self.G])
@@ -248,17 +347,45 @@ class CollocationDiscretization(Discretization):
         dU = self._dtau(U)
         Jq = self.model.quad_jac(ops["qc"], Ug)                  # (N, N, G)
         Lfull = ops["L0"] + lam * ops["L1"]
+        special = np.zeros(N, dtype=bool)
+        if self.has_point:
+            special[self.dbil_rows] = True
+            special |= self.alg_nodal
+            Jqd = self.model.quad_jac(ops["qc"], dU)             # linear in its argument
         blocks = [[None] * N for _ in range(N)]
         for r in range(N):
             for s in range(N):
-                coef = -(Lfull[r, s] + Jq[r, s])
-                Es = self.E if self.differential[s] else self.I
+                Es = self.E if self.nodal[s] else self.I
                 blk = None
-                if np.any(coef != 0):
-                    blk = sp.diags(coef) @ Es
-                if r == s and self.differential[r]:
-                    dm = (ops["mass"][r] * omega / (2 * np.pi)) * self.Dm
-                    blk = dm if blk is None else blk + dm
+                if not special[r]:
+                    coef = -(Lfull[r, s] + Jq[r, s])
+                    if np.any(coef != 0):
+                        blk = sp.diags(coef) @ Es
+                    if r == s and self.mass_rows[r]:
+                        dm = (ops["mass"][r] * omega / (2 * np.pi)) * self.Dm
+                        blk = dm if blk is None else blk + dm
+                elif self.alg_nodal[r]:
+                    # d/dU_s of -(Lfull dU + Jq(Ug) dU)_r; every s of the row is nodal
+                    cd = -(Lfull[r, s] + Jq[r, s])
+                    cv = -Jqd[r, s]
+                    if np.any(cd != 0):
+                        blk = sp.diags(cd) @ self.Dm
+                    if np.any(cv != 0):
+                        b2 = sp.diags(cv) @ self.E
+                        blk = b2 if blk is None else blk + b2
+                else:
+                    cd = np.full(G, self.A[r, s])
+                    cv = np.zeros(G)
+                    for t in np.flatnonzero(self.B_K == r):
+                        if self.B_L[t] == s:
+                            cd = cd + self.bc[t] * Ug[self.B_J[t]]
+                        if self.B_J[t] == s:
+                            cv = cv + self.bc[t] * dU[self.B_L[t]]
+                    if np.any(cd != 0):
+                        blk = sp.diags(cd) @ self.Dm
+                    if np.any(cv != 0):
+                        b2 = sp.diags(cv) @ Es
+                        blk = b2 if blk is None else blk + b2
                 blocks[r][s] = blk
         for r in range(N):     # bmat needs one block per block-row and block-column
             if blocks[r][r] is None:
@@ -269,18 +396,57 @@ class CollocationDiscretization(Discretization):
         domega = ops["mass"][:, None] / (2 * np.pi) * dU
         if self.omega_is_lam:
             dlam = dlam + domega
+        if self.has_point:
+            a = self.alg_nodal
+            _, g1 = self._dforcing(ops)
+            u0 = self._at_origin(U)
+            dlam[a] = -(ops["L1"] @ dU + g1)[a]
+            dlam[a, 0] = -(ops["c1"] + ops["L1"] @ u0 + ops["fc1"])[a]
+            dlam[self.dbil_rows] = 0.0
         cols = [JU]
         if self.autonomous:
             cols.append(sp.csr_matrix(domega.reshape(-1, 1)))
         cols.append(sp.csr_matrix(dlam.reshape(-1, 1)))
         J = sp.hstack(cols, format="csr")
+        if self.has_point:
+            J = self._replace_point_rows(J, U, Lfull, ops)
         if self.autonomous:
             phase = np.append(self._phase_row(), [0.0, 0.0])
             J = sp.vstack([J, sp.csr_matrix(phase)], format="csr")
         return J
 
+    def _replace_point_rows(self, J, U, Lfull, ops):
+        """Rows ``r*G`` (first Gauss point) of the special rows -> the conditions at tau = 0."""
+        N, G = self.N, self.G
+        u0 = self._at_origin(U)
+        rows = np.concatenate([np.flatnonzero(self.alg_nodal), self.point_rows])
+        mask = np.ones(J.shape[0])
+        mask[rows * G] = 0.0
+        Jkeep = sp.diags(mask) @ J[:, : N * G]
+        Jq0 = self.model.quad_jac(ops["qc"], u0[:, None])[:, :, 0]
+        Pj = np.asarray(self.model.module.point_jac(u0, self._pvec), dtype=float)
+        ri, ci, vi = [], [], []
+        for r in np.flatnonzero(self.alg_nodal):
+            row = -(Lfull[r] + Jq0[r])
+            for s in np.flatnonzero(row):
+                ri.append(r * G)
+                ci.append(s * G)
+                vi.append(row[s])
+        for k, r in enumerate(self.point_rows):
+            for s in np.flatnonzero(Pj[k]):
+                ri.append(r * G)
+                ci.append(s * G)
+                vi.append(Pj[k, s])
+        P = sp.csr_matrix((vi, (ri, ci)), shape=(J.shape[0], N * G))
+        # the omega and lam columns of these rows are set in jacobian()
+        return sp.hstack([Jkeep + P, J[:, N * G:]], format="csr")
+
     def quadratic(self, Z1, Z2):
-        """Bilinear part ``Q(Z1, Z2)`` (not symmetrised): omega1 m D u2 / 2pi - lam1 L1 u2 - Q(u1, u2)."""
+        """Bilinear part ``Q(Z1, Z2)`` (not symmetrised): omega1 m D u2 / 2pi - lam1 L1 u2 - Q(u1, u2).
+
+        The point conditions are not polynomial: their entries are zero here and their
+        power series come from :meth:`series_rhs`.
+        """
         U1, omega1, lam1 = self._parts(Z1)
         U2, _, _ = self._parts(Z2)
         ops = self._ops()
@@ -288,9 +454,38 @@ class CollocationDiscretization(Discretization):
         out = -lam1 * (ops["L1"] @ U2g) - self.model.quad(ops["qc"], U1g, U2g)
         if self.autonomous or self.omega_is_lam:     # otherwise omega D u is linear
             out = out + ops["mass"][:, None] * (omega1 / (2 * np.pi)) * self._dtau(U2)
+        if self.has_point:
+            a = self.alg_nodal
+            dU1, dU2 = self._dtau(U1), self._dtau(U2)
+            d = lam1 * (ops["L1"] @ dU2) + self.model.quad(ops["qc"], U1g, dU2) + self.model.quad(ops["qc"], dU1, U2g)
+            out[a] = -d[a]
+            u1, u2 = self._at_origin(U1), self._at_origin(U2)
+            q0 = lam1 * (ops["L1"] @ u2) + self.model.quad(ops["qc"], u1[:, None], u2[:, None])[:, 0]
+            out[a, 0] = -q0[a]
+            out[self.dbil_rows] = self._dbil_gauss(U1g, dU2, linear=False)[self.dbil_rows]
+            out[self.point_rows, 0] = 0.0
         out = out.ravel()
         if self.autonomous:
             out = np.append(out, 0.0)
+        return out
+
+    def series_rhs(self, terms, origin=None):
+        """Order-p right-hand side of the ANM (contract item 5).
+
+        ``sum_r Q(Z_r, Z_{p-r})`` for every polynomial row; the point rows get ``-rho_p``,
+        the part of the order-p Taylor coefficient of ``f(pc u_v(0))`` that does not
+        depend on ``Z_p`` (recurrences of ``_series.py``), which needs the origin ``Z_0``.
+        """
+        out = super().series_rhs(terms)
+        if not self.has_point:
+            return out
+        if origin is None:
+            raise InputError("the ANM series of a model with point conditions needs the series "
+                             "origin: call series_rhs(terms, origin=Z0)")
+        cols = [self._parts(origin)[0]] + [self._parts(t)[0] for t in terms]
+        for k, (r, f, v) in enumerate(zip(self.point_rows, self.point_funcs, self.point_args)):
+            w = np.array([self.pc[k] * Uj[v, 0] for Uj in cols])
+            out[r * self.G] = -taylor_remainder(f, w)
         return out
 
     # -- building and reading solutions --------------------------------------------------
@@ -312,7 +507,7 @@ class CollocationDiscretization(Discretization):
         elif self.omega_is_lam:
             omega_used = float(lam)
         T = 2 * np.pi / omega_used
-        d = self.differential
+        d = self.nodal
         t_nodes, t_gauss = self.tau_nodes * T, self.tau_gauss * T
         u_nodes = np.asarray(self.model.aux(states(t_nodes), t_nodes, lam))
         u_gauss = np.asarray(self.model.aux(states(t_gauss), t_gauss, lam))

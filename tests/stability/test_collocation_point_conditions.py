@@ -1,0 +1,138 @@
+"""Collocation of models with derivative-bilinear rows and point conditions (issue 5, item 4/5).
+
+References independent of the code under test:
+
+* Jacobians from central finite differences of the residual;
+* ANM right-hand sides from a polynomial fit of the residual along a polynomial path;
+* periodic orbits from shooting on the original ODE (no recast at all, scipy at rtol 1e-12);
+* the auxiliaries' definitions evaluated by the model's ``aux`` on the collocation states;
+* ANM branch points re-converged by Newton at the same parameter value, and the Newton
+  (pseudo-arclength) engine's branch at the range bound.
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from frictionkit.runtime import load_model, periodic_branch
+from frictionkit.runtime._collocation import CollocationDiscretization, collocation_orbit
+from frictionkit.runtime._model import Model
+from frictionkit.runtime._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+from frictionkit.runtime.errors import InputError, ModelInterfaceError
+from tests.runtime.test_point_conditions import _tanh_exp_model
+
+
+@pytest.mark.parametrize("name, param, params, lam", [
+    ("vrande1", "Vdr", dict(eps=1e2), 0.3),          # atan; Vrel differentiated (algebraic row)
+    ("weakstrong", "vd", dict(delta=1e-2), 1.2),     # exp(-R/v0), R = sqrt(vrel^2 + delta^2)
+])
+def test_jacobian_and_anm_series_of_point_rows(name, param, params, lam):
+    model = load_model(name, continuation=param, backend="numpy", **params)
+    disc = CollocationDiscretization(model, 4, 3)
+    assert np.any(disc.alg_nodal)          # an algebraic variable is differentiated in a dbil row
+    rng = np.random.default_rng(7)
+    Z = 0.1 * rng.normal(size=disc.size)
+    Z[disc.lam_index] = lam
+    Z[disc.omega_index] = 1.0
+    J = disc.jacobian(Z)
+    assert J.shape == (disc.m, disc.size) and J.format == "csr"
+    J = J.toarray()
+    h = 1e-6
+    Jfd = np.array([(disc.residual(Z + h * e) - disc.residual(Z - h * e)) / (2 * h)
+                    for e in np.eye(disc.size)]).T
+    assert np.max(np.abs(J - Jfd)) <= 1e-9 * np.max(np.abs(J))
+    # order-p coefficients of R(Z0 + a Z1 + a^2 Z2 + a^3 Z3) = J Z_p + series_rhs(p): the
+    # system is quadratic except for the point conditions, whose series come from _series.py
+    Z1, Z2, Z3 = (0.1 * rng.normal(size=disc.size) for _ in range(3))
+    a = np.linspace(-1e-2, 1e-2, 9)
+    R = np.array([disc.residual(Z + s * Z1 + s * s * Z2 + s ** 3 * Z3) for s in a])
+    C = np.linalg.solve(np.vander(a, 9, increasing=True), R)
+    for p, Zp, terms in ((2, Z2, [Z1]), (3, Z3, [Z1, Z2])):
+        err = np.max(np.abs(C[p] - (J @ Zp + disc.series_rhs(terms, origin=Z))))
+        assert err <= 1e-7 * max(1.0, np.max(np.abs(C[p]))), (p, err)
+    with pytest.raises(InputError, match="origin"):
+        disc.series_rhs([Z1])
+
+
+def test_missing_point_row_is_refused_naming_the_model():
+    model = load_model("weakstrong", continuation="vd", backend="numpy", delta=1e-2)
+    mod = types.ModuleType("weakstrong_without_point_rows")
+    mod.__dict__.update({k: v for k, v in vars(model.module).items() if not k.startswith("__")})
+    mod.POINT_ROWS = ()
+    with pytest.raises(ModelInterfaceError, match="'weakstrong'.*point condition"):
+        CollocationDiscretization(Model(mod, model.params), 10, 3)
+
+
+@pytest.fixture(scope="module")
+def tanh_exp_orbit():
+    """Stable cycle of the tanh * exp belt oscillator at vb = 0.8 by shooting (rtol 1e-12)."""
+    model = load_model(_tanh_exp_model(), continuation="vb", backend="numpy")
+    assert model.module.KINDS.count("derivative_bilinear") == 2
+    orbit = periodic_orbit_from_simulation(model, 0.8, [0.0, 0.0], 200.0, rtol=1e-12, atol=1e-14)
+    assert orbit.success and orbit.ptp[0] > 1.0
+    return model, orbit
+
+
+def test_tanh_exp_collocation_agrees_with_shooting(tanh_exp_orbit):
+    model, orbit = tanh_exp_orbit
+    disc, Z, info = collocation_orbit(model, orbit, n_intervals=160, degree=3)
+    # vr, a1 (differentiated algebraic variables) and e1, th1 (dbil) are nodal
+    assert [model.module.VARIABLES[i] for i in np.flatnonzero(disc.nodal)] == ["x", "v", "vr", "a1", "e1", "th1"]
+    out = disc.unpack(Z)
+    # measured: 3.0e-12 and 6.7e-10
+    assert out["omega"] == pytest.approx(orbit.omega, rel=1e-11)
+    np.testing.assert_allclose(out["ptp"], orbit.ptp, rtol=2e-9)
+    assert info["residual"] < 1e-10
+
+
+def test_tanh_exp_convergence_orders(tanh_exp_orbit):
+    # Gauss collocation of the ODE made of the states, the differentiated algebraic rows and
+    # the dbil rows: uniform error O(h^(p+1)), omega and the auxiliaries' definitions at the
+    # mesh points O(h^(2p)) (measured slopes for p = 3: -3.97/-3.93, -6.13/-6.04, -6.13/-6.04)
+    model, orbit = tanh_exp_orbit
+    p, n_list = 3, np.array([20, 40, 80])
+    tau = np.arange(300) / 300
+    ref = orbit.at(tau * orbit.T)
+    e_omega, e_uniform, e_mesh = [], [], []
+    for n_int in n_list:
+        disc, Z, _ = collocation_orbit(model, orbit, n_intervals=n_int, degree=p, phase="integral")
+        out = disc.unpack(Z)
+        e_omega.append(abs(out["omega"] - orbit.omega) / orbit.omega)
+        e_uniform.append(np.max(np.abs(disc.states_at(Z, tau) - ref)) / np.abs(ref).max())
+        U = out["variables"]
+        mesh = np.arange(n_int) * p
+        defs = model.aux(U[:model.n, mesh], 0.0, 0.8)
+        e_mesh.append(np.max(np.abs(U[disc.nodal][:, mesh] - defs[disc.nodal])))
+        # the point conditions hold at tau = 0 (node 0)
+        assert np.max(np.abs(U[disc.nodal, 0] - defs[disc.nodal, 0])) < 1e-13
+    logn = np.log(n_list)
+    assert np.polyfit(logn, np.log(e_uniform), 1)[0] == pytest.approx(-(p + 1), abs=0.2)
+    assert np.polyfit(logn, np.log(e_omega), 1)[0] == pytest.approx(-2 * p, abs=0.2)
+    assert np.polyfit(logn, np.log(e_mesh), 1)[0] == pytest.approx(-2 * p, abs=0.2)
+
+
+def test_tanh_exp_anm_continuation_agrees_with_newton(tanh_exp_orbit):
+    model, orbit = tanh_exp_orbit
+    disc, Z, _ = collocation_orbit(model, orbit, n_intervals=40, degree=4)
+    # stability=False: the condensed collocation monodromy does not handle the point rows yet
+    anm = periodic_branch(disc, Z, 0.6, 1.0, 1.0, method="anm",
+                          options=dict(max_steps=8, points_per_step=4, stability=False))
+    assert anm.status == "range" and anm.param[-1] == pytest.approx(1.0, abs=1e-12)
+    assert len(anm) >= 6
+    # every series point (uncorrected between the step ends) is a collocation orbit: Newton at
+    # the same vb moves it by rounding only (measured max 1.8e-11)
+    for Zs in anm.solutions:
+        Zc, _ = disc.solve(Zs)
+        assert np.max(np.abs(Zc - Zs)) < 1e-9 * np.max(np.abs(Zs))
+    # the pseudo-arclength Newton engine reaches the same orbit at vb = 1.0
+    nw = periodic_branch(disc, Z, 0.6, 1.0, 1.0, method="newton",
+                         options=dict(max_steps=30, step=2.0, max_step=2.0, stability=False))
+    assert nw.status == "range" and nw.param[-1] == pytest.approx(1.0, abs=1e-12)
+    assert np.max(np.abs(nw.solutions[-1] - anm.solutions[-1])) < 1e-9 * np.max(np.abs(Z))
+    # and shooting on the original ODE confirms it (40 x 4 collocation: omega to ~1e-11)
+    x0 = disc.states_at(anm.solutions[-1], [0.0])[:, 0]
+    ref = find_periodic_orbit(model, 1.0, x0, 2 * np.pi / anm.omega[-1], rtol=1e-12, atol=1e-14)
+    assert ref.success
+    assert anm.omega[-1] == pytest.approx(ref.omega, rel=1e-9)

@@ -58,18 +58,62 @@ def _summary(br):
             f"status {br.status}: {br.message}\n  special points: {sp}")
 
 
+def _to_collocation(model, disc, Z, n_intervals, degree, direction):
+    """An HBM periodic start as a collocation unknown vector, corrected at fixed ``lam``.
+
+    The HBM orbit is evaluated at the collocation nodes and Gauss points
+    (``CollocationDiscretization.from_states``); Newton then also enforces the collocation
+    phase condition.  ``direction`` (the HBM start's direction) gives the sign of the first
+    step in ``lam``.
+    """
+    import numpy as np
+    from ._collocation import CollocationDiscretization
+    from ._newton import correct, tangent_at
+
+    U, omega, lam = disc.split(Z)
+    n, H = model.n, disc.H
+    k = np.arange(1, H + 1)
+
+    def states(t):
+        th = omega * np.asarray(t, dtype=float)[None, :]
+        c, s_ = np.cos(k[:, None] * th), np.sin(k[:, None] * th)
+        return U[:n, :1] + U[:n, 1::2] @ c + U[:n, 2::2] @ s_
+
+    coll = CollocationDiscretization(model, n_intervals, degree)
+    Zc = coll.from_states(states, lam, omega)
+    e = np.zeros(coll.size)
+    e[-1] = 1.0
+    Zc, _ = correct(coll, Zc, e, lam, max_iter=30)
+    if np.ndim(direction) == 0:
+        return coll, Zc, float(np.sign(direction) or 1.0)
+    t = tangent_at(disc, Z, direction)
+    return coll, Zc, (1.0 if t[-1] >= 0 else -1.0)
+
+
 def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=30,
-                     method=None, options=None, progress=True, echo=print, discretization=None):
+                     method=None, options=None, progress=True, echo=print, discretization=None,
+                     intervals=40, degree=3):
     """The work behind ``frictionkit continue``; returns ``(equilibrium_branch, periodic_branch)``.
 
     ``start`` is ``"equilibria"`` (equilibria only), ``"hopf"`` (periodic branch from Hopf
     point ``hopf_index``, 1-based in the order of the equilibrium branch) or
     ``"simulation"`` (periodic branch from a time simulation at ``lam_start``).
-    ``discretization`` is ``"hbm"`` (quadratic recast) or ``"aft"`` (alternating
-    frequency-time on the original ODE); ``None`` picks ``"aft"`` for sampled models
-    (non-analytic laws) and ``"hbm"`` otherwise.  ``method=None`` picks ``"anm"`` for the
-    HBM and ``"newton"`` for the AFT (the ANM needs the quadratic recast).
+    ``discretization`` is ``"hbm"`` (quadratic recast), ``"collocation"`` (orthogonal
+    collocation of the quadratic recast with ``intervals`` sub-intervals of degree
+    ``degree``, started from the HBM orbit) or ``"aft"`` (alternating frequency-time on the
+    original ODE); ``None`` picks ``"aft"`` for sampled models (non-analytic laws) and
+    ``"hbm"`` otherwise.  ``method`` is the continuation engine: ``None`` picks ``"anm"`` on
+    the quadratic recast and ``"newton"`` for the AFT (the ANM needs the quadratic recast).
     """
+    colloc = discretization == "collocation"
+    if colloc:
+        if model.sampled:
+            raise InputError(f"--method collocation: model {model.name!r} has a non-analytic law (no "
+                             "quadratic recast); use --method aft")
+        if int(intervals) < 2 or not 1 <= int(degree) <= 12:
+            raise InputError(f"--intervals {intervals} / --degree {degree}: need intervals >= 2 and "
+                             "1 <= degree <= 12")
+        discretization = "hbm"
     from ._equilibria import (equilibrium_branch, periodic_start_from_hopf,
                               periodic_start_from_simulation, periodic_branch, _resolve_method, _use_aft)
     method = _resolve_method(model, method, _use_aft(model, discretization))
@@ -102,7 +146,16 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
         disc, Z = periodic_start_from_simulation(model, lam_start, harmonics, discretization=discretization)
         direction = 1.0 if lam_stop > lam_start else -1.0
     if start in ("hopf", "simulation"):
-        bar = _Progress(lam_start, lam_stop, f"periodic H={harmonics}") if progress else None
+        label = f"collocation {intervals}x{degree}" if colloc else f"periodic H={harmonics}"
+        if colloc:
+            if start == "hopf":
+                # a few HBM steps first: right next to the Hopf point the orbit is tiny and
+                # the collocation steps would be, too
+                pre = periodic_branch(disc, Z, lo, hi, direction, method="anm",
+                                      options=dict(max_steps=20, stability=False, branch_points=False))
+                Z, direction = pre.solutions[-1], pre.tangents[-1]
+            disc, Z, direction = _to_collocation(model, disc, Z, int(intervals), int(degree), direction)
+        bar = _Progress(lam_start, lam_stop, label) if progress else None
         try:
             opts = dict(options or {})
             opts.setdefault("max_steps", 5000)
@@ -129,13 +182,19 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
               help="Periodic branch from Hopf point K (1-based) of the equilibria.")
 @click.option("--from-simulation", "mode", flag_value="simulation",
               help="Periodic branch from a time simulation at --start.")
-@click.option("--method", type=click.Choice(["anm", "newton"]), default=None,
+@click.option("--method", "discretization", type=click.Choice(["hbm", "collocation", "aft"]), default=None,
+              help="Periodic-orbit method: harmonic balance of the quadratic recast, orthogonal "
+                   "collocation of it, or AFT harmonic balance of the original ODE "
+                   "[default: hbm; aft for models with a non-analytic law].")
+@click.option("--discretization", "discretization", type=click.Choice(["hbm", "collocation", "aft"]),
+              default=None, hidden=True, help="Same as --method.")
+@click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
-                   "[default: anm; newton on the sampled path].")
-@click.option("--discretization", type=click.Choice(["hbm", "aft"]), default=None,
-              help="Time discretization: HBM of the quadratic recast, or AFT harmonic balance of the "
-                   "original ODE [default: hbm; aft for models with a non-analytic law].")
-@click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics.")
+                   "[default: anm; newton on the AFT path].")
+@click.option("--harmonics", "-H", type=int, default=30, show_default=True,
+              help="Number of harmonics (HBM, AFT; also the HBM start of collocation).")
+@click.option("--intervals", type=int, default=40, show_default=True, help="Collocation sub-intervals N_int.")
+@click.option("--degree", type=int, default=3, show_default=True, help="Collocation polynomial degree p.")
 @click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file for the branch (periodic if computed, else equilibria).")
@@ -143,7 +202,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
               help="Image file of the bifurcation diagram.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
-                 max_steps, out, plot, quiet):
+                 intervals, degree, max_steps, out, plot, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     \b
@@ -151,6 +210,10 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
       frictionkit continue belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5
       frictionkit continue belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
           --from-hopf 1 --harmonics 40 --out branch.h5 --plot branch.png
+      frictionkit continue belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+          --from-hopf 1 --method collocation --intervals 60 --degree 3 --engine newton
+      frictionkit continue drill --param eta --start 0.5 --stop 5 --set kappa=1 \\
+          --from-hopf 1 -H 20                                  (sampled law: AFT + Newton)
     """
     t0 = time.perf_counter()
     try:
@@ -164,7 +227,8 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         kind = "hopf" if hopf is not None else mode
         eq, per = run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
                                    method=method, options=dict(max_steps=max_steps), progress=not quiet,
-                                   echo=click.echo, discretization=discretization)
+                                   echo=click.echo, discretization=discretization, intervals=intervals,
+                                   degree=degree)
     except (InputError, NotImplementedError) as exc:
         raise click.ClickException(str(exc)) from None
     except FrictionkitError as exc:
@@ -187,7 +251,8 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
 @click.option("--harmonics", "-H", type=int, default=40, show_default=True, help="Number of harmonics.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               help="Folder for belt.h5 and belt.png.")
-@click.option("--method", type=click.Choice(["anm", "newton"]), default="anm", show_default=True)
+@click.option("--engine", "--method", "method", type=click.Choice(["anm", "newton"]), default="anm",
+              show_default=True, help="Continuation engine.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def demo_cmd(harmonics, out_dir, method, quiet):
     """The seed-000 belt oscillator: n = 10, FN = 5 N, continuation in the belt speed Vb.

@@ -541,10 +541,15 @@ def _provenance(disc, method, opts):
 
 
 def _disc_name(disc):
+    names = {"AFTDiscretization": "aft", "CollocationDiscretization": "collocation",
+             "ShootingDiscretization": "shooting"}
+    kind = type(disc).__name__
     H = getattr(disc, "H", None)
-    if H is not None:
-        return "hbm" if H else "equilibria"
-    return type(disc).__name__
+    if H == 0:
+        return "equilibria"
+    if kind in names:
+        return names[kind]
+    return "hbm" if H is not None else kind
 
 
 class ScaledDiscretization:

@@ -41,7 +41,7 @@ from ._series import taylor_remainder
 from .errors import InputError, ModelInterfaceError
 
 __all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples",
-           "coefficients_to_samples", "samples_to_coefficients", "shift_phase"]
+           "coefficients_to_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic"]
 
 
 def n_samples(harmonics: int) -> int:
@@ -144,6 +144,11 @@ class HBMDiscretization(Discretization):
         default the first state.
     n_t : int, optional
         Number of time samples for products, default the smallest even M >= 3H+1.
+    subharmonic : int, optional
+        Forced models: the basis frequency is ``omega_f / subharmonic`` and the forcing sits
+        in harmonic ``subharmonic`` (default 1).  ``subharmonic=2`` is the "omega/2 basis"
+        of period-doubled orbits (:func:`to_subharmonic`, branch switching at period
+        doubling); ``unpack`` then reports the orbit's own angular frequency ``omega_f / 2``.
 
     Notes
     -----
@@ -153,7 +158,8 @@ class HBMDiscretization(Discretization):
     ``theta = 0``; :meth:`series_rhs` then needs the series origin for the ANM.
     """
 
-    def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None):
+    def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None,
+                 subharmonic: int = 1):
         if not isinstance(model, Model):
             raise InputError("HBMDiscretization needs a frictionkit Model (Model(module, params))")
         harmonics = int(harmonics)
@@ -176,6 +182,14 @@ class HBMDiscretization(Discretization):
         if H == 0 and self.forced:
             raise InputError(f"model {model.name!r} is forced: it has no equilibria (use harmonics >= 1)")
         self.autonomous = (not self.forced) and H > 0
+        self.nu = int(subharmonic)
+        if self.nu != subharmonic or self.nu < 1:
+            raise InputError(f"subharmonic = {subharmonic} must be a positive integer")
+        if self.nu > 1 and not self.forced:
+            raise InputError(f"subharmonic = {subharmonic}: only forced models have a forcing harmonic; "
+                             "a period-doubled autonomous orbit is an ordinary orbit of half the frequency")
+        if self.forced and H < self.nu:
+            raise InputError(f"harmonics = {H} < subharmonic = {self.nu}: the forcing harmonic is not resolved")
         self.omega_is_lam = self.forced and mod.FORCING_FREQUENCY == mod.CONTINUATION
         if self.autonomous:
             pv = mod.STATES[0] if phase_variable is None else phase_variable
@@ -206,10 +220,11 @@ class HBMDiscretization(Discretization):
         if self.forced:
             if H < 1:
                 raise InputError("a forced model needs harmonics >= 1")
-            self.C_coef[:, 1] += ops["fc0"]
-            self.C_coef[:, 2] += ops["fs0"]
-            self.C1_coef[:, 1] += ops["fc1"]
-            self.C1_coef[:, 2] += ops["fs1"]
+            kc, ks = 2 * self.nu - 1, 2 * self.nu          # forcing in harmonic nu
+            self.C_coef[:, kc] += ops["fc0"]
+            self.C_coef[:, ks] += ops["fs0"]
+            self.C1_coef[:, kc] += ops["fc1"]
+            self.C1_coef[:, ks] += ops["fs1"]
         # derivative operator D on one variable's coefficients
         k = np.arange(1, H + 1, dtype=float)
         self._k = k
@@ -323,9 +338,9 @@ class HBMDiscretization(Discretization):
         if self.autonomous:
             omega = Z[self.omega_index]
         elif self.omega_is_lam:
-            omega = lam
+            omega = lam / self.nu
         elif self.forced:
-            omega = self.model.value(self.model.module.FORCING_FREQUENCY)
+            omega = self.model.value(self.model.module.FORCING_FREQUENCY) / self.nu
         else:
             omega = np.nan
         return U, omega, lam
@@ -470,7 +485,7 @@ class HBMDiscretization(Discretization):
             dU_lam += self.L1 @ U
         mDU = (self.mass[:, None] * self._deriv(U)).reshape(-1) if self.H else None
         if self.omega_is_lam:
-            dU_lam = dU_lam.reshape(-1) - mDU
+            dU_lam = dU_lam.reshape(-1) - mDU / self.nu
         J[:self.n_coef, self.lam_index] = np.asarray(dU_lam).reshape(-1)
         if self.autonomous:
             J[:self.n_coef, self.omega_index] = -mDU
@@ -541,8 +556,37 @@ class HBMDiscretization(Discretization):
         k = min(self.nh, 2 * H2 + 1)
         U2[:, :k] = U[:, :k]
         new = HBMDiscretization(self.model, H2,
-                                phase_variable=(self.phase_index // self.nh) if self.autonomous else None)
+                                phase_variable=(self.phase_index // self.nh) if self.autonomous else None,
+                                subharmonic=self.nu)
         return new, new.pack(U2, omega, lam)
+
+
+def to_subharmonic(disc: HBMDiscretization, Z, nu: int = 2, harmonics: int | None = None):
+    """The same orbit in the ``omega / nu`` basis of a forced model (DESIGN §5.5).
+
+    Harmonic ``k`` of the ``omega`` basis is harmonic ``nu k`` of the new one; the other
+    harmonics are zero, which is where a period-``nu`` orbit branches off (for ``nu = 2``
+    the odd harmonics carry the period-doubling eigenvector).
+
+    Returns
+    -------
+    (HBMDiscretization, ndarray)
+        The discretization with ``subharmonic = nu * disc.nu`` and ``harmonics`` (default
+        ``nu * disc.H``) harmonics, and the embedded unknown vector.
+    """
+    if not disc.forced:
+        raise InputError("to_subharmonic: only forced orbits (an autonomous period-doubled orbit is "
+                         "an ordinary orbit of half the frequency)")
+    nu = int(nu)
+    H2 = nu * disc.H if harmonics is None else int(harmonics)
+    U, omega, lam = disc.split(Z)
+    new = HBMDiscretization(disc.model, H2, subharmonic=nu * disc.nu)
+    U2 = np.zeros((disc.N, 2 * H2 + 1))
+    U2[:, 0] = U[:, 0]
+    for k in range(1, min(disc.H, H2 // nu) + 1):
+        U2[:, 2 * nu * k - 1] = U[:, 2 * k - 1]
+        U2[:, 2 * nu * k] = U[:, 2 * k]
+    return new, new.pack(U2, omega / nu, lam)
 
 
 def shift_phase(U: np.ndarray, variable: int) -> np.ndarray:

@@ -47,7 +47,7 @@ from ._newton import Counters, correct
 from .errors import ConvergenceError, InputError
 
 __all__ = ["bordered_det_sign", "detect_branch_points", "locate_branch_point", "branch_point_tangents",
-           "switch_branch"]
+           "switch_branch", "switch_period_doubling_hbm"]
 
 
 def _perm_parity(perm) -> int:
@@ -404,3 +404,77 @@ def switch_branch(disc, branch, special_point, *, step: float | None = None, dir
         new.eigenvalues = ev
         new.stable = np.where(np.all(ev.real < 0, axis=1), 1.0, 0.0)
     return new
+
+
+def switch_period_doubling_hbm(disc, special_point, *, amplitude: float | None = None, method: str = "anm",
+                               options=None, lam_min: float | None = None, lam_max: float | None = None,
+                               progress=None, harmonics: int | None = None):
+    """Continue the period-doubled branch from a ``"pd"`` point of a forced HBM branch.
+
+    The period-1 orbit at the period-doubling point is written in the ``omega / 2`` basis
+    (:func:`~frictionkit.runtime._hbm.to_subharmonic`: its harmonic k becomes harmonic 2k).
+    There the period-1 family is the symmetric branch of a pitchfork: at the point, the
+    block of the Jacobian that maps the odd harmonics (of every variable) to the odd
+    harmonics is singular, because a multiplier -1 of the period-1 orbit is a multiplier +1
+    of the doubled one, and products of the even-harmonic orbit with an odd perturbation
+    have odd harmonics only.  Its null vector ``phi`` (smallest singular vector of that
+    block) is the critical Floquet mode; the first doubled orbit is ``Z* + a phi``,
+    Newton-corrected on the hyperplane ``phi . (Z - Z*) = a`` (``lam`` free), then
+    continued along ``phi``.
+
+    Parameters
+    ----------
+    disc : HBMDiscretization
+        The (forced) period-1 discretization of the branch.
+    special_point : SpecialPoint
+        A ``"pd"`` point (from :func:`~frictionkit.runtime._stability.branch_stability`).
+    amplitude : float, optional
+        Size of the first step along ``phi`` (default ``1e-2 max(1, |U|)``).
+    method, options, lam_min, lam_max, progress
+        As for :func:`~frictionkit.runtime._equilibria.periodic_branch`.
+    harmonics : int, optional
+        Harmonics of the doubled basis (default ``2 H``).
+
+    Returns
+    -------
+    Branch
+        The doubled branch (``omega`` = half the forcing frequency);
+        ``provenance["switched_from"]`` = the PD point's ``lam``.
+    """
+    from ._continuation import ContinuationProblem, _default_options, continuation
+    from ._hbm import HBMDiscretization, to_subharmonic
+
+    if special_point.kind != "pd":
+        raise InputError(f"switch_period_doubling_hbm needs a 'pd' special point, not {special_point.kind!r}")
+    if not isinstance(disc, HBMDiscretization) or not disc.forced:
+        raise InputError("switch_period_doubling_hbm: a forced HBM branch is needed (shooting: "
+                         "switch_period_doubling; autonomous orbits: continue with half the frequency)")
+    d2, Zs = to_subharmonic(disc, special_point.solution, 2, harmonics)
+    J = _dense(d2.jacobian(Zs))
+    nh = d2.nh
+    k = np.arange(nh)
+    odd_k = ((k + 1) // 2) % 2 == 1                   # harmonic index (k+1)//2 is odd
+    odd = np.flatnonzero(np.tile(odd_k, d2.N))
+    _, sv, Vt = np.linalg.svd(J[np.ix_(odd, odd)])
+    phi = np.zeros(d2.size)
+    phi[odd] = Vt[-1]
+    rel = sv[-1] / sv[0]
+    if rel > 1e-6:
+        warnings.warn(f"the odd-harmonic block is not singular at this point (smallest/largest singular "
+                      f"value {rel:.2e}): is it a located period doubling?", RuntimeWarning, stacklevel=2)
+    if amplitude is None:
+        amplitude = 1e-2 * max(1.0, float(np.max(np.abs(Zs[:-1]))))
+    Z1 = Zs + amplitude * phi
+    Z1, _ = correct(d2, Z1, phi, float(phi @ Zs) + amplitude, max_iter=30)
+    if np.linalg.norm((Z1 - Zs)[odd]) < 0.1 * abs(amplitude):
+        raise ConvergenceError("the correction fell back onto the period-1 orbit: try another amplitude")
+    lo = special_point.param - 1.0 if lam_min is None else lam_min
+    hi = special_point.param + 1.0 if lam_max is None else lam_max
+    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
+    if isinstance(opts, dict):
+        opts.setdefault("lam_min", lo)
+        opts.setdefault("lam_max", hi)
+        opts = _default_options(method, opts, lo, hi)
+    br = continuation(ContinuationProblem(d2, Z1, np.sign(amplitude) * phi), method, opts, progress,
+                      dict(switched_from=float(special_point.param)))
+    return br

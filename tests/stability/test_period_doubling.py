@@ -109,3 +109,47 @@ def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
     # Liouville: the product of the multipliers is exp(-c T)
     T = 2 * np.pi / br.param
     np.testing.assert_allclose(np.prod(br.multipliers, axis=1).real, np.exp(-C * T), rtol=1e-8)
+
+
+def test_hbm_switching_at_period_doubling_in_the_half_frequency_basis(duffing_pd):
+    """Issue 4: switching at a PD point of a continued HBM branch (the omega/2 basis).  The
+    doubled branch has half the forcing frequency, is stable next to the (supercritical)
+    flip, its orbit matches the shooting-switched one, and its own period doubling (the
+    next step of the cascade) matches the shooting locator on the period-2 orbits."""
+    from frictionkit.runtime._branch import trig_extrema
+    from frictionkit.runtime._continuation import ContinuationProblem, continuation
+    from frictionkit.runtime._hbm import HBMDiscretization
+    from frictionkit.runtime._newton import correct
+    from frictionkit.runtime._shooting import find_periodic_orbit
+    from frictionkit.runtime._switching import switch_period_doubling_hbm
+
+    model, pd = duffing_pd
+    w0 = 1.2
+    start = periodic_orbit_from_simulation(model, w0, pd["orbit"].x0, 50.0)
+    disc = HBMDiscretization(model, 15)
+    t = start.times(128)
+    Z0 = disc.from_samples(model.aux(start.at(t, accurate=False), t, w0), start.omega, w0)
+    br = continuation(ContinuationProblem(disc, Z0, -1.0), "anm", dict(lam_min=1.1, lam_max=w0, max_lam_step=0.01))
+    p = br.special_points("pd")[0]
+    dbl = switch_period_doubling_hbm(disc, p, lam_min=1.1, lam_max=w0, options=dict(max_lam_step=0.01))
+    assert dbl.status == "range" and dbl.param[-1] == pytest.approx(1.1, abs=1e-12)
+    assert np.all(dbl.param < p.param)                     # supercritical: on the period-1 unstable side
+    np.testing.assert_allclose(dbl.omega, dbl.param / 2, rtol=1e-15)
+    assert np.all(dbl.stable[dbl.param > 1.12] == 1.0)
+    # the orbit at w_pd - 4e-3 against the shooting switch (switch_period_doubling)
+    lam = pd["lam"] - 4e-3
+    ref = switch_period_doubling(model, pd, -4e-3, 0.05)
+    d2 = dbl.discretization
+    e = np.zeros(d2.size)
+    e[-1] = 1.0
+    Z, _ = correct(d2, dbl.solutions[np.argmin(np.abs(dbl.param - lam))], e, lam)
+    lo, hi = trig_extrema(d2.split(Z)[0][:2])
+    np.testing.assert_allclose(hi - lo, ref.ptp, rtol=1e-8)      # measured 4.7e-10
+    # period 4: the doubled branch's own PD against shooting on period-2 orbits (periods=2)
+    pd4 = dbl.special_points("pd")
+    assert len(pd4) == 1
+    x0 = ref.x0
+    for w in np.arange(lam, 1.1149, -0.005):
+        x0 = find_periodic_orbit(model, w, x0, periods=2).x0
+    ref4 = locate_period_doubling(model, w, 1.1128, x0, periods=2)
+    assert abs(pd4[0].param - ref4["lam"]) < 1e-7

@@ -13,7 +13,8 @@ The runtime talks to a model only through the generated-model interface
   :class:`CollocationDiscretization`, :func:`collocation_orbit`
 * stability: :func:`floquet_variational`, :func:`floquet_collocation`, :func:`hill_multipliers`,
   :func:`orbit_stability`, :func:`multiplier_crossings`, :func:`first_lyapunov`,
-  :func:`locate_period_doubling`, :func:`switch_period_doubling`
+  :func:`locate_period_doubling`, :func:`switch_period_doubling` (shooting),
+  :func:`switch_period_doubling_hbm` (HBM, omega/2 basis), :func:`switch_branch` (branch points)
 * motion labels: :func:`classify_motion`, :func:`limit_velocity`
 * time simulation: :func:`simulate`, :func:`check_orbit`, :func:`check_branch_point`
 * seed-002 bounds: :func:`energy_ratio`, :func:`v_lw`, :func:`v_up`
@@ -22,7 +23,7 @@ The runtime talks to a model only through the generated-model interface
 from .errors import FrictionkitError, InputError, ModelInterfaceError, ConvergenceError
 from ._model import Model
 from ._load import load_model
-from ._hbm import HBMDiscretization
+from ._hbm import HBMDiscretization, to_subharmonic
 from ._aft import AFTDiscretization
 from ._continuation import ANMOptions, ContinuationProblem, NewtonOptions, continuation, locate_fold_near
 from ._equilibria import (equilibrium_branch, find_equilibrium, periodic_branch, periodic_start_from_hopf,
@@ -35,7 +36,7 @@ from ._collocation import CollocationDiscretization, collocation_orbit
 from ._stability import (FloquetResult, first_lyapunov, floquet_collocation, floquet_variational,
                          hill_multipliers, locate_period_doubling, multiplier_crossings, orbit_stability,
                          switch_period_doubling, branch_stability, hill_multipliers_hbm)
-from ._switching import detect_branch_points, locate_branch_point, switch_branch
+from ._switching import detect_branch_points, locate_branch_point, switch_branch, switch_period_doubling_hbm
 from ._motion import MOTION_LABELS, classify_motion, limit_velocity
 from ._simulate import OrbitCheck, check_branch_point, check_orbit, simulate
 from ._energy import energy_ratio, energy_ratio_exponential, v_lw, v_lw_exponential, v_up
@@ -53,6 +54,7 @@ __all__ = [
     "FloquetResult", "first_lyapunov", "floquet_collocation", "floquet_variational", "hill_multipliers",
     "locate_period_doubling", "multiplier_crossings", "orbit_stability", "switch_period_doubling",
     "branch_stability", "hill_multipliers_hbm", "detect_branch_points", "locate_branch_point", "switch_branch",
+    "switch_period_doubling_hbm", "to_subharmonic",
     "MOTION_LABELS", "classify_motion", "limit_velocity",
     "OrbitCheck", "check_branch_point", "check_orbit", "simulate",
     "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up",

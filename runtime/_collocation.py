@@ -28,19 +28,66 @@ the mesh points, like ``omega``, it superconverges as O(h^(2p)).  The seed's cou
 unknowns per variable is ``N_dis = p N_int + 1`` (seed 003 §2.2, counting the repeated
 periodic node); it is the property ``n_dis``.
 
+Derivative-bilinear rows and point conditions (DESIGN §2; Karkar, Cochelin & Vergez, JSV
+2013).  A recast of ``exp``, ``tanh``, ``atan``, ``sin``, ``cos``, ``log`` adds rows
+``0 = (A u')_i + sum_t bc_t u_{B_J[t]} u'_{B_L[t]}`` that differentiate variables which may be
+algebraic (e.g. ``vr = v - vb`` in ``th' = (1 - th^2) vr' / eps``), and such a variable has no
+derivative when it lives at the Gauss points.  For these models the *nodal* set is the
+differential variables, the dbil variables, the columns of ``A`` and ``B_L`` and the point
+arguments, closed under "an algebraic row of a nodal variable makes all its variables nodal";
+the other algebraic variables stay at the Gauss points (``B_J`` multipliers included).  Then
+
+* a dbil row is collocated at the Gauss points (it is homogeneous of degree one in the
+  derivative, so ``d/dt`` is replaced by ``d/dtau`` and ``omega`` divides out), except its
+  first equation (Gauss point 0 of interval 0) which is replaced by the point condition
+  ``u_r(0) - f(pc u_v(0)) = 0`` at the node ``tau = 0`` (the collocation counterpart of the
+  HBM's mean, ``_hbm.py``);
+* the algebraic row ``0 = g(u, tau)`` of a nodal variable is collocated *differentiated*,
+  ``0 = dg/dtau = (L0 + lam L1) u' + Q(u, u') + Q(u', u) + forcing'``, at the Gauss points, its
+  first equation again replaced by the row itself at ``tau = 0``.
+
+The nodal variables thus follow Gauss collocation of an ODE (the states, the index-reduced
+algebraic rows and the dbil rows).  Gauss collocation is the Gauss Runge-Kutta method, which
+conserves quadratic invariants: ``d/dtau g`` is a polynomial of degree ``2p - 1`` on each
+interval, exact under the Gauss rule, so ``g = 0`` holds at every mesh point once it holds at
+``tau = 0``, and the dropped equation of a differentiated algebraic row is implied by the
+others (exactly for polynomial rows, measured 1e-12; forcing terms to quadrature accuracy).
+The dropped equation of a dbil row is left with a defect of order ``2p - 1`` (the closing
+defect of ``r = f(pc v)`` around the period over one interval; tanh * exp model below, p = 3:
+1.1e-4, 4.3e-6, 1.4e-7 at N_int = 20, 40, 80 against terms of size 6), which does not lower
+the orders measured below.  The discrete system stays exactly quadratic except for the
+point conditions, whose ANM series come from the recurrences of ``_series.py``
+(:meth:`series_rhs` with the origin).
+Measured on the user-declared tanh * exp belt oscillator at ``vb = 0.8`` against shooting
+(``tests/stability/test_collocation_point_conditions.py``), p = 3, N_int = 20, 40, 80, 160:
+``omega`` error 8.8e-7, 1.3e-8, 1.9e-10, 3.0e-12 (order 6 = 2p), uniform state error
+(integral phase) 4.2e-5, 2.7e-6, 1.8e-7, 1.1e-8 (order 4 = p + 1), the auxiliaries'
+definitions at the mesh points to 3.5e-5, 5.0e-7, 7.6e-9, 1.2e-10 (order 6); p = 4 gives
+order 8 for ``omega`` (4.9e-9 at N_int = 20).  Imposing the algebraic rows of the nodal
+variables at the nodes instead (no differentiation; measured with a throw-away variant of
+:meth:`residual`) also converges, but ``omega`` only at order 5 for p = 3 (4.3e-8 instead
+of 1.3e-8 at N_int = 40): the derivative of an interpolated algebraic variable is only
+O(h^p) accurate at the Gauss points.
+Models without dbil rows are unaffected (only the differential variables are nodal).
+
 Unknown layout (variable-major like the HBM layout of ``_discretization.py``)::
 
-    Y[r*G + q]   r-th variable, q = i*p + j (node j = 0..p-1 of interval i, differential)
-                                 or q = i*p + l (Gauss point l = 0..p-1 of interval i, algebraic)
+    Y[r*G + q]   r-th variable, q = i*p + j (node j = 0..p-1 of interval i, nodal variable)
+                                 or q = i*p + l (Gauss point l = 0..p-1 of interval i, otherwise)
     Y[N*G]       omega (autonomous models only)
     Z[-1]        lam
 
 with ``G = p N_int``.  Equation ``r*G + i*p + l`` is row ``r`` of the quadratic system at Gauss
-point ``l`` of interval ``i``; the last equation (autonomous only) is the phase condition,
-either ``du_k/dtau(0) = 0`` (``phase="extremum"``: state k has an extremum at tau = 0, the
-same condition as the shooting module) or the integral condition
+point ``l`` of interval ``i`` (for dbil rows and algebraic rows of nodal variables, equation
+``r*G`` is the condition at ``tau = 0``); the last equation (autonomous only) is the phase
+condition, either ``du_k/dtau(0) = 0`` (``phase="extremum"``: state k has an extremum at
+tau = 0, the same condition as the shooting module) or the integral condition
 ``int_0^1 <u(tau), u_ref'(tau)> dtau = 0`` over the differential variables (``phase="integral"``,
 AUTO's condition, against a reference set by :meth:`set_reference`).
+
+The condensed collocation monodromy of ``_stability.floquet_collocation`` does not handle
+the point rows yet (it reports a singular interval block): the stability of dbil models is
+computed by the HBM (Hill) or shooting for now.
 """
 from __future__ import annotations
 
@@ -85,7 +132,8 @@ class CollocationDiscretization(Discretization):
     Parameters
     ----------
     model : Model
-        Any model without derivative-bilinear rows.
+        Any model with a quadratic recast (derivative-bilinear rows and point conditions
+        included); not a sampled one.
     n_intervals : int
         Number of sub-intervals ``N_int`` (>= 2).
     degree : int
@@ -97,10 +145,13 @@ class CollocationDiscretization(Discretization):
 
     Raises
     ------
-    NotImplementedError
-        The model has derivative-bilinear rows or point conditions (not yet supported).
+    ModelInterfaceError
+        A derivative-bilinear row without its point condition (``POINT_ROWS``).
     InputError
-        Bad ``n_intervals``, ``degree``, ``phase`` or ``phase_state``.
+        Bad ``n_intervals``, ``degree``, ``phase`` or ``phase_state``; a sampled model; the
+        continuation parameter inside a dbil row or point condition.
+    NotImplementedError
+        A state without a differential row.
     """
 
     def __init__(self, model: Model, n_intervals: int = 50, degree: int = 3, *, phase: str = "extremum",
@@ -248,7 +299,7 @@ class CollocationDiscretization(Discretization):
         return out
 
     def _dtau(self, U):
-        """d/dtau of the differential variables at the Gauss points (zeros for algebraic)."""
+        """d/dtau of the nodal variables at the Gauss points (zeros for the others)."""
         out = np.zeros_like(U)
         d = self.nodal
         out[d] = (self.Dm @ U[d].T).T
@@ -522,7 +573,7 @@ class CollocationDiscretization(Discretization):
         return self.from_states(lambda t: orbit.at(t, accurate=accurate), orbit.lam, orbit.omega)
 
     def states_at(self, Z, tau) -> np.ndarray:
-        """States (the n first, differential variables) at normalised times ``tau``, shape (n, M)."""
+        """States (the n first variables, nodal) at normalised times ``tau``, shape (n, M)."""
         U, _, _ = self._parts(Z)
         tau = np.mod(np.asarray(tau, dtype=float).ravel(), 1.0)
         i = np.minimum((tau / self.h).astype(int), self.n_intervals - 1)

@@ -699,7 +699,9 @@ class CollocationDiscretization(Discretization):
             Initial guess (e.g. :meth:`from_orbit`).
         tol : float
             Convergence when every variable's correction is below ``tol`` times its scale
-            (``max |u_r|``) and the omega correction below ``tol * omega``.
+            (``max |u_r|``) and the omega correction below ``tol * omega``; models with point
+            conditions also stop when it is below ``noise_floor`` (1e-8) and no longer halves
+            (the rounding floor of their ill-conditioned point rows, as ``_newton.correct``).
         max_iter : int
 
         Returns
@@ -716,6 +718,8 @@ class CollocationDiscretization(Discretization):
         """
         Z = np.array(Z0, dtype=float)
         N, G = self.N, self.G
+        floor = float(getattr(self, "noise_floor", 0.0))
+        last = np.inf
         for it in range(1, int(max_iter) + 1):
             R = self.residual(Z)
             if not np.all(np.isfinite(R)):
@@ -732,9 +736,11 @@ class CollocationDiscretization(Discretization):
             err = np.max(np.abs(dY[: N * G].reshape(N, G)).max(axis=1) / scale)
             if self.autonomous:
                 err = max(err, abs(dY[-1]) / abs(Z[-2]))
-            if err < tol:
+            # models with point conditions: also stop at the rounding floor (as _newton.correct)
+            if err < tol or (err < floor and err > 0.5 * last):
                 R = self.residual(Z)
                 return Z, dict(iterations=it, residual=float(np.max(np.abs(R))), factorizations=it)
+            last = err
         raise ConvergenceError(f"collocation Newton did not converge in max_iter={max_iter} iterations at "
                                f"lam={Z[-1]} (last relative correction {err:.3e}); improve the initial guess")
 

@@ -135,24 +135,26 @@ def poincare_map(model, lam, q, crossings=1, t_max=200.0, *, rtol=1e-12, atol=1e
     def ev(t, x):
         return x[1]
     ev.direction = 1
-    t0, x, found, t_total = 0.0, x0, 0, 0.0
-    # skip the start: integrate a little first so the crossing at t = 0 is not counted
+    ev.terminal = True
     kw = dict(method="LSODA", jac=jac, rtol=rtol, atol=atol)
-    sol = solve_ivp(fun, (0.0, 1e-3), x, **kw)
-    x, t_total = sol.y[:, -1], 1e-3
-    while found < crossings:
+    x, t_total = x0, 0.0
+    for _ in range(int(crossings)):
+        # step off the section first so that the crossing at the start is not counted
+        sol = solve_ivp(fun, (0.0, 1e-3), x, **kw)
+        x, t_total = sol.y[:, -1], t_total + 1e-3
         sol = solve_ivp(fun, (0.0, t_max - t_total), x, events=ev, **kw)
         if sol.t_events[0].size == 0:
             raise ConvergenceError(f"no return to the section X1' = 0 within t_max={t_max} at Vdr={lam}")
         te = float(sol.t_events[0][0])
-        # the event state comes from the dense output; integrate to te exactly instead
-        seg = solve_ivp(fun, (0.0, te), x, **kw)
+        # the event state comes from the dense output: integrate the last step again, to te
+        # exactly, from the integrator's last accepted point before it
+        k = int(np.searchsorted(sol.t, te)) - 1
+        k = max(0, min(k, sol.t.size - 1))
+        if sol.t[k] >= te:
+            k = max(0, k - 1)
+        seg = solve_ivp(fun, (sol.t[k], te), sol.y[:, k], **kw)
         x = _refine_on_section(fun, seg.y[:, -1])
         t_total += te
-        found += 1
-        if found < crossings:
-            sol = solve_ivp(fun, (0.0, 1e-3), x, **kw)
-            x, t_total = sol.y[:, -1], t_total + 1e-3
     return np.array([x[0], x[2], x[3]]), t_total
 
 
@@ -174,10 +176,11 @@ def to_section(model, lam, x0, T, *, rtol=1e-12, atol=1e-14):
     return np.array([x[0], x[2], x[3]])
 
 
-def poincare_multipliers(model, lam, q, crossings, *, h=1e-6, rtol=1e-12, atol=1e-14, t_max=200.0):
-    """Eigenvalues of the Jacobian of the ``crossings``-fold return map at ``q`` (central
-    differences, step ``h``): the non-trivial Floquet multipliers of the orbit through ``q``,
-    computed without any variational equation.
+def poincare_multipliers(model, lam, q, crossings, *, h=1e-5, rtol=1e-12, atol=1e-14, t_max=200.0,
+                         central=True):
+    """Eigenvalues of the Jacobian of the ``crossings``-fold return map at ``q`` (central or,
+    with ``central=False``, forward differences, step ``h``): the non-trivial Floquet
+    multipliers of the orbit through ``q``, computed without any variational equation.
 
     Returns
     -------
@@ -191,8 +194,11 @@ def poincare_multipliers(model, lam, q, crossings, *, h=1e-6, rtol=1e-12, atol=1
         e = np.zeros(3)
         e[j] = h
         Pp, _ = poincare_map(model, lam, q + e, crossings, t_max, rtol=rtol, atol=atol)
-        Pm, _ = poincare_map(model, lam, q - e, crossings, t_max, rtol=rtol, atol=atol)
-        D[:, j] = (Pp - Pm) / (2 * h)
+        if central:
+            Pm, _ = poincare_map(model, lam, q - e, crossings, t_max, rtol=rtol, atol=atol)
+            D[:, j] = (Pp - Pm) / (2 * h)
+        else:
+            D[:, j] = (Pp - P0) / h
     mu = np.linalg.eigvals(D)
     return mu[np.argsort(-np.abs(mu))], P0 - q
 
@@ -416,7 +422,8 @@ def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0
         if status == "failed":
             break
         Y, t = Yn, tn
-        ds = min(ds_max, h * (1.5 if it <= 2 else (0.7 if it >= 5 else 1.0)))
+        # Newton needs two iterations at least (the second one confirms the noise floor)
+        ds = min(ds_max, h * (1.5 if it <= 3 else (0.7 if it >= 6 else 1.0)))
         Zs.append(Y * S)
         Ts.append(t)
         mu = np.linalg.eigvals(sc.monodromy(Y))
@@ -433,16 +440,22 @@ def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0
                                                         T_scale=T_scale))
 
 
-def locate_fold(model, branch: ShootingBranch, i, *, xtol=1e-10):
+def locate_fold(model, branch: ShootingBranch, i, *, xtol=1e-10, rtol=None, atol=None):
     """Fold of cycles between orbits ``i`` and ``i + 1`` of ``branch``: the zero of the tangent's
     ``Vdr`` component along the branch (Brent's method on the arclength between the two orbits).
+
+    xtol : float
+        Tolerance on the scaled arclength.
+    rtol, atol : float, optional
+        Integration tolerances (default: the branch's).
 
     Returns
     -------
     dict
         ``lam``, ``Z`` (the orbit ``[x0, T, Vdr]`` at the fold) and ``multipliers``.
     """
-    rtol, atol = branch.options["rtol"], branch.options["atol"]
+    rtol = branch.options["rtol"] if rtol is None else rtol
+    atol = branch.options["atol"] if atol is None else atol
     disc = ShootingDiscretization(model, rtol=rtol, atol=atol)
     n = model.n
     S = np.ones(n + 2)

@@ -1,0 +1,348 @@
+"""Seed 004 §2.2 end to end: two blocks on a belt, period-1/2/4 branches and Table 3.
+
+Run (about half an hour on one core; stages can be run separately)::
+
+    python examples/seed004_2dof.py                       # all stages -> seed004_2dof.h5/.png
+    python examples/seed004_2dof.py --stages plus --out plus.h5
+    python examples/seed004_2dof.py --plot plus.h5 minus.h5 --png seed004_2dof.png
+
+The model is the zoo model ``vrande2`` (seed ``004_*.txt`` eqs. (7), (10)-(12): alpha = 1.2,
+beta = 1.3, gamma = 3, eps = 1e5).  As in the paper, periodic orbits are computed by simple
+shooting with a stiff integrator (LSODA with the generated exact Jacobian) and followed in
+``Vdr`` by pseudo-arclength continuation (``runtime/_seed004.shooting_branch``); their Floquet
+multipliers are the eigenvalues of the monodromy matrix.  Stages:
+
+``equilibrium``
+    The sliding equilibrium and its Hopf point (frictionkit's ANM continuation of the recast
+    model) against the root of the hand-written linearization of eq. (7).
+``plus``
+    The 'in phase' period-1 branch (+1) from a simulation at Vdr = 0.12; its flips (a
+    multiplier through -1, located by Brent's method on shooting orbits,
+    ``locate_period_doubling``); the period-doubled branches switched at each flip (+2 left
+    and right) and their flips and folds.
+``minus``
+    The 'out of phase' period-2 branch (-2) from a simulation at Vdr = 0.16; its flip; the
+    period-4 branch switched there (-4) with its flips and folds.
+
+Branches are followed at rtol 1e-8 (only the sign changes of the multipliers are used);
+flips and folds are located at rtol 1e-10.  Every located bifurcation is checked twice,
+independently of the locator: (1) located again with the integration tolerances tightened
+10 times (rtol 1e-11), (2) the multiplier of the
+Poincaré return map of the section X1' = 0 (plain integration, central differences: no
+variational equation) at the located orbit (-1 at a flip, +1 at a fold).  Branch labels
+(period-n, in/out of phase) follow the paper's definitions (``_seed004.section_points``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import h5py
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from frictionkit.runtime import equilibrium_branch, load_model
+from frictionkit.runtime._seed004 import (hopf_by_hand, locate_fold, poincare_multipliers, section_points,
+                                          shooting_branch, to_section)
+from frictionkit.runtime._shooting import find_periodic_orbit
+from frictionkit.runtime._stability import locate_period_doubling, switch_period_doubling
+from frictionkit.runtime.errors import ConvergenceError, InputError
+
+RTOL, ATOL = 1e-8, 1e-10             # shooting along the branches (sign changes only)
+RTOL_LOC, ATOL_LOC = 1e-10, 1e-12    # locating flips and folds
+RTOL_CHECK, ATOL_CHECK = 1e-11, 1e-13  # check 1: located again at 10x tighter tolerances
+LAM_MIN, LAM_MAX = 0.075, 0.175
+#: Vdr ranges of the branches (around the Table 3 entries; each branch starts inside its range)
+RANGES = {"+1": (0.075, 0.175), "+2 (left)": (0.075, 0.0815), "+2 (right)": (0.14, 0.175),
+          "-2": (0.135, 0.175), "-4": (0.10, 0.146)}
+
+#: seed 004 Table 3: (branch, bifurcation, paper values)
+TABLE3 = [("+1", "super-critical flip", (0.081, 0.141)),
+          ("+2 (left)", "flip", (0.080,)),
+          ("+2 (right)", "cyclic fold", (0.165,)),
+          ("-2", "super-critical flip", (0.144,)),
+          ("-4", "super-critical flip", (0.113, 0.132)),
+          ("-4", "flip", (0.1106,)),
+          ("-4", "cyclic fold", (0.104, 0.1112))]
+
+
+def log(*a):
+    print(f"[{time.strftime('%H:%M:%S')}]", *a, flush=True)
+
+
+def attractor(model, lam, x_init, t_end, crossings):
+    """Start of a shooting orbit from a simulation: the last upward crossing of X1' = 0 and
+    the time back to the ``crossings``-th previous one."""
+    p = model.param_vector(lam)
+
+    def ev(t, x):
+        return x[1]
+    ev.direction = 1
+    sol = solve_ivp(lambda t, x: model.module.rhs(t, x, p), (0.0, t_end), x_init, method="LSODA",
+                    jac=lambda t, x: model.module.jac(t, x, p), rtol=1e-9, atol=1e-12, events=ev)
+    te, ye = sol.t_events[0], sol.y_events[0]
+    return find_periodic_orbit(model, lam, ye[-1], te[-1] - te[-1 - crossings], rtol=RTOL, atol=ATOL)
+
+
+def run_branch(model, orbit, label, direction, **kw):
+    t0 = time.time()
+
+    def progress(Z, mu):
+        nt = _nontrivial(mu)
+        log(f"  {label}: Vdr = {Z[-1]:.6f}, T = {Z[-2]:.5f}, leading multiplier {nt[np.argmax(np.abs(nt))]:.5f}")
+
+    lo, hi = RANGES[label]
+    br = shooting_branch(model, orbit, lo, hi, direction, ds=0.2, max_lam_step=3e-3, rtol=RTOL,
+                         atol=ATOL, progress=progress, **kw)
+    log(f"branch {label} ({'+' if direction > 0 else '-'}): {len(br.Z)} orbits, Vdr {br.lam.min():.5f}.."
+        f"{br.lam.max():.5f}, {br.status} {br.message} ({time.time() - t0:.0f} s)")
+    return br
+
+
+def join(down, up):
+    """One branch from two runs started at the same orbit in opposite directions."""
+    from frictionkit.runtime._seed004 import ShootingBranch
+    return ShootingBranch(Z=np.vstack([down.Z[::-1], up.Z[1:]]),
+                          tangents=np.vstack([-down.tangents[::-1], up.tangents[1:]]),
+                          multipliers=np.vstack([down.multipliers[::-1], up.multipliers[1:]]),
+                          status=f"{down.status}/{up.status}", message=f"{down.message} | {up.message}",
+                          options=up.options)
+
+
+def _nontrivial(mu):
+    mu = np.asarray(mu)
+    return np.delete(mu, int(np.argmin(np.abs(mu - 1))))
+
+
+def check_flip(model, br, i, label):
+    """Locate the flip between orbits i and i+1 and check it twice."""
+    n = model.n
+    a, b = br.Z[i], br.Z[i + 1]
+    pd = locate_period_doubling(model, a[-1], b[-1], a[:n], a[n], xtol=1e-8, rtol=RTOL_LOC, atol=ATOL_LOC)
+    lam = pd["lam"]
+    # check 1: again at 10x tighter tolerances, bracket +-1e-4 around the first value
+    try:
+        pd2 = locate_period_doubling(model, lam - 1e-4, lam + 1e-4, pd["orbit"].x0, pd["orbit"].T, xtol=1e-8,
+                                     rtol=RTOL_CHECK, atol=ATOL_CHECK)
+        lam2 = pd2["lam"]
+    except (InputError, ConvergenceError) as exc:
+        log(f"  tight re-location failed: {exc}")
+        lam2 = float("nan")
+    # check 2: the Poincaré return map's multiplier at the located orbit
+    o = pd["orbit"]
+    info = section_points(model, lam, o.x0, o.T)
+    q = to_section(model, lam, o.x0, o.T)
+    mu_p, defect = poincare_multipliers(model, lam, q, info.n)
+    mu_pd = complex(mu_p[np.argmin(np.abs(mu_p + 1))])
+    # criticality: the doubled orbit on the unstable side of the period-1 orbit is stable
+    side = 1.0 if br.pd_test[i + 1] < 0 and b[-1] > a[-1] or br.pd_test[i] < 0 and a[-1] > b[-1] else -1.0
+    log(f"  {label} flip at Vdr = {lam:.7f} (rtol 1e-11: {lam2:.7f}); Poincaré-map multiplier "
+        f"{mu_pd.real:+.6f}{mu_pd.imag:+.1e}j, map defect {np.max(np.abs(defect)):.1e}")
+    return dict(kind="flip", branch=label, lam=lam, lam_tight=lam2, mu_poincare=mu_pd.real,
+                mu_monodromy=complex(pd["multiplier"]).real, side=side, pd=pd, n=info.n)
+
+
+def check_fold(model, br, i, label):
+    f = locate_fold(model, br, i, rtol=RTOL_LOC, atol=ATOL_LOC)
+    lam = f["lam"]
+    n = model.n
+    Z = f["Z"]
+    mu_m = _nontrivial(f["multipliers"])
+    mu_m = complex(mu_m[np.argmin(np.abs(mu_m - 1))])
+    # check 1: re-solve the fold orbit at tight tolerances; its two multipliers nearest 1
+    try:
+        o = find_periodic_orbit(model, lam, Z[:n], Z[n], rtol=RTOL_CHECK, atol=ATOL_CHECK)
+        near = np.sort(np.abs(o.multipliers - 1))[:2]
+    except ConvergenceError as exc:
+        log(f"  tight fold orbit failed: {exc}")
+        o, near = None, np.full(2, np.nan)
+    info = section_points(model, lam, Z[:n], Z[n])
+    q = to_section(model, lam, Z[:n], Z[n])
+    mu_p, defect = poincare_multipliers(model, lam, q, info.n)
+    mu_f = complex(mu_p[np.argmin(np.abs(mu_p - 1))])
+    log(f"  {label} fold at Vdr = {lam:.7f}; monodromy multiplier {mu_m.real:+.6f}, tight-tolerance |mu-1| "
+        f"of the two nearest 1: {near[0]:.1e} {near[1]:.1e}; Poincaré-map multiplier {mu_f.real:+.6f}")
+    return dict(kind="fold", branch=label, lam=lam, lam_tight=float("nan"), mu_poincare=mu_f.real,
+                mu_monodromy=mu_m.real, side=0.0, n=info.n)
+
+
+def analyse(model, br, label):
+    """Flips and folds of one branch (folds first: no natural-parameter location across them)."""
+    out = []
+    folds = br.fold_indices()
+    for i in folds:
+        out.append(check_fold(model, br, i, label))
+    for i in br.pd_indices():
+        if any(abs(i - j) <= 1 for j in folds):
+            log(f"  {label}: multiplier -1 next to a fold at orbit {i}: not located")
+            continue
+        out.append(check_flip(model, br, i, label))
+    return out
+
+
+def switch(model, flip, label, direction_hint=None):
+    """First orbit of the period-doubled branch at a flip (on the side where it exists)."""
+    pd = flip["pd"]
+    sides = [flip["side"], -flip["side"]] if direction_hint is None else [direction_hint]
+    for s in sides:
+        try:
+            o = switch_period_doubling(model, pd, 2e-3 * s, 0.02, rtol=RTOL, atol=ATOL)
+            log(f"  switched at {pd['lam']:.6f} to {label}: Vdr = {o.lam:.4f}, T = {o.T:.4f}, "
+                f"stable = {bool(np.all(np.abs(_nontrivial(o.multipliers)) < 1))}")
+            return o, s
+        except ConvergenceError as exc:
+            log(f"  no doubled orbit on side {s:+.0f}: {exc}")
+    raise ConvergenceError(f"no period-doubled orbit at {pd['lam']}")
+
+
+def sections(model, br):
+    info = [section_points(model, Z[-1], Z[:model.n], Z[model.n]) for Z in br.Z]
+    pts = np.full((len(info), max(i.n for i in info)), np.nan)
+    for k, s in enumerate(info):
+        pts[k, :s.n] = s.points
+    return dict(period_n=np.array([s.n for s in info]), phase=np.array([s.phase for s in info]),
+                max_abs_X1=np.array([s.max_abs_X1 for s in info]), poincare_X1=pts)
+
+
+def save_branch(f, name, model, br, specials):
+    g = f.require_group("branches").create_group(name)
+    g.attrs["label"] = name
+    g["Vdr"], g["T"], g["x0"] = br.lam, br.T, br.Z[:, :model.n]
+    g["multipliers_real"], g["multipliers_imag"] = br.multipliers.real, br.multipliers.imag
+    g["stable"] = br.stable.astype(np.int8)
+    for k, v in sections(model, br).items():
+        g[k] = v
+    g.attrs["status"], g.attrs["message"] = br.status, br.message
+    rows = [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.items() if k != "pd"}
+            for s in specials]
+    g.attrs["special"] = json.dumps(rows)
+
+
+def stage_equilibrium(f, model):
+    eq = equilibrium_branch(model, 0.3, 3e-4)
+    hopf = eq.special_points("hopf")
+    ref = hopf_by_hand(1e-4, 1e-2)
+    g = f.create_group("equilibrium")
+    g["Vdr"] = eq.param
+    g["X1"] = eq.mean["X1"]
+    g["stable"] = eq.stable
+    g.attrs["hopf"] = [h.param for h in hopf]
+    g.attrs["hopf_by_hand"] = ref["Vdr"]
+    log(f"equilibrium: Hopf at Vdr = {hopf[0].param:.10g} (omega {hopf[0].omega:.8f}); hand linearization "
+        f"{ref['Vdr']:.10g} (omegas {ref['omegas']}); seed 004 Table 2 (eps = 1e5): 1.46e-3")
+
+
+def stage_plus(f, model):
+    o1 = attractor(model, 0.12, [1.0, 0.0, -0.5, 0.0], 150.0, 1)
+    p1 = join(run_branch(model, o1, "+1", -1), run_branch(model, o1, "+1", +1))
+    sp1 = analyse(model, p1, "+1")
+    save_branch(f, "+1", model, p1, sp1)
+    for flip in sp1:
+        if flip["kind"] != "flip":
+            continue
+        label = "+2 (right)" if flip["lam"] > 0.11 else "+2 (left)"
+        o2, s = switch(model, flip, label)
+        flip["doubled_stable"] = bool(np.all(np.abs(_nontrivial(o2.multipliers)) < 1))
+        br = run_branch(model, o2, label, s, max_steps=80)
+        sp = analyse(model, br, label)
+        save_branch(f, label, model, br, sp)
+    f["branches/+1"].attrs["special"] = json.dumps(
+        [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.items() if k != "pd"}
+         for s in sp1])
+
+
+def stage_minus(f, model):
+    o2 = attractor(model, 0.16, [1.0, 0.0, 1.0, 0.0], 300.0, 2)
+    m2 = join(run_branch(model, o2, "-2", -1), run_branch(model, o2, "-2", +1))
+    sp2 = analyse(model, m2, "-2")
+    flips = [s for s in sp2 if s["kind"] == "flip"]
+    for flip in flips:
+        o4, s = switch(model, flip, "-4")
+        flip["doubled_stable"] = bool(np.all(np.abs(_nontrivial(o4.multipliers)) < 1))
+        br = run_branch(model, o4, "-4", s, max_steps=150)
+        sp = analyse(model, br, "-4")
+        save_branch(f, "-4", model, br, sp)
+        break
+    save_branch(f, "-2", model, m2, sp2)
+
+
+def table3(files):
+    """Paper value vs ours for every Table 3 entry (nearest located point of the same kind)."""
+    found = {}
+    for path in files:
+        with h5py.File(path, "r") as f:
+            for name, g in f.get("branches", {}).items():
+                found.setdefault(name, []).extend(json.loads(g.attrs["special"]))
+    rows = []
+    for branch, kind, values in TABLE3:
+        cands = [s for s in found.get(branch, []) if s["kind"] == ("fold" if "fold" in kind else "flip")]
+        for v in values:
+            if cands:
+                s = min(cands, key=lambda s: abs(s["lam"] - v))
+                crit = ""
+                if s["kind"] == "flip" and "doubled_stable" in s:
+                    crit = "super" if s["doubled_stable"] else "sub"
+                rows.append((branch, kind, v, s["lam"], s.get("lam_tight", np.nan), s["mu_poincare"], crit))
+            else:
+                rows.append((branch, kind, v, np.nan, np.nan, np.nan, ""))
+    return rows
+
+
+def plot(files, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    colors = {"+1": "C0", "+2 (left)": "C1", "+2 (right)": "C2", "-2": "C3", "-4": "C4"}
+    for path in files:
+        with h5py.File(path, "r") as f:
+            for name, g in f.get("branches", {}).items():
+                lam, st = g["Vdr"][()], g["stable"][()].astype(bool)
+                c = colors.get(name, "k")
+                for mask, ls, lw in ((st, "-", 2.0), (~st, "--", 1.0)):
+                    y = np.where(mask, g["max_abs_X1"][()], np.nan)
+                    ax1.plot(lam, y, ls, color=c, lw=lw, label=name if ls == "-" else None)
+                    P = g["poincare_X1"][()]
+                    for j in range(P.shape[1]):
+                        ax2.plot(lam, np.where(mask, P[:, j], np.nan), ls, color=c, lw=lw)
+                for s in json.loads(g.attrs["special"]):
+                    ax1.axvline(s["lam"], color=c, lw=0.5, alpha=0.5)
+    ax1.set_xlabel("$V_{dr}$"), ax1.set_ylabel("max $|X_1|$"), ax1.set_title("seed 004 Fig. 5c")
+    ax2.set_xlabel("$V_{dr}$"), ax2.set_ylabel("Poincaré points of $X_1$ ($X_1'=0$, upward)")
+    ax2.set_title("seed 004 Fig. 5d")
+    ax1.legend()
+    for ax in (ax1, ax2):
+        ax.set_xlim(LAM_MIN, LAM_MAX)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--stages", default="equilibrium,plus,minus")
+    ap.add_argument("--out", default="seed004_2dof.h5")
+    ap.add_argument("--png", default="seed004_2dof.png")
+    ap.add_argument("--plot", nargs="*", help="only merge these HDF5 files into the table and the PNG")
+    args = ap.parse_args(argv)
+    files = args.plot
+    if not files:
+        model = load_model("vrande2", continuation="Vdr")
+        with h5py.File(args.out, "w") as f:
+            f.attrs["model"] = "vrande2"
+            f.attrs["parameters"] = json.dumps(dict(zip(model.module.PARAMETERS, model.param_vector().tolist())))
+            f.attrs["shooting"] = json.dumps(dict(method="LSODA", rtol=RTOL, atol=ATOL))
+            for stage in args.stages.split(","):
+                dict(equilibrium=stage_equilibrium, plus=stage_plus, minus=stage_minus)[stage](f, model)
+        files = [args.out]
+    print("\nseed 004 Table 3: paper | ours (rtol 1e-10) | ours (rtol 1e-11) | Poincaré-map multiplier")
+    for branch, kind, v, lam, lam2, mu, crit in table3(files):
+        print(f"  {branch:11s} {kind:20s} {v:<7g} | {lam:.5f} | {lam2:.5f} | {mu:+.5f} {crit}")
+    plot(files, args.png)
+    print(f"wrote {', '.join(files)} and {args.png}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

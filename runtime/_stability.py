@@ -158,7 +158,12 @@ def floquet_collocation(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     -------
     FloquetResult
         ``multipliers`` of the differential variables (the n states for generated models).
+        Models with point conditions: the discretization's own ``monodromy`` (their point
+        rows make the interval-wise condensation singular).
     """
+    if getattr(disc, "has_point", False):
+        M = disc.monodromy(Z)
+        return _result(np.linalg.eigvals(M), disc.autonomous, "collocation", tol, monodromy=M)
     J = disc.jacobian(Z).tocoo()
     N, G, p, n_int = disc.N, disc.G, disc.degree, disc.n_intervals
     dif = np.flatnonzero(disc.differential)

@@ -117,9 +117,9 @@ def test_tanh_exp_convergence_orders(tanh_exp_orbit):
 def test_tanh_exp_anm_continuation_agrees_with_newton(tanh_exp_orbit):
     model, orbit = tanh_exp_orbit
     disc, Z, _ = collocation_orbit(model, orbit, n_intervals=40, degree=4)
-    # stability=False: the condensed collocation monodromy does not handle the point rows yet
+    # stability=True: the branch multipliers come from the point-condition-aware monodromy
     anm = periodic_branch(disc, Z, 0.6, 1.0, 1.0, method="anm",
-                          options=dict(max_steps=8, points_per_step=4, stability=False))
+                          options=dict(max_steps=8, points_per_step=4, stability=True))
     assert anm.status == "range" and anm.param[-1] == pytest.approx(1.0, abs=1e-12)
     assert len(anm) >= 6
     # every series point (uncorrected between the step ends) is a collocation orbit: Newton at
@@ -137,6 +137,11 @@ def test_tanh_exp_anm_continuation_agrees_with_newton(tanh_exp_orbit):
     ref = find_periodic_orbit(model, 1.0, x0, 2 * np.pi / anm.omega[-1], rtol=1e-12, atol=1e-14)
     assert ref.success
     assert anm.omega[-1] == pytest.approx(ref.omega, rel=1e-9)
+    # the branch's stability columns (collocation monodromy with point conditions) against
+    # the variational monodromy of the original ODE: a stable large cycle on [0.6, 1]
+    mu = ref.multipliers[np.argsort(np.abs(ref.multipliers - 1))[1:]]        # non-trivial
+    assert np.all(np.abs(mu) < 1) and np.all(anm.stable[np.isfinite(anm.stable)] == 1.0)
+    assert anm.max_multiplier[-1] == pytest.approx(np.max(np.abs(mu)), abs=1e-7)
 
 
 def test_tanh_exp_monodromy_agrees_with_shooting_variational(tanh_exp_orbit):

@@ -79,11 +79,22 @@ def _to_collocation(model, disc, Z, n_intervals, degree, direction):
         c, s_ = np.cos(k[:, None] * th), np.sin(k[:, None] * th)
         return U[:n, :1] + U[:n, 1::2] @ c + U[:n, 2::2] @ s_
 
+    from ._shooting import find_periodic_orbit
+    from .errors import ConvergenceError
+
     coll = CollocationDiscretization(model, n_intervals, degree)
-    Zc = coll.from_states(states, lam, omega)
     e = np.zeros(coll.size)
     e[-1] = 1.0
-    Zc, _ = correct(coll, Zc, e, lam, max_iter=30)
+    try:
+        Zc, _ = correct(coll, coll.from_states(states, lam, omega), e, lam, max_iter=30)
+    except ConvergenceError:
+        # a truncated HBM orbit can be a poor guess (e.g. a validity dip of a sqrt auxiliary):
+        # refine it by shooting on the original ODE first
+        tt = np.arange(512) * (2 * np.pi / omega) / 512
+        xs = states(tt)
+        x0 = xs[:, int(np.argmax(xs[0]))]           # shooting's phase: an extremum of the first state
+        orbit = find_periodic_orbit(model, lam, x0, 2 * np.pi / omega if coll.autonomous else None)
+        Zc, _ = correct(coll, coll.from_orbit(orbit), e, lam, max_iter=30)
     if np.ndim(direction) == 0:
         return coll, Zc, float(np.sign(direction) or 1.0)
     t = tangent_at(disc, Z, direction)

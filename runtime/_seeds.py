@@ -27,7 +27,7 @@ from ._shooting import ShootingDiscretization
 from .errors import ConvergenceError, InputError
 
 __all__ = ["seed002_slip_spec", "grazing_fold", "shooting_start", "shooting_fold", "seed004_exact_cycle",
-           "seed004_smoothed_cycle"]
+           "seed004_smoothed_cycle", "seed004_cycle", "aft_cycle_from_max"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -262,3 +262,82 @@ def seed004_smoothed_cycle(model: Model, vdr: float, x_guess, T_guess: float, *,
     if np.max(sol.y[0]) > x0[0] + 1e-8 * max(1.0, abs(x0[0])):
         raise ConvergenceError("the shooting start is not the maximum of X: give a guess near the maximum")
     return T, sol.y[0], sol.y[1], dict(x0=x0, T=T, residual=float(np.max(np.abs(sd.residual(Z)))))
+
+
+def seed004_cycle(eps: float, vdr: float = 0.2, *, exact=None, n_samples: int = 200, gamma: float = 3.0):
+    """Smoothed cycle of the zoo model ``vrande1`` (seed 004 eqs. 2, 4) at ``vdr``, from max X.
+
+    Start: for ``eps <= 1e4`` a transient of three exact periods from the exact cycle's start
+    (the smoothed cycle is attracting), then shooting (LSODA); for larger ``eps`` shooting
+    (Radau) directly from the exact cycle, which is then close.
+
+    Parameters
+    ----------
+    exact : tuple (P, X, V), optional
+        The exact cycle (:func:`seed004_exact_cycle`), computed if omitted.
+
+    Returns
+    -------
+    model : Model
+    period : float
+    X, V : ndarray (n_samples,)
+    info : dict
+    """
+    from scipy.integrate import solve_ivp
+    from ._load import load_model
+    if not eps > 0:
+        raise InputError(f"eps={eps!r} must be > 0")
+    P, X, V = exact if exact is not None else seed004_exact_cycle(vdr, gamma, n_samples)
+    model = load_model("vrande1", continuation="Vdr", backend="numpy", eps=eps, gamma=gamma)
+    if eps <= 1e4:
+        p = model.param_vector(vdr)
+
+        def xmax(t, z):
+            return z[1]
+        xmax.direction = -1
+        sol = solve_ivp(lambda t, z: model.module.rhs(t, z, p), (0, 3 * P), [X[0], V[0]], method="LSODA",
+                        jac=lambda t, z: model.module.jac(t, z, p), rtol=1e-10, atol=1e-12, events=xmax)
+        if len(sol.t_events[0]) < 2:
+            raise ConvergenceError(f"eps={eps:g}: no cycle reached after three exact periods")
+        x0, T0, method = sol.y_events[0][-1], sol.t_events[0][-1] - sol.t_events[0][-2], "LSODA"
+    else:
+        x0, T0, method = np.array([X[0], V[0]]), P, "Radau"
+    return (model,) + seed004_smoothed_cycle(model, vdr, x0, T0, n_samples=n_samples, method=method)
+
+
+def aft_cycle_from_max(model: Model, lam: float, X, V, period: float, harmonics: int, n_samples: int = 200):
+    """AFT harmonic balance of the original ODE from a sampled orbit, resampled from the max of x.
+
+    ``X, V`` sample one period uniformly (more than ``2 * harmonics`` samples); the AFT
+    solution (Newton at fixed ``lam``) is evaluated at ``theta_0 + 2 pi i / n_samples`` with
+    ``theta_0`` the maximum of its first state (Newton on the Fourier series' derivative).
+
+    Returns
+    -------
+    period : float
+    X, V : ndarray (n_samples,)
+    """
+    from ._equilibria import periodic_start_from_orbit
+    H = int(harmonics)
+    d, Z = periodic_start_from_orbit(model, lam, np.vstack([X, V]), period, H, discretization="aft")
+    U, omega, _ = d.split(Z)
+    k = np.arange(1, H + 1)
+    c, s = U[:2, 1::2], U[:2, 2::2]
+
+    def series(theta):
+        return U[:2, :1] + c @ np.cos(np.outer(k, theta)) + s @ np.sin(np.outer(k, theta))
+
+    def d1(theta):       # d x_0 / d theta and its derivative
+        return (np.sum(k * (-c[0] * np.sin(k * theta) + s[0] * np.cos(k * theta))),
+                np.sum(-k * k * (c[0] * np.cos(k * theta) + s[0] * np.sin(k * theta))))
+
+    th = np.linspace(0, 2 * np.pi, 16 * H, endpoint=False)
+    t0 = th[np.argmax(series(th)[0])]
+    for _ in range(30):
+        g, dg = d1(t0)
+        t0 -= g / dg
+        if abs(g) < 1e-13:
+            break
+    z = series(t0 + 2 * np.pi * np.arange(int(n_samples)) / int(n_samples))
+    return 2 * np.pi / omega, z[0], z[1]
+

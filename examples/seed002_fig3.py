@@ -10,8 +10,9 @@ mu_v in {-0.03, 0, 0.02, 0.05}; eq. 19: the Saha VW and VWS sets with xi = 0.011
    grazes v_rel = 0 (shooting on the slip branch of the law, ``_seeds.grazing_fold``);
 3. the zoo model ``weakstrong`` (|v| regularized by sqrt(v^2 + delta^2)) continued in vd:
    the sliding equilibrium and its Hopf point, the periodic branch from the Hopf point by
-   the ANM (HBM) for each (delta, H) of the plan (two H per delta: the convergence check),
-   its fold of cycles and stability; the fold of the largest H recomputed by shooting;
+   the ANM (HBM) for each delta of the plan, H rising along a ladder until the fold moves by
+   less than 1e-4 (relative) between two H; its fold of cycles and stability; the fold of the
+   last H recomputed by shooting (``_seeds.shooting_fold``);
 4. HDF5 files per branch and a PNG like Fig. 3 (peak-to-peak amplitude of x: 2 A).
 
 Printed: one table row per set and delta (paper v_lw / v_up, Hopf, folds per H, relative
@@ -26,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from frictionkit.runtime import (equilibrium_branch, load_model, periodic_branch, periodic_start_from_hopf,
-                                 plot_branches)
+from frictionkit.runtime import (HBMDiscretization, equilibrium_branch, load_branch, load_model, periodic_branch,
+                                 periodic_start_from_hopf, plot_branches)
 from frictionkit.runtime._energy import v_lw_exponential, v_up
 from frictionkit.runtime._seeds import grazing_fold, shooting_fold
 
@@ -41,9 +42,11 @@ SETS = {
     "saha-VWS": dict(xi=0.0113, mud=0.38, mus=1.0, muv=0.009, v0=0.08),
 }
 
-#: (delta, (H_low, H_high)): the fold must change by < 1e-4 (relative) between the two H
-PLAN = [(1e-2, (30, 60)), (1e-3, (80, 120))]
+#: (delta, H ladder): H rises along the ladder until the fold changes by < 1e-4 (relative)
+#: between two consecutive H
+PLAN = [(1e-2, (30, 60, 120)), (1e-3, (80, 120, 160))]
 QUICK_PLAN = [(1e-2, (30, 60))]
+TOL = 1e-4
 
 
 def exact_law(mud, mus, muv, v0, **_):
@@ -54,7 +57,7 @@ def exact_law(mud, mus, muv, v0, **_):
     return F
 
 
-def run_set(name, p, plan, out, log):
+def run_set(name, p, plan, out, log, reuse=False):
     row = dict(set=name, **p)
     row["v_lw_paper"] = v_lw_exponential(p["xi"], p["mud"], p["mus"], p["muv"], p["v0"])
     row["v_up_paper"] = v_up(p["xi"], (1e-3, 50.0), law=exact_law(**p))
@@ -80,41 +83,49 @@ def run_set(name, p, plan, out, log):
         h = hopf[0]
         run = dict(delta=delta, hopf=h.param, folds={}, branches=[])
         branches = [eq]
-        disc_hi = None
         for H in Hs:
             t = time.time()
-            disc, Z, d = periodic_start_from_hopf(model, h, harmonics=H)
-            br = periodic_branch(disc, Z, lam_lo, lam_hi, d, method="anm", options=dict(max_steps=600))
             path = out / f"{name}_delta{delta:g}_H{H}.h5"
-            br.save(path)
+            if reuse and path.exists():
+                br = load_branch(path)
+                disc = HBMDiscretization(model, H)
+            else:
+                disc, Z, d = periodic_start_from_hopf(model, h, harmonics=H)
+                br = periodic_branch(disc, Z, lam_lo, lam_hi, d, method="anm", options=dict(max_steps=600))
+                br.save(path)
             folds = [s.param for s in br.special if s.kind == "fold"]
-            stab = br.stable
             run["folds"][H] = folds
             run["branches"].append(dict(H=H, file=path.name, status=br.status, points=len(br),
                                         seconds=round(time.time() - t, 1), folds=folds,
-                                        stable_first=float(stab[1]), stable_last=float(stab[-1]),
+                                        stable_first=float(br.stable[1]), stable_last=float(br.stable[-1]),
                                         start_direction=float(np.sign(br.param[1] - br.param[0]))))
             log(f"[{name}] delta = {delta:g}, H = {H}: {br.status}, {len(br)} points, folds {folds}, "
                 f"{time.time() - t:.1f} s")
             branches.append(br)
-            disc_hi, br_hi = disc, br
-        f_lo, f_hi = (run["folds"][H] for H in Hs)
-        if len(f_lo) == 1 and len(f_hi) == 1:
-            run["fold"] = f_hi[0]
-            run["fold_change"] = abs(f_hi[0] - f_lo[0]) / abs(f_hi[0])
+            done = [k for k in run["folds"] if len(run["folds"][k]) == 1]
+            if len(done) >= 2 and len(folds) == 1:
+                f_prev = run["folds"][done[-2]][0]
+                run["fold"], run["H"] = folds[0], H
+                run["fold_change"] = abs(folds[0] - f_prev) / abs(folds[0])
+                if run["fold_change"] < TOL:
+                    break
+        if "fold" in run:
+            if run["fold_change"] >= TOL:
+                log(f"[{name}] delta = {delta:g}: fold NOT converged to {TOL:g} at H = {run['H']} "
+                    f"(change {run['fold_change']:.2e})")
             try:
                 t = time.time()
-                sf = shooting_fold(model, disc_hi, br_hi.special_points("fold")[0].solution, method="LSODA")
+                sf = shooting_fold(model, disc, br.special_points("fold")[0].solution, method="LSODA")
                 run["shooting_fold"] = sf["lam"]
                 run["shooting_seconds"] = round(time.time() - t, 1)
                 log(f"[{name}] delta = {delta:g}: shooting fold {sf['lam']:.10f} "
-                    f"(HBM H = {Hs[1]}: {f_hi[0]:.10f})")
+                    f"(HBM H = {run['H']}: {run['fold']:.10f}), {time.time() - t:.1f} s")
             except Exception as exc:          # reported, not hidden
                 run["shooting_error"] = str(exc)
                 log(f"[{name}] delta = {delta:g}: shooting fold failed: {exc}")
         else:
             run["fold"] = None
-            log(f"[{name}] delta = {delta:g}: not one fold per H ({f_lo}, {f_hi}): not converged")
+            log(f"[{name}] delta = {delta:g}: no H with exactly one fold ({run['folds']}): not converged")
         row["runs"].append(run)
         fig = plot_branches(branches, state="x", title=f"seed 002 Fig. 3, {name}, delta = {delta:g}: "
                                                          "solid stable, dashed unstable")
@@ -133,6 +144,7 @@ def main(argv=None):
     ap.add_argument("--sets", nargs="*", default=list(SETS), choices=list(SETS))
     ap.add_argument("--out", default="seed002_fig3")
     ap.add_argument("--quick", action="store_true", help="delta = 1e-2 only (H = 30, 60)")
+    ap.add_argument("--reuse", action="store_true", help="load branches already saved in --out")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -144,16 +156,15 @@ def main(argv=None):
             logf.write(msg + "\n")
             logf.flush()
         for name in args.sets:
-            rows.append(run_set(name, SETS[name], plan, out, log))
+            rows.append(run_set(name, SETS[name], plan, out, log, args.reuse))
             (out / "summary.json").write_text(json.dumps(rows, indent=1, default=float))
     print("\nset | v_lw (eq. 9) | v_up (eq. 15) | grazing fold (delta=0) | delta | Hopf | fold (H) | "
           "rel. change | shooting fold")
     for r in rows:
         for run in r["runs"]:
-            Hs = sorted(run["folds"])
             print(f"{r['set']} | {r['v_lw_paper']:.6f} | {r['v_up_paper']:.6f} | {r['grazing_fold']:.6f} | "
                   f"{run['delta']:g} | {run['hopf']:.8f} | "
-                  f"{run.get('fold') if run.get('fold') is None else round(run['fold'], 8)} (H={Hs[-1]}) | "
+                  f"{run.get('fold') if run.get('fold') is None else round(run['fold'], 8)} (H={run.get('H')}) | "
                   f"{run.get('fold_change', float('nan')):.2e} | {run.get('shooting_fold', float('nan')):.8f}")
 
 

@@ -147,9 +147,9 @@ def shooting_fold(model: Model, disc, Z_fold, *, coordinate: str = "auto", width
     Parameters
     ----------
     coordinate : {"auto", "period", "extremum"}
-        ``"auto"`` tries the period, then the extremum (for the seed-002 cycles the period
-        is monotone through the fold at small delta, where the amplitude turns too; at
-        delta = 0.1 it is the other way round).
+        ``"auto"`` tries the period, then the extremum, then both with ``width / 4`` (for
+        the seed-002 cycles the period is monotone through the fold at delta = 1e-2, where
+        the amplitude turns too; at delta = 0.1 and 1e-3 it is the other way round).
 
     Returns
     -------
@@ -160,12 +160,17 @@ def shooting_fold(model: Model, disc, Z_fold, *, coordinate: str = "auto", width
     if coordinate not in ("auto", "period", "extremum"):
         raise InputError(f"coordinate={coordinate!r}: use 'auto', 'period' or 'extremum'")
     if coordinate == "auto":
-        try:
-            return shooting_fold(model, disc, Z_fold, coordinate="period", width=width, rtol=rtol, atol=atol,
-                                 method=method, xatol=xatol)
-        except ConvergenceError:
-            return shooting_fold(model, disc, Z_fold, coordinate="extremum", width=width, rtol=rtol, atol=atol,
-                                 method=method, xatol=xatol)
+        # a coordinate that turns near the fold too (no solution at fixed c on one side) makes
+        # Newton fail: try the other one, then narrower brackets
+        errors = []
+        for w in (width, width / 4):
+            for c in ("period", "extremum"):
+                try:
+                    return shooting_fold(model, disc, Z_fold, coordinate=c, width=w, rtol=rtol, atol=atol,
+                                         method=method, xatol=xatol)
+                except ConvergenceError as exc:
+                    errors.append(f"{c}, width {w:g}: {exc}")
+        raise ConvergenceError("shooting fold failed: " + "; ".join(errors))
     import scipy.optimize
     sd, Zs = _start_fixed(model, disc, Z_fold, coordinate, rtol, atol, method)
     k_c = model.n if coordinate == "period" else 0

@@ -186,11 +186,11 @@ def test_cli_continue_takes_the_sampled_path(tmp_path):
     with h5py.File(out) as f:
         assert f.attrs["discretization"] == "aft" and f.attrs["method"] == "newton"
     r = CliRunner().invoke(main, ["continue", "drill", "--param", "eta", "--start", "3.5", "--stop", "4",
-                                  "--set", "kappa=1", "-q", "--discretization", "aft", "--method", "newton"])
+                                  "--set", "kappa=1", "-q", "--method", "aft", "--engine", "newton"])
     assert r.exit_code == 0 and "hopf at 3.75863161" in r.output, r.output
-    r = CliRunner().invoke(main, args + ["--method", "anm"])
+    r = CliRunner().invoke(main, args + ["--engine", "anm"])
     assert r.exit_code != 0 and "quadratic recast" in r.output
-    r = CliRunner().invoke(main, args + ["--discretization", "hbm"])
+    r = CliRunner().invoke(main, args + ["--method", "hbm"])
     assert r.exit_code != 0 and "use discretization='aft'" in r.output
 
 

@@ -20,7 +20,8 @@ def test_vdp_orbit_from_shooting_closes_and_a_perturbed_one_does_not():
 
 def test_generated_belt_orbit_w1_closes():
     model = load_model("belt", continuation="Vb", n=10, FN=5)
-    sol = simulate(model, [0.0, 0.5], (0.0, 0.3), lam=0.5)      # transient to the attractor
+    # transient to the attractor (LSODA: the tight-tolerance Radau default takes ~30 s here)
+    sol = simulate(model, [0.0, 0.5], (0.0, 0.3), lam=0.5, method="LSODA", rtol=1e-8, atol=1e-10)
     orbit = find_periodic_orbit(model, 0.5, sol.y[:, -1], 2 * np.pi / 1200)
     check = check_orbit(model, orbit.x0, orbit.T, lam=0.5, rtol=1e-12, atol=1e-14)
     assert check.relative < 1e-7

@@ -23,6 +23,9 @@ from frictionkit.runtime._shooting import find_periodic_orbit
 from tests.models import belt_handwritten
 
 
+# stability and branch points are tested in tests/stability; here only the branches matter
+NO_ANALYSIS = dict(stability=False, branch_points=False)
+
 @pytest.fixture(scope="module")
 def belt():
     m = Model(belt_handwritten, {"n": 10, "FN": 5})
@@ -35,7 +38,7 @@ def low_branch(belt):
     """H = 20 branch from the first Hopf point up to Vb = 2.5."""
     m, eq = belt
     disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 20)
-    return disc, periodic_branch(disc, Z, 0.0, 2.5, d)
+    return disc, periodic_branch(disc, Z, 0.0, 2.5, d, options=dict(NO_ANALYSIS))
 
 
 def _at(disc, br, lam, H):
@@ -92,7 +95,7 @@ def test_fold_moves_with_harmonics_as_in_seed_003(belt, H, seed_value):
     disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], H)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        br = periodic_branch(disc, Z, 0.0, 30.0, d)
+        br = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(NO_ANALYSIS))
     folds = br.special_points("fold")
     # DESIGN §6: with few harmonics the truncated R = sqrt(Vr^2 + eps/n^2) dips below zero;
     # it is reported (one warning + the validity column), not fatal
@@ -109,8 +112,8 @@ def test_anm_matches_newton_at_matched_parameters(belt):
     m, eq = belt
     hopf = eq.special_points("hopf")[0]
     disc, Z, d = periodic_start_from_hopf(m, hopf, 10)
-    anm = periodic_branch(disc, Z, 0.0, 9.0, d, method="anm", options=dict(correct=False))
-    newton = periodic_branch(disc, Z, 0.0, 9.0, d, method="newton")
+    anm = periodic_branch(disc, Z, 0.0, 9.0, d, method="anm", options=dict(correct=False, **NO_ANALYSIS))
+    newton = periodic_branch(disc, Z, 0.0, 9.0, d, method="newton", options=dict(NO_ANALYSIS))
     assert anm.status == newton.status == "range"
     assert anm.counters["factorizations"] * 3 < newton.counters["factorizations"]
     e = np.eye(disc.size)[-1]
@@ -168,7 +171,7 @@ def test_converged_fold_against_collocation(belt):
     from frictionkit.runtime._continuation import locate_fold_near
     m, eq = belt
     disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 20)
-    br = periodic_branch(disc, Z, 0.0, 30.0, d)
+    br = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(NO_ANALYSIS))
     (fold20,) = br.special_points("fold")
     d60, Z60 = disc.resize(fold20.solution, 60)
     fold60 = locate_fold_near(d60, Z60)
@@ -190,8 +193,8 @@ def test_converged_fold_against_collocation(belt):
 def test_pade_gives_the_same_branch(belt):
     m, eq = belt
     disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 5)
-    series = periodic_branch(disc, Z, 0.0, 30.0, d)
-    pade = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(pade=True))
+    series = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(NO_ANALYSIS))
+    pade = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(pade=True, **NO_ANALYSIS))
     assert pade.counters["steps"] < series.counters["steps"]
     assert pade.special_points("fold")[0].param == pytest.approx(series.special_points("fold")[0].param,
                                                                  rel=1e-10)

@@ -44,10 +44,9 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from frictionkit.runtime import equilibrium_branch, load_model
-from frictionkit.runtime._seed004 import (hopf_by_hand, locate_fold, poincare_multipliers, section_points,
-                                          shooting_branch, to_section)
+from frictionkit.runtime._seed004 import (hopf_by_hand, locate_flip, locate_fold, poincare_multipliers,
+                                          section_points, shooting_branch, switch_flip, to_section)
 from frictionkit.runtime._shooting import find_periodic_orbit
-from frictionkit.runtime._stability import locate_period_doubling, switch_period_doubling
 from frictionkit.runtime.errors import ConvergenceError, InputError
 
 RTOL, ATOL = 1e-8, 1e-10             # shooting along the branches (sign changes only)
@@ -119,82 +118,89 @@ def _nontrivial(mu):
 def check_flip(model, br, i, label):
     """Locate the flip between orbits i and i+1 and check it twice."""
     n = model.n
-    a, b = br.Z[i], br.Z[i + 1]
-    pd = locate_period_doubling(model, a[-1], b[-1], a[:n], a[n], xtol=1e-8, rtol=RTOL_LOC, atol=ATOL_LOC)
-    lam = pd["lam"]
-    # check 1: again at 10x tighter tolerances, bracket +-1e-4 around the first value
+    flip = locate_flip(model, br, i, rtol=RTOL_LOC, atol=ATOL_LOC)
+    lam = flip["lam"]
+    # check 1: located again at 10x tighter integration tolerances
     try:
-        pd2 = locate_period_doubling(model, lam - 1e-4, lam + 1e-4, pd["orbit"].x0, pd["orbit"].T, xtol=1e-8,
-                                     rtol=RTOL_CHECK, atol=ATOL_CHECK)
-        lam2 = pd2["lam"]
-    except (InputError, ConvergenceError) as exc:
+        lam2 = locate_flip(model, br, i, rtol=RTOL_CHECK, atol=ATOL_CHECK)["lam"]
+    except (InputError, ConvergenceError, ValueError) as exc:
         log(f"  tight re-location failed: {exc}")
         lam2 = float("nan")
     # check 2: the Poincaré return map's multiplier at the located orbit
-    o = pd["orbit"]
-    info = section_points(model, lam, o.x0, o.T)
-    q = to_section(model, lam, o.x0, o.T)
+    Z = flip["Z"]
+    info = section_points(model, lam, Z[:n], Z[n])
+    q = to_section(model, lam, Z[:n], Z[n])
     mu_p, defect = poincare_multipliers(model, lam, q, info.n)
     mu_pd = complex(mu_p[np.argmin(np.abs(mu_p + 1))])
-    # criticality: the doubled orbit on the unstable side of the period-1 orbit is stable
-    side = 1.0 if br.pd_test[i + 1] < 0 and b[-1] > a[-1] or br.pd_test[i] < 0 and a[-1] > b[-1] else -1.0
+    # the side of the flip where the period-1 orbit is unstable
+    a, b = br.Z[i, -1], br.Z[i + 1, -1]
+    side = float(np.sign(b - a)) if br.pd_test[i + 1] < 0 else float(np.sign(a - b))
     log(f"  {label} flip at Vdr = {lam:.7f} (rtol 1e-11: {lam2:.7f}); Poincaré-map multiplier "
-        f"{mu_pd.real:+.6f}{mu_pd.imag:+.1e}j, map defect {np.max(np.abs(defect)):.1e}")
+        f"{mu_pd.real:+.6f}{mu_pd.imag:+.1e}j, map defect {np.max(np.abs(defect)):.1e}, period-{info.n}")
     return dict(kind="flip", branch=label, lam=lam, lam_tight=lam2, mu_poincare=mu_pd.real,
-                mu_monodromy=complex(pd["multiplier"]).real, side=side, pd=pd, n=info.n)
+                mu_monodromy=flip["multiplier"].real, side=side, pd=flip, n=info.n)
 
 
 def check_fold(model, br, i, label):
+    """Locate the fold between orbits i and i+1 and check it twice."""
     f = locate_fold(model, br, i, rtol=RTOL_LOC, atol=ATOL_LOC)
     lam = f["lam"]
     n = model.n
     Z = f["Z"]
     mu_m = _nontrivial(f["multipliers"])
     mu_m = complex(mu_m[np.argmin(np.abs(mu_m - 1))])
-    # check 1: re-solve the fold orbit at tight tolerances; its two multipliers nearest 1
+    # check 1: located again at 10x tighter integration tolerances
     try:
-        o = find_periodic_orbit(model, lam, Z[:n], Z[n], rtol=RTOL_CHECK, atol=ATOL_CHECK)
-        near = np.sort(np.abs(o.multipliers - 1))[:2]
-    except ConvergenceError as exc:
-        log(f"  tight fold orbit failed: {exc}")
-        o, near = None, np.full(2, np.nan)
+        lam2 = locate_fold(model, br, i, rtol=RTOL_CHECK, atol=ATOL_CHECK)["lam"]
+    except (ConvergenceError, ValueError) as exc:
+        log(f"  tight re-location failed: {exc}")
+        lam2 = float("nan")
+    # check 2: the Poincaré return map has a multiplier +1 at a fold
     info = section_points(model, lam, Z[:n], Z[n])
     q = to_section(model, lam, Z[:n], Z[n])
     mu_p, defect = poincare_multipliers(model, lam, q, info.n)
     mu_f = complex(mu_p[np.argmin(np.abs(mu_p - 1))])
-    log(f"  {label} fold at Vdr = {lam:.7f}; monodromy multiplier {mu_m.real:+.6f}, tight-tolerance |mu-1| "
-        f"of the two nearest 1: {near[0]:.1e} {near[1]:.1e}; Poincaré-map multiplier {mu_f.real:+.6f}")
-    return dict(kind="fold", branch=label, lam=lam, lam_tight=float("nan"), mu_poincare=mu_f.real,
+    log(f"  {label} fold at Vdr = {lam:.7f} (rtol 1e-11: {lam2:.7f}); monodromy multiplier {mu_m.real:+.6f}; "
+        f"Poincaré-map multiplier {mu_f.real:+.6f}, map defect {np.max(np.abs(defect)):.1e}, period-{info.n}")
+    return dict(kind="fold", branch=label, lam=lam, lam_tight=lam2, mu_poincare=mu_f.real,
                 mu_monodromy=mu_m.real, side=0.0, n=info.n)
 
 
 def analyse(model, br, label):
-    """Flips and folds of one branch (folds first: no natural-parameter location across them)."""
+    """Flips and folds of one branch (a failed location is logged and skipped)."""
     out = []
     folds = br.fold_indices()
     for i in folds:
-        out.append(check_fold(model, br, i, label))
+        try:
+            out.append(check_fold(model, br, i, label))
+        except (ConvergenceError, ValueError, np.linalg.LinAlgError) as exc:
+            log(f"  {label}: fold between orbits {i} and {i + 1} not located: {exc}")
     for i in br.pd_indices():
         if any(abs(i - j) <= 1 for j in folds):
             log(f"  {label}: multiplier -1 next to a fold at orbit {i}: not located")
             continue
-        out.append(check_flip(model, br, i, label))
+        try:
+            out.append(check_flip(model, br, i, label))
+        except (ConvergenceError, ValueError, np.linalg.LinAlgError) as exc:
+            log(f"  {label}: flip between orbits {i} and {i + 1} not located: {exc}")
     return out
 
 
-def switch(model, flip, label, direction_hint=None):
-    """First orbit of the period-doubled branch at a flip (on the side where it exists)."""
-    pd = flip["pd"]
-    sides = [flip["side"], -flip["side"]] if direction_hint is None else [direction_hint]
-    for s in sides:
+def switch(model, flip, label):
+    """First orbit of the period-doubled branch at a flip, and the direction away from it."""
+    last = None
+    for s in (0.02, 0.05, 0.01):
         try:
-            o = switch_period_doubling(model, pd, 2e-3 * s, 0.02, rtol=RTOL, atol=ATOL)
-            log(f"  switched at {pd['lam']:.6f} to {label}: Vdr = {o.lam:.4f}, T = {o.T:.4f}, "
-                f"stable = {bool(np.all(np.abs(_nontrivial(o.multipliers)) < 1))}")
-            return o, s
-        except ConvergenceError as exc:
-            log(f"  no doubled orbit on side {s:+.0f}: {exc}")
-    raise ConvergenceError(f"no period-doubled orbit at {pd['lam']}")
+            o = switch_flip(model, flip["pd"], s, rtol=RTOL, atol=ATOL)
+        except (ConvergenceError, np.linalg.LinAlgError) as exc:
+            last = exc
+            continue
+        stable = bool(np.all(np.abs(_nontrivial(o.multipliers)) < 1))
+        d = o.lam - flip["lam"]
+        direction = float(np.sign(d)) if abs(d) > 1e-7 else flip["side"]
+        log(f"  switched at {flip['lam']:.6f} to {label}: Vdr = {o.lam:.6f}, T = {o.T:.4f}, stable = {stable}")
+        return o, direction, stable
+    raise ConvergenceError(f"no period-doubled orbit at {flip['lam']}: {last}")
 
 
 def sections(model, br):
@@ -218,6 +224,7 @@ def save_branch(f, name, model, br, specials):
     rows = [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.items() if k != "pd"}
             for s in specials]
     g.attrs["special"] = json.dumps(rows)
+    f.flush()
 
 
 def stage_equilibrium(f, model):
@@ -234,38 +241,67 @@ def stage_equilibrium(f, model):
         f"{ref['Vdr']:.10g} (omegas {ref['omegas']}); seed 004 Table 2 (eps = 1e5): 1.46e-3")
 
 
+def _doubled(f, model, flip, label, max_steps):
+    """Switch at a flip, follow the doubled branch, save it; the flip learns its criticality."""
+    try:
+        o, direction, stable = switch(model, flip, label)
+    except ConvergenceError as exc:
+        log(f"  {exc}")
+        return None
+    # super-critical: the doubled orbit exists where the period-1 orbit is unstable, and is stable
+    flip["doubled_stable"] = stable
+    flip["doubled_side"] = direction
+    flip["criticality"] = "super" if (stable and direction == flip["side"]) else (
+        "sub" if (not stable and direction == -flip["side"]) else "undetermined")
+    br = run_branch(model, o, label, direction, max_steps=max_steps)
+    save_branch(f, label, model, br, [])
+    sp = analyse(model, br, label)
+    set_special(f, label, sp)
+    return br
+
+
+def set_special(f, label, specials):
+    rows = [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.items() if k != "pd"}
+            for s in specials]
+    f["branches"][label].attrs["special"] = json.dumps(rows)
+    f.flush()
+
+
 def stage_plus(f, model):
     o1 = attractor(model, 0.12, [1.0, 0.0, -0.5, 0.0], 150.0, 1)
     p1 = join(run_branch(model, o1, "+1", -1), run_branch(model, o1, "+1", +1))
+    save_branch(f, "+1", model, p1, [])
     sp1 = analyse(model, p1, "+1")
-    save_branch(f, "+1", model, p1, sp1)
-    for flip in sp1:
-        if flip["kind"] != "flip":
-            continue
+    set_special(f, "+1", sp1)
+    for flip in [s for s in sp1 if s["kind"] == "flip"]:
         label = "+2 (right)" if flip["lam"] > 0.11 else "+2 (left)"
-        o2, s = switch(model, flip, label)
-        flip["doubled_stable"] = bool(np.all(np.abs(_nontrivial(o2.multipliers)) < 1))
-        br = run_branch(model, o2, label, s, max_steps=80)
-        sp = analyse(model, br, label)
-        save_branch(f, label, model, br, sp)
-    f["branches/+1"].attrs["special"] = json.dumps(
-        [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in s.items() if k != "pd"}
-         for s in sp1])
+        _doubled(f, model, flip, label, 80)
+        set_special(f, "+1", sp1)
+
+
+def stage_plus_left(f, model):
+    """Only the low-Vdr end of +1, its flip and +2 (left) (a re-run of part of ``plus``)."""
+    o1 = attractor(model, 0.12, [1.0, 0.0, -0.5, 0.0], 150.0, 1)
+    p1 = run_branch(model, o1, "+1", -1)
+    save_branch(f, "+1", model, p1, [])
+    sp1 = analyse(model, p1, "+1")
+    set_special(f, "+1", sp1)
+    for flip in [s for s in sp1 if s["kind"] == "flip"]:
+        _doubled(f, model, flip, "+2 (left)", 80)
+        set_special(f, "+1", sp1)
 
 
 def stage_minus(f, model):
     o2 = attractor(model, 0.16, [1.0, 0.0, 1.0, 0.0], 300.0, 2)
     m2 = join(run_branch(model, o2, "-2", -1), run_branch(model, o2, "-2", +1))
+    save_branch(f, "-2", model, m2, [])
     sp2 = analyse(model, m2, "-2")
+    set_special(f, "-2", sp2)
     flips = [s for s in sp2 if s["kind"] == "flip"]
-    for flip in flips:
-        o4, s = switch(model, flip, "-4")
-        flip["doubled_stable"] = bool(np.all(np.abs(_nontrivial(o4.multipliers)) < 1))
-        br = run_branch(model, o4, "-4", s, max_steps=150)
-        sp = analyse(model, br, "-4")
-        save_branch(f, "-4", model, br, sp)
-        break
-    save_branch(f, "-2", model, m2, sp2)
+    if flips:
+        # the flip the paper's -4 branch comes from: the one with the largest Vdr
+        _doubled(f, model, max(flips, key=lambda s: s["lam"]), "-4", 150)
+        set_special(f, "-2", sp2)
 
 
 def table3(files):
@@ -281,9 +317,7 @@ def table3(files):
         for v in values:
             if cands:
                 s = min(cands, key=lambda s: abs(s["lam"] - v))
-                crit = ""
-                if s["kind"] == "flip" and "doubled_stable" in s:
-                    crit = "super" if s["doubled_stable"] else "sub"
+                crit = s.get("criticality", "")
                 rows.append((branch, kind, v, s["lam"], s.get("lam_tight", np.nan), s["mu_poincare"], crit))
             else:
                 rows.append((branch, kind, v, np.nan, np.nan, np.nan, ""))
@@ -335,7 +369,8 @@ def main(argv=None):
             f.attrs["parameters"] = json.dumps(dict(zip(model.module.PARAMETERS, model.param_vector().tolist())))
             f.attrs["shooting"] = json.dumps(dict(method="LSODA", rtol=RTOL, atol=ATOL))
             for stage in args.stages.split(","):
-                dict(equilibrium=stage_equilibrium, plus=stage_plus, minus=stage_minus)[stage](f, model)
+                dict(equilibrium=stage_equilibrium, plus=stage_plus, minus=stage_minus,
+                     plusleft=stage_plus_left)[stage](f, model)
         files = [args.out]
     print("\nseed 004 Table 3: paper | ours (rtol 1e-10) | ours (rtol 1e-11) | Poincaré-map multiplier")
     for branch, kind, v, lam, lam2, mu, crit in table3(files):

@@ -481,3 +481,111 @@ def locate_fold(model, branch: ShootingBranch, i, *, xtol=1e-10, rtol=None, atol
     Y, _ = point(s) if 0 < s < 1 else (Ya if s == 0 else Yb, None)
     mu = np.linalg.eigvals(sc.monodromy(Y))
     return dict(lam=float(Y[-1] * S[-1]), Z=Y * S, multipliers=mu[np.argsort(-np.abs(mu))])
+
+
+def _scaled_disc(model, rtol, atol, lam_scale=0.01, T_scale=10.0):
+    n = model.n
+    S = np.ones(n + 2)
+    S[n], S[n + 1] = T_scale, lam_scale
+    return _Scaled(ShootingDiscretization(model, rtol=rtol, atol=atol), S)
+
+
+def _pd_value(mu):
+    mu = np.asarray(mu)
+    nt = np.delete(mu, int(np.argmin(np.abs(mu - 1))))
+    return float(np.min(nt.real) + 1)
+
+
+def locate_flip(model, branch: ShootingBranch, i, *, rtol=1e-10, atol=1e-12, xtol=1e-8):
+    """Flip (a multiplier through -1) between orbits ``i`` and ``i + 1`` of ``branch``.
+
+    Brent's method on ``min Re(mu) + 1`` of the monodromy, each orbit corrected at fixed
+    ``Vdr`` by Newton from the interpolation of the known orbits on either side (the same noise-floor-aware
+    corrector as :func:`shooting_branch`; ``find_periodic_orbit``'s damped Newton stalls on
+    this stiff problem, see the module docstring).
+
+    Returns
+    -------
+    dict
+        ``lam``, ``Z`` (``[x0, T, Vdr]``), ``multiplier`` (closest to -1), ``eigenvector``
+        (its real unit eigenvector of the monodromy), ``multipliers``.
+    """
+    sc = _scaled_disc(model, rtol, atol, branch.options["lam_scale"], branch.options["T_scale"])
+    S = sc.S
+    e = np.zeros(S.size)
+    e[-1] = 1.0
+    known = {float(branch.Z[i, -1]): branch.Z[i] / S, float(branch.Z[i + 1, -1]): branch.Z[i + 1] / S}
+    solved = {}
+
+    def orbit(lam):
+        if lam not in solved:
+            # guess: linear interpolation between the nearest known orbits on either side
+            ls = np.array(sorted(known))
+            j = int(np.clip(np.searchsorted(ls, lam), 1, ls.size - 1))
+            la, lb = ls[j - 1], ls[j]
+            w = (lam - la) / (lb - la)
+            guess = (1 - w) * known[la] + w * known[lb]
+            guess[-1] = lam / S[-1]
+            Y, _ = _newton(sc, guess, e, guess[-1], 100 * rtol)
+            known[lam] = Y
+            solved[lam] = (Y, np.linalg.eigvals(sc.monodromy(Y)))
+        return solved[lam]
+
+    lam = brentq(lambda l: _pd_value(orbit(l)[1]), branch.Z[i, -1], branch.Z[i + 1, -1], xtol=xtol)
+    Y, _ = orbit(lam)
+    w, V = np.linalg.eig(sc.monodromy(Y))
+    k = int(np.argmin(np.abs(w + 1)))
+    v = V[:, k].real
+    t = _null(sc.jacobian(Y), branch.tangents[i])
+    return dict(lam=float(lam), Z=Y * S, multiplier=complex(w[k]), eigenvector=v / np.linalg.norm(v),
+                multipliers=w[np.argsort(-np.abs(w))], tangent=t, scale=S)
+
+
+def switch_flip(model, flip, s, *, rtol=1e-8, atol=1e-10, lam_scale=0.01, T_scale=10.0) -> PeriodicOrbit:
+    """First orbit of the period-doubled branch at a flip, by a branch-switching step.
+
+    The period-1 orbit run twice (period ``2T``) is a solution of the doubled problem, and
+    at the flip the doubled branch leaves it tangent to the flip eigenvector ``v`` (with
+    ``Vdr`` changing only quadratically).  The new orbit is the solution of the doubled
+    shooting problem on the hyperplane ``b . (Y - Y_flip) = s`` (``Vdr`` free), ``b`` the
+    eigenvector ``[v, 0, 0]`` made orthogonal to the period-1 branch's tangent, so that the
+    hyperplane does not cut the period-1 branch near the flip.
+
+    Parameters
+    ----------
+    flip : dict
+        Result of :func:`locate_flip`.
+    s : float
+        Offset along the eigenvector (its sign picks one of the two symmetric half-branches).
+
+    Returns
+    -------
+    PeriodicOrbit
+        Period ``~ 2T``; ``multipliers`` from its monodromy (``monodromy`` is set).
+    """
+    n = model.n
+    sc = _scaled_disc(model, rtol, atol, lam_scale, T_scale)
+    Z = np.array(flip["Z"], dtype=float)
+    Z[n] *= 2
+    Y0 = Z / sc.S
+    # the period-1 tangent in the doubled problem's scaled unknowns (T doubles)
+    t = np.array(flip["tangent"], dtype=float) * flip["scale"] / sc.S
+    t[n] *= 2
+    t /= np.linalg.norm(t)
+    border = np.zeros(n + 2)
+    border[:n] = flip["eigenvector"]
+    border -= (border @ t) * t
+    border /= np.linalg.norm(border)
+    Y, _ = _newton(sc, Y0 + s * border, border, border @ Y0 + s, 100 * rtol, max_iter=15)
+    # reject the period-1 orbit run twice: x(T) must differ from x(0)
+    M = sc.monodromy(Y)
+    Zn = Y * sc.S
+    mu = np.linalg.eigvals(M)
+    orbit = PeriodicOrbit(x0=Zn[:n], T=float(Zn[n]), lam=float(Zn[-1]), monodromy=M,
+                          multipliers=mu[np.argsort(-np.abs(mu))], ptp=None, residual=float("nan"), iterations=0,
+                          model=model, options=dict(method="LSODA", rtol=rtol, atol=atol))
+    half = orbit.at([orbit.T / 2])[:, 0]
+    if np.max(np.abs(half - orbit.x0)) < 1e-6:
+        raise ConvergenceError(f"switching at Vdr={flip['lam']} converged back to the period-1 orbit; "
+                               "increase |s|")
+    return orbit

@@ -62,15 +62,21 @@ def run_set(name, p, plan, out, log, reuse=False):
     row["v_lw_paper"] = v_lw_exponential(p["xi"], p["mud"], p["mus"], p["muv"], p["v0"])
     row["v_up_paper"] = v_up(p["xi"], (1e-3, 50.0), law=exact_law(**p))
     t = time.time()
-    g = grazing_fold(**p, vd_max=max(20.0, 3 * row["v_up_paper"]))
-    row["slip_hopf"] = g["hopf"]
-    row["grazing_fold"] = g["vd"]
-    row["grazing_amplitude"] = g["amplitude"]
+    try:
+        g = grazing_fold(**p, vd_max=max(20.0, 3 * row["v_up_paper"]))
+        row["slip_hopf"] = g["hopf"]
+        row["grazing_fold"] = g["vd"]
+        row["grazing_amplitude"] = g["amplitude"]
+    except Exception as exc:                  # reported, not hidden
+        g = dict(vd=float("nan"))
+        row["grazing_fold"] = float("nan")
+        row["grazing_error"] = str(exc)
+        log(f"[{name}] grazing fold failed: {exc}")
     row["grazing_time_s"] = time.time() - t
     log(f"[{name}] v_lw = {row['v_lw_paper']:.6f}, v_up = {row['v_up_paper']:.6f}, "
         f"grazing fold (delta = 0, shooting) = {g['vd']:.8f}")
     lam_lo = 0.5 * row["v_lw_paper"]
-    lam_hi = 1.5 * max(row["v_up_paper"], g["vd"])
+    lam_hi = 1.5 * np.nanmax([row["v_up_paper"], g["vd"]])
     row["runs"] = []
     for delta, Hs in plan:
         model = load_model("weakstrong", continuation="vd", **p, delta=delta)
@@ -133,7 +139,8 @@ def run_set(name, p, plan, out, log, reuse=False):
         for v, lab, c in ((row["v_lw_paper"], "v_lw (eq. 9)", "tab:red"),
                           (row["v_up_paper"], "v_up (eq. 15)", "tab:green"),
                           (g["vd"], "grazing fold (delta = 0)", "k")):
-            ax.axvline(v, color=c, ls=":", lw=1, label=lab)
+            if np.isfinite(v):
+                ax.axvline(v, color=c, ls=":", lw=1, label=lab)
         ax.legend(fontsize=7, loc="best")
         fig.savefig(out / f"{name}_delta{delta:g}.png", dpi=120)
     return row

@@ -89,24 +89,28 @@ def shooting_start(model: Model, disc, Z, *, phase_state: int = 0, fix: str = "l
     return sd, Zs
 
 
-def grazing_fold(xi=0.05, mud=0.5, mus=1.0, muv=0.0, v0=0.5, *, harmonics: int = 20, vd_max: float = 20.0,
-                 backend: str = "numpy", rtol: float = 1e-12, atol: float = 1e-14):
+def grazing_fold(xi=0.05, mud=0.5, mus=1.0, muv=0.0, v0=0.5, *, method: str = "auto", harmonics: int = 20,
+                 vd_max: float = 20.0, backend: str = "numpy", rtol: float = 1e-12, atol: float = 1e-14):
     """Fold of cycles of the non-smooth seed-002 model: the sliding cycle that grazes ``v_rel = 0``.
 
     The unstable sliding cycles of the slip model (:func:`seed002_slip_spec`) are continued
-    from the Hopf point by the ANM (HBM, ``harmonics``) until ``max x' - v_d`` changes sign;
-    the grazing cycle is then solved by shooting with the extra condition
-    ``x'(0) = v_d`` at the maximum of ``x'`` (phase condition ``f_1(x0) = 0``): unknowns
-    ``x0, T, v_d``, exact up to the integration tolerance.
+    from the Hopf point until ``max x' - v_d`` changes sign, by the ANM (HBM, ``harmonics``;
+    ``method="hbm"``) or by pseudo-arclength shooting (``method="shooting"``: needed for the
+    steep laws of the seed 002 eq. (19) sets, whose near-grazing cycles the HBM at moderate
+    H gets wrong; ``"auto"`` tries the HBM, then shooting).  The grazing cycle is then solved
+    by shooting with the extra condition ``x'(0) = v_d`` at the maximum of ``x'`` (phase
+    condition ``f_1(x0) = 0``): unknowns ``x0, T, v_d``, exact up to the integration tolerance.
 
     Returns
     -------
     dict
         ``vd`` (the fold), ``T``, ``x0``, ``hopf`` (the slip model's Hopf point, = v_lw),
-        ``amplitude`` (half peak-to-peak of x on the grazing cycle).
+        ``amplitude`` (half peak-to-peak of x on the grazing cycle), ``method``, ``model``.
     """
     from ._equilibria import equilibrium_branch, periodic_start_from_hopf, periodic_branch
     from ._load import load_model
+    if method not in ("auto", "hbm", "shooting"):
+        raise InputError(f"method={method!r}: use 'auto', 'hbm' or 'shooting'")
     model = load_model(seed002_slip_spec(), continuation="vd", backend=backend, xi=xi, mud=mud, mus=mus,
                        muv=muv, v0=v0)
     eq = equilibrium_branch(model, vd_max, 1e-3)
@@ -114,23 +118,52 @@ def grazing_fold(xi=0.05, mud=0.5, mus=1.0, muv=0.0, v0=0.5, *, harmonics: int =
     if len(hopf) != 1:
         raise ConvergenceError(f"slip model: expected one Hopf point in (0, {vd_max}], found {len(hopf)}")
     disc, Z, d = periodic_start_from_hopf(model, hopf[0], harmonics=harmonics)
-    br = periodic_branch(disc, Z, 1e-3, vd_max, d, method="anm", options=dict(max_steps=200, stability=False))
-    g = br.max["v"] - br.param
-    k = np.flatnonzero((g[:-1] < 0) & (g[1:] >= 0))
-    if k.size == 0:
-        raise ConvergenceError(f"the sliding cycles do not reach v_rel = 0 for vd <= {vd_max}: raise vd_max")
-    k = int(k[0]) + 1
-    sd, Zs = shooting_start(model, disc, br.solutions[k], phase_state=1, rtol=rtol, atol=atol)
-    # grazing: x'(0) = vd, a linear border row
-    border = np.zeros(sd.size)
-    border[1], border[-1] = 1.0, -1.0
-    Zs, _ = correct(sd, Zs, border, 0.0, max_iter=30)
+    border = np.zeros(model.n + 2)
+    border[1], border[-1] = 1.0, -1.0          # grazing: x'(0) = vd, a linear border row
+
+    def graze(sd, Zs):
+        Zs, _ = correct(sd, Zs, border, 0.0, max_iter=30, xtol=100 * rtol)
+        res = float(np.max(np.abs(sd.residual(Zs))))
+        if not res < 1e-8:
+            raise ConvergenceError(f"grazing cycle not converged (residual {res:.2e})")
+        return sd, Zs
+
+    found, errors = None, []
+    if method in ("auto", "hbm"):
+        try:
+            br = periodic_branch(disc, Z, 1e-3, vd_max, d, method="anm",
+                                 options=dict(max_steps=200, stability=False))
+            g = br.max["v"] - br.param
+            k = np.flatnonzero((g[:-1] < 0) & (g[1:] >= 0))
+            if k.size == 0:
+                raise ConvergenceError(f"the HBM sliding cycles do not reach v_rel = 0 for vd <= {vd_max}")
+            sd, Zs = shooting_start(model, disc, br.solutions[int(k[0]) + 1], phase_state=1, rtol=rtol, atol=atol)
+            found = graze(sd, Zs) + ("hbm",)
+        except ConvergenceError as exc:
+            errors.append(f"hbm: {exc}")
+            if method == "hbm":
+                raise
+    if found is None:
+        from ._continuation import ContinuationProblem, NewtonOptions, continuation
+        # a small cycle near the Hopf point (where H = harmonics is accurate), then shooting
+        br = periodic_branch(disc, Z, 1e-3, vd_max, d, method="anm", options=dict(max_steps=4, stability=False))
+        sd, Zs = shooting_start(model, disc, br.solutions[-1], phase_state=1, rtol=1e-10, atol=1e-12)
+        opts = NewtonOptions(lam_min=1e-3, lam_max=vd_max, step=0.05, max_step=0.1, max_steps=400,
+                             stop_on_return=False, branch_points=False, stability=False, locate_folds=False,
+                             newton_xtol=1e-8, residual_tolerance=1e-8)
+        path = np.array(continuation(ContinuationProblem(sd, Zs, 1.0), "newton", opts).solutions)
+        g = path[:, 1] - path[:, -1]
+        k = np.flatnonzero((g[:-1] < 0) & (g[1:] >= 0))
+        if k.size == 0:
+            raise ConvergenceError(f"the sliding cycles do not reach v_rel = 0 for vd <= {vd_max} "
+                                   f"({'; '.join(errors)})")
+        sd = ShootingDiscretization(model, phase_state=1, rtol=rtol, atol=atol)
+        found = graze(sd, path[int(k[0]) + 1]) + ("shooting",)
+    sd, Zs, how = found
     x0, T, vd = Zs[:2], Zs[2], Zs[3]
-    if not np.max(np.abs(sd.residual(Zs))) < 1e-8:
-        raise ConvergenceError(f"grazing cycle not converged (residual {np.max(np.abs(sd.residual(Zs))):.2e})")
     orbit = sd.unpack(Zs)["samples"](1024)
     return dict(vd=float(vd), T=float(T), x0=np.array(x0), hopf=float(hopf[0].param),
-                amplitude=float(np.ptp(orbit[0]) / 2), model=model)
+                amplitude=float(np.ptp(orbit[0]) / 2), method=how, model=model)
 
 
 def shooting_fold(model: Model, disc, Z_fold, *, coordinate: str = "auto", width: float = 2e-4,
@@ -273,8 +306,8 @@ def seed004_cycle(eps: float, vdr: float = 0.2, *, exact=None, n_samples: int = 
     """Smoothed cycle of the zoo model ``vrande1`` (seed 004 eqs. 2, 4) at ``vdr``, from max X.
 
     Start: for ``eps <= 1e4`` a transient of three exact periods from the exact cycle's start
-    (the smoothed cycle is attracting), then shooting (LSODA); for larger ``eps`` shooting
-    (Radau) directly from the exact cycle, which is then close.
+    (the smoothed cycle is attracting), then shooting; for larger ``eps`` shooting directly
+    from the exact cycle, which is then close.  Integrator: LSODA with the model's Jacobian.
 
     Parameters
     ----------
@@ -306,8 +339,12 @@ def seed004_cycle(eps: float, vdr: float = 0.2, *, exact=None, n_samples: int = 
             raise ConvergenceError(f"eps={eps:g}: no cycle reached after three exact periods")
         x0, T0, method = sol.y_events[0][-1], sol.t_events[0][-1] - sol.t_events[0][-2], "LSODA"
     else:
-        x0, T0, method = np.array([X[0], V[0]]), P, "Radau"
-    return (model,) + seed004_smoothed_cycle(model, vdr, x0, T0, n_samples=n_samples, method=method)
+        x0, T0, method = np.array([X[0], V[0]]), P, "LSODA"
+    # LSODA (stiff BDF mode) throughout; rtol 1e-10 above eps = 1e4, where the slope 2 eps / pi
+    # of the law makes 1e-11 needlessly costly (measured: eps = 1e6, 27 s at 1e-10)
+    rtol = 1e-11 if eps <= 1e4 else 1e-10
+    return (model,) + seed004_smoothed_cycle(model, vdr, x0, T0, n_samples=n_samples, method=method, rtol=rtol,
+                                             atol=rtol * 1e-2)
 
 
 def aft_cycle_from_max(model: Model, lam: float, X, V, period: float, harmonics: int, n_samples: int = 200):

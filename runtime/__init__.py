@@ -36,7 +36,8 @@ from ._collocation import CollocationDiscretization, collocation_orbit
 from ._stability import (FloquetResult, first_lyapunov, floquet_collocation, floquet_variational,
                          hill_multipliers, locate_period_doubling, multiplier_crossings, orbit_stability,
                          switch_period_doubling, branch_stability, hill_multipliers_hbm)
-from ._switching import detect_branch_points, locate_branch_point, switch_branch, switch_period_doubling_hbm
+from ._switching import (detect_branch_points, locate_branch_point, switch_branch, switch_period_doubling_hbm,
+                         switch_period_doubling_collocation)
 from ._motion import MOTION_LABELS, classify_motion, limit_velocity
 from ._simulate import OrbitCheck, check_branch_point, check_orbit, simulate
 from ._energy import energy_ratio, energy_ratio_exponential, v_lw, v_lw_exponential, v_up
@@ -54,7 +55,7 @@ __all__ = [
     "FloquetResult", "first_lyapunov", "floquet_collocation", "floquet_variational", "hill_multipliers",
     "locate_period_doubling", "multiplier_crossings", "orbit_stability", "switch_period_doubling",
     "branch_stability", "hill_multipliers_hbm", "detect_branch_points", "locate_branch_point", "switch_branch",
-    "switch_period_doubling_hbm", "to_subharmonic",
+    "switch_period_doubling_hbm", "switch_period_doubling_collocation", "to_subharmonic",
     "MOTION_LABELS", "classify_motion", "limit_velocity",
     "OrbitCheck", "check_branch_point", "check_orbit", "simulate",
     "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up",

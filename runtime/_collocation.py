@@ -144,6 +144,10 @@ class CollocationDiscretization(Discretization):
         Phase condition of autonomous models (module docstring).
     phase_state : int
         State ``k`` of the ``"extremum"`` phase condition.
+    subharmonic : int
+        Forced models: the normalised period spans ``subharmonic`` forcing periods (the
+        orbit's angular frequency is ``Omega / subharmonic``); 2 for period-doubled orbits
+        (:func:`frictionkit.runtime._switching.switch_period_doubling_collocation`).
 
     Raises
     ------
@@ -157,7 +161,7 @@ class CollocationDiscretization(Discretization):
     """
 
     def __init__(self, model: Model, n_intervals: int = 50, degree: int = 3, *, phase: str = "extremum",
-                 phase_state: int = 0):
+                 phase_state: int = 0, subharmonic: int = 1):
         if getattr(model, "sampled", False):
             raise InputError(
                 f"model {model.name!r} is sampled (a non-analytic law, no quadratic recast): "
@@ -189,6 +193,11 @@ class CollocationDiscretization(Discretization):
         self.forced = model.forced
         self.autonomous = not self.forced
         self.omega_is_lam = self.forced and model.module.FORCING_FREQUENCY == model.continuation
+        # forced models: the mesh spans ``subharmonic`` forcing periods (period-doubled orbits)
+        self.nu = int(subharmonic)
+        if self.nu != subharmonic or self.nu < 1 or (self.nu > 1 and not self.forced):
+            raise InputError(f"subharmonic={subharmonic} must be a positive integer (> 1 for forced models "
+                             "only: an autonomous period-doubled orbit is an ordinary orbit)")
         self.m = self.N * G + (1 if self.autonomous else 0)
         self.omega_index = self.N * G if self.autonomous else None    # position of omega in Z
         self.lam_index = self.m
@@ -287,9 +296,9 @@ class CollocationDiscretization(Discretization):
         if self.autonomous:
             omega = Z[self.N * self.G]
         elif self.omega_is_lam:
-            omega = lam
+            omega = lam / self.nu
         else:
-            omega = self.model.value(self.model.module.FORCING_FREQUENCY)
+            omega = self.model.value(self.model.module.FORCING_FREQUENCY) / self.nu
         return U, omega, lam
 
     def _at_gauss(self, U):
@@ -309,7 +318,8 @@ class CollocationDiscretization(Discretization):
 
     def _forcing(self, ops):
         """Forcing terms at the Gauss points: ``(f0, f1)`` each (N, G), f = f0 + lam f1."""
-        c, s = np.cos(2 * np.pi * self.tau_gauss), np.sin(2 * np.pi * self.tau_gauss)   # w t = 2 pi tau
+        w = 2 * np.pi * self.nu                                    # Omega t = 2 pi nu tau
+        c, s = np.cos(w * self.tau_gauss), np.sin(w * self.tau_gauss)
         f0 = ops["fc0"][:, None] * c + ops["fs0"][:, None] * s
         f1 = ops["fc1"][:, None] * c + ops["fs1"][:, None] * s
         return f0, f1
@@ -348,7 +358,7 @@ class CollocationDiscretization(Discretization):
 
     def _dforcing(self, ops):
         """d/dtau of the forcing at the Gauss points: ``(g0, g1)`` each (N, G)."""
-        w = 2 * np.pi
+        w = 2 * np.pi * self.nu
         c, s = np.cos(w * self.tau_gauss), np.sin(w * self.tau_gauss)
         g0 = w * (-ops["fc0"][:, None] * s + ops["fs0"][:, None] * c)
         g1 = w * (-ops["fc1"][:, None] * s + ops["fs1"][:, None] * c)
@@ -453,7 +463,7 @@ class CollocationDiscretization(Discretization):
         dlam = -(ops["c1"][:, None] + ops["L1"] @ Ug + f1)
         domega = ops["mass"][:, None] / (2 * np.pi) * dU
         if self.omega_is_lam:
-            dlam = dlam + domega
+            dlam = dlam + domega / self.nu
         if self.has_point:
             a = self.alg_nodal
             _, g1 = self._dforcing(ops)
@@ -633,7 +643,7 @@ class CollocationDiscretization(Discretization):
         if self.autonomous:
             omega_used = float(omega)
         elif self.omega_is_lam:
-            omega_used = float(lam)
+            omega_used = float(lam) / self.nu
         T = 2 * np.pi / omega_used
         d = self.nodal
         t_nodes, t_gauss = self.tau_nodes * T, self.tau_gauss * T

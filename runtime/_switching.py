@@ -47,7 +47,7 @@ from ._newton import Counters, correct
 from .errors import ConvergenceError, InputError
 
 __all__ = ["bordered_det_sign", "detect_branch_points", "locate_branch_point", "branch_point_tangents",
-           "switch_branch", "switch_period_doubling_hbm"]
+           "switch_branch", "switch_period_doubling_hbm", "switch_period_doubling_collocation"]
 
 
 def _perm_parity(perm) -> int:
@@ -478,3 +478,76 @@ def switch_period_doubling_hbm(disc, special_point, *, amplitude: float | None =
     br = continuation(ContinuationProblem(d2, Z1, np.sign(amplitude) * phi), method, opts, progress,
                       dict(switched_from=float(special_point.param)))
     return br
+
+
+def switch_period_doubling_collocation(disc, special_point, *, amplitude: float | None = None,
+                                       method: str = "anm", options=None, lam_min: float | None = None,
+                                       lam_max: float | None = None, progress=None):
+    """Continue the period-doubled branch from a ``"pd"`` point of a forced collocation branch.
+
+    The period-1 orbit is written on a mesh of twice as many sub-intervals spanning two
+    forcing periods (``CollocationDiscretization(..., subharmonic=2)``: the same mesh over
+    each period, so the embedded orbit solves the doubled system exactly).  At the period
+    doubling the doubled system's Jacobian (``lam`` fixed) is singular with an
+    *antiperiodic* null vector ``phi(tau + 1/2) = -phi(tau)`` (a multiplier -1 of the
+    period-1 orbit is a multiplier +1 over two periods); it is found by inverse iteration
+    with the sparse LU and made exactly antiperiodic.  The first doubled orbit is
+    ``Z* + a phi`` corrected on the hyperplane ``phi . (Z - Z*) = a`` (``lam`` free), then
+    continued along ``phi`` — the collocation counterpart of :func:`switch_period_doubling_hbm`.
+
+    Parameters
+    ----------
+    disc : CollocationDiscretization
+        The forced period-1 discretization of the branch.
+    special_point : SpecialPoint
+        A ``"pd"`` point of the branch.
+    amplitude, method, options, lam_min, lam_max, progress
+        As for :func:`switch_period_doubling_hbm`.
+
+    Returns
+    -------
+    Branch
+    """
+    from ._collocation import CollocationDiscretization
+    from ._continuation import ContinuationProblem, _default_options, continuation
+
+    if special_point.kind != "pd":
+        raise InputError(f"switch_period_doubling_collocation needs a 'pd' special point, not {special_point.kind!r}")
+    if not isinstance(disc, CollocationDiscretization) or not disc.forced:
+        raise InputError("switch_period_doubling_collocation: a forced collocation branch is needed")
+    Zs1 = np.asarray(special_point.solution, dtype=float)
+    d2 = CollocationDiscretization(disc.model, 2 * disc.n_intervals, disc.degree, subharmonic=2 * disc.nu)
+    U1, _, lam = disc._parts(Zs1)
+    # every variable has G values per forcing period in the same places: repeat them
+    Zs = np.append(np.tile(U1, (1, 2)).ravel(), lam)
+    G2 = d2.G
+    J = d2.jacobian(Zs).tocsc()[:, :d2.m]
+    lu = scipy.sparse.linalg.splu(J)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(d2.m)
+    for _ in range(3):
+        x = lu.solve(x)
+        x /= np.linalg.norm(x)
+    X = x.reshape(d2.N, G2)
+    X = 0.5 * (X - np.roll(X, G2 // 2, axis=1))            # antiperiodic part
+    phi = np.append(X.ravel(), 0.0)
+    phi /= np.linalg.norm(phi)
+    res = np.linalg.norm(J @ phi[:-1]) / max(scipy.sparse.linalg.norm(J, 1), 1e-300)
+    if res > 1e-6:
+        warnings.warn(f"no antiperiodic null vector at this point (relative |J phi| = {res:.2e}): is it a "
+                      "located period doubling?", RuntimeWarning, stacklevel=2)
+    if amplitude is None:
+        amplitude = 1e-2 * max(1.0, float(np.max(np.abs(Zs[:-1]))))
+    Z1, _ = correct(d2, Zs + amplitude * phi, phi, float(phi @ Zs) + amplitude, max_iter=30)
+    U2 = Z1[:-1].reshape(d2.N, G2)
+    if np.linalg.norm(U2 - np.roll(U2, G2 // 2, axis=1)) < 0.1 * abs(amplitude):
+        raise ConvergenceError("the correction fell back onto the period-1 orbit: try another amplitude")
+    lo = special_point.param - 1.0 if lam_min is None else lam_min
+    hi = special_point.param + 1.0 if lam_max is None else lam_max
+    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
+    if isinstance(opts, dict):
+        opts.setdefault("lam_min", lo)
+        opts.setdefault("lam_max", hi)
+        opts = _default_options(method, opts, lo, hi)
+    return continuation(ContinuationProblem(d2, Z1, np.sign(amplitude) * phi), method, opts, progress,
+                        dict(switched_from=float(special_point.param)))

@@ -111,7 +111,20 @@ def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
     np.testing.assert_allclose(np.prod(br.multipliers, axis=1).real, np.exp(-C * T), rtol=1e-8)
 
 
-def test_hbm_switching_at_period_doubling_in_the_half_frequency_basis(duffing_pd):
+@pytest.fixture(scope="module")
+def pd4_shooting(duffing_pd):
+    """The period-2 -> period-4 doubling by shooting on period-2 orbits (periods=2), followed
+    from the shooting-switched doubled orbit at w_pd - 4e-3."""
+    from frictionkit.runtime._shooting import find_periodic_orbit
+    model, pd = duffing_pd
+    ref = switch_period_doubling(model, pd, -4e-3, 0.05)
+    x0 = ref.x0
+    for w in np.arange(pd["lam"] - 4e-3, 1.1149, -0.005):
+        x0 = find_periodic_orbit(model, w, x0, periods=2).x0
+    return locate_period_doubling(model, w, 1.1128, x0, periods=2)["lam"]
+
+
+def test_hbm_switching_at_period_doubling_in_the_half_frequency_basis(duffing_pd, pd4_shooting):
     """Issue 4: switching at a PD point of a continued HBM branch (the omega/2 basis).  The
     doubled branch has half the forcing frequency, is stable next to the (supercritical)
     flip, its orbit matches the shooting-switched one, and its own period doubling (the
@@ -120,7 +133,6 @@ def test_hbm_switching_at_period_doubling_in_the_half_frequency_basis(duffing_pd
     from frictionkit.runtime._continuation import ContinuationProblem, continuation
     from frictionkit.runtime._hbm import HBMDiscretization
     from frictionkit.runtime._newton import correct
-    from frictionkit.runtime._shooting import find_periodic_orbit
     from frictionkit.runtime._switching import switch_period_doubling_hbm
 
     model, pd = duffing_pd
@@ -148,8 +160,35 @@ def test_hbm_switching_at_period_doubling_in_the_half_frequency_basis(duffing_pd
     # period 4: the doubled branch's own PD against shooting on period-2 orbits (periods=2)
     pd4 = dbl.special_points("pd")
     assert len(pd4) == 1
-    x0 = ref.x0
-    for w in np.arange(lam, 1.1149, -0.005):
-        x0 = find_periodic_orbit(model, w, x0, periods=2).x0
-    ref4 = locate_period_doubling(model, w, 1.1128, x0, periods=2)
-    assert abs(pd4[0].param - ref4["lam"]) < 1e-7
+    assert abs(pd4[0].param - pd4_shooting) < 1e-7
+
+
+def test_collocation_switching_at_period_doubling_on_the_doubled_period(duffing_pd, pd4_shooting):
+    """Issue 4: switching at a PD point of a continued collocation branch (mesh over two
+    forcing periods, antiperiodic null vector).  Same checks as the HBM switch: half the
+    forcing frequency, stable next to the supercritical flip, the orbit of the shooting
+    switch, and the next period doubling of the cascade where the HBM finds it."""
+    from frictionkit.runtime._continuation import ContinuationProblem, continuation
+    from frictionkit.runtime._newton import correct
+    from frictionkit.runtime._switching import switch_period_doubling_collocation
+
+    model, pd = duffing_pd
+    start = periodic_orbit_from_simulation(model, 1.2, pd["orbit"].x0, 50.0)
+    disc = CollocationDiscretization(model, 40, 4)
+    Z0, _ = disc.solve(disc.from_orbit(start))
+    br = continuation(ContinuationProblem(disc, Z0, -1.0), "anm", dict(lam_min=1.1, lam_max=1.2, max_lam_step=0.01))
+    p = br.special_points("pd")[0]
+    dbl = switch_period_doubling_collocation(disc, p, lam_min=1.1, lam_max=1.2, options=dict(max_lam_step=0.01))
+    d2 = dbl.discretization
+    assert d2.n_intervals == 80 and d2.nu == 2
+    assert dbl.status == "range" and np.all(dbl.param < p.param)
+    np.testing.assert_allclose(dbl.omega, dbl.param / 2, rtol=1e-15)
+    assert np.all(dbl.stable[dbl.param > 1.12] == 1.0)
+    lam = pd["lam"] - 4e-3
+    ref = switch_period_doubling(model, pd, -4e-3, 0.05)
+    e = np.zeros(d2.size)
+    e[-1] = 1.0
+    Z, _ = correct(d2, dbl.solutions[np.argmin(np.abs(dbl.param - lam))], e, lam)
+    np.testing.assert_allclose(d2.ptp(Z), ref.ptp, rtol=1e-7)           # measured 1.7e-8 (80 x 4)
+    (pd4,) = dbl.special_points("pd")
+    assert abs(pd4.param - pd4_shooting) < 1e-7

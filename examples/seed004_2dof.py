@@ -55,7 +55,7 @@ RTOL_CHECK, ATOL_CHECK = 1e-11, 1e-13  # check 1: located again at 10x tighter t
 LAM_MIN, LAM_MAX = 0.075, 0.175
 #: Vdr ranges of the branches (around the Table 3 entries; each branch starts inside its range)
 RANGES = {"+1": (0.075, 0.175), "+2 (left)": (0.075, 0.0815), "+2 (right)": (0.14, 0.175),
-          "-2": (0.135, 0.175), "-4": (0.10, 0.146)}
+          "-2": (0.135, 0.175), "-4": (0.1045, 0.146)}
 
 #: seed 004 Table 3: (branch, bifurcation, paper values)
 TABLE3 = [("+1", "super-critical flip", (0.081, 0.141)),
@@ -291,26 +291,83 @@ def stage_plus_left(f, model):
         set_special(f, "+1", sp1)
 
 
-def stage_minus(f, model):
+def stage_plus_right(f, model):
+    """Only the high-Vdr end of +1, its flip and +2 (right) (a re-run of part of ``plus``)."""
+    o1 = attractor(model, 0.12, [1.0, 0.0, -0.5, 0.0], 150.0, 1)
+    p1 = run_branch(model, o1, "+1", +1)
+    save_branch(f, "+1", model, p1, [])
+    sp1 = analyse(model, p1, "+1")
+    set_special(f, "+1", sp1)
+    for flip in [s for s in sp1 if s["kind"] == "flip"]:
+        _doubled(f, model, flip, "+2 (right)", 80)
+        set_special(f, "+1", sp1)
+
+
+def stage_minus2(f, model):
+    """The -2 branch and its flips."""
     o2 = attractor(model, 0.16, [1.0, 0.0, 1.0, 0.0], 300.0, 2)
     m2 = join(run_branch(model, o2, "-2", -1), run_branch(model, o2, "-2", +1))
     save_branch(f, "-2", model, m2, [])
     sp2 = analyse(model, m2, "-2")
     set_special(f, "-2", sp2)
-    flips = [s for s in sp2 if s["kind"] == "flip"]
-    if flips:
-        # the flip the paper's -4 branch comes from: the one with the largest Vdr
-        _doubled(f, model, max(flips, key=lambda s: s["lam"]), "-4", 150)
-        set_special(f, "-2", sp2)
+    return m2, sp2
+
+
+def stage_minus4(f, model):
+    """The -4 branch from the stable 'out of phase' period-4 orbit at Vdr = 0.14 (seed 004
+    Fig. 5b), found by simulation (switching at the -2 flip with ``switch_flip`` diverges:
+    its corrector is ill-conditioned there, see the README), and its flips."""
+    o4 = attractor(model, 0.14, [1.0, 0.0, 1.0, 0.0], 300.0, 4)
+    info = section_points(model, o4.lam, o4.x0, o4.T)
+    log(f"  simulation at Vdr = 0.14: period-{info.n}, phase {info.phase:+d}, T = {o4.T:.5f}")
+    m4 = join(run_branch(model, o4, "-4", -1, max_steps=150), run_branch(model, o4, "-4", +1, max_steps=40))
+    save_branch(f, "-4", model, m4, [])
+    sp4 = analyse(model, m4, "-4")
+    set_special(f, "-4", sp4)
+    return m4, sp4
+
+
+def stage_minus(f, model):
+    m2, sp2 = stage_minus2(f, model)
+    m4, _ = stage_minus4(f, model)
+    for flip in sp2:
+        if flip["kind"] != "flip":
+            continue
+        # criticality of the -2 flip from the -4 branch next to it: super-critical when the -4
+        # orbits within 3e-3 of the flip lie on the side where -2 is unstable and are stable
+        near = np.flatnonzero(np.abs(m4.lam - flip["lam"]) < 3e-3)
+        if near.size:
+            on_side = bool(np.all(np.sign(m4.lam[near] - flip["lam"]) == flip["side"]))
+            stable = bool(np.all(m4.stable[near]))
+            flip["doubled_stable"], flip["doubled_side"] = stable, flip["side"] if on_side else -flip["side"]
+            flip["criticality"] = "super" if (on_side and stable) else "undetermined"
+    set_special(f, "-2", sp2)
 
 
 def table3(files):
     """Paper value vs ours for every Table 3 entry (nearest located point of the same kind)."""
-    found = {}
+    found, data = {}, {}
     for path in files:
         with h5py.File(path, "r") as f:
             for name, g in f.get("branches", {}).items():
                 found.setdefault(name, []).extend(json.loads(g.attrs["special"]))
+                data.setdefault(name, []).append((g["Vdr"][()], g["stable"][()].astype(bool)))
+    # criticality of a flip without a switched branch (the -2 flip, whose -4 branch was started
+    # from a simulation): super-critical when the next branch's orbits within 3e-3 of the flip
+    # lie on the side where the period-n orbit is unstable and are stable
+    nxt = {"-2": "-4", "+1": "+2"}
+    for name, specials in found.items():
+        for s in specials:
+            if s["kind"] != "flip" or s.get("criticality") or name not in nxt:
+                continue
+            for other, runs in data.items():
+                if not other.startswith(nxt[name]):
+                    continue
+                for lam, st in runs:
+                    near = np.abs(lam - s["lam"]) < 3e-3
+                    if near.any():
+                        on_side = bool(np.all(np.sign(lam[near] - s["lam"]) == s["side"]))
+                        s["criticality"] = "super" if (on_side and st[near].all()) else "undetermined"
     rows = []
     for branch, kind, values in TABLE3:
         cands = [s for s in found.get(branch, []) if s["kind"] == ("fold" if "fold" in kind else "flip")]
@@ -370,7 +427,8 @@ def main(argv=None):
             f.attrs["shooting"] = json.dumps(dict(method="LSODA", rtol=RTOL, atol=ATOL))
             for stage in args.stages.split(","):
                 dict(equilibrium=stage_equilibrium, plus=stage_plus, minus=stage_minus,
-                     plusleft=stage_plus_left)[stage](f, model)
+                     plusleft=stage_plus_left, plusright=stage_plus_right,
+                     minus2=stage_minus2, minus4=stage_minus4)[stage](f, model)
         files = [args.out]
     print("\nseed 004 Table 3: paper | ours (rtol 1e-10) | ours (rtol 1e-11) | Poincaré-map multiplier")
     for branch, kind, v, lam, lam2, mu, crit in table3(files):

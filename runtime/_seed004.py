@@ -336,14 +336,20 @@ def _null(J, guess):
     return t if t @ guess >= 0 else -t
 
 
-def _newton(sc, Y, border, rhs, floor, max_iter=10):
-    """Newton on ``R(Y) = 0, border . Y = rhs``; converged at the noise floor or on small updates."""
+def _newton(sc, Y, border, rhs, floor, max_iter=10, max_update=0.5):
+    """Newton on ``R(Y) = 0, border . Y = rhs``; converged at the noise floor or on small updates.
+
+    An update larger than ``max_update`` (scaled units) or a non-positive period is taken as
+    divergence at once: integrating the stiff ODE from a wild iterate can take very long.
+    """
     n = sc.disc.n
     for it in range(1, max_iter + 1):
         R = sc.residual(Y)
         J = sc.jacobian(Y)
         F = np.append(R, border @ Y - rhs)
         d = np.linalg.solve(np.vstack([J, border]), -F)
+        if not np.max(np.abs(d)) <= max_update or not (Y[n] + d[n]) > 0:
+            raise ConvergenceError(f"shooting corrector diverges (update {np.max(np.abs(d)):.2e})")
         Y = Y + d
         R = sc.residual(Y)
         scale = np.maximum(np.abs(Y[:n] * sc.S[:n]).max(), 1e-3)

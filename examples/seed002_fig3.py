@@ -30,7 +30,8 @@ import numpy as np
 from frictionkit.runtime import (HBMDiscretization, equilibrium_branch, load_branch, load_model, periodic_branch,
                                  periodic_start_from_hopf, plot_branches)
 from frictionkit.runtime._energy import v_lw_exponential, v_up
-from frictionkit.runtime._seeds import grazing_fold, shooting_fold
+from frictionkit.runtime import ContinuationProblem, NewtonOptions, continuation
+from frictionkit.runtime._seeds import grazing_fold, shooting_fold, shooting_start
 
 #: seed 002 eq. (16) (mu_st / mu_d = 2) and eq. (19) (Saha et al. VW / VWS, xi = 0.0113)
 SETS = {
@@ -57,7 +58,22 @@ def exact_law(mud, mus, muv, v0, **_):
     return F
 
 
-def run_set(name, p, plan, out, log, reuse=False):
+def shooting_branch(model, hopf, lam_lo, lam_hi, max_steps=400):
+    """The periodic branch by pseudo-arclength shooting from a small HBM cycle near the Hopf point.
+
+    For the steep Saha laws, where the HBM with H <= 60 does not converge: shooting on the
+    original ODE (LSODA, rtol 1e-10) through the fold of cycles to the stick-slip cycles.
+    """
+    disc, Z, d = periodic_start_from_hopf(model, hopf, harmonics=20)
+    small = periodic_branch(disc, Z, lam_lo, lam_hi, d, method="anm", options=dict(max_steps=4, stability=False))
+    sd, Zs = shooting_start(model, disc, small.solutions[-1], rtol=1e-10, atol=1e-12)
+    opts = NewtonOptions(lam_min=lam_lo, lam_max=lam_hi, step=0.05, max_step=0.1, max_steps=max_steps,
+                         stop_on_return=False, branch_points=False, stability=False, newton_xtol=1e-8,
+                         residual_tolerance=1e-8)
+    return continuation(ContinuationProblem(sd, Zs, 1.0), "newton", opts)
+
+
+def run_set(name, p, plan, out, log, reuse=False, shooting=False):
     row = dict(set=name, **p)
     row["v_lw_paper"] = v_lw_exponential(p["xi"], p["mud"], p["mus"], p["muv"], p["v0"])
     row["v_up_paper"] = v_up(p["xi"], (1e-3, 50.0), law=exact_law(**p))
@@ -132,6 +148,14 @@ def run_set(name, p, plan, out, log, reuse=False):
         else:
             run["fold"] = None
             log(f"[{name}] delta = {delta:g}: no H with exactly one fold ({run['folds']}): not converged")
+            if shooting:
+                t = time.time()
+                sb = shooting_branch(model, h, lam_lo, lam_hi)
+                sb.save(out / f"{name}_delta{delta:g}_shooting.h5")
+                sfolds = [s.param for s in sb.special if s.kind == "fold"]
+                run["shooting_branch_folds"] = sfolds
+                log(f"[{name}] delta = {delta:g}: shooting branch {sb.status}, {len(sb)} points, folds {sfolds}, "
+                    f"{time.time() - t:.1f} s")
         row["runs"].append(run)
         fig = plot_branches(branches, state="x", title=f"seed 002 Fig. 3, {name}, delta = {delta:g}: "
                                                          "solid stable, dashed unstable")
@@ -152,6 +176,8 @@ def main(argv=None):
     ap.add_argument("--out", default="seed002_fig3")
     ap.add_argument("--quick", action="store_true", help="delta = 1e-2 only (H = 30, 60)")
     ap.add_argument("--reuse", action="store_true", help="load branches already saved in --out")
+    ap.add_argument("--shooting", action="store_true",
+                    help="where the HBM fold does not converge: the branch by pseudo-arclength shooting")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -163,7 +189,7 @@ def main(argv=None):
             logf.write(msg + "\n")
             logf.flush()
         for name in args.sets:
-            rows.append(run_set(name, SETS[name], plan, out, log, args.reuse))
+            rows.append(run_set(name, SETS[name], plan, out, log, args.reuse, args.shooting))
             (out / "summary.json").write_text(json.dumps(rows, indent=1, default=float))
     print("\nset | v_lw (eq. 9) | v_up (eq. 15) | grazing fold (delta=0) | delta | Hopf | fold (H) | "
           "rel. change | shooting fold")

@@ -635,8 +635,12 @@ def convergence_study(model: Model, at: float, *, harmonics=range(1, 61), interv
         col = MethodErrors.empty("collocation", intervals, [degree * k + 1 for k in intervals], N)
         n = model.n
 
+        # start at the maximum of the first state: the collocation phase condition (an
+        # extremum at tau = 0); a stick-slip orbit (S1) far from it made Newton diverge
+        theta0 = 2 * np.pi * np.argmax(coefficients_to_samples(Ur[:1], 1 << 16)[0]) / (1 << 16)
+
         def ref_states(t):
-            theta = omega_r * np.asarray(t)
+            theta = theta0 + omega_r * np.asarray(t)
             kk = np.arange(1, rdisc.H + 1)
             C, S = np.cos(np.outer(kk, theta)), np.sin(np.outer(kk, theta))
             return Ur[:n, :1] + Ur[:n, 1::2] @ C + Ur[:n, 2::2] @ S

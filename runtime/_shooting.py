@@ -348,6 +348,13 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
         F = r if forced else np.append(r, flow._f(0.0, x)[k])
         return F, x_end, M, scale
 
+    def merit(F, scale, T):
+        """Scaled defect: periodicity and, for autonomous orbits, the phase condition
+        ``x_k'(0) = 0`` relative to the size of ``x_k'`` (``scale_k 2 pi / T``): a step that
+        trades a tiny periodicity defect for a large phase residual is no progress either."""
+        m = float(np.max(np.abs(F[:n]) / scale))
+        return m if forced else max(m, abs(F[n]) / (scale[k] * 2 * np.pi / T))
+
     F, x_end, M, scale = defect(x, T)
     converged = False
     it = 0
@@ -365,7 +372,7 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
             raise ConvergenceError(f"shooting Newton matrix singular at lam={lam} (iteration {it}); "
                                    "the orbit may be at a bifurcation or the guess an equilibrium") from exc
         # damped step: halve until the scaled defect decreases (floor: integration noise)
-        fnorm = np.max(np.abs(F[:n]) / scale)
+        fnorm = merit(F, scale, T)
         step = 1.0
         for _ in range(8):
             xn = x + step * d[:n]
@@ -373,7 +380,7 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
             if Tn > 0:
                 try:
                     Fn, x_endn, Mn, scalen = defect(xn, Tn)
-                    if np.max(np.abs(Fn[:n]) / scalen) <= max(fnorm, 100 * rtol):
+                    if merit(Fn, scalen, Tn) <= max(fnorm, 100 * rtol):
                         break
                 except ConvergenceError:
                     pass
@@ -385,7 +392,7 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
         x, T, F, x_end, M, scale = xn, Tn, Fn, x_endn, Mn, scalen
         # a defect at the integration-noise floor is as converged as shooting can get; near a
         # Hopf point or fold (a multiplier ~ 1) the Newton step itself is noise-dominated
-        at_floor = np.max(np.abs(F[:n]) / scale) < 100 * rtol and it >= 2
+        at_floor = merit(F, scale, T) < 100 * rtol and it >= 2
         if (small or at_floor) and step == 1.0:
             converged = True
             break

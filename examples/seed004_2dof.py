@@ -54,7 +54,7 @@ RTOL_LOC, ATOL_LOC = 1e-10, 1e-12    # locating flips and folds
 RTOL_CHECK, ATOL_CHECK = 1e-11, 1e-13  # check 1: located again at 10x tighter tolerances
 LAM_MIN, LAM_MAX = 0.075, 0.175
 #: Vdr ranges of the branches (around the Table 3 entries; each branch starts inside its range)
-RANGES = {"+1": (0.075, 0.175), "+2 (left)": (0.075, 0.0815), "+2 (right)": (0.14, 0.175),
+RANGES = {"+1": (0.075, 0.175), "+2 (left)": (0.0785, 0.0815), "+2 (right)": (0.14, 0.175),
           "-2": (0.135, 0.175), "-4": (0.1045, 0.146)}
 
 #: seed 004 Table 3: (branch, bifurcation, paper values)
@@ -353,8 +353,8 @@ def table3(files):
                 found.setdefault(name, []).extend(json.loads(g.attrs["special"]))
                 data.setdefault(name, []).append((g["Vdr"][()], g["stable"][()].astype(bool)))
     # criticality of a flip without a switched branch (the -2 flip, whose -4 branch was started
-    # from a simulation): super-critical when the next branch's orbits within 3e-3 of the flip
-    # lie on the side where the period-n orbit is unstable and are stable
+    # from a simulation): super-critical when the next branch's orbits within 3e-3 of the flip,
+    # on the side where the period-n orbit is unstable, are all stable
     nxt = {"-2": "-4", "+1": "+2"}
     for name, specials in found.items():
         for s in specials:
@@ -364,16 +364,17 @@ def table3(files):
                 if not other.startswith(nxt[name]):
                     continue
                 for lam, st in runs:
-                    near = np.abs(lam - s["lam"]) < 3e-3
+                    near = (np.abs(lam - s["lam"]) < 3e-3) & (np.sign(lam - s["lam"]) == s["side"])
                     if near.any():
-                        on_side = bool(np.all(np.sign(lam[near] - s["lam"]) == s["side"]))
-                        s["criticality"] = "super" if (on_side and st[near].all()) else "undetermined"
+                        s["criticality"] = "super" if st[near].all() else "undetermined"
     rows = []
     for branch, kind, values in TABLE3:
         cands = [s for s in found.get(branch, []) if s["kind"] == ("fold" if "fold" in kind else "flip")]
         for v in values:
-            if cands:
-                s = min(cands, key=lambda s: abs(s["lam"] - v))
+            # a located point matches a paper value within 1.5e-3 (else: not reached)
+            cands_v = [s for s in cands if abs(s["lam"] - v) < 1.5e-3]
+            if cands_v:
+                s = min(cands_v, key=lambda s: abs(s["lam"] - v))
                 crit = s.get("criticality", "")
                 rows.append((branch, kind, v, s["lam"], s.get("lam_tight", np.nan), s["mu_poincare"], crit))
             else:

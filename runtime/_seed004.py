@@ -363,7 +363,7 @@ def _newton(sc, Y, border, rhs, floor, max_iter=10, max_update=0.5):
 
 def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0, *, ds=0.05, ds_min=1e-5,
                     ds_max=0.5, max_lam_step=2e-3, max_steps=200, rtol=1e-10, atol=1e-12, lam_scale=0.01,
-                    T_scale=10.0, progress=None) -> ShootingBranch:
+                    T_scale=10.0, max_angle=20.0, progress=None) -> ShootingBranch:
     """Pseudo-arclength continuation of the shooting orbit ``orbit`` in ``Vdr``.
 
     Unknowns ``Y = [x0, T / T_scale, Vdr / lam_scale]`` (so that a step moves state, period
@@ -387,6 +387,8 @@ def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0
     max_steps : int
     rtol, atol : float
         Integration tolerances of the shooting residual.
+    max_angle : float
+        Reject a step whose tangent turns by more than this many degrees.
     progress : callable, optional
         ``progress(Z, multipliers)`` after every accepted step.
 
@@ -417,8 +419,8 @@ def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0
             try:
                 Yn, it = _newton(sc, Yp, t, t @ Yp, floor)
                 tn = _null(sc.jacobian(Yn), t)
-                if tn @ t < np.cos(np.radians(20)):
-                    raise ConvergenceError("tangent turned by more than 20 degrees")
+                if tn @ t < np.cos(np.radians(max_angle)):
+                    raise ConvergenceError(f"tangent turned by more than {max_angle} degrees")
                 break
             except (ConvergenceError, np.linalg.LinAlgError) as exc:
                 h /= 2

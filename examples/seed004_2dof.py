@@ -55,7 +55,8 @@ RTOL_CHECK, ATOL_CHECK = 1e-11, 1e-13  # check 1: located again at 10x tighter t
 LAM_MIN, LAM_MAX = 0.075, 0.175
 #: Vdr ranges of the branches (around the Table 3 entries; each branch starts inside its range)
 RANGES = {"+1": (0.075, 0.175), "+2 (left)": (0.0785, 0.0815), "+2 (right)": (0.14, 0.175),
-          "-2": (0.135, 0.175), "-4": (0.1045, 0.146)}
+          "-2": (0.135, 0.175), "-4": (0.1045, 0.146),
+          "-4 (fold region)": (0.100, 0.1125)}
 
 #: seed 004 Table 3: (branch, bifurcation, paper values)
 TABLE3 = [("+1", "super-critical flip", (0.081, 0.141)),
@@ -324,6 +325,20 @@ def stage_minus4(f, model):
     save_branch(f, "-4", model, m4, [])
     sp4 = analyse(model, m4, "-4")
     set_special(f, "-4", sp4)
+    # the fold region below 0.1045: smaller first step and turns of up to 60 degrees per step
+    # (with 20 degrees the steps collapse near the fold at Vdr ~ 0.1042)
+    k = int(np.argmin(m4.lam))
+    start = m4.orbit(k, model)
+    label = "-4 (fold region)"
+    lo, hi = RANGES[label]
+    t0 = time.time()
+    fr = shooting_branch(model, start, lo, hi, -1, ds=0.02, ds_min=1e-6, max_lam_step=1e-3, max_angle=60.0,
+                         max_steps=60, rtol=RTOL, atol=ATOL)
+    log(f"branch {label}: {len(fr.Z)} orbits, Vdr {fr.lam.min():.5f}..{fr.lam.max():.5f}, {fr.status} "
+        f"({time.time() - t0:.0f} s)")
+    save_branch(f, label, model, fr, [])
+    spf = analyse(model, fr, "-4")
+    set_special(f, label, spf)
     return m4, sp4
 
 
@@ -350,7 +365,9 @@ def table3(files):
     for path in files:
         with h5py.File(path, "r") as f:
             for name, g in f.get("branches", {}).items():
-                found.setdefault(name, []).extend(json.loads(g.attrs["special"]))
+                # "-4 (fold region)" is a piece of the -4 branch
+                key = name if name in {b for b, _, _ in TABLE3} else name.split(" (")[0]
+                found.setdefault(key, []).extend(json.loads(g.attrs["special"]))
                 data.setdefault(name, []).append((g["Vdr"][()], g["stable"][()].astype(bool)))
     # criticality of a flip without a switched branch (the -2 flip, whose -4 branch was started
     # from a simulation): super-critical when the next branch's orbits within 3e-3 of the flip,
@@ -388,7 +405,7 @@ def plot(files, png):
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    colors = {"+1": "C0", "+2 (left)": "C1", "+2 (right)": "C2", "-2": "C3", "-4": "C4"}
+    colors = {"+1": "C0", "+2 (left)": "C1", "+2 (right)": "C2", "-2": "C3", "-4": "C4", "-4 (fold region)": "C4"}
     for path in files:
         with h5py.File(path, "r") as f:
             for name, g in f.get("branches", {}).items():

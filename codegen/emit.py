@@ -103,7 +103,10 @@ def _context(system: RecastSystem, backend: str) -> dict:
     # structure of each point condition r - f(c * v), for the ANM's power-series recurrences
     funcs, args, pcs = [], [], []
     for r, e in zip(system.point_rows, system.point_exprs):
-        fn = [node for node in sp.preorder_traversal(e) if isinstance(node, sp.Function)]
+        # the function of the variables (a coefficient may hold functions of parameters only,
+        # e.g. exp(x*exp(a/4)/4): c = exp(a/4)/4)
+        fn = [node for node in sp.preorder_traversal(e)
+              if isinstance(node, sp.Function) and node.has(*system.variables)]
         if len(fn) != 1 or sp.expand(e - (system.variables[r] - fn[0])) != 0:
             raise PrintError(f"point condition {e} is not of the form r - f(c*v)")
         c, v = fn[0].args[0].as_independent(*system.variables, as_Add=False)

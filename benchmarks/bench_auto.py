@@ -41,7 +41,6 @@ installed by ``make bench-peers`` (benchmarks only, never a runtime dependency).
 
 Run standalone: ``python benchmarks/bench_auto.py`` writes ``benchmarks/results/auto.json``.
 """
-import ctypes
 import importlib.metadata
 import importlib.util
 import json
@@ -81,23 +80,9 @@ def _since(start):
 
 
 def _one_blas_thread():
-    """Limit OpenBLAS to one thread (shared 2-core machines; as in bench_runtime)."""
-    try:
-        with open("/proc/self/maps") as f:
-            libs = {line.split()[-1] for line in f if "openblas" in line and ".so" in line}
-    except OSError:
-        return
-    for path in libs:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-                     "openblas_set_num_threads64_", "openblas_set_num_threads"):
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn(1)
-                break
+    """Limit OpenBLAS to one thread (shared 2-core machines): bench_runtime's helper."""
+    from benchmarks.bench_runtime import _one_blas_thread as one
+    one()
 
 
 # --------------------------------------------------------------------------------------------

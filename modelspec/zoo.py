@@ -57,6 +57,16 @@ def shaw() -> ModelSpec:
     return m
 
 
+def _seed002_parameters(m):
+    """The parameters of seed 002 eq. (5) with the law of eq. (3), defaults of eq. (16)."""
+    return (m.parameter("xi", 0.05, doc="damping ratio"),
+            m.parameter("vd", 1.0, doc="dimensionless belt (driving) velocity"),
+            m.parameter("mud", 0.5, doc="dynamic friction coefficient"),
+            m.parameter("mus", 1.0, doc="static friction coefficient mu_st"),
+            m.parameter("muv", 0.0, doc="strengthening coefficient mu_v"),
+            m.parameter("v0", 0.5, doc="reference velocity"))
+
+
 def weakstrong() -> ModelSpec:
     """Seed 002 eq. (5) with the weakening–strengthening law of eq. (3), dimensionless.
 
@@ -65,17 +75,29 @@ def weakstrong() -> ModelSpec:
     seed 002 eq. (16) (mu_d = 0.5, mu_st/mu_d = 2, v0 = 0.5, mu_v = 0); ``xi`` as in §3.
     """
     m = ModelSpec("weakstrong", "belt oscillator with the weakening-strengthening law (seed 002)")
-    xi = m.parameter("xi", 0.05, doc="damping ratio")
-    vd = m.parameter("vd", 1.0, doc="dimensionless belt (driving) velocity")
-    mud = m.parameter("mud", 0.5, doc="dynamic friction coefficient")
-    mus = m.parameter("mus", 1.0, doc="static friction coefficient mu_st")
-    muv = m.parameter("muv", 0.0, doc="strengthening coefficient mu_v")
-    v0 = m.parameter("v0", 0.5, doc="reference velocity")
+    xi, vd, mud, mus, muv, v0 = _seed002_parameters(m)
     delta = m.parameter("delta", 1e-3, doc="|v| smoothing")
     x, v = m.second_order("x", velocity="v")
     vrel = m.define("vrel", v - vd)
     F = m.friction("belt", laws.weakening_strengthening, vrel, mus=mus, mud=mud, muv=muv, v0=v0, delta=delta)
     m.ode(v, -2 * xi * v - x + F)
+    return m
+
+
+def weakstrong_slip() -> ModelSpec:
+    """The seed-002 model on its backward-slip branch ``v_rel = x' - v_d < 0`` (no |v|).
+
+    ``x'' + 2 xi x' + x = mu_d + (mu_st - mu_d) exp(-s / v0) + mu_v s / v0`` with
+    ``s = v_d - x' = |v_rel|`` (seed 002 eqs. 2, 3, 5 with ``sign(v_rel) = -1``).  Exact for
+    every orbit that never reaches ``v_rel = 0``, i.e. the unstable sliding cycles of Fig. 3;
+    its Hopf point is exactly ``v_lw`` of eq. (9).  Not shipped in ``generated/`` (used by
+    the seed-002 reproduction, ``runtime/_seeds.py``).
+    """
+    m = ModelSpec("weakstrong_slip", "seed 002 eq. (5) on the slip branch v_rel < 0 of the law (eq. 3)")
+    xi, vd, mud, mus, muv, v0 = _seed002_parameters(m)
+    x, v = m.second_order("x", velocity="v")
+    s = vd - v
+    m.ode(v, -2 * xi * v - x + mud + (mus - mud) * sp.exp(-s / v0) + muv * s / v0)
     return m
 
 

@@ -39,7 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._discretization import Discretization
-from ._hbm import _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
+from ._hbm import (HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients,
+                   shift_phase)
 from ._model import Model
 from .errors import InputError
 
@@ -53,7 +54,7 @@ def default_n_t(harmonics: int) -> int:
     return max(8 * int(harmonics) + 8, 64) if harmonics else 1
 
 
-class AFTDiscretization(Discretization):
+class AFTDiscretization(HarmonicLayout, Discretization):
     """Harmonic balance of the original ODE by alternating frequency–time, ``Z = [Y, lam]``.
 
     Parameters
@@ -128,41 +129,6 @@ class AFTDiscretization(Discretization):
         self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
         self.n_residuals = 0
         self.n_jacobians = 0
-
-    # -- layout helpers (same as HBMDiscretization) -----------------------------------
-    def split(self, Z):
-        """Return ``(U (n, 2H+1), omega, lam)`` of an unknown vector."""
-        Z = np.asarray(Z, dtype=float)
-        if Z.shape != (self.size,):
-            raise InputError(f"Z has shape {Z.shape}; this AFT discretization needs ({self.size},)")
-        U = Z[:self.n_coef].reshape(self.n, self.nh)
-        lam = Z[self.lam_index]
-        if self.autonomous:
-            omega = Z[self.omega_index]
-        elif self.omega_is_lam:
-            omega = lam
-        elif self.forced:
-            omega = self.model.value(self.model.module.FORCING_FREQUENCY)
-        else:
-            omega = np.nan
-        return U, omega, lam
-
-    def pack(self, U, omega, lam):
-        """Inverse of :meth:`split`."""
-        Z = np.zeros(self.size)
-        Z[:self.n_coef] = np.asarray(U, dtype=float).reshape(-1)
-        if self.autonomous:
-            Z[self.omega_index] = omega
-        Z[self.lam_index] = lam
-        return Z
-
-    def _deriv(self, U):
-        """``D U`` along the last axis (derivative in theta)."""
-        DU = np.zeros_like(U)
-        if self.H:
-            DU[..., 1::2] = self._k * U[..., 2::2]
-            DU[..., 2::2] = -self._k * U[..., 1::2]
-        return DU
 
     def _samples(self, U):
         return U[:, :1].copy() if self.H == 0 else coefficients_to_samples(U, self.n_t)

@@ -130,7 +130,52 @@ def _product_matrix(a_coef: np.ndarray, H: int) -> np.ndarray:
     return out
 
 
-class HBMDiscretization(Discretization):
+class HarmonicLayout:
+    """Unknown layout shared by the harmonic balances (HBM here, AFT in ``_aft.py``).
+
+    Needs ``n_coef``, ``nh``, ``H``, ``_k`` (1..H), ``lam_index``, ``omega_index``,
+    ``autonomous``, ``forced``, ``omega_is_lam``, ``model`` and ``size``; ``nu`` is the
+    subharmonic index of the forcing (1 unless set).
+    """
+
+    nu = 1
+
+    def split(self, Z):
+        """Return ``(U (variables, 2H+1), omega, lam)`` of an unknown vector."""
+        Z = np.asarray(Z, dtype=float)
+        if Z.shape != (self.size,):
+            raise InputError(f"Z has shape {Z.shape}; this discretization needs ({self.size},)")
+        U = Z[:self.n_coef].reshape(-1, self.nh)
+        lam = Z[self.lam_index]
+        if self.autonomous:
+            omega = Z[self.omega_index]
+        elif self.omega_is_lam:
+            omega = lam / self.nu
+        elif self.forced:
+            omega = self.model.value(self.model.module.FORCING_FREQUENCY) / self.nu
+        else:
+            omega = np.nan
+        return U, omega, lam
+
+    def pack(self, U, omega, lam):
+        """Inverse of :meth:`split`."""
+        Z = np.zeros(self.size)
+        Z[:self.n_coef] = np.asarray(U, dtype=float).reshape(-1)
+        if self.autonomous:
+            Z[self.omega_index] = omega
+        Z[self.lam_index] = lam
+        return Z
+
+    def _deriv(self, U):
+        """``D U`` along the last axis (derivative in theta)."""
+        DU = np.zeros_like(U)
+        if self.H:
+            DU[..., 1::2] = self._k * U[..., 2::2]
+            DU[..., 2::2] = -self._k * U[..., 1::2]
+        return DU
+
+
+class HBMDiscretization(HarmonicLayout, Discretization):
     """Harmonic balance of a model's quadratic system, unknown ``Z = [Y, lam]``.
 
     Parameters
@@ -329,39 +374,7 @@ class HBMDiscretization(Discretization):
             out[k] = -taylor_remainder(f, w)
         return out
 
-    # -- layout helpers -----------------------------------------------------------
-    def split(self, Z):
-        """Return ``(U (N, 2H+1), omega, lam)`` of an unknown vector."""
-        Z = np.asarray(Z, dtype=float)
-        U = Z[:self.n_coef].reshape(self.N, self.nh)
-        lam = Z[self.lam_index]
-        if self.autonomous:
-            omega = Z[self.omega_index]
-        elif self.omega_is_lam:
-            omega = lam / self.nu
-        elif self.forced:
-            omega = self.model.value(self.model.module.FORCING_FREQUENCY) / self.nu
-        else:
-            omega = np.nan
-        return U, omega, lam
-
-    def pack(self, U, omega, lam):
-        """Inverse of :meth:`split`."""
-        Z = np.zeros(self.size)
-        Z[:self.n_coef] = np.asarray(U, dtype=float).reshape(-1)
-        if self.autonomous:
-            Z[self.omega_index] = omega
-        Z[self.lam_index] = lam
-        return Z
-
-    def _deriv(self, U):
-        """``D U`` along the last axis (derivative in theta)."""
-        DU = np.zeros_like(U)
-        if self.H:
-            DU[..., 1::2] = self._k * U[..., 2::2]
-            DU[..., 2::2] = -self._k * U[..., 1::2]
-        return DU
-
+    # -- products -------------------------------------------------------------------
     def _quad_coef(self, U1, U2):
         """Exactly truncated coefficients of ``Q(u1, u2)``."""
         if self.H == 0:

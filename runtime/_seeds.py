@@ -19,7 +19,6 @@ eq. (5) (:func:`frictionkit.runtime.nonsmooth.orbit_error`).
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from ._model import Model
 from ._newton import correct
@@ -34,25 +33,9 @@ __all__ = ["seed002_slip_spec", "grazing_fold", "shooting_start", "shooting_fold
 # seed 002
 # ---------------------------------------------------------------------------------------
 def seed002_slip_spec():
-    """The seed-002 model on its backward-slip branch ``v_rel = x' - v_d < 0`` (no |v|).
-
-    ``x'' + 2 xi x' + x = mu_d + (mu_st - mu_d) exp(-s / v0) + mu_v s / v0`` with
-    ``s = v_d - x' = |v_rel|`` (seed 002 eqs. 2, 3, 5 with ``sign(v_rel) = -1``).  Exact for
-    every orbit that never reaches ``v_rel = 0``, i.e. the unstable sliding cycles of Fig. 3;
-    its Hopf point is exactly ``v_lw`` of eq. (9).
-    """
-    from frictionkit.modelspec import ModelSpec
-    m = ModelSpec("weakstrong_slip", "seed 002 eq. (5) on the slip branch v_rel < 0 of the law (eq. 3)")
-    xi = m.parameter("xi", 0.05, doc="damping ratio")
-    vd = m.parameter("vd", 1.0, doc="dimensionless belt (driving) velocity")
-    mud = m.parameter("mud", 0.5, doc="dynamic friction coefficient")
-    mus = m.parameter("mus", 1.0, doc="static friction coefficient mu_st")
-    muv = m.parameter("muv", 0.0, doc="strengthening coefficient mu_v")
-    v0 = m.parameter("v0", 0.5, doc="reference velocity")
-    x, v = m.second_order("x", velocity="v")
-    s = vd - v
-    m.ode(v, -2 * xi * v - x + mud + (mus - mud) * sp.exp(-s / v0) + muv * s / v0)
-    return m
+    """The seed-002 model on its backward-slip branch (:func:`frictionkit.modelspec.zoo.weakstrong_slip`)."""
+    from frictionkit.modelspec.zoo import weakstrong_slip
+    return weakstrong_slip()
 
 
 def shooting_start(model: Model, disc, Z, *, phase_state: int = 0, fix: str = "lam", rtol: float = 1e-11,

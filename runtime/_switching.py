@@ -441,7 +441,6 @@ def switch_period_doubling_hbm(disc, special_point, *, amplitude: float | None =
         The doubled branch (``omega`` = half the forcing frequency);
         ``provenance["switched_from"]`` = the PD point's ``lam``.
     """
-    from ._continuation import ContinuationProblem, _default_options, continuation
     from ._hbm import HBMDiscretization, to_subharmonic
 
     if special_point.kind != "pd":
@@ -468,16 +467,8 @@ def switch_period_doubling_hbm(disc, special_point, *, amplitude: float | None =
     Z1, _ = correct(d2, Z1, phi, float(phi @ Zs) + amplitude, max_iter=30)
     if np.linalg.norm((Z1 - Zs)[odd]) < 0.1 * abs(amplitude):
         raise ConvergenceError("the correction fell back onto the period-1 orbit: try another amplitude")
-    lo = special_point.param - 1.0 if lam_min is None else lam_min
-    hi = special_point.param + 1.0 if lam_max is None else lam_max
-    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
-    if isinstance(opts, dict):
-        opts.setdefault("lam_min", lo)
-        opts.setdefault("lam_max", hi)
-        opts = _default_options(method, opts, lo, hi)
-    br = continuation(ContinuationProblem(d2, Z1, np.sign(amplitude) * phi), method, opts, progress,
-                      dict(switched_from=float(special_point.param)))
-    return br
+    return _continue_doubled(d2, Z1, np.sign(amplitude) * phi, special_point, method, options, lam_min,
+                             lam_max, progress)
 
 
 def switch_period_doubling_collocation(disc, special_point, *, amplitude: float | None = None,
@@ -509,7 +500,6 @@ def switch_period_doubling_collocation(disc, special_point, *, amplitude: float 
     Branch
     """
     from ._collocation import CollocationDiscretization
-    from ._continuation import ContinuationProblem, _default_options, continuation
 
     if special_point.kind != "pd":
         raise InputError(f"switch_period_doubling_collocation needs a 'pd' special point, not {special_point.kind!r}")
@@ -542,12 +532,15 @@ def switch_period_doubling_collocation(disc, special_point, *, amplitude: float 
     U2 = Z1[:-1].reshape(d2.N, G2)
     if np.linalg.norm(U2 - np.roll(U2, G2 // 2, axis=1)) < 0.1 * abs(amplitude):
         raise ConvergenceError("the correction fell back onto the period-1 orbit: try another amplitude")
+    return _continue_doubled(d2, Z1, np.sign(amplitude) * phi, special_point, method, options, lam_min,
+                             lam_max, progress)
+
+
+def _continue_doubled(disc, Z1, direction, special_point, method, options, lam_min, lam_max, progress):
+    """Continue a switched period-doubled branch (``periodic_branch``; range default +-1 about
+    the period-doubling point), recording where it was switched from."""
+    from ._equilibria import periodic_branch
     lo = special_point.param - 1.0 if lam_min is None else lam_min
     hi = special_point.param + 1.0 if lam_max is None else lam_max
-    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
-    if isinstance(opts, dict):
-        opts.setdefault("lam_min", lo)
-        opts.setdefault("lam_max", hi)
-        opts = _default_options(method, opts, lo, hi)
-    return continuation(ContinuationProblem(d2, Z1, np.sign(amplitude) * phi), method, opts, progress,
-                        dict(switched_from=float(special_point.param)))
+    return periodic_branch(disc, Z1, lo, hi, direction, method=method, options=options, progress=progress,
+                           provenance=dict(switched_from=float(special_point.param)))

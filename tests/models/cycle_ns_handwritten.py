@@ -18,6 +18,7 @@ Neimark-Sacker bifurcation for ``nu`` not a simple fraction).
 import numpy as np
 
 from tests.models import _quadratic
+from tests.models._quadratic import contact_law, contact_velocity, point, point_jac  # noqa: F401
 
 MODEL_NAME = "cycle_ns"
 MODEL_HASH = "hand-written"
@@ -37,9 +38,7 @@ DEFINITIONS = ("w = x**2 + y**2", "q = u**2 + v**2")
 Q_K = np.array([0, 1, 2, 3, 4, 4, 5, 5], dtype=np.intp)
 Q_I = np.array([4, 4, 5, 5, 0, 1, 2, 3], dtype=np.intp)
 Q_J = np.array([0, 1, 2, 3, 0, 1, 2, 3], dtype=np.intp)
-B_K = np.zeros(0, dtype=np.intp)
-B_J = np.zeros(0, dtype=np.intp)
-B_L = np.zeros(0, dtype=np.intp)
+B_K = B_J = B_L = _quadratic.NO_TERMS
 POINT_ROWS = ()
 CONTACTS = ()
 _N = 6
@@ -94,19 +93,3 @@ def jac(t, x, p):
 
 def aux(x, t, p):
     return np.array([x[0], x[1], x[2], x[3], x[0] ** 2 + x[1] ** 2, x[2] ** 2 + x[3] ** 2])
-
-
-def point(u0, p):
-    return np.zeros(0)
-
-
-def point_jac(u0, p):
-    return np.zeros((0, _N))
-
-
-def contact_velocity(x, t, p):
-    return np.zeros((0,) + np.shape(x)[1:])
-
-
-def contact_law(vr, p):
-    return np.zeros((0,) + np.shape(vr)[1:])

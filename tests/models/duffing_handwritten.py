@@ -15,6 +15,7 @@ check of forced shooting and collocation.
 import numpy as np
 
 from tests.models import _quadratic
+from tests.models._quadratic import contact_law, contact_velocity, point, point_jac  # noqa: F401
 
 MODEL_NAME = "duffing"
 MODEL_HASH = "hand-written"
@@ -33,9 +34,7 @@ DEFINITIONS = ("s = x**2",)
 Q_K = np.array([1, 2], dtype=np.intp)
 Q_I = np.array([2, 0], dtype=np.intp)
 Q_J = np.array([0, 0], dtype=np.intp)
-B_K = np.zeros(0, dtype=np.intp)
-B_J = np.zeros(0, dtype=np.intp)
-B_L = np.zeros(0, dtype=np.intp)
+B_K = B_J = B_L = _quadratic.NO_TERMS
 POINT_ROWS = ()
 CONTACTS = ()
 _N = 3
@@ -78,19 +77,3 @@ def jac(t, x, p):
 
 def aux(x, t, p):
     return np.array([x[0], x[1], x[0] ** 2])
-
-
-def point(u0, p):
-    return np.zeros(0)
-
-
-def point_jac(u0, p):
-    return np.zeros((0, _N))
-
-
-def contact_velocity(x, t, p):
-    return np.zeros((0,) + np.shape(x)[1:])
-
-
-def contact_law(vr, p):
-    return np.zeros((0,) + np.shape(vr)[1:])

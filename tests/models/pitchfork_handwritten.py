@@ -18,6 +18,7 @@ algebraic bifurcation equation has ``c != 0``).  Eigenvalues on the trivial bran
 import numpy as np
 
 from tests.models import _quadratic
+from tests.models._quadratic import contact_law, contact_velocity, point, point_jac  # noqa: F401
 
 MODEL_NAME = "pitchfork"
 MODEL_HASH = "hand-written"
@@ -36,9 +37,7 @@ DEFINITIONS = ("w = x**2",)
 Q_K = np.array([0, 2], dtype=np.intp)
 Q_I = np.array([0, 0], dtype=np.intp)
 Q_J = np.array([2, 0], dtype=np.intp)
-B_K = np.zeros(0, dtype=np.intp)
-B_J = np.zeros(0, dtype=np.intp)
-B_L = np.zeros(0, dtype=np.intp)
+B_K = B_J = B_L = _quadratic.NO_TERMS
 POINT_ROWS = ()
 CONTACTS = ()
 _N = 3
@@ -81,19 +80,3 @@ def jac(t, x, p):
 
 def aux(x, t, p):
     return np.array([x[0], x[1], x[0] ** 2])
-
-
-def point(u0, p):
-    return np.zeros(0)
-
-
-def point_jac(u0, p):
-    return np.zeros((0, _N))
-
-
-def contact_velocity(x, t, p):
-    return np.zeros((0,) + np.shape(x)[1:])
-
-
-def contact_law(vr, p):
-    return np.zeros((0,) + np.shape(vr)[1:])

@@ -21,7 +21,7 @@ from frictionkit.runtime._collocation import CollocationDiscretization, collocat
 from frictionkit.runtime._model import Model
 from frictionkit.runtime._shooting import find_periodic_orbit, periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError, ModelInterfaceError
-from tests.runtime.test_point_conditions import _tanh_exp_model
+from tests.runtime.test_point_conditions import _tanh_exp_model, check_jacobian_and_series
 from tests.stability._orbits import belt
 
 
@@ -39,22 +39,8 @@ def test_jacobian_and_anm_series_of_point_rows(name, param, params, lam):
     Z[disc.omega_index] = 1.0
     J = disc.jacobian(Z)
     assert J.shape == (disc.m, disc.size) and J.format == "csr"
-    J = J.toarray()
-    h = 1e-6
-    Jfd = np.array([(disc.residual(Z + h * e) - disc.residual(Z - h * e)) / (2 * h)
-                    for e in np.eye(disc.size)]).T
-    assert np.max(np.abs(J - Jfd)) <= 1e-9 * np.max(np.abs(J))
-    # order-p coefficients of R(Z0 + a Z1 + a^2 Z2 + a^3 Z3) = J Z_p + series_rhs(p): the
-    # system is quadratic except for the point conditions, whose series come from _series.py
-    Z1, Z2, Z3 = (0.1 * rng.normal(size=disc.size) for _ in range(3))
-    a = np.linspace(-1e-2, 1e-2, 9)
-    R = np.array([disc.residual(Z + s * Z1 + s * s * Z2 + s ** 3 * Z3) for s in a])
-    C = np.linalg.solve(np.vander(a, 9, increasing=True), R)
-    for p, Zp, terms in ((2, Z2, [Z1]), (3, Z3, [Z1, Z2])):
-        err = np.max(np.abs(C[p] - (J @ Zp + disc.series_rhs(terms, origin=Z))))
-        assert err <= 1e-7 * max(1.0, np.max(np.abs(C[p]))), (p, err)
-    with pytest.raises(InputError, match="origin"):
-        disc.series_rhs([Z1])
+    # the system is quadratic except for the point conditions, whose series come from _series.py
+    check_jacobian_and_series(disc, Z, rng, jac_rtol=1e-9)
 
 
 def test_missing_point_row_is_refused_naming_the_model():

@@ -81,6 +81,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
 
     name = "aft"
 
+    jacobian_accepts_out = True      # jacobian(Z, out=...) assembles into a given array
+
     def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None):
         if not isinstance(model, Model):
             raise InputError("AFTDiscretization needs a frictionkit Model (Model(module, params))")
@@ -157,12 +159,15 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             out = np.append(out, Z[self.phase_index])
         return out
 
-    def jacobian(self, Z):
-        """dR/dZ as a dense (m, m+1) array (contract item 3), exact but for the lam column."""
+    def jacobian(self, Z, out=None):
+        """dR/dZ as a dense (m, m+1) array (contract item 3), exact but for the lam column.
+
+        ``out``: a zero-filled (m, m+1) array to assemble into (``_newton.factor_jacobian``).
+        """
         self.n_jacobians += 1
         U, omega, lam = self.split(Z)
         n, nh, H = self.n, self.nh, self.H
-        J = np.zeros((self.m, self.size))
+        J = np.zeros((self.m, self.size), order="F") if out is None else out
         x = self._samples(U)
         Js = np.asarray(self.model.jac(self._times(omega), x, lam), dtype=float).reshape(n, n, self.n_t)
         for i in range(n):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._newton import bordered_factor, correct
+from ._newton import correct, factor_jacobian, row_scales
 from .errors import ConvergenceError
 
 __all__ = ["anm_series", "anm", "Series", "row_scales"]
@@ -35,13 +35,14 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     -------
     terms : list of ndarray
         ``terms[p-1] = Z_p``; ``Z1`` is a unit vector with ``Z1 . t_prev > 0``.
-    J : ndarray or sparse matrix
-        The Jacobian at ``Z0`` (for residual scaling).
+    scale : ndarray
+        Row sizes ``|J| |Z0|`` at ``Z0`` (:func:`row_scales`, for relative residuals).
+    det_sign : int
+        Sign of ``det [J(Z0); t_prev^T]``, the branch-point test function at ``Z0``
+        (free: the matrix is the one factorized).
     """
-    J = disc.jacobian(Z0)
-    if counters is not None:
-        counters.jacobian_evaluations += 1
-    lu = bordered_factor(J, t_prev, counters)
+    lu, scale = factor_jacobian(disc, Z0, t_prev, counters, scales=True)
+    det_sign = lu.det_sign()
     rhs = np.zeros(disc.m + 1)
     rhs[-1] = 1.0
     v = lu.solve(rhs)
@@ -55,21 +56,7 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
         rhs[-1] = 0.0
         w = lu.solve(rhs)
         terms.append(w - (w @ Z1) * Z1)
-    return terms, J
-
-
-def row_scales(J, Z, overwrite=False):
-    """Size of the terms of each equation, ``|J| |Z|`` (floored), for relative residuals.
-
-    ``overwrite=True`` takes the absolute value of a dense ``J`` in place (no second
-    m x m array: the ANM no longer needs ``J`` once it is factorized).
-    """
-    if overwrite and isinstance(J, np.ndarray):
-        s = np.abs(J, out=J) @ np.abs(Z)
-    else:
-        s = abs(J) @ np.abs(Z)
-    s = np.asarray(s).ravel()
-    return np.maximum(s, 1e-12 * max(float(s.max()), 1e-300))
+    return terms, scale, det_sign
 
 
 def _evaluate(Z0, terms, a):
@@ -167,9 +154,10 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
     P = options.order
     delta = options.validity
     while not recorder.done:
-        terms, J = anm_series(disc, Z, t, P, c)
-        scale = row_scales(J, Z, overwrite=True)
-        del J
+        terms, scale, det_sign = anm_series(disc, Z, t, P, c)
+        recorder.refine_tangent(Z, terms[0])
+        # det [J; t] and det [J; Z1] have the same sign (t . Z1 > 0, tangent_at's identity)
+        recorder.note_det_sign(Z, recorder.tangents[-1], det_sign)
         nP = np.linalg.norm(terms[-1])
         a_max = (delta / nP) ** (1.0 / (P - 1)) if nP > 0 else np.inf
         # a (locally) linear branch has Z_P = 0: cap the step at a large finite length

@@ -201,6 +201,7 @@ class _Recorder:
         self.disc, self.options, self.counters = disc, options, counters
         self.points, self.tangents = [np.array(Z0)], [np.array(t0)]
         self.step_ends = [0]          # indices of the start and of the (corrected) step ends
+        self.det_signs = {}           # step end index -> sign of det [J; t^T], from the engines' LUs
         self.done = False
         self.status, self.message = "running", ""
         self.special = []
@@ -261,6 +262,35 @@ class _Recorder:
         """Forget a stop event found by :meth:`clip` (the engine shortened its step)."""
         self._stop_reason = None
 
+    def refine_tangent(self, Z, t_exact):
+        """The ANM's next step found the exact unit tangent at ``Z`` (its ``Z1``, the null vector
+        of ``J(Z)``): replace the series' end tangent recorded there (which, after a Newton
+        correction of the end point, is slightly off; at a fold its ``lam`` component can then
+        have the wrong sign)."""
+        i = len(self.points) - 1
+        if np.array_equal(self.points[i], Z) and float(t_exact @ self.tangents[i]) > 0:
+            self.tangents[i] = np.array(t_exact)
+
+    def note_det_sign(self, Z, t, sign):
+        """The engine factorized ``[J(Z); t^T]``: keep the sign of its determinant when ``(Z, t)``
+        is the last recorded step end (the branch-point test then needs no LU of its own)."""
+        i = len(self.points) - 1
+        if (self.step_ends and self.step_ends[-1] == i and np.array_equal(self.points[i], Z)
+                and np.array_equal(self.tangents[i], t)):
+            self.det_signs[i] = int(sign)
+
+    def _add_hopf(self, sp):
+        """Record a passage through a Hopf point, once: next to it the amplitude is at the
+        rounding level of the solution (1e-10 of it) and may change sign a few times within
+        a few points at the same ``lam``; those are the same Hopf point."""
+        for old in self.special[::-1]:
+            if old.kind == "hopf":
+                if (sp.index - old.index <= 10
+                        and abs(sp.param - old.param) <= 1e-8 * max(abs(old.param), 1e-300)):
+                    return
+                break
+        self.special.append(sp)
+
     def add_intermediate(self, Z, t):
         """A point inside a step (ANM ``points_per_step``): stored, no stop criterion checked."""
         k = self.amp_index
@@ -270,8 +300,7 @@ class _Recorder:
             if hs is not None:
                 from ._branch import SpecialPoint
                 om = hs[1][self.disc.omega_index]
-                self.special.append(SpecialPoint("hopf", float(hs[1][-1]), float(om), len(self.points) - 1,
-                                                 hs[1]))
+                self._add_hopf(SpecialPoint("hopf", float(hs[1][-1]), float(om), len(self.points) - 1, hs[1]))
                 self._hopf_on_series = None
         self.points.append(np.array(Z))
         self.tangents.append(np.array(t))
@@ -296,7 +325,7 @@ class _Recorder:
             self._hopf_on_series = None
             om = Zh[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
             from ._branch import SpecialPoint
-            self.special.append(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
+            self._add_hopf(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
         self.points.append(np.array(Z))
         self.tangents.append(np.array(t))
         self.step_ends.append(len(self.points) - 1)
@@ -442,10 +471,11 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
         border = e if np.ndim(d) == 0 else guess / np.linalg.norm(guess)
         Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
                         max_iter=opts.max_newton_iterations)
-        t0 = tangent_at(disc, Z0, guess, counters)
+        t0, det_sign = tangent_at(disc, Z0, guess, counters, with_det_sign=True)
         if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
-            t0 = -t0
+            t0, det_sign = -t0, -det_sign
         rec = _Recorder(disc, opts, Z0, t0, counters)
+        rec.note_det_sign(Z0, t0, det_sign)
         engine(disc, Z0, t0, opts, rec, progress)
         status, message, success = rec.status, rec.message, True
     except KeyboardInterrupt:
@@ -492,7 +522,7 @@ def _analyse(br, disc, rec, opts):
     if opts.branch_points and len(ends) > 1:
         try:
             found = detect_branch_points(disc, br.solutions[ends], br.tangents[ends], amp_index=rec.amp_index,
-                                         counters=extra)
+                                         counters=extra, signs=[rec.det_signs.get(int(i)) for i in ends])
             for sp in found:
                 sp.index = int(ends[sp.index])
             br.special.extend(found)
@@ -697,13 +727,30 @@ def _locate_folds(disc, rec, counters, opts):
         k = rec.amp_index
         if k is not None and P[i, k] * P[i + 1, k] <= 0:
             continue    # ... and where the branch passes through a Hopf point (recorded)
-        ta = T[i]
 
-        def test(Z, ta=ta):
-            return tangent_at(disc, Z, ta, counters)[-1]
-        try:
-            Zf = locate_on_branch(disc, P[i], P[i + 1], test, counters, xtol=opts.newton_xtol)
-        except (ConvergenceError, ValueError):
+        # lam is quadratic in the chord coordinate s at a fold, so s to 1e-8 gives lam to about
+        # 1e-16 of the chord (the point itself is a corrected branch point within 1e-8 chords
+        # of the fold); a finer s only chases the test function's noise (the tangent's lam
+        # component is known to about 1e-10, and Brent then bisects through some twenty more
+        # corrected points: demo branch, H = 40).  The recorded tangent of the last point or of
+        # an uncorrected series point may, right next to the fold, disagree in the sign of its
+        # lam component with the exact tangent the test computes: neighbouring brackets are
+        # tried too.
+        Zf = None
+        # The tangents are oriented along the chord: across a sharp fold the branch may turn by
+        # more than a right angle within one step, and orienting by the first tangent would
+        # then flip the sign of the second one's lam component.
+        for a, b in ((i, i + 1), (max(i - 1, 0), i + 1), (i, min(i + 2, last)), (max(i - 1, 0), min(i + 2, last))):
+            if k is not None and np.any(P[a:b, k] * P[a + 1:b + 1, k] <= 0):
+                continue    # the wider bracket holds a Hopf crossing
+            def test(Z, chord=P[b] - P[a]):
+                return tangent_at(disc, Z, chord, counters)[-1]
+            try:
+                Zf = locate_on_branch(disc, P[a], P[b], test, counters, xtol=opts.newton_xtol, stol=1e-8)
+                break
+            except (ConvergenceError, ValueError):
+                continue
+        if Zf is None:
             continue
         om = Zf[disc.omega_index] if getattr(disc, "omega_index", None) is not None else np.nan
         kind = "fold"
@@ -712,5 +759,7 @@ def _locate_folds(disc, rec, counters, opts):
             # lam' also vanishes where a periodic branch passes through a Hopf point (zero
             # amplitude) into its half-period-shifted copy: that is not a fold
             kind = "hopf"
+            if any(h.kind == "hopf" and abs(h.param - Zf[-1]) <= 1e-8 * abs(Zf[-1]) for h in rec.special + out):
+                continue    # already recorded (the tangent jitters at zero amplitude)
         out.append(SpecialPoint(kind, float(Zf[-1]), float(om), int(i), Zf))
     return out

@@ -14,7 +14,11 @@ Subclasses must provide (numbered, as in scipy's ``OdeSolver``):
 
 1. ``m`` (number of equations) and ``size = m + 1`` (number of unknowns).
 2. ``residual(Z) -> (m,)``.
-3. ``jacobian(Z) -> (m, m+1)`` dense ndarray or scipy.sparse matrix: dR/dZ.
+3. ``jacobian(Z) -> (m, m+1)`` dense ndarray or scipy.sparse matrix: dR/dZ.  A dense
+   discretization may set the class attribute ``jacobian_accepts_out = True`` and accept
+   ``jacobian(Z, out=A)`` with ``A`` a zero-filled (m, m+1) array to assemble into; the
+   engines then assemble it straight into their reusable bordered buffer
+   (``_newton.factor_jacobian``).
 4. ``quadratic(Z1, Z2) -> (m,)``: the bilinear part ``Q(Z1, Z2)`` (symmetrised or not:
    the ANM only uses sums symmetric in the two arguments).
 5. ``series_rhs(terms, origin=None) -> (m,)`` (optional, default ``sum_r Q(Z_r, Z_{p-r})``):

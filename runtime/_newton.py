@@ -9,6 +9,7 @@ position on the branch (pseudo-arclength, fixed ``lam``, fixed amplitude, ...).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,8 @@ import scipy.sparse.linalg
 
 from .errors import ConvergenceError
 
-__all__ = ["Counters", "bordered_factor", "correct", "tangent_at", "pseudo_arclength"]
+__all__ = ["Counters", "bordered_factor", "factor_jacobian", "row_scales", "correct", "tangent_at",
+           "pseudo_arclength"]
 
 
 @dataclass
@@ -36,40 +38,171 @@ class Counters:
                     jacobian_evaluations=self.jacobian_evaluations)
 
 
+class _Workspace:
+    """A reusable ``(m+1) x (m+1)`` Fortran-order buffer for bordered dense matrices.
+
+    Kept on the discretization (attribute ``_bordered_workspace``): the Jacobian is assembled
+    straight into its first ``m`` rows and factorized in place, so a step allocates no
+    ``m x m`` array.  At H = 200 (2409 unknowns) a fresh 46 MB array per factorization cost
+    about half an LU in page faults (kernel time; benchmarks/results/runtime.json).
+    ``generation`` counts the factorizations held in it: a factorization whose buffer was
+    reused refuses to solve instead of returning wrong numbers.
+    """
+
+    def __init__(self, n):
+        self.K = np.zeros((n, n), order="F")
+        self.generation = 0
+
+    @classmethod
+    def of(cls, disc):
+        n = disc.m + 1
+        ws = getattr(disc, "_bordered_workspace", None)
+        if ws is None or ws.K.shape[0] != n:
+            ws = cls(n)
+            try:
+                disc._bordered_workspace = ws
+            except AttributeError:      # a discretization without a __dict__: no reuse
+                pass
+        return ws
+
+
 class _Bordered:
     """LU of the bordered matrix ``[J; b^T]`` (dense or sparse J)."""
 
-    def __init__(self, J, border, counters: Counters | None):
+    def __init__(self, J, border, counters: Counters | None, workspace: _Workspace | None = None,
+                 checked: bool = False):
+        self._workspace = None
         if scipy.sparse.issparse(J):
             K = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(border[None, :])]).tocsc()
             self._lu = scipy.sparse.linalg.splu(K)
             self._solve = self._lu.solve
         else:
-            J = np.asarray(J)
-            K = np.empty((J.shape[0] + 1, J.shape[1]), order="F")   # LAPACK order: no copy
-            K[:-1] = J
+            if workspace is not None:
+                K = workspace.K
+                if J is not None:            # else: already assembled into K[:-1]
+                    K[:-1] = J
+                workspace.generation += 1
+                self._workspace, self._generation = workspace, workspace.generation
+            else:
+                J = np.asarray(J)
+                K = np.empty((J.shape[0] + 1, J.shape[1]), order="F")   # LAPACK order: no copy
+                K[:-1] = J
             K[-1] = border
-            if not np.isfinite(K).all():
+            # ``checked``: J is known finite (its row scales |J||Z| are, which a NaN or inf
+            # entry would spoil), only the border row is left to check
+            if not (np.isfinite(border).all() if checked else np.isfinite(K).all()):
                 raise ConvergenceError("NaN/inf in the Jacobian (a validity condition of the recast "
                                        "is probably violated)")
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                # an exactly singular matrix is reported below as a ConvergenceError
+                warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
                 self._lu = scipy.linalg.lu_factor(K, overwrite_a=True, check_finite=False)
             self._solve = lambda rhs: scipy.linalg.lu_solve(self._lu, rhs, check_finite=False)
-            if not np.all(np.isfinite(self._lu[0])) or np.min(np.abs(np.diag(self._lu[0]))) == 0.0:
+            d = np.diag(self._lu[0])
+            # a NaN produced by the elimination reaches the diagonal or the solves (checked there)
+            if not np.all(np.isfinite(d)) or np.min(np.abs(d)) == 0.0:
                 raise ConvergenceError("singular bordered tangent matrix")
         if counters is not None:
             counters.factorizations += 1
 
     def solve(self, rhs):
+        if self._workspace is not None and self._workspace.generation != self._generation:
+            raise RuntimeError("stale factorization: its workspace was refactorized since")
         out = self._solve(rhs)
         if not np.all(np.isfinite(out)):
             raise ConvergenceError("the bordered tangent system has no finite solution (singular matrix)")
         return out
 
+    def det_sign(self) -> int:
+        """Sign of ``det [J; b^T]`` (from the LU: pivots' parity times the diagonal's signs)."""
+        if self._workspace is not None and self._workspace.generation != self._generation:
+            raise RuntimeError("stale factorization: its workspace was refactorized since")
+        if isinstance(self._lu, tuple):
+            lu, piv = self._lu
+            sign = -1 if np.count_nonzero(piv != np.arange(piv.size)) % 2 else 1
+            d = np.diag(lu)
+        else:
+            sign = _perm_parity(self._lu.perm_r) * _perm_parity(self._lu.perm_c)
+            d = self._lu.U.diagonal()
+        if np.any(d == 0) or not np.all(np.isfinite(d)):
+            return 0
+        return sign * int(np.prod(np.sign(d)))
+
+
+def _perm_parity(perm) -> int:
+    """+1 for an even permutation, -1 for an odd one (cycle decomposition)."""
+    perm = np.asarray(perm)
+    seen = np.zeros(perm.size, dtype=bool)
+    parity = 1
+    for i in range(perm.size):
+        if not seen[i]:
+            j, length = i, 0
+            while not seen[j]:
+                seen[j] = True
+                j = perm[j]
+                length += 1
+            if length % 2 == 0:
+                parity = -parity
+    return parity
+
 
 def bordered_factor(J, border, counters: Counters | None = None) -> _Bordered:
     """Factorize ``[J; border^T]`` once (``scipy.linalg.lu_factor``); ``.solve(rhs)``."""
     return _Bordered(J, np.asarray(border, dtype=float), counters)
+
+
+def factor_jacobian(disc, Z, border, counters: Counters | None = None, *, scales: bool = False):
+    """Assemble ``J = dR/dZ(Z)`` and factorize ``[J; border^T]`` (one LU).
+
+    A dense Jacobian is assembled into (or copied to) the discretization's reusable buffer
+    and factorized in place (:class:`_Workspace`); discretizations whose ``jacobian``
+    accepts ``out=`` (a zero-filled ``(m, m+1)`` view; class attribute
+    ``jacobian_accepts_out``) write it there directly.  Sparse Jacobians go to ``splu``.
+    The factorization stays valid until the next call on the same discretization.
+
+    Returns
+    -------
+    lu : _Bordered
+        ``.solve(rhs)``, ``.det_sign()``.
+    scale : ndarray or None
+        With ``scales=True``, the row sizes ``|J| |Z|`` (:func:`row_scales`), computed
+        before ``J`` is overwritten by its factors.
+    """
+    if counters is not None:
+        counters.jacobian_evaluations += 1
+    border = np.asarray(border, dtype=float)
+    if getattr(disc, "jacobian_accepts_out", False):
+        ws = _Workspace.of(disc)
+        J = ws.K[:-1]
+        J[...] = 0.0
+        disc.jacobian(Z, out=J)
+        scale = row_scales(J, Z) if scales else None
+        checked = scale is not None and np.isfinite(scale).all() and np.isfinite(Z).all()
+        return _Bordered(None, border, counters, workspace=ws, checked=checked), scale
+    J = disc.jacobian(Z)
+    scale = row_scales(J, Z) if scales else None
+    if scipy.sparse.issparse(J):
+        return _Bordered(J, border, counters), scale
+    return _Bordered(J, border, counters, workspace=_Workspace.of(disc)), scale
+
+
+def row_scales(J, Z, block: int = 256):
+    """Size of the terms of each equation, ``|J| |Z|`` (floored), for relative residuals.
+
+    A dense ``J`` is read in column blocks (no second ``m x m`` array).  (A floor per
+    variable's block of harmonics, which would hide the FFT rounding of high harmonics
+    whose terms are 1e-9 of their equation's largest, also hides the errors of the small
+    harmonics next to a Hopf point: the ANM then accepts end points that derail the branch,
+    tests/runtime/test_periodic.py::test_closed_branch_returns_to_start.)
+    """
+    Z = np.abs(np.asarray(Z, dtype=float))
+    if scipy.sparse.issparse(J):
+        s = np.asarray(abs(J) @ Z).ravel()
+    else:
+        s = np.zeros(J.shape[0])
+        for c in range(0, J.shape[1], block):
+            s += np.abs(J[:, c:c + block]) @ Z[c:c + block]
+    return np.maximum(s, 1e-12 * max(float(s.max()), 1e-300))
 
 
 def _check_finite(R, what="residual"):
@@ -136,11 +269,7 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
             counters.residual_evaluations += 1
         _check_finite(R)
         rhs = np.append(-R, value - border @ Z)
-        J = disc.jacobian(Z)
-        if counters is not None:
-            counters.jacobian_evaluations += 1
-        lu = bordered_factor(J, border, counters)
-        del J                    # the LU holds its own copy: keep the peak memory at two matrices
+        lu, _ = factor_jacobian(disc, Z, border, counters)
         dZ = lu.solve(rhs)
         del lu
         Z = Z + dZ
@@ -159,16 +288,25 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
                            f"(last update {nd:.3g}, |Z| = {np.linalg.norm(Z):.3g})")
 
 
-def tangent_at(disc, Z, previous, counters: Counters | None = None, J=None):
-    """Unit tangent of the branch at Z, oriented like ``previous`` (null vector of dR/dZ)."""
-    if J is None:
-        J = disc.jacobian(Z)
-        if counters is not None:
-            counters.jacobian_evaluations += 1
+def tangent_at(disc, Z, previous, counters: Counters | None = None, J=None, *, with_det_sign=False):
+    """Unit tangent of the branch at Z, oriented like ``previous`` (null vector of dR/dZ).
+
+    With ``with_det_sign=True`` also returns the sign of ``det [J; t^T]`` for the returned
+    tangent ``t`` (the branch-point test function), from the same LU: when ``J`` has rank
+    ``m`` its rows span ``t``'s orthogonal complement, so
+    ``det [J; b^T] = (b . t) det [J; t^T]`` for any border ``b``.
+    """
     rhs = np.zeros(disc.m + 1)
     rhs[-1] = 1.0
-    t = bordered_factor(J, previous, counters).solve(rhs)
-    return t / np.linalg.norm(t)
+    if J is None:
+        lu, _ = factor_jacobian(disc, Z, previous, counters)
+    else:
+        lu = bordered_factor(J, previous, counters)
+    t = lu.solve(rhs)
+    t = t / np.linalg.norm(t)
+    if not with_det_sign:
+        return t
+    return t, lu.det_sign() * int(np.sign(np.asarray(previous, dtype=float) @ t))
 
 
 def pseudo_arclength(disc, Z0, t0, options, recorder, progress=None):
@@ -188,7 +326,7 @@ def pseudo_arclength(disc, Z0, t0, options, recorder, progress=None):
         try:
             Zn, its = correct(disc, Zp, t, float(t @ Zp), counters=c, xtol=options.newton_xtol,
                               max_iter=options.max_newton_iterations)
-            tn = tangent_at(disc, Zn, t, c)
+            tn, det_sign = tangent_at(disc, Zn, t, c, with_det_sign=True)
             # reject steps whose corrector went far from the predictor or whose tangent
             # turned sharply: both signal a jump to another branch
             if np.linalg.norm(Zn - Zp) > options.max_correction * abs(h):
@@ -204,8 +342,9 @@ def pseudo_arclength(disc, Z0, t0, options, recorder, progress=None):
             continue
         c.steps += 1
         if tn @ t < 0:      # the corrector jumped over a turning point the wrong way
-            tn = -tn
+            tn, det_sign = -tn, -det_sign
         recorder.add(Zn, tn, step_length=h)
+        recorder.note_det_sign(Zn, tn, det_sign)
         if progress is not None:
             progress(recorder)
         Z, t = Zn, tn

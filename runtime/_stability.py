@@ -886,13 +886,13 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     P = branch.solutions
     nxt = {i: j for i, j in zip(done[:-1], done[1:])}     # the next computed point
 
-    def located(i, fun, results):
+    def located(i, fun, results, stol=1e-13):
         """Root of fun(FloquetResult) between point i and the next computed one (None if no
         sign change)."""
         def test(Z):
             return fun(point_stability(disc, Z, tol=tol, which="primary")[results])
         try:
-            return locate_on_branch(disc, P[i], P[nxt.get(i, i + 1)], test, counters, stol=1e-13)
+            return locate_on_branch(disc, P[i], P[nxt.get(i, i + 1)], test, counters, stol=stol)
         except (ConvergenceError, ValueError):
             return None
 
@@ -912,9 +912,11 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
             near = [f for f in folds if i - 1 <= f.index <= j]
             if near:
                 f = near[0]
-                Zc = located(i, _near_one_product, 0)
+                # lam is quadratic in the chord coordinate at a fold: 1e-8 of the chord gives
+                # lam to about 1e-16 of it; finer only chases the multipliers' noise
+                Zc = located(i, _near_one_product, 0, stol=1e-8)
                 if Zc is None and f.index != i:
-                    Zc = located(f.index, _near_one_product, 0)
+                    Zc = located(f.index, _near_one_product, 0, stol=1e-8)
                 at = point_stability(disc, f.solution, tol=tol)
                 f.data.update(multipliers=at[0].multipliers,
                               crossing_param=float(Zc[-1]) if Zc is not None else np.nan)
@@ -963,7 +965,7 @@ def _reference_crossing(branch, disc, refs, i, tol, counters):
         Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j2],
                              lambda Z: _near_one_product(point_stability(disc, Z, tol=tol,
                                                                          which="reference")[1]), counters,
-                             stol=1e-13)
+                             stol=1e-8)       # at a fold (see branch_stability)
     except (ConvergenceError, ValueError):
         return np.nan
     return float(Z[-1])

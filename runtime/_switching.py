@@ -43,28 +43,11 @@ import scipy.optimize
 import scipy.sparse
 import scipy.sparse.linalg
 
-from ._newton import Counters, correct
+from ._newton import Counters, _perm_parity, correct
 from .errors import ConvergenceError, InputError
 
 __all__ = ["bordered_det_sign", "detect_branch_points", "locate_branch_point", "branch_point_tangents",
            "switch_branch", "switch_period_doubling_hbm", "switch_period_doubling_collocation"]
-
-
-def _perm_parity(perm) -> int:
-    """+1 for an even permutation, -1 for an odd one."""
-    perm = np.asarray(perm)
-    seen = np.zeros(perm.size, dtype=bool)
-    transpositions = 0
-    for i in range(perm.size):
-        if seen[i]:
-            continue
-        j, length = i, 0
-        while not seen[j]:
-            seen[j] = True
-            j = perm[j]
-            length += 1
-        transpositions += length - 1
-    return -1 if transpositions % 2 else 1
 
 
 def _slogdet_bordered(J, border, counters: Counters | None = None):
@@ -210,7 +193,7 @@ def _interpolated_root(cache, test, x0, x1):
 
 
 def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters: Counters | None = None,
-                         locate: bool = True):
+                         locate: bool = True, signs=None):
     """Simple branch points along a branch: sign changes of ``det [J; t^T]``, located.
 
     Parameters
@@ -223,6 +206,9 @@ def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters:
         zero of it (the branch passing through a Hopf point) are skipped.
     locate : bool
         Refine each one by :func:`locate_branch_point` (else the nearer branch point).
+    signs : sequence of int or None, optional
+        Known signs of ``det [J; t^T]`` at the points (the continuation engines record them
+        from their own factorizations of exactly these matrices); ``None`` entries are computed.
 
     Returns
     -------
@@ -234,7 +220,10 @@ def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters:
 
     P = np.asarray(solutions, dtype=float)
     T = np.asarray(tangents, dtype=float)
-    signs = np.array([bordered_det_sign(disc, Z, t, counters) for Z, t in zip(P, T)])
+    if signs is None:
+        signs = [None] * len(P)
+    signs = np.array([bordered_det_sign(disc, Z, t, counters) if s is None else int(s)
+                      for Z, t, s in zip(P, T, signs)])
     out = []
     amp_scale = np.max(np.abs(P[:, amp_index])) if amp_index is not None else 0.0
     for i in np.flatnonzero(signs[1:] * signs[:-1] < 0):

@@ -1,0 +1,135 @@
+"""The bordered linear algebra the engines share (``runtime/_newton.py``).
+
+* the sign of ``det [J; b^T]`` read off a factorization (dense and sparse) against
+  ``numpy.linalg.det``;
+* the identity ``det [J; b^T] = (b . t) det [J; t^T]`` behind the branch-point test function
+  that :func:`tangent_at` returns;
+* the reusable buffer: a Jacobian assembled into it equals a fresh one, row scales read in
+  column blocks equal ``|J| |Z|``, and a factorization whose buffer was reused refuses to solve;
+* the engines' recorded determinant signs equal the ones recomputed on the finished branch.
+"""
+import types
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given, settings, strategies as st
+
+import frictionkit.runtime._switching as switching
+from frictionkit.runtime._aft import AFTDiscretization
+from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime._hbm import HBMDiscretization
+from frictionkit.runtime._model import Model
+from frictionkit.runtime._newton import bordered_factor, factor_jacobian, row_scales, tangent_at
+from frictionkit.runtime._switching import bordered_det_sign
+from tests.models import belt_handwritten, pitchfork_handwritten
+
+
+def _stub(J):
+    """A discretization with a fixed Jacobian (contract items 1 and 3 only)."""
+    return types.SimpleNamespace(m=J.shape[0], jacobian=lambda Z: J)
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(1, 12), seed=st.integers(0, 2**32 - 1), sparse=st.booleans())
+def test_det_sign_of_the_factorization_matches_numpy(m, seed, sparse):
+    rng = np.random.default_rng(seed)
+    J = rng.normal(size=(m, m + 1))
+    b = rng.normal(size=m + 1)
+    K = np.vstack([J, b])
+    expected = int(np.sign(np.linalg.det(K)))
+    assert expected != 0
+    lu = bordered_factor(scipy.sparse.csr_matrix(J) if sparse else J, b)
+    assert lu.det_sign() == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_tangent_and_its_determinant_sign(m, seed):
+    rng = np.random.default_rng(seed)
+    J = rng.normal(size=(m, m + 1))
+    prev = rng.normal(size=m + 1)
+    t, sign = tangent_at(_stub(J), np.zeros(m + 1), prev, with_det_sign=True)
+    np.testing.assert_allclose(J @ t, 0.0, atol=1e-10 * np.abs(J).sum())
+    assert t @ prev > 0 and np.linalg.norm(t) == pytest.approx(1.0)
+    assert sign == int(np.sign(np.linalg.det(np.vstack([J, t]))))
+
+
+def test_reused_buffer_refuses_a_stale_factorization():
+    rng = np.random.default_rng(3)
+    J1, J2 = rng.normal(size=(5, 6)), rng.normal(size=(5, 6))
+    disc = types.SimpleNamespace(m=5, J=J1)
+    disc.jacobian = lambda Z: disc.J
+    b = rng.normal(size=6)
+    rhs = rng.normal(size=6)
+    lu1, _ = factor_jacobian(disc, np.zeros(6), b)
+    np.testing.assert_allclose(lu1.solve(rhs), np.linalg.solve(np.vstack([J1, b]), rhs), rtol=1e-10)
+    disc.J = J2
+    lu2, scale = factor_jacobian(disc, np.ones(6), b, scales=True)
+    np.testing.assert_allclose(scale, np.abs(J2) @ np.ones(6), rtol=1e-14)
+    np.testing.assert_allclose(lu2.solve(rhs), np.linalg.solve(np.vstack([J2, b]), rhs), rtol=1e-10)
+    with pytest.raises(RuntimeError, match="stale factorization"):
+        lu1.solve(rhs)
+
+
+def test_row_scales_in_column_blocks():
+    rng = np.random.default_rng(5)
+    J = np.asfortranarray(rng.normal(size=(300, 301)))
+    Z = rng.normal(size=301)
+    ref = np.abs(J) @ np.abs(Z)
+    for block in (1, 7, 256, 1000):
+        np.testing.assert_allclose(row_scales(J, Z, block=block), ref, rtol=1e-13)
+    np.testing.assert_allclose(row_scales(scipy.sparse.csr_matrix(J), Z), ref, rtol=1e-13)
+
+
+@pytest.mark.parametrize("kind", ["hbm", "aft"])
+def test_jacobian_assembled_into_a_buffer_equals_a_fresh_one(kind):
+    m = Model(belt_handwritten, {"n": 10, "FN": 5})
+    d = HBMDiscretization(m, 7) if kind == "hbm" else AFTDiscretization(m, 7)
+    Z = np.random.default_rng(1).normal(size=d.size) * 0.1
+    fresh = d.jacobian(Z)
+    buf = np.full((d.size, d.size), np.nan, order="F")
+    buf[:-1] = 0.0
+    d.jacobian(Z, out=buf[:-1])
+    np.testing.assert_array_equal(buf[:-1], fresh)
+    assert np.all(np.isnan(buf[-1]))                      # the border row is left alone
+
+
+def _capture_signs(monkeypatch):
+    seen = []
+    original = switching.detect_branch_points
+
+    def spy(disc, solutions, tangents, **kw):
+        seen.append((disc, np.array(solutions), np.array(tangents), list(kw.get("signs") or [])))
+        return original(disc, solutions, tangents, **kw)
+    monkeypatch.setattr(switching, "detect_branch_points", spy)
+    return seen
+
+
+def _check_recorded_signs(seen):
+    """All step ends but the last (the ANM factorizes at a step's start) carry a recorded sign,
+    equal to the recomputed one; returns the full list."""
+    disc, P, T, signs = seen[-1]
+    assert all(s is not None for s in signs[:-1])
+    full = [bordered_det_sign(disc, Z, t) for Z, t in zip(P, T)]
+    for i, s in enumerate(signs):
+        assert s is None or s == full[i], i
+    return full
+
+
+@pytest.mark.parametrize("method", ["anm", "newton"])
+def test_engines_record_the_branch_point_test_function(method, monkeypatch):
+    """Equilibria through a pitchfork (the sign changes once) and the belt's periodic branch:
+    every sign an engine recorded from its own LU equals the recomputed one."""
+    seen = _capture_signs(monkeypatch)
+    eq = equilibrium_branch(Model(pitchfork_handwritten, {"a": 0.0}), -0.5, 0.5, method=method,
+                            x_guess=[0.0, 0.0])
+    signs = _check_recorded_signs(seen)
+    assert np.count_nonzero(np.diff(signs)) == 1 and len(eq.special_points("bp")) == 1
+
+    belt = Model(belt_handwritten, {"n": 10, "FN": 5})
+    hopf = equilibrium_branch(belt, 0.05, 12).special_points("hopf")[0]
+    disc, Z, d = periodic_start_from_hopf(belt, hopf, 6)
+    periodic_branch(disc, Z, 0.0, 2.0, d, method=method, options=dict(max_steps=15))
+    assert len(seen[-1][1]) > 5
+    _check_recorded_signs(seen)

@@ -412,6 +412,40 @@ class HBMDiscretization(HarmonicLayout, Discretization):
             out = np.append(out, Z[self.phase_index])
         return out
 
+    def _stack_series_terms(self, terms):
+        """Stacked coefficients ``U`` (P, N, 2H+1), ``om``, ``lam`` (P,) and samples ``S``
+        (N, P, M) (and ``SD``, samples of ``D u_L`` of the derivative-bilinear rows) of the
+        ANM terms, extended by the terms not yet stored (a new series restarts them)."""
+        c = self.__dict__.get("_series_stack")
+        n = len(terms)
+        if c is None or c["n"] > n or any(x is not t for x, t in zip(c["ids"], terms[:c["n"]])):
+            c = None
+        M = self.n_t if self.H else 1
+        dbil = self.has_point and self.H > 0 and len(self.B_K) > 0
+        if c is None or c["U"].shape[0] < n:
+            cap = max(32, 2 * n)
+            new = dict(n=0, ids=[], U=np.zeros((cap, self.N, self.nh)), om=np.zeros(cap), lam=np.zeros(cap),
+                       S=np.zeros((self.N, cap, M)),
+                       SD=np.zeros((len(self.B_L), cap, M)) if dbil else None)
+            if c is not None:         # grow: keep what is stored
+                k = c["n"]
+                new.update(n=k, ids=c["ids"])
+                new["U"][:k], new["om"][:k], new["lam"][:k] = c["U"][:k], c["om"][:k], c["lam"][:k]
+                new["S"][:, :k] = c["S"][:, :k]
+                if dbil:
+                    new["SD"][:, :k] = c["SD"][:, :k]
+            c = new
+            self.__dict__["_series_stack"] = c
+        for k in range(c["n"], n):
+            U, om, lam = self.split(terms[k])
+            c["U"][k], c["om"][k], c["lam"][k] = U, om, lam
+            c["S"][:, k] = coefficients_to_samples(U, self.n_t) if self.H else U[:, :1]
+            if dbil:
+                c["SD"][:, k] = coefficients_to_samples(self._deriv(U)[self.B_L], self.n_t)
+            c["ids"].append(terms[k])
+        c["n"] = n
+        return c
+
     def quadratic(self, Z1, Z2):
         """Bilinear part Q(Z1, Z2) of R (contract item 4), not symmetrised."""
         U1, om1, lam1 = self.split(Z1)
@@ -434,36 +468,29 @@ class HBMDiscretization(HarmonicLayout, Discretization):
     def series_rhs(self, terms, origin=None):
         """``sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})`` for the ANM (contract item 5), fast.
 
-        The samples of each term are computed once per series (cached by identity) and
-        all products of one order go through a single batched ``quad`` call and one FFT.
+        The coefficients, ``omega``, ``lam`` and samples of each term are stored once per
+        series (recognised by identity) in stacked arrays, and every order is a handful of
+        array operations: one batched ``quad`` call over the ``p - 1`` products, one FFT,
+        one contraction each for the ``lam L1 U`` and ``omega D U`` products.
         """
         p = len(terms) + 1
-        cache = self.__dict__.setdefault("_series_cache", [])
-        if len(cache) > len(terms) or any(c[0] is not t for c, t in zip(cache, terms)):
-            cache.clear()
-        dbil = self.has_point and self.H > 0 and len(self.B_K) > 0
-        for t in terms[len(cache):]:
-            U, om, lam = self.split(t)
-            s = coefficients_to_samples(U, self.n_t) if self.H else U[:, :1]
-            sd = coefficients_to_samples(self._deriv(U)[self.B_L], self.n_t) if dbil else None
-            cache.append((t, U, om, lam, s, sd))
-        a = np.concatenate([cache[r - 1][4] for r in range(1, p)], axis=1)
-        b = np.concatenate([cache[p - r - 1][4] for r in range(1, p)], axis=1)
-        q = self.model.quad(self.qc, a, b)
-        M = cache[0][4].shape[1]
-        q = q.reshape(self.N, p - 1, M).sum(axis=1)
-        if dbil:
+        c = self._stack_series_terms(terms)
+        N, M = self.N, c["S"].shape[2]
+        S = c["S"]
+        a = np.ascontiguousarray(S[:, :p - 1]).reshape(N, -1)
+        b = np.ascontiguousarray(S[:, p - 2::-1]).reshape(N, -1)      # U_{p-1}, ..., U_1
+        q = self.model.quad(self.qc, a, b).reshape(N, p - 1, M).sum(axis=1)
+        if c["SD"] is not None:
             # sum_r bc u_J,r (D u_L)_{p-r} of the derivative-bilinear rows
-            prod = sum(cache[r - 1][4][self.B_J] * cache[p - r - 1][5] for r in range(1, p))
+            prod = np.einsum("krm,krm->km", S[self.B_J, :p - 1], c["SD"][:, p - 2::-1])
             np.add.at(q, self.B_K, self.bc[:, None] * prod)
         R = samples_to_coefficients(q, self.H) if self.H else q
+        Urev = c["U"][p - 2::-1]
         # sum_r lam_r L1 U_{p-r} = L1 (sum_r lam_r U_{p-r}); same for omega_r D U_{p-r}
         if self.has_L1:
-            W = sum(cache[r - 1][3] * cache[p - r - 1][1] for r in range(1, p))
-            R = R + self.L1 @ W
+            R = R + self.L1 @ np.tensordot(c["lam"][:p - 1], Urev, axes=1)
         if self.autonomous or self.omega_is_lam:
-            W = sum(cache[r - 1][2] * cache[p - r - 1][1] for r in range(1, p))
-            R = R - self.mass[:, None] * self._deriv(W)
+            R = R - self.mass[:, None] * self._deriv(np.tensordot(c["om"][:p - 1], Urev, axes=1))
         if self.has_point:
             R = np.array(R)
             R[self.point_rows, 0] = self._point_series(origin, terms)

@@ -39,8 +39,12 @@ def test_upper_branch_stable_lower_unstable_split_at_the_engine_fold(belt_branch
     assert len(folds) == 1 and [s.kind for s in br.special] == ["fold", "hopf"]
     i = folds[0].index                                   # fold between points i and i + 1
     assert np.all(br.stable[: i + 1] == 1.0) and np.all(br.stable[i + 1:] == 0.0)
-    assert np.all(br.tangents[: i + 1, -1] > 0) and np.all(br.tangents[i + 1:, -1] < 0)
-    assert np.all(br.max_multiplier[: i + 1] < 1) and np.all(br.max_multiplier[i + 1:] > 1)
+    # the last point is the Hopf point B3 (zero amplitude), where lam' = 0 and the
+    # multiplier is 1 exactly in theory: only rounding decides their side there
+    assert np.all(br.tangents[: i + 1, -1] > 0) and np.all(br.tangents[i + 1:-1, -1] < 0)
+    assert abs(br.tangents[-1, -1]) < 1e-9
+    assert np.all(br.max_multiplier[: i + 1] < 1) and np.all(br.max_multiplier[i + 1:-1] > 1)
+    assert br.max_multiplier[-1] == pytest.approx(1.0, abs=1e-6)
 
 
 def test_fold_is_where_the_multiplier_passes_one(belt_branch):

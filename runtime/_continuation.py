@@ -25,7 +25,7 @@ import numpy as np
 import scipy
 import scipy.optimize
 
-from ._newton import Counters, correct, tangent_at, pseudo_arclength
+from ._newton import Counters, _Workspace, correct, tangent_at, pseudo_arclength
 from ._anm import anm
 from .errors import ConvergenceError, InputError
 
@@ -463,45 +463,47 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
         guess = e * (1.0 if float(d) >= 0 else -1.0)
     else:
         guess = np.asarray(d, dtype=float)
-    rec = None
-    status, message, success = "failed", "", False
-    try:
-        # a scalar direction: correct at fixed lam; a vector: on the hyperplane orthogonal
-        # to it (well posed at folds and next to Hopf points, where fixed lam is not)
-        border = e if np.ndim(d) == 0 else guess / np.linalg.norm(guess)
-        Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
-                        max_iter=opts.max_newton_iterations)
-        t0, det_sign = tangent_at(disc, Z0, guess, counters, with_det_sign=True)
-        if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
-            t0, det_sign = -t0, -det_sign
-        rec = _Recorder(disc, opts, Z0, t0, counters)
-        rec.note_det_sign(Z0, t0, det_sign)
-        engine(disc, Z0, t0, opts, rec, progress)
-        status, message, success = rec.status, rec.message, True
-    except KeyboardInterrupt:
-        status, message = "interrupted", "interrupted by the user (Ctrl-C); the partial branch is kept"
-    except ConvergenceError as err:
-        lam = rec.points[-1][-1] if rec is not None else lam0
-        status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
-    if rec is None:
-        raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
-    counters.residual_evaluations = getattr(disc, "n_residuals", 0) - r0 or counters.residual_evaluations
-    counters.jacobian_evaluations = getattr(disc, "n_jacobians", 0) - j0 or counters.jacobian_evaluations
-    from ._branch import Branch
-    special = list(rec.special)
-    if opts.locate_folds and success:
-        special.extend(_locate_folds(disc, rec, counters, opts))
-    special.sort(key=lambda s: s.index)
-    prov = _provenance(disc, method, opts)
-    prov.update(provenance or {})
-    br = Branch.from_solutions(disc, rec.points, rec.tangents, special=special,
-                               counters=counters.as_dict(), status=status, message=message,
-                               success=success, provenance=prov)
-    br.discretization = disc
-    _warn_validity(br)
-    if success:
-        _analyse(br, disc, rec, opts)
-    return br
+    # one reusable bordered buffer for the run, its engines and its analysis (freed at the end)
+    with _Workspace.scope(disc):
+        rec = None
+        status, message, success = "failed", "", False
+        try:
+            # a scalar direction: correct at fixed lam; a vector: on the hyperplane orthogonal
+            # to it (well posed at folds and next to Hopf points, where fixed lam is not)
+            border = e if np.ndim(d) == 0 else guess / np.linalg.norm(guess)
+            Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
+                            max_iter=opts.max_newton_iterations)
+            t0, det_sign = tangent_at(disc, Z0, guess, counters, with_det_sign=True)
+            if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
+                t0, det_sign = -t0, -det_sign
+            rec = _Recorder(disc, opts, Z0, t0, counters)
+            rec.note_det_sign(Z0, t0, det_sign)
+            engine(disc, Z0, t0, opts, rec, progress)
+            status, message, success = rec.status, rec.message, True
+        except KeyboardInterrupt:
+            status, message = "interrupted", "interrupted by the user (Ctrl-C); the partial branch is kept"
+        except ConvergenceError as err:
+            lam = rec.points[-1][-1] if rec is not None else lam0
+            status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
+        if rec is None:
+            raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
+        counters.residual_evaluations = getattr(disc, "n_residuals", 0) - r0 or counters.residual_evaluations
+        counters.jacobian_evaluations = getattr(disc, "n_jacobians", 0) - j0 or counters.jacobian_evaluations
+        from ._branch import Branch
+        special = list(rec.special)
+        if opts.locate_folds and success:
+            special.extend(_locate_folds(disc, rec, counters, opts))
+        special.sort(key=lambda s: s.index)
+        prov = _provenance(disc, method, opts)
+        prov.update(provenance or {})
+        br = Branch.from_solutions(disc, rec.points, rec.tangents, special=special,
+                                   counters=counters.as_dict(), status=status, message=message,
+                                   success=success, provenance=prov)
+        br.discretization = disc
+        _warn_validity(br)
+        if success:
+            _analyse(br, disc, rec, opts)
+        return br
 
 
 def _supports_stability(disc):

@@ -26,6 +26,8 @@ formula) with the forms ``B``, ``C`` from central finite differences of ``model.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import product
 
@@ -775,7 +777,7 @@ def _ns_test(res: FloquetResult) -> float:
 
 
 def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = True, locate: bool = True,
-                     counters=None, points=None):
+                     counters=None, points=None, workers: int | None = None):
     """Fill the stability columns of a periodic branch and record its bifurcations of cycles.
 
     For every branch point the Floquet multipliers are computed (:func:`point_stability`:
@@ -822,6 +824,10 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         between inherits the stable flag of its two neighbours when they agree and no
         multiplier leaves the unit circle between them (its multiplier columns are NaN);
         otherwise every point of that step is computed.
+    workers : int, optional
+        Threads computing the multipliers of different points at once (the eigenvalue
+        problems run in LAPACK, outside Python's lock); default ``min(4, os.cpu_count())``.
+        The results do not depend on it.
 
     Returns
     -------
@@ -844,6 +850,11 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
             prim[i], refs[i] = point_stability(disc, branch.solutions[i], tol=tol)
 
     idx = sorted(set(range(n_pts)) if points is None else {int(i) for i in points} | {0, n_pts - 1})
+    workers = min(4, os.cpu_count() or 1) if workers is None else max(1, int(workers))
+    if workers > 1 and len(idx) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for i, res in zip(idx, pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol), idx)):
+                prim[i], refs[i] = res
     for i in idx:
         compute(i)
     stable = np.full(n_pts, np.nan)

@@ -20,7 +20,7 @@ from frictionkit.runtime._aft import AFTDiscretization
 from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
 from frictionkit.runtime._hbm import HBMDiscretization
 from frictionkit.runtime._model import Model
-from frictionkit.runtime._newton import bordered_factor, factor_jacobian, row_scales, tangent_at
+from frictionkit.runtime._newton import bordered_factor, correct, factor_jacobian, row_scales, tangent_at
 from frictionkit.runtime._switching import bordered_det_sign
 from tests.models import belt_handwritten, pitchfork_handwritten
 
@@ -70,6 +70,14 @@ def test_reused_buffer_refuses_a_stale_factorization():
     np.testing.assert_allclose(lu2.solve(rhs), np.linalg.solve(np.vstack([J2, b]), rhs), rtol=1e-10)
     with pytest.raises(RuntimeError, match="stale factorization"):
         lu1.solve(rhs)
+    # a Newton correction outside any run frees the buffer it made
+    disc.J = np.hstack([np.eye(5), np.zeros((5, 1))])
+    disc.residual = lambda Z: Z[:5] - 1.0
+    del disc._bordered_workspace
+    Zc, its = correct(disc, np.zeros(6), np.eye(6)[-1], 0.0)
+    np.testing.assert_allclose(Zc, [1, 1, 1, 1, 1, 0])
+    assert its == 2                      # a linear system: one update, one confirming it
+    assert not hasattr(disc, "_bordered_workspace")
 
 
 def test_row_scales_in_column_blocks():
@@ -133,3 +141,5 @@ def test_engines_record_the_branch_point_test_function(method, monkeypatch):
     periodic_branch(disc, Z, 0.0, 2.0, d, method=method, options=dict(max_steps=15))
     assert len(seen[-1][1]) > 5
     _check_recorded_signs(seen)
+    # the run's reusable buffer is freed with it (a branch keeps its discretization)
+    assert "_bordered_workspace" not in disc.__dict__

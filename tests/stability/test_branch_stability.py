@@ -134,6 +134,20 @@ def test_stability_option_off(belt_branch):
     assert np.all(np.isnan(br.stable)) and br.multipliers is None and br.motion is None
 
 
+def test_threads_do_not_change_the_multipliers(belt_branch):
+    """branch_stability computes points in threads; one thread gives the same columns."""
+    import copy
+    _, br = belt_branch
+    one, two = copy.copy(br), copy.copy(br)
+    one.special, two.special = list(br.special), list(br.special)
+    branch_stability(one, br.discretization, workers=1, locate=False)
+    branch_stability(two, br.discretization, workers=2, locate=False)
+    np.testing.assert_array_equal(one.multipliers, two.multipliers)
+    np.testing.assert_array_equal(one.stable, two.stable)
+    np.testing.assert_array_equal(one.trivial_multiplier_error, two.trivial_multiplier_error)
+    np.testing.assert_array_equal(one.stable, br.stable)
+
+
 def test_neimark_sacker_of_a_cycle_located_at_the_analytic_value():
     # tests/models/cycle_ns_handwritten.py: on the unit circle the multipliers are 1, exp(-4 pi)
     # and exp(2 pi (lam +- i nu)) (analytic); the complex pair leaves the unit circle at lam = 0

@@ -127,6 +127,15 @@ class Series:
         powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
         return self.Z0[idx][None, :] + powers @ C
 
+    def linear(self, a, w):
+        """Values of the linear functional ``w . Z`` along the branch at the points ``a``."""
+        a = np.asarray(a, dtype=float)
+        if self.pade:
+            return np.array([self(x) @ w for x in a])
+        c = np.array([Zp @ w for Zp in self.terms])
+        powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
+        return float(self.Z0 @ w) + powers @ c
+
     def lam_polynomial(self):
         """Coefficients (highest first) of lam(a) - lam0 for numpy.roots (series only)."""
         c = [Zp[-1] for Zp in self.terms][::-1]

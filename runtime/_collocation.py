@@ -326,13 +326,37 @@ class CollocationDiscretization(Discretization):
 
     def _ops(self):
         # operators depend on the other parameters only; lam enters through c1, L1, fc1, fs1
-        return self.model.operators()
+        # (kept while the model's parameter values stay the same: the ANM asks for them at
+        # every order)
+        key = self.model.param_vector().tobytes()
+        cached = self.__dict__.get("_ops_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, self.model.operators())
+            self.__dict__["_ops_cache"] = cached
+        return cached[1]
 
     # -- phase condition -----------------------------------------------------------------
     def set_reference(self, Z):
         """Reference orbit of the integral phase condition (``phase="integral"``)."""
         U, _, _ = self._parts(Z)
         self._reference = self._dtau(U)
+
+    @property
+    def amplitude_weights(self):
+        """Weights of a signed amplitude ``w . Z`` (``_continuation.amplitude_weights``): the
+        phase state at ``tau = 0``, where the ``"extremum"`` phase condition puts an
+        extremum, minus its mean over the period.  Positive at a maximum, negative at a
+        minimum, it changes sign where the branch passes through a Hopf point into its
+        half-period-shifted copy.  None for forced orbits and the integral phase."""
+        k = self.phase_state
+        if not self.autonomous or self.phase != "extremum" or not self.nodal[k]:
+            return None
+        G = self.G
+        w = np.zeros(self.size)
+        wq = np.tile(self.weights * self.h, self.n_intervals)
+        w[k * G:(k + 1) * G] = -(self.E.T @ wq)
+        w[k * G] += 1.0
+        return w
 
     def _phase_row(self):
         """Coefficients (length N*G) of the linear phase condition."""
@@ -545,9 +569,9 @@ class CollocationDiscretization(Discretization):
         the part of the order-p Taylor coefficient of ``f(pc u_v(0))`` that does not
         depend on ``Z_p`` (recurrences of ``_series.py``), which needs the origin ``Z_0``.
         """
-        out = super().series_rhs(terms)
         if not self.has_point:
-            return out
+            return self._series_rhs_polynomial(terms)
+        out = super().series_rhs(terms)
         if origin is None:
             raise InputError("the ANM series of a model with point conditions needs the series "
                              "origin: call series_rhs(terms, origin=Z0)")
@@ -555,6 +579,49 @@ class CollocationDiscretization(Discretization):
         for k, (r, f, v) in enumerate(zip(self.point_rows, self.point_funcs, self.point_args)):
             w = np.array([self.pc[k] * Uj[v, 0] for Uj in cols])
             out[r * self.G] = -taylor_remainder(f, w)
+        return out
+
+    def _series_rhs_polynomial(self, terms):
+        """``sum_r Q(Z_r, Z_{p-r})`` of a model without point conditions, vectorised.
+
+        The variables of each term and their Gauss-point values are stored once per series
+        (recognised by identity); every order is one batched ``quad`` over the ``p - 1``
+        products plus one contraction each for the ``lam L1 u`` and ``omega D u`` products
+        (:meth:`quadratic` summed over r, term by term).
+        """
+        p = len(terms) + 1
+        c = self.__dict__.get("_series_stack")
+        if c is None or c["n"] > len(terms) or any(x is not t for x, t in zip(c["ids"], terms)):
+            c = None
+        if c is None or c["U"].shape[0] < len(terms):
+            cap = max(32, 2 * len(terms))
+            new = dict(n=0, ids=[], U=np.zeros((cap, self.N, self.G)), Ug=np.zeros((self.N, cap, self.G)),
+                       om=np.zeros(cap), lam=np.zeros(cap))
+            if c is not None:
+                k = c["n"]
+                new.update(n=k, ids=c["ids"])
+                new["U"][:k], new["Ug"][:, :k] = c["U"][:k], c["Ug"][:, :k]
+                new["om"][:k], new["lam"][:k] = c["om"][:k], c["lam"][:k]
+            c = new
+            self.__dict__["_series_stack"] = c
+        for k in range(c["n"], len(terms)):
+            U, om, lam = self._parts(terms[k])
+            c["U"][k], c["Ug"][:, k], c["om"][k], c["lam"][k] = U, self._at_gauss(U), om, lam
+            c["ids"].append(terms[k])
+        c["n"] = len(terms)
+        ops = self._ops()
+        N, G = self.N, self.G
+        a = np.ascontiguousarray(c["Ug"][:, :p - 1]).reshape(N, -1)
+        b = np.ascontiguousarray(c["Ug"][:, p - 2::-1]).reshape(N, -1)        # u_{p-1}, ..., u_1
+        out = -self.model.quad(ops["qc"], a, b).reshape(N, p - 1, G).sum(axis=1)
+        Urev = c["U"][p - 2::-1]
+        out -= ops["L1"] @ self._at_gauss(np.tensordot(c["lam"][:p - 1], Urev, axes=1))
+        if self.autonomous or self.omega_is_lam:
+            W = np.tensordot(c["om"][:p - 1], Urev, axes=1)
+            out += ops["mass"][:, None] * self._dtau(W) / (2 * np.pi)
+        out = out.ravel()
+        if self.autonomous:
+            out = np.append(out, 0.0)
         return out
 
     # -- Floquet multipliers of models with point conditions ------------------------------
@@ -671,7 +738,9 @@ class CollocationDiscretization(Discretization):
         return np.einsum("mj,rmj->rm", L, U[:n][:, idx])
 
     def ptp(self, Z) -> np.ndarray:
-        """Peak-to-peak of each state: extrema of the piecewise polynomials located exactly."""
+        """Peak-to-peak of each state: extrema of the piecewise polynomials located exactly
+        (real roots in (0, 1) of each interval's derivative, from the eigenvalues of the
+        stacked companion matrices; intervals whose derivative loses its degree, ``np.roots``)."""
         U, _, _ = self._parts(Z)
         n, p = self.model.n, self.degree
         idx = (np.arange(self.n_intervals)[:, None] * p + np.arange(p + 1)[None, :]) % self.G
@@ -680,15 +749,38 @@ class CollocationDiscretization(Discretization):
             vals = U[r][idx]                                   # (N_int, p+1) nodal values
             coef = vals @ self._Vinv.T                          # monomial coefficients in s
             lo, hi = vals.min(), vals.max()
-            dcoef = coef[:, 1:] * np.arange(1, p + 1)
-            for i in range(self.n_intervals):
-                roots = np.roots(dcoef[i][::-1]) if p > 1 else np.zeros(0)
-                roots = roots[np.isreal(roots)].real
-                roots = roots[(roots > 0) & (roots < 1)]
-                if roots.size:
-                    v = np.polyval(coef[i][::-1], roots)
+            for i, s_ in self._derivative_roots(coef[:, 1:] * np.arange(1, p + 1)):
+                v = np.polynomial.polynomial.polyval(s_, coef[i].T, tensor=False)
+                if v.size:
                     lo, hi = min(lo, v.min()), max(hi, v.max())
             out[r] = hi - lo
+        return out
+
+    @staticmethod
+    def _derivative_roots(d):
+        """Real roots in (0, 1) of the polynomials ``sum_j d[k, j] s^j``: pairs (interval
+        indices, roots) of equal length."""
+        K, m = d.shape
+        deg = m - 1
+        if deg < 1:
+            return []
+        lead = d[:, -1]
+        ok = np.abs(lead) > 1e-12 * np.maximum(np.abs(d).max(axis=1), 1e-300)
+        out = []
+        if np.any(ok):
+            C = np.zeros((int(ok.sum()), deg, deg))
+            C[:, np.arange(1, deg), np.arange(deg - 1)] = 1.0
+            C[:, :, -1] = -d[ok, :-1] / lead[ok, None]
+            w = np.linalg.eigvals(C)                                  # (K_ok, deg)
+            real = np.abs(w.imag) <= 1e-9 * (1.0 + np.abs(w.real))
+            inside = real & (w.real > 0) & (w.real < 1)
+            rows = np.flatnonzero(ok)[:, None].repeat(deg, axis=1)
+            out.append((rows[inside], w.real[inside]))
+        for k in np.flatnonzero(~ok):                                  # lower degree: np.roots
+            roots = np.roots(np.trim_zeros(d[k][::-1], "f")) if np.any(d[k]) else np.zeros(0)
+            roots = roots[np.isreal(roots)].real
+            roots = roots[(roots > 0) & (roots < 1)]
+            out.append((np.full(roots.size, k), roots))
         return out
 
     def unpack(self, Z) -> dict:

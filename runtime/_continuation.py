@@ -194,6 +194,26 @@ class ContinuationProblem:
     direction: object = 1.0
 
 
+def amplitude_weights(disc):
+    """Weights ``w`` of a signed amplitude ``w . Z`` of a periodic orbit, or None.
+
+    Its sign flips where a periodic branch passes through a Hopf point into the
+    half-period-shifted copy of itself (the recorder stops there, or records the Hopf
+    point).  A discretization may define ``amplitude_weights`` (collocation: the phase
+    state at ``tau = 0`` minus its mean); harmonic balances use the cos(theta) coefficient
+    of the phase variable, whose sin(theta) coefficient is fixed to zero.
+    """
+    w = getattr(disc, "amplitude_weights", None)
+    if w is not None:
+        return np.asarray(w, dtype=float)
+    k = getattr(disc, "phase_index", None)
+    if k is None:
+        return None
+    w = np.zeros(disc.size)
+    w[k - 1] = 1.0
+    return w
+
+
 class _Recorder:
     """Collects the points of a run and decides when to stop (shared by all engines)."""
 
@@ -206,7 +226,9 @@ class _Recorder:
         self.status, self.message = "running", ""
         self.special = []
         self._stop_reason = None
-        self.amp_index = (disc.phase_index - 1) if getattr(disc, "phase_index", None) is not None else None
+        # a signed amplitude of the orbit, linear in Z, that changes sign where a periodic
+        # branch passes through a Hopf point into its half-period-shifted copy
+        self.amp_w = amplitude_weights(disc)
         self._start = np.array(Z0)
         self._travel = 0.0
 
@@ -220,16 +242,14 @@ class _Recorder:
         """End of the ANM step: ``a_max`` or the first bound / amplitude-zero crossing."""
         o = self.options
         a_grid = np.linspace(0.0, a_max, 65)
-        idx = [len(series.Z0) - 1] + ([self.amp_index] if self.amp_index is not None else [])
-        vals = series.components(a_grid, idx)
-        lam = vals[:, 0]
+        idx = [len(series.Z0) - 1]
+        lam = series.components(a_grid, idx)[:, 0]
         if np.isfinite(o.max_lam_step) and np.max(np.abs(lam - lam[0])) > o.max_lam_step:
             # shorten the step so that lam moves by at most max_lam_step
             i = int(np.argmax(np.abs(lam - lam[0]) > o.max_lam_step))
             a_max = a_grid[max(i - 1, 1)]
             a_grid = np.linspace(0.0, a_max, 65)
-            vals = series.components(a_grid, idx)
-            lam = vals[:, 0]
+            lam = series.components(a_grid, idx)[:, 0]
         events = []
         for bound, name in ((o.lam_min, "range"), (o.lam_max, "range")):
             if np.isfinite(bound):
@@ -237,11 +257,11 @@ class _Recorder:
                 if len(idx):
                     events.append((idx[0], lambda a, b=bound: series(a)[-1] - b, name, bound))
         self._hopf_on_series = None
-        if self.amp_index is not None and len(self.points) > 1:
-            amp = vals[:, 1]
+        if self.amp_w is not None and len(self.points) > 1:
+            amp = series.linear(a_grid, self.amp_w)
             idx = self._crossings(amp, a_grid)
             if len(idx):
-                fun = lambda a: series(a)[self.amp_index]   # noqa: E731
+                fun = lambda a: float(series(a) @ self.amp_w)   # noqa: E731
                 if o.stop_on_equilibrium:
                     events.append((idx[0], fun, "equilibrium", None))
                 else:
@@ -293,9 +313,8 @@ class _Recorder:
 
     def add_intermediate(self, Z, t):
         """A point inside a step (ANM ``points_per_step``): stored, no stop criterion checked."""
-        k = self.amp_index
         Zprev = self.points[-1]
-        if k is not None and not self.options.stop_on_equilibrium and Zprev[k] * Z[k] < 0:
+        if self.amp_w is not None and not self.options.stop_on_equilibrium and self.amp(Zprev) * self.amp(Z) < 0:
             hs = getattr(self, "_hopf_on_series", None)
             if hs is not None:
                 from ._branch import SpecialPoint
@@ -316,12 +335,11 @@ class _Recorder:
         if name_bound is not None and name_bound[0] == "range" and series is not None:
             # ANM end point exactly on the bound: correct with lam fixed
             Z = self._on_bound(Z, name_bound[1])
-        k = self.amp_index
-        if (k is not None and not o.stop_on_equilibrium and name_bound is None and len(self.points) > 1
-                and Zprev[k] * Z[k] < 0):
+        if (self.amp_w is not None and not o.stop_on_equilibrium and name_bound is None and len(self.points) > 1
+                and self.amp(Zprev) * self.amp(Z) < 0):
             # passing through a Hopf point (zero amplitude) into the half-period-shifted copy
             hs = getattr(self, "_hopf_on_series", None)
-            Zh = hs[1] if hs is not None else self._hermite_zero(Zprev, self.tangents[-1], Z, t, k)
+            Zh = hs[1] if hs is not None else self._hermite_zero(Zprev, self.tangents[-1], Z, t, self.amp_w)
             self._hopf_on_series = None
             om = Zh[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
             from ._branch import SpecialPoint
@@ -367,16 +385,20 @@ class _Recorder:
                        max_iter=self.options.max_newton_iterations)
         return Z
 
+    def amp(self, Z) -> float:
+        """The signed amplitude of a point (``amplitude_weights``)."""
+        return float(np.asarray(Z) @ self.amp_w)
+
     @staticmethod
-    def _hermite_zero(Zprev, tprev, Z, t, k):
-        """Zero of component k on the cubic Hermite interpolant between two branch points."""
+    def _hermite_zero(Zprev, tprev, Z, t, w):
+        """Zero of the functional ``w . Z`` on the cubic Hermite interpolant between two points."""
         hc = np.linalg.norm(Z - Zprev)
 
         def herm(s):
             h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
             h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
             return h00 * Zprev + h10 * hc * tprev + h01 * Z + h11 * hc * t
-        s = scipy.optimize.brentq(lambda s: herm(s)[k], 0.0, 1.0, xtol=1e-14)
+        s = scipy.optimize.brentq(lambda s: float(herm(s) @ w), 0.0, 1.0, xtol=1e-14)
         return herm(s)
 
     def _newton_events(self, Zprev, Z, t):
@@ -388,12 +410,12 @@ class _Recorder:
                 Zb = self._on_bound(Zg, bound)
                 self._stop_reason = ("range", bound)
                 return Zb, tangent_at(self.disc, Zb, t, self.counters)
-        k = self.amp_index
-        if o.stop_on_equilibrium and k is not None and len(self.points) > 1 and Zprev[k] * Z[k] < 0:
+        if (o.stop_on_equilibrium and self.amp_w is not None and len(self.points) > 1
+                and self.amp(Zprev) * self.amp(Z) < 0):
             # cubic Hermite interpolation with the end tangents (the point itself is nearly
             # singular: the periodic branch meets the family of equilibria there)
             self._stop_reason = ("equilibrium", None)
-            return self._hermite_zero(Zprev, self.tangents[-1], Z, t, k), t
+            return self._hermite_zero(Zprev, self.tangents[-1], Z, t, self.amp_w), t
         return Z, t
 
 
@@ -523,7 +545,7 @@ def _analyse(br, disc, rec, opts):
     ends = np.array([i for i in rec.step_ends if i < len(br)], dtype=int)
     if opts.branch_points and len(ends) > 1:
         try:
-            found = detect_branch_points(disc, br.solutions[ends], br.tangents[ends], amp_index=rec.amp_index,
+            found = detect_branch_points(disc, br.solutions[ends], br.tangents[ends], amp_weights=rec.amp_w,
                                          counters=extra, signs=[rec.det_signs.get(int(i)) for i in ends])
             for sp in found:
                 sp.index = int(ends[sp.index])
@@ -722,12 +744,12 @@ def _locate_folds(disc, rec, counters, opts):
     out = []
     T = np.array(rec.tangents)
     P = np.array(rec.points)
+    A = P @ rec.amp_w if rec.amp_w is not None else None       # signed amplitudes
     last = len(P) - 1
     for i in np.flatnonzero(T[1:, -1] * T[:-1, -1] < 0):
         if rec.status == "equilibrium" and i + 1 == last:
             continue    # lam' vanishes at the Hopf point the branch ends on: not a fold
-        k = rec.amp_index
-        if k is not None and P[i, k] * P[i + 1, k] <= 0:
+        if A is not None and A[i] * A[i + 1] <= 0:
             continue    # ... and where the branch passes through a Hopf point (recorded)
 
         # lam is quadratic in the chord coordinate s at a fold, so s to 1e-8 gives lam to about
@@ -743,7 +765,7 @@ def _locate_folds(disc, rec, counters, opts):
         # more than a right angle within one step, and orienting by the first tangent would
         # then flip the sign of the second one's lam component.
         for a, b in ((i, i + 1), (max(i - 1, 0), i + 1), (i, min(i + 2, last)), (max(i - 1, 0), min(i + 2, last))):
-            if k is not None and np.any(P[a:b, k] * P[a + 1:b + 1, k] <= 0):
+            if A is not None and np.any(A[a:b] * A[a + 1:b + 1] <= 0):
                 continue    # the wider bracket holds a Hopf crossing
             def test(Z, chord=P[b] - P[a]):
                 return tangent_at(disc, Z, chord, counters)[-1]
@@ -756,8 +778,7 @@ def _locate_folds(disc, rec, counters, opts):
             continue
         om = Zf[disc.omega_index] if getattr(disc, "omega_index", None) is not None else np.nan
         kind = "fold"
-        k = rec.amp_index
-        if k is not None and abs(Zf[k]) < 1e-4 * np.max(np.abs(P[:, k])):
+        if A is not None and abs(Zf @ rec.amp_w) < 1e-4 * np.max(np.abs(A)):
             # lam' also vanishes where a periodic branch passes through a Hopf point (zero
             # amplitude) into its half-period-shifted copy: that is not a fold
             kind = "hopf"

@@ -193,7 +193,7 @@ def _interpolated_root(cache, test, x0, x1):
 
 
 def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters: Counters | None = None,
-                         locate: bool = True, signs=None):
+                         locate: bool = True, signs=None, amp_weights=None):
     """Simple branch points along a branch: sign changes of ``det [J; t^T]``, located.
 
     Parameters
@@ -204,6 +204,9 @@ def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters:
     amp_index : int, optional
         Index of the first-harmonic amplitude of a periodic branch: sign changes next to a
         zero of it (the branch passing through a Hopf point) are skipped.
+    amp_weights : ndarray, optional
+        The same for a signed amplitude ``amp_weights . Z``
+        (``_continuation.amplitude_weights``; collocation has no amplitude unknown).
     locate : bool
         Refine each one by :func:`locate_branch_point` (else the nearer branch point).
     signs : sequence of int or None, optional
@@ -225,11 +228,12 @@ def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters:
     signs = np.array([bordered_det_sign(disc, Z, t, counters) if s is None else int(s)
                       for Z, t, s in zip(P, T, signs)])
     out = []
-    amp_scale = np.max(np.abs(P[:, amp_index])) if amp_index is not None else 0.0
+    if amp_weights is None and amp_index is not None:
+        amp_weights = np.eye(P.shape[1])[amp_index]
+    A = P @ amp_weights if amp_weights is not None else None
+    amp_scale = np.max(np.abs(A)) if A is not None else 0.0
     for i in np.flatnonzero(signs[1:] * signs[:-1] < 0):
-        if amp_index is not None and (P[i, amp_index] * P[i + 1, amp_index] <= 0
-                                      or min(abs(P[i, amp_index]), abs(P[i + 1, amp_index]))
-                                      <= 1e-6 * amp_scale):
+        if A is not None and (A[i] * A[i + 1] <= 0 or min(abs(A[i]), abs(A[i + 1])) <= 1e-6 * amp_scale):
             # a periodic branch through or ending at a Hopf point (zero amplitude), where it
             # meets the equilibria: J is singular there, but that is not a branch point of orbits
             continue

@@ -1,6 +1,7 @@
 """Orthogonal collocation: agreement with shooting, convergence orders, contract structure."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from frictionkit.runtime._collocation import CollocationDiscretization, collocation_orbit
 from frictionkit.runtime._model import Model
@@ -67,6 +68,66 @@ def test_residual_is_exactly_quadratic_and_jacobian_matches():
         dZ = rng.standard_normal(disc.size) * np.maximum(np.abs(Z), 1e-6)
         expect = disc.residual(Z + dZ) - disc.residual(Z - dZ)
         assert np.allclose(2 * (J @ dZ), expect, rtol=1e-9, atol=1e-9 * np.abs(expect).max())
+
+
+def test_fast_series_rhs_is_the_sum_of_the_bilinear_form():
+    """The vectorised ANM right-hand side equals sum_r Q(Z_r, Z_{p-r}) of :meth:`quadratic`
+    (the generic definition of ``_discretization.py``), order by order, autonomous and forced."""
+    from frictionkit.runtime._discretization import Discretization
+    rng = np.random.default_rng(4)
+    orbit = belt_orbit(0.5)
+    for disc in (CollocationDiscretization(orbit.model, 12, 3),
+                 CollocationDiscretization(Model(duffing_handwritten, {}), 9, 4)):
+        terms = [rng.standard_normal(disc.size) for _ in range(7)]
+        for p in range(2, 8):
+            fast = disc.series_rhs(terms[:p - 1])
+            slow = Discretization.series_rhs(disc, terms[:p - 1])
+            np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12 * np.abs(slow).max())
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), degree=st.integers(1, 5))
+def test_extrema_of_the_piecewise_polynomials(seed, degree):
+    """ptp from the stacked companion matrices equals np.roots interval by interval, and
+    bounds a fine sampling from above by at most its resolution."""
+    rng = np.random.default_rng(seed)
+    orbit = belt_orbit(0.5)
+    disc = CollocationDiscretization(orbit.model, 7, degree)
+    Z = rng.standard_normal(disc.size)
+    U, _, _ = disc._parts(Z)
+    p = degree
+    idx = (np.arange(disc.n_intervals)[:, None] * p + np.arange(p + 1)[None, :]) % disc.G
+    for r in range(orbit.model.n):
+        coef = U[r][idx] @ disc._Vinv.T
+        lo, hi = U[r].min(), U[r].max()
+        for c in coef:
+            roots = np.roots((c[1:] * np.arange(1, p + 1))[::-1]) if p > 1 else np.zeros(0)
+            roots = roots[np.isreal(roots)].real
+            roots = roots[(roots > 0) & (roots < 1)]
+            if roots.size:
+                v = np.polyval(c[::-1], roots)
+                lo, hi = min(lo, v.min()), max(hi, v.max())
+        assert disc.ptp(Z)[r] == pytest.approx(hi - lo, rel=1e-12)
+    fine = disc.states_at(Z, np.linspace(0, 1, 20001))
+    assert np.all(disc.ptp(Z) >= np.ptp(fine, axis=1) - 1e-12)
+
+
+def test_collocation_branch_stops_at_the_second_hopf_point():
+    """From B1 through the fold to B3 by collocation + ANM: the signed amplitude (phase state
+    at tau = 0 minus its mean) changes sign at B3 and the run stops there, at the Hopf point
+    of the equilibrium branch (eigenvalues, an independent computation)."""
+    from frictionkit.runtime._cli_continuation import _to_collocation
+    from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+    orbit = belt_orbit(0.5)
+    eq = equilibrium_branch(orbit.model, 0.05, 12)
+    hb = eq.special_points("hopf")
+    disc, Z, d = periodic_start_from_hopf(orbit.model, hb[0], 10)
+    coll, Zc, dc = _to_collocation(orbit.model, disc, Z, 40, 3, d)
+    br = periodic_branch(coll, Zc, 0.0, 30.0, dc, options=dict(stability=False))
+    assert br.status == "equilibrium" and br.param[-1] == pytest.approx(hb[1].param, rel=1e-7)
+    assert [s.kind for s in br.special] == ["fold", "hopf"]
+    A = br.solutions @ coll.amplitude_weights      # a maximum of y at tau = 0 all along
+    assert np.all(A[:-1] > 0) and abs(A[-1]) < 1e-8 * A.max()
 
 
 def test_forced_linear_oscillator_analytic_amplitude():

@@ -20,7 +20,8 @@ from frictionkit.runtime._aft import AFTDiscretization
 from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
 from frictionkit.runtime._hbm import HBMDiscretization
 from frictionkit.runtime._model import Model
-from frictionkit.runtime._newton import bordered_factor, correct, factor_jacobian, row_scales, tangent_at
+from frictionkit.runtime._newton import (_perm_parity, bordered_factor, correct, factor_jacobian, row_scales,
+                                         tangent_at)
 from frictionkit.runtime._switching import bordered_det_sign
 from tests.models import belt_handwritten, pitchfork_handwritten
 
@@ -53,6 +54,13 @@ def test_tangent_and_its_determinant_sign(m, seed):
     np.testing.assert_allclose(J @ t, 0.0, atol=1e-10 * np.abs(J).sum())
     assert t @ prev > 0 and np.linalg.norm(t) == pytest.approx(1.0)
     assert sign == int(np.sign(np.linalg.det(np.vstack([J, t]))))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 60), seed=st.integers(0, 2**32 - 1))
+def test_permutation_parity_is_the_determinant_of_its_matrix(n, seed):
+    perm = np.random.default_rng(seed).permutation(n)
+    assert _perm_parity(perm) == int(round(np.linalg.det(np.eye(n)[perm])))
 
 
 def test_reused_buffer_refuses_a_stale_factorization():

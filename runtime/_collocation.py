@@ -429,9 +429,80 @@ class CollocationDiscretization(Discretization):
         """dR/dZ as a ``scipy.sparse.csr_matrix`` of shape (m, m + 1)."""
         return self._jacobian(Z, point_rows=True)
 
+    def _jacobian_pattern(self, ops):
+        """COO pattern of dR/dZ for a model without point conditions (built once).
+
+        Block (r, s) of the variables is ``diag(-(L0 + lam L1 + Jq)[r, s]) E_s`` (``E_s`` = E
+        for a nodal variable, the identity otherwise) on the structurally non-zero pairs
+        (operators and the model's ``quad_jac`` at a generic point), plus
+        ``(mass_r omega / 2 pi) Dm`` on the differential rows; then the omega and lam columns
+        and the phase row.  Returns index arrays and, for each entry, where its coefficient
+        comes from.
+        """
+        N, G = self.N, self.G
+        rng = np.random.default_rng(0)
+        Jq = self.model.quad_jac(ops["qc"], rng.standard_normal((N, 3)))
+        pattern = (ops["L0"] != 0) | (ops["L1"] != 0) | np.any(Jq != 0, axis=2)
+        Ec, Ic, Dc = self.E.tocoo(), self.I.tocoo(), self.Dm.tocoo()
+        rows, cols, coef_at, base = [], [], [], []
+        for r, s_ in zip(*np.nonzero(pattern)):
+            B = Ec if self.nodal[s_] else Ic
+            rows.append(r * G + B.row)
+            cols.append(s_ * G + B.col)
+            coef_at.append((r * N + s_) * G + B.row)          # index into COEF (N, N, G)
+            base.append(B.data)
+        mass_r = np.flatnonzero(self.mass_rows)
+        drows = np.concatenate([r * G + Dc.row for r in mass_r]) if mass_r.size else np.zeros(0, int)
+        dcols = np.concatenate([r * G + Dc.col for r in mass_r]) if mass_r.size else np.zeros(0, int)
+        dbase = np.concatenate([ops["mass"][r] * Dc.data for r in mass_r]) if mass_r.size else np.zeros(0)
+        return dict(rows=np.concatenate(rows + [drows]).astype(np.intp),
+                    cols=np.concatenate(cols + [dcols]).astype(np.intp),
+                    n_coef=int(sum(len(b) for b in base)),
+                    coef_at=np.concatenate(coef_at).astype(np.intp), base=np.concatenate(base), dbase=dbase)
+
+    def _jacobian_fast(self, Z):
+        """dR/dZ of a model without point conditions from the cached COO pattern."""
+        U, omega, lam = self._parts(Z)
+        ops = self._ops()
+        key = self.__dict__.get("_ops_cache", (None,))[0]
+        pat = self.__dict__.get("_jac_pattern")
+        if pat is None or pat[0] != key:
+            pat = (key, self._jacobian_pattern(ops))
+            self.__dict__["_jac_pattern"] = pat
+        pat = pat[1]
+        N, G = self.N, self.G
+        Ug = self._at_gauss(U)
+        COEF = -(ops["L0"] + lam * ops["L1"])[:, :, None] - self.model.quad_jac(ops["qc"], Ug)
+        data = np.concatenate([COEF.ravel()[pat["coef_at"]] * pat["base"],
+                               (omega / (2 * np.pi)) * pat["dbase"]])
+        _, f1 = self._forcing(ops)
+        dlam = -(ops["c1"][:, None] + ops["L1"] @ Ug + f1)
+        domega = ops["mass"][:, None] / (2 * np.pi) * self._dtau(U)
+        if self.omega_is_lam:
+            dlam = dlam + domega / self.nu
+        n_rows = N * G
+        all_rows = np.arange(n_rows)
+        rows, cols, vals = [pat["rows"]], [pat["cols"]], [data]
+        if self.autonomous:
+            rows.append(all_rows)
+            cols.append(np.full(n_rows, n_rows))
+            vals.append(domega.ravel())
+            phase = self._phase_row()
+            nz = np.flatnonzero(phase)
+            rows.append(np.full(nz.size, n_rows))
+            cols.append(nz)
+            vals.append(phase[nz])
+        rows.append(all_rows)
+        cols.append(np.full(n_rows, self.size - 1))
+        vals.append(dlam.ravel())
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(self.m, self.size))
+
     def _jacobian(self, Z, point_rows=True):
         """dR/dZ; ``point_rows=False`` keeps the first Gauss equation of the dbil rows and of
         the algebraic rows of nodal variables (the Gauss equations only, for :meth:`monodromy`)."""
+        if not self.has_point:
+            return self._jacobian_fast(Z)
         U, omega, lam = self._parts(Z)
         ops = self._ops()
         N, G = self.N, self.G

@@ -304,9 +304,32 @@ def _frictionkit_branch(model, hopf, stability):
     return out, disc, folds
 
 
+def _frictionkit_collocation(model, hopf, n_intervals=100, degree=4):
+    """The same branch by orthogonal collocation with AUTO's mesh (NTST = 100, NCOL = 4),
+    ANM, default stability analysis (condensed monodromy): the like-for-like run."""
+    import warnings
+    from frictionkit.runtime import periodic_start_from_hopf, periodic_branch
+    from frictionkit.runtime._cli_continuation import _to_collocation
+    t0 = _clock()
+    disc, Z, d = periodic_start_from_hopf(model, hopf, 10)
+    coll, Zc, dc = _to_collocation(model, disc, Z, n_intervals, degree, d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        br = periodic_branch(coll, Zc, 0.0, 30.0, dc, method="anm")
+    folds = br.special_points("fold")
+    out = dict(n_intervals=n_intervals, degree=degree, method="anm", stability=True, **_since(t0),
+               status=br.status, points=len(br), folds=[float(s.param) for s in folds],
+               special=[[s.kind, float(s.param)] for s in br.special_points()], **br.counters)
+    if folds:
+        i = folds[0].index
+        out["stable_around_fold"] = [float(br.stable[i - 1]), float(br.stable[i + 1])]
+    return out
+
+
 def bench_frictionkit(model):
     """The demo branch (equilibria, Hopf, ANM H = 40 periodic branch, with the default
-    stability analysis and without it), then the fold refined at H = 60, 100."""
+    stability analysis and without it; by collocation 100 x 4 as AUTO), then the fold
+    refined at H = 60, 100."""
     from frictionkit.runtime import equilibrium_branch
     from frictionkit.runtime._continuation import locate_fold_near
     t0 = _clock()
@@ -316,6 +339,7 @@ def bench_frictionkit(model):
                                hopf=[float(h.param) for h in hopf]))
     out["branch"], _, _ = _frictionkit_branch(model, hopf[0], True)
     out["branch_no_stability"], disc, folds = _frictionkit_branch(model, hopf[0], False)
+    out["branch_collocation"] = _frictionkit_collocation(model, hopf[0])
     if folds:
         fold = folds[0]
         refined = {}
@@ -336,12 +360,15 @@ def compare(fk, au):
         return sum(part[kind] for part in parts)
 
     runs = {"frictionkit_H40_stability": [fk["equilibria"], fk["branch"]],
-            "frictionkit_H40_no_stability": [fk["equilibria"], fk["branch_no_stability"]]}
+            "frictionkit_H40_no_stability": [fk["equilibria"], fk["branch_no_stability"]],
+            "frictionkit_collocation_100x4_stability": [fk["equilibria"], fk["branch_collocation"]]}
     if "fold_refined" in fk:
         runs["frictionkit_H40_no_stability_plus_fold_H60_H100"] = (
             runs["frictionkit_H40_no_stability"] + list(fk["fold_refined"].values()))
     points = {"frictionkit_H40": fk["branch"]["points"], "frictionkit_H40_anm_steps": fk["branch"]["steps"]}
-    folds = {"frictionkit_H40": (fk["branch"]["folds"] or [None])[0]}
+    folds = {"frictionkit_H40": (fk["branch"]["folds"] or [None])[0],
+             "frictionkit_collocation_100x4": (fk["branch_collocation"]["folds"] or [None])[0]}
+    points["frictionkit_collocation_100x4"] = fk["branch_collocation"]["points"]
     folds.update({f"frictionkit_{k}": r["fold"] for k, r in fk.get("fold_refined", {}).items()})
     out = dict(points=points, fold=folds, hopf={"frictionkit": fk["equilibria"]["hopf"]})
     ref = None

@@ -258,6 +258,57 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
                                    f"{main_branch.message}; the partial branch was kept")
 
 
+@main.command("hopf-curve")
+@click.argument("model")
+@click.argument("assignments", nargs=-1)
+@click.option("--param", "-p", required=True, help="First parameter (the equilibria's), e.g. Vb.")
+@click.option("--start", type=float, required=True, help="Start of the equilibrium branch in --param.")
+@click.option("--stop", type=float, required=True, help="End of the equilibrium branch in --param.")
+@click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed).")
+@click.option("--hopf", "hopf", type=int, default=1, show_default=True,
+              help="Which Hopf point of the equilibrium branch to start from (1 = first).")
+@click.option("--second", required=True, help="Second parameter, e.g. FN.")
+@click.option("--min", "mu_min", type=float, required=True, help="Lower bound of the second parameter.")
+@click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter.")
+@click.option("--direction", type=click.Choice(["up", "down"]), default="up", show_default=True,
+              help="First step: the second parameter rising or falling.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 file of the curve.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of the curve.")
+def hopf_curve_cmd(model, assignments, param, start, stop, set_, hopf, second, mu_min, mu_max, direction, out, plot):
+    """Continue a Hopf point of the equilibria in a second parameter (the stability boundary
+    of steady sliding in the plane of two parameters), e.g.::
+
+        frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+            --second FN --min 0.01 --max 5 --direction down --plot hopf.png
+    """
+    from ._equilibria import equilibrium_branch
+    from ._hopf_curve import hopf_curve
+    try:
+        params = _parse_assignments(list(set_) + list(assignments))
+        m = _load(model, param, params)
+        eq = equilibrium_branch(m, start, stop)
+        hb = eq.special_points("hopf")
+        if not 1 <= hopf <= len(hb):
+            raise InputError(f"--hopf {hopf}: the equilibrium branch on [{start:g}, {stop:g}] has {len(hb)} Hopf "
+                             f"point(s){' at ' + ', '.join(f'{h.param:.6g}' for h in hb) if hb else ''}")
+        curve = hopf_curve(m, hb[hopf - 1], second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
+    except FrictionkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"Hopf curve in ({param}, {second}): {len(curve)} points, status {curve.status}: {curve.message}")
+    for f in curve.folds_mu:
+        click.echo(f"  turning point in {second}: {f:.10g}")
+    if len(curve):
+        click.echo(f"  ends at {param} = {curve.lam[-1]:.10g}, {second} = {curve.mu[-1]:.10g}")
+    if out is not None:
+        curve.save(out)
+        click.echo(f"wrote {out}")
+    if plot is not None:
+        curve.plot(plot)
+        click.echo(f"wrote {plot}")
+    if curve.status not in ("range", "bogdanov-takens"):
+        raise click.ClickException(f"the Hopf curve stopped early: {curve.message}")
+
+
 @main.command("demo")
 @click.option("--harmonics", "-H", type=int, default=40, show_default=True, help="Number of harmonics.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),

@@ -181,11 +181,16 @@ class Model:
     def quad_jac(self, qc, u):
         return self.module.quad_jac(qc, np.ascontiguousarray(u, dtype=float))
 
-    def rhs(self, t, x, lam: float | None = None):
-        return self.module.rhs(t, np.asarray(x, dtype=float), self.param_vector(lam))
+    def rhs(self, t, x, lam: float | None = None, params=None):
+        """Right-hand side of the original ODE; ``params`` (all parameter values in
+        ``PARAMETERS`` order) overrides the model's values and ``lam``."""
+        p = self.param_vector(lam) if params is None else np.asarray(params, dtype=float)
+        return self.module.rhs(t, np.asarray(x, dtype=float), p)
 
-    def jac(self, t, x, lam: float | None = None):
-        return self.module.jac(t, np.asarray(x, dtype=float), self.param_vector(lam))
+    def jac(self, t, x, lam: float | None = None, params=None):
+        """``df/dx`` of the original ODE (``params`` as in :meth:`rhs`)."""
+        p = self.param_vector(lam) if params is None else np.asarray(params, dtype=float)
+        return self.module.jac(t, np.asarray(x, dtype=float), p)
 
     def aux(self, x, t=0.0, lam: float | None = None):
         return self.module.aux(np.asarray(x, dtype=float), t, self.param_vector(lam))

@@ -84,3 +84,22 @@ def test_cli(tmp_path):
     assert "turning point in FN: 0.054376120" in r.output and "ends at Vb = 3.655559701" in r.output
     r = CliRunner().invoke(main, args[:-2] + ["--hopf", "3"])
     assert r.exit_code != 0 and "has 2 Hopf point(s)" in r.output
+
+
+def test_a_declared_model_in_another_parameter_plane():
+    """The seed-002 slip model (declared in modelspec, generated with the NumPy backend): its
+    Hopf point is v_lw = v0 ln((mu_st - mu_d) / (2 xi v0 + mu_v)) (seed 002, formula after
+    eq. 9) for every mu_v, with omega = 1; the curve in (vd, mu_v) follows it both ways."""
+    from frictionkit.runtime._energy import v_lw_exponential
+    from frictionkit.runtime._load import load_model
+    from frictionkit.runtime._seeds import seed002_slip_spec
+    s = dict(xi=0.05, mud=0.5, mus=1.0, v0=0.5)
+    m = load_model(seed002_slip_spec(), continuation="vd", backend="numpy", muv=0.0, **s)
+    hb = equilibrium_branch(m, 0.2, 3.0).special_points("hopf")
+    for lo, hi, direction in ((0.0, 0.2, 1.0), (-0.049, 0.0, -1.0)):
+        curve = hopf_curve(m, hb[0], "muv", lo, hi, direction=direction)
+        assert curve.status == "range" and len(curve) > 10
+        assert curve.mu[-1] == pytest.approx(hi if direction > 0 else lo, abs=1e-14)
+        ref = np.array([v_lw_exponential(s["xi"], s["mud"], s["mus"], mv, s["v0"]) for mv in curve.mu])
+        np.testing.assert_allclose(curve.lam, ref, rtol=1e-12)
+        np.testing.assert_allclose(curve.omega, 1.0, rtol=1e-12)

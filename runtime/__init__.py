@@ -8,7 +8,8 @@ The runtime talks to a model only through the generated-model interface
   (``"anm"`` or ``"newton"``), :func:`equilibrium_branch`, :func:`periodic_start_from_hopf`,
   :func:`periodic_start_from_simulation`, :func:`periodic_branch`; results :class:`Branch`,
   :func:`load_branch`; plots :func:`plot_branches`, :func:`plot_orbit`
-* two-parameter continuation of Hopf points: :func:`hopf_curve` (:class:`HopfCurve`)
+* two-parameter continuation: :func:`hopf_curve` (Hopf points of equilibria), :func:`fold_curve`
+  (folds of periodic HBM branches), both :class:`BifurcationCurve`
 * orbits by shooting and collocation: :func:`find_periodic_orbit`,
   :func:`periodic_orbit_from_simulation`, :class:`ShootingDiscretization`,
   :class:`CollocationDiscretization`, :func:`collocation_orbit`
@@ -37,7 +38,7 @@ from ._collocation import CollocationDiscretization, collocation_orbit
 from ._stability import (FloquetResult, first_lyapunov, floquet_collocation, floquet_variational,
                          hill_multipliers, locate_period_doubling, multiplier_crossings, orbit_stability,
                          switch_period_doubling, branch_stability, hill_multipliers_hbm)
-from ._hopf_curve import HopfCurve, hopf_curve
+from ._curves import BifurcationCurve, HopfCurve, fold_curve, hopf_curve
 from ._switching import (detect_branch_points, locate_branch_point, switch_branch, switch_period_doubling_hbm,
                          switch_period_doubling_collocation)
 from ._motion import MOTION_LABELS, classify_motion, limit_velocity

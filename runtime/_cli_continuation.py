@@ -282,7 +282,7 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, hopf, second, m
             --second FN --min 0.01 --max 5 --direction down --plot hopf.png
     """
     from ._equilibria import equilibrium_branch
-    from ._hopf_curve import hopf_curve
+    from ._curves import hopf_curve
     try:
         params = _parse_assignments(list(set_) + list(assignments))
         m = _load(model, param, params)

@@ -1,4 +1,4 @@
-"""Two-parameter continuation of Hopf points (``runtime/_hopf_curve.py``) against the closed
+"""Two-parameter continuation of Hopf points (``runtime/_curves.py``) against the closed
 form of the belt oscillator (seed 000 eq. 5): Hopf points solve
 ``2 zeta omega1 = (FN / M1) mu_n'(-Vb)`` with the crossing pair ``+- i omega1``, so the curve in
 (Vb, FN) is ``FN = g(Vb) = 2 zeta omega1 M1 / mu_n'(-Vb)``; ``mu_n'`` comes from sympy
@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from frictionkit.runtime._equilibria import equilibrium_branch
-from frictionkit.runtime._hopf_curve import HopfCurve, hopf_curve
+from frictionkit.runtime._curves import HopfCurve, hopf_curve
 from frictionkit.runtime._model import Model
 from frictionkit.runtime.errors import InputError
 from tests.models import belt_handwritten

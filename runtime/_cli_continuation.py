@@ -294,7 +294,13 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, hopf, second, m
         curve = hopf_curve(m, hb[hopf - 1], second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"Hopf curve in ({param}, {second}): {len(curve)} points, status {curve.status}: {curve.message}")
+    _report_curve(curve, param, second, out, plot)
+
+
+def _report_curve(curve, param, second, out, plot):
+    """Summary, files and exit status of ``hopf-curve`` / ``fold-curve``."""
+    what = "Hopf curve" if curve.kind == "hopf" else "fold curve"
+    click.echo(f"{what} in ({param}, {second}): {len(curve)} points, status {curve.status}: {curve.message}")
     for f in curve.folds_mu:
         click.echo(f"  turning point in {second}: {f:.10g}")
     if len(curve):
@@ -306,7 +312,51 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, hopf, second, m
         curve.plot(plot)
         click.echo(f"wrote {plot}")
     if curve.status not in ("range", "bogdanov-takens"):
-        raise click.ClickException(f"the Hopf curve stopped early: {curve.message}")
+        raise click.ClickException(f"the {what} stopped early: {curve.message}")
+
+
+@main.command("fold-curve")
+@click.argument("model")
+@click.argument("assignments", nargs=-1)
+@click.option("--param", "-p", required=True, help="First parameter (the branches'), e.g. vd.")
+@click.option("--start", type=float, required=True, help="Start of the equilibrium branch in --param.")
+@click.option("--stop", type=float, required=True, help="End of the parameter range.")
+@click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed).")
+@click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
+              help="Hopf point of the equilibria the periodic branch starts from (1 = first).")
+@click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics H.")
+@click.option("--fold", "fold", type=int, default=1, show_default=True,
+              help="Which fold of the periodic branch to continue (1 = first).")
+@click.option("--second", required=True, help="Second parameter, e.g. muv.")
+@click.option("--min", "mu_min", type=float, required=True, help="Lower bound of the second parameter.")
+@click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter.")
+@click.option("--direction", type=click.Choice(["up", "down"]), default="up", show_default=True,
+              help="First step: the second parameter rising or falling.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 file of the curve.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of the curve.")
+def fold_curve_cmd(model, assignments, param, start, stop, set_, hopf, harmonics, fold, second, mu_min, mu_max,
+                   direction, out, plot):
+    """Continue a fold of the periodic branch from a Hopf point (HBM) in a second parameter
+    (e.g. the upper end of a bistable band against a friction-law parameter)::
+
+        frictionkit fold-curve weakstrong --param vd --start 3 --stop 0.3 --set delta=0.1 \\
+            -H 20 --second muv --min 0 --max 0.05 --plot folds.png
+    """
+    from ._curves import fold_curve
+    try:
+        params = _parse_assignments(list(set_) + list(assignments))
+        m = _load(model, param, params)
+        _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
+                                  discretization="hbm", options=dict(stability=False), progress=False,
+                                  echo=click.echo)
+        folds = per.special_points("fold")
+        if not 1 <= fold <= len(folds):
+            raise InputError(f"--fold {fold}: the periodic branch has {len(folds)} fold(s)"
+                             f"{' at ' + ', '.join(f'{f.param:.6g}' for f in folds) if folds else ''}")
+        curve = fold_curve(per, folds[fold - 1], second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
+    except FrictionkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    _report_curve(curve, param, second, out, plot)
 
 
 @main.command("demo")

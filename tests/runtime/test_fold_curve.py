@@ -60,3 +60,16 @@ def test_saved_and_bad_input(start, tmp_path):
         fold_curve(br, object(), "muv", 0, 1)
     with pytest.raises(InputError, match="unknown parameter 'mv'"):
         fold_curve(br, fold, "mv", 0, 1)
+
+
+def test_cli(tmp_path):
+    """``frictionkit fold-curve`` (the zoo model as shipped): the same end point as the API."""
+    from click.testing import CliRunner
+    from frictionkit.runtime.cli import main
+    args = ["fold-curve", "weakstrong", "--param", "vd", "--start", "3", "--stop", "0.3", "--set", "delta=0.1",
+            "-H", "20", "--second", "muv", "--min", "0", "--max", "0.05", "--out", str(tmp_path / "f.h5")]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    assert "ends at vd = 0.7728375222, muv = 0.05" in r.output
+    r = CliRunner().invoke(main, args + ["--fold", "2"])
+    assert r.exit_code != 0 and "has 1 fold(s)" in r.output

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from frictionkit.runtime._collocation import CollocationDiscretization, collocation_orbit
 from frictionkit.runtime._model import Model
-from frictionkit.runtime._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+from frictionkit.runtime._shooting import periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError
 from tests.models import duffing_handwritten, vdp_handwritten
 from tests.stability._orbits import belt_orbit, vdp_orbit

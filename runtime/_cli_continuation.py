@@ -27,15 +27,21 @@ def _parse_assignments(items):
 
 
 class _Progress:
-    """tqdm bar over the parameter range showing lam and the step count."""
+    """tqdm bar over the parameter range showing lam and the step count.
+
+    Shown on a terminal only (``disable=None``): redirected to a file or a CI log, the bar's
+    carriage-return updates would pile up on one line; the summaries are printed anyway.
+    """
 
     def __init__(self, lam_start, lam_stop, desc):
         from tqdm import tqdm
         self.lo, self.span = lam_start, abs(lam_stop - lam_start) or 1.0
-        self.bar = tqdm(total=1000, desc=desc, unit="‰", leave=False, file=sys.stderr,
+        self.bar = tqdm(total=1000, desc=desc, unit="‰", leave=False, file=sys.stderr, disable=None,
                         bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
 
     def __call__(self, rec):
+        if self.bar.disable:
+            return
         lam = float(rec.points[-1][-1])
         self.bar.n = int(min(1000, 1000 * abs(lam - self.lo) / self.span))
         self.bar.set_postfix_str(f"lam={lam:.6g} steps={rec.counters.steps}", refresh=True)

@@ -105,7 +105,9 @@ class _HopfSystem:
         A[3 * n, n:2 * n] = self.c
         A[3 * n + 1, 2 * n:3 * n] = self.c
         # second derivatives by central differences of jac (and f, J in the parameters)
-        hx = 1e-6 * max(1.0, float(np.max(np.abs(x))))
+        # relative steps: the states and the parameters set the scales on which f varies
+        # (the drill's law varies on the scale of eta ~ kappa, down to 1e-4)
+        hx = 1e-7 * max(float(np.max(np.abs(x))), abs(lam), abs(mu), 1e-12)
         for k in range(n):
             e = np.zeros(n)
             e[k] = hx
@@ -113,7 +115,7 @@ class _HopfSystem:
             A[n:2 * n, k] = dJ @ qr
             A[2 * n:3 * n, k] = dJ @ qi
         for col, i in ((3 * n + 1, self.i_mu), (3 * n + 2, self.i_lam)):
-            h = 1e-6 * max(1.0, abs(p[i]))
+            h = 1e-7 * max(abs(p[i]), 1e-12)       # relative: parameters far below 1 (kappa = 1e-4)
             pp, pm = p.copy(), p.copy()
             pp[i] += h
             pm[i] -= h
@@ -269,19 +271,24 @@ def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *
     v = v / (c @ v)                                     # c . q_r = 1, c . q_i = 0
     hs = _HopfSystem(model, mu_name, c)
     Y0 = np.concatenate([x0, v.real, v.imag, [om0, mu0, lam0]])
-    # unknowns scaled by their sizes at the start (state, eigenvector parts, omega, mu, lam):
+    # unknowns scaled by their current sizes (state, eigenvector parts, omega, mu, lam):
     # pseudo-arclength steps are then relative changes, and a curve that is steep in one
     # parameter (the belt's Hopf curve near a pole of FN(Vb)) is not crossed in one step
-    def size(block, floor=1e-300):
-        return max(float(np.max(np.abs(block))), floor)
-    scale = np.concatenate([np.full(n, size(x0, 1e-12)), np.full(n, size(v.real)), np.full(n, size(v.imag)),
-                            [om0 or 1.0, abs(mu0) or 1.0, abs(lam0) or 1.0]])
-    sys_ = ScaledDiscretization(hs, scale)
-    W0 = Y0 / scale
+    floors = (1e-8 * max(float(np.max(np.abs(x0))), 1e-300), _floor(mu0, (mu_min, mu_max)),
+              _floor(lam0, (lam_min, lam_max)))
+
+    def rescale(Y):
+        def size(block, floor):
+            return max(float(np.max(np.abs(block))), floor)
+        x, qr, qi = Y[:n], Y[n:2 * n], Y[2 * n:3 * n]
+        return np.concatenate([np.full(n, size(x, floors[0])), np.full(n, size(qr, 1e-300)),
+                               np.full(n, size(qi, 1e-300)),
+                               [abs(Y[3 * n]) or 1.0, max(abs(Y[-2]), floors[1]), max(abs(Y[-1]), floors[2])]])
+    sys_ = ScaledDiscretization(hs, rescale(Y0))
     pts, turning, status, message = _follow(
-        sys_, W0, scale, i_mu=hs.size - 2, i_lam=hs.size - 1, mu_min=mu_min, mu_max=mu_max, lam_min=lam_min,
-        lam_max=lam_max, direction=direction, step=step, max_step=max_step, max_steps=max_steps, xtol=xtol,
-        names=(model.continuation, mu_name),
+        sys_, Y0 / sys_.scale, rescale, i_mu=hs.size - 2, i_lam=hs.size - 1, mu_min=mu_min, mu_max=mu_max,
+        lam_min=lam_min, lam_max=lam_max, direction=direction, step=step, max_step=max_step, max_steps=max_steps,
+        xtol=xtol, names=(model.continuation, mu_name),
         stop=lambda Y: (("bogdanov-takens", f"omega went to zero at {mu_name} = {Y[-2]:.10g}")
                         if Y[3 * n] <= 1e-8 * om0 else None))
     P = np.array(pts) if pts else np.zeros((0, hs.size))
@@ -312,12 +319,23 @@ def _parameters(model):
     return {k: float(v) for k, v in zip(model.module.PARAMETERS, model.param_vector())}
 
 
-def _follow(sys_, W, scale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, direction, step, max_step,
+def _floor(v0, bounds):
+    """Smallest scale of a parameter: 1e-8 of its start, or 1e-3 of its range if it starts at 0."""
+    if v0 != 0:
+        return 1e-8 * abs(v0)
+    wide = [abs(b) for b in bounds if np.isfinite(b) and b != 0]
+    return 1e-3 * (max(wide) if wide else 1.0)
+
+
+def _follow(sys_, W, rescale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, direction, step, max_step,
             max_steps, xtol, names, stop=None):
     """Pseudo-arclength Newton along a curve of the scaled system ``sys_`` from ``W``.
 
-    Returns the points (unscaled), the turning points in ``mu`` (located), status and
-    message; a failure or Ctrl-C keeps the points so far.
+    After every accepted point the unknowns are rescaled by ``rescale(Y)`` (their current
+    sizes), so that a step is a relative change even when a parameter falls by decades along
+    the curve (the drill's Hopf curve from kappa = 1 to 1e-4).  Returns the points
+    (unscaled), the turning points in ``mu`` (located), status and message; a failure or
+    Ctrl-C keeps the points so far.
     """
     e_mu = np.zeros(len(W))
     e_mu[i_mu] = 1.0
@@ -327,22 +345,24 @@ def _follow(sys_, W, scale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, di
     try:
         W, _ = correct(sys_, W, e_mu, float(W[i_mu]), xtol=xtol)      # the start at its mu, refined
         t = tangent_at(sys_, W, e_mu * (1.0 if direction >= 0 else -1.0))
-        pts.append(W * scale)
+        pts.append(W * sys_.scale)
         h = step
         for _ in range(max_steps):
             Wp = W + h * t
             try:
                 Wn, its = correct(sys_, Wp, t, float(t @ Wp), xtol=xtol)
                 tn = tangent_at(sys_, Wn, t)
-                # a corrector far from the predictor or a sharply turning tangent: the step
-                # cut a bend of the curve (e.g. its turning point in mu)
-                if np.linalg.norm(Wn - Wp) > 0.3 * h or tn @ t < np.cos(np.radians(20.0)):
+                # a corrector far from the predictor (beyond Newton's own tolerance) or a sharply
+                # turning tangent: the step cut a bend of the curve (e.g. its turning point in mu)
+                if (np.linalg.norm(Wn - Wp) > 0.3 * h + 100 * xtol * np.linalg.norm(Wn)
+                        or tn @ t < np.cos(np.radians(20.0))):
                     raise ConvergenceError("step too long for the curvature")
             except ConvergenceError:
                 if h / 2 < 1e-12:
                     raise
                 h /= 2
                 continue
+            scale = sys_.scale
             Y, Yn = W * scale, Wn * scale
             stopped = stop(Yn) if stop is not None else None
             if stopped is not None:
@@ -356,7 +376,7 @@ def _follow(sys_, W, scale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, di
                     bound = (b_val, b_vec, name)
                     break
             if tn[i_mu] * t[i_mu] < 0:
-                folds.append((W, Wn))
+                folds.append((Y, Yn, scale.copy()))
             if bound is not None:
                 b_val, b_vec, name = bound
                 s_ = (b_val - Y @ b_vec) / ((Yn - Y) @ b_vec)
@@ -365,7 +385,11 @@ def _follow(sys_, W, scale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, di
                 status, message = "range", f"reached {name} = {b_val:g}"
                 break
             pts.append(Yn)
-            W, t = Wn, tn
+            new = rescale(Yn)
+            t = tn * scale / new
+            t /= np.linalg.norm(t)
+            sys_.scale = new
+            W = Yn / new
             h = float(np.clip(h * (4.0 / max(its, 1)) ** 0.5, 1e-12, max_step))
         else:
             status, message = "max_steps", f"step budget exhausted (max_steps = {max_steps})"
@@ -373,7 +397,10 @@ def _follow(sys_, W, scale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, di
         status, message = "interrupted", "interrupted by the user (Ctrl-C); the points so far are kept"
     except ConvergenceError as err:
         status, message = "failed", f"continuation of the curve failed: {err}"
-    turning = [_turning_mu(sys_, Wa, Wb, i_mu, xtol) * scale[i_mu] for Wa, Wb in folds]
+    turning = []
+    for Ya, Yb, sc in folds:
+        sys_.scale = sc
+        turning.append(_turning_mu(sys_, Ya / sc, Yb / sc, i_mu, xtol) * sc[i_mu])
     return pts, [float(f) for f in turning if np.isfinite(f)], status, message
 
 
@@ -485,16 +512,22 @@ def fold_curve(branch, fold, mu_name: str, mu_min: float, mu_max: float, *, dire
     A = np.asarray(disc.jacobian(Z0))[:, :-1]
     U_, _, Vt = np.linalg.svd(A)
     sys0 = _FoldSystem(disc, mu_name, U_[:, -1], Vt[-1])
-    # scaled unknowns: each variable's harmonics by the variable's largest one, omega, lam, mu
-    U, omega, lam0 = disc.split(Z0)
-    var_scale = np.maximum(np.abs(U).max(axis=1), 1e-8 * max(float(np.abs(U).max()), 1e-300))
-    scale = np.concatenate([np.repeat(var_scale, disc.nh), np.abs(Z0[disc.n_coef:]), [abs(mu0) or 1.0]])
-    scale[scale == 0] = 1.0
-    sys_ = ScaledDiscretization(sys0, scale)
+    # scaled unknowns (current sizes): each variable's harmonics by its largest one, omega, lam, mu
+    U0, _, lam0 = disc.split(Z0)
+    floors = (1e-8 * max(float(np.abs(U0).max()), 1e-300), _floor(lam0, (lam_min, lam_max)),
+              _floor(mu0, (mu_min, mu_max)))
+
+    def rescale(W):
+        U = W[:disc.n_coef].reshape(-1, disc.nh)
+        rest = np.abs(W[disc.n_coef:-2])                      # omega (autonomous orbits)
+        return np.concatenate([np.repeat(np.maximum(np.abs(U).max(axis=1), floors[0]), disc.nh),
+                               np.where(rest > 0, rest, 1.0), [max(abs(W[-2]), floors[1]), max(abs(W[-1]), floors[2])]])
+    W0 = np.append(Z0, mu0)
+    sys_ = ScaledDiscretization(sys0, rescale(W0))
     pts, turning, status, message = _follow(
-        sys_, np.append(Z0, mu0) / scale, scale, i_mu=sys0.size - 1, i_lam=sys0.size - 2, mu_min=mu_min,
-        mu_max=mu_max, lam_min=lam_min, lam_max=lam_max, direction=direction, step=step, max_step=max_step,
-        max_steps=max_steps, xtol=xtol, names=(model.continuation, mu_name))
+        sys_, W0 / sys_.scale, rescale, i_mu=sys0.size - 1, i_lam=sys0.size - 2, mu_min=mu_min, mu_max=mu_max,
+        lam_min=lam_min, lam_max=lam_max, direction=direction, step=step, max_step=max_step, max_steps=max_steps,
+        xtol=xtol, names=(model.continuation, mu_name))
     P = np.array(pts) if pts else np.zeros((0, sys0.size))
     n = model.n
     ptp = np.array([np.subtract(*trig_extrema(disc.split(W[:-1])[0][:n])[::-1]) for W in P]).reshape(-1, n)

@@ -103,3 +103,22 @@ def test_a_declared_model_in_another_parameter_plane():
         ref = np.array([v_lw_exponential(s["xi"], s["mud"], s["mus"], mv, s["v0"]) for mv in curve.mu])
         np.testing.assert_allclose(curve.lam, ref, rtol=1e-12)
         np.testing.assert_allclose(curve.omega, 1.0, rtol=1e-12)
+
+
+def test_drill_hopf_points_over_four_decades_of_kappa():
+    """Seed 004 drill (a sampled model: non-analytic law, rhs/jac only): both Hopf points of
+    kappa = 1 continued down to kappa = 1e-4 follow the damping condition of eqs. 16/18/20
+    (brentq root, ``tests/runtime/test_aft.py``) at every point, and end on Table 5's
+    1.00e-4 / 4.00e-4; the rescaled steps keep up with a parameter that falls by decades."""
+    from scipy.optimize import brentq
+    from frictionkit.runtime._load import load_model
+    from tests.runtime.test_aft import _damping_condition
+    m = load_model("drill", continuation="eta", kappa=1.0)
+    hb = equilibrium_branch(m, 1.0, 5.0, options=dict(min_step=1e-14)).special_points("hopf")
+    for h, (a, b), paper in zip(hb, ((1, 2), (2, 4)), (1.00e-4, 4.00e-4)):
+        curve = hopf_curve(m, h, "kappa", 1e-4, 1.0, direction=-1)
+        assert curve.status == "range" and curve.mu[-1] == pytest.approx(1e-4, rel=1e-12)
+        ref = [brentq(_damping_condition, a * k, b * k, args=(k,), xtol=1e-15 * k, rtol=1e-15) for k in curve.mu]
+        np.testing.assert_allclose(curve.lam, ref, rtol=1e-12)
+        np.testing.assert_allclose(curve.omega, 1.0, rtol=1e-12)
+        assert float(f"{curve.lam[-1]:.2e}") == paper

@@ -460,8 +460,9 @@ class ShootingDiscretization(Discretization):
 
     def _evaluate(self, Z):
         key = np.asarray(Z, dtype=float).tobytes()
-        if self._last is not None and self._last[0] == key:
-            return self._last[1]
+        last = self._last                    # one read: another thread may replace it
+        if last is not None and last[0] == key:
+            return last[1]
         x0, T, lam = self._split(Z)
         if not T > 0:
             raise ConvergenceError(f"period T={T} is not positive")

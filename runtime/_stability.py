@@ -825,9 +825,9 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         multiplier leaves the unit circle between them (its multiplier columns are NaN);
         otherwise every point of that step is computed.
     workers : int, optional
-        Threads computing the multipliers of different points at once (the eigenvalue
-        problems run in LAPACK, outside Python's lock); default ``min(4, os.cpu_count())``.
-        The results do not depend on it.
+        Threads computing the multipliers of different points at once (the condensation
+        solves run in LAPACK, outside Python's lock); default ``min(4, os.cpu_count())`` for
+        harmonic balance branches, 1 otherwise.  The results do not depend on it.
 
     Returns
     -------
@@ -850,7 +850,9 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
             prim[i], refs[i] = point_stability(disc, branch.solutions[i], tol=tol)
 
     idx = sorted(set(range(n_pts)) if points is None else {int(i) for i in points} | {0, n_pts - 1})
-    workers = min(4, os.cpu_count() or 1) if workers is None else max(1, int(workers))
+    # threads for the harmonic balances (pure functions of Z, LAPACK-bound condensation);
+    # shooting and collocation compute their multipliers one point at a time
+    workers = (min(4, os.cpu_count() or 1) if _is_hbm(disc) else 1) if workers is None else max(1, int(workers))
     if workers > 1 and len(idx) > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for i, res in zip(idx, pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol), idx)):

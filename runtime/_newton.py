@@ -315,15 +315,17 @@ def tangent_at(disc, Z, previous, counters: Counters | None = None, J=None, *, w
     """
     rhs = np.zeros(disc.m + 1)
     rhs[-1] = 1.0
-    if J is None:
-        lu, _ = factor_jacobian(disc, Z, previous, counters)
-    else:
-        lu = bordered_factor(J, previous, counters)
-    t = lu.solve(rhs)
+    with _Workspace.scope(disc):
+        if J is None:
+            lu, _ = factor_jacobian(disc, Z, previous, counters)
+        else:
+            lu = bordered_factor(J, previous, counters)
+        t = lu.solve(rhs)
+        sign = lu.det_sign() if with_det_sign else 0
     t = t / np.linalg.norm(t)
     if not with_det_sign:
         return t
-    return t, lu.det_sign() * int(np.sign(np.asarray(previous, dtype=float) @ t))
+    return t, sign * int(np.sign(np.asarray(previous, dtype=float) @ t))
 
 
 def pseudo_arclength(disc, Z0, t0, options, recorder, progress=None):

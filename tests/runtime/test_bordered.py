@@ -151,3 +151,11 @@ def test_engines_record_the_branch_point_test_function(method, monkeypatch):
     _check_recorded_signs(seen)
     # the run's reusable buffer is freed with it (a branch keeps its discretization)
     assert "_bordered_workspace" not in disc.__dict__
+
+
+def test_standalone_tangent_frees_its_buffer():
+    """Outside a continuation run a tangent leaves no buffer on the discretization."""
+    rng = np.random.default_rng(8)
+    disc = _stub(rng.normal(size=(4, 5)))
+    tangent_at(disc, np.zeros(5), rng.normal(size=5), with_det_sign=True)
+    assert not hasattr(disc, "_bordered_workspace")

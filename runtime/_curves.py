@@ -66,6 +66,7 @@ class _HopfSystem:
             raise InputError(f"the second parameter {mu_name!r} is the model's continuation parameter; "
                              "choose another one")
         self.c = np.asarray(c, dtype=float)
+        self.fd_floor = (1e-12, 1e-12)      # smallest sizes of (mu, lam) for difference steps
         self.m = 3 * n + 2
         self.size = 3 * n + 3
 
@@ -114,8 +115,10 @@ class _HopfSystem:
             dJ = (self._J(x + e, p) - self._J(x - e, p)) / (2 * hx)
             A[n:2 * n, k] = dJ @ qr
             A[2 * n:3 * n, k] = dJ @ qi
-        for col, i in ((3 * n + 1, self.i_mu), (3 * n + 2, self.i_lam)):
-            h = 1e-7 * max(abs(p[i]), 1e-12)       # relative: parameters far below 1 (kappa = 1e-4)
+        for col, i, floor in ((3 * n + 1, self.i_mu, self.fd_floor[0]), (3 * n + 2, self.i_lam, self.fd_floor[1])):
+            # relative (parameters far below 1: kappa = 1e-4), floored by the parameter's scale
+            # on the curve (a parameter at 0: mu_v)
+            h = 1e-7 * max(abs(p[i]), floor)
             pp, pm = p.copy(), p.copy()
             pp[i] += h
             pm[i] -= h
@@ -284,6 +287,7 @@ def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *
         return np.concatenate([np.full(n, size(x, floors[0])), np.full(n, size(qr, 1e-300)),
                                np.full(n, size(qi, 1e-300)),
                                [abs(Y[3 * n]) or 1.0, max(abs(Y[-2]), floors[1]), max(abs(Y[-1]), floors[2])]])
+    hs.fd_floor = (floors[1], floors[2])
     sys_ = ScaledDiscretization(hs, rescale(Y0))
     pts, turning, status, message = _follow(
         sys_, Y0 / sys_.scale, rescale, i_mu=hs.size - 2, i_lam=hs.size - 1, mu_min=mu_min, mu_max=mu_max,
@@ -320,11 +324,19 @@ def _parameters(model):
 
 
 def _floor(v0, bounds):
-    """Smallest scale of a parameter: 1e-8 of its start, or 1e-3 of its range if it starts at 0."""
-    if v0 != 0:
+    """Smallest scale of a parameter in the step control.
+
+    A range that excludes zero (or an unbounded one) is followed in relative steps down to
+    1e-8 of the start (the drill's kappa from 1 to 1e-4); a bounded range that contains zero
+    (mu_v from 0 to 0.05) in steps relative to its largest bound, not to the parameter
+    itself, which passes through or starts at zero.
+    """
+    lo, hi = bounds
+    contains_zero = np.isfinite(lo) and np.isfinite(hi) and lo <= 0 <= hi
+    if v0 != 0 and not contains_zero:
         return 1e-8 * abs(v0)
-    wide = [abs(b) for b in bounds if np.isfinite(b) and b != 0]
-    return 1e-3 * (max(wide) if wide else 1.0)
+    sizes = [abs(b) for b in bounds if np.isfinite(b)] + [abs(v0)]
+    return max(sizes) or 1.0
 
 
 def _follow(sys_, W, rescale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, direction, step, max_step,
@@ -415,6 +427,7 @@ class _FoldSystem:
         self.b, self.c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
         self.m = disc.m + 1
         self.size = disc.size + 1
+        self.fd_floor = 1e-12                # smallest size of mu for difference steps
         self._discs = {}
 
     def disc_at(self, mu):
@@ -465,7 +478,7 @@ class _FoldSystem:
         _, v, w, J = self._g(d, Z, want_vectors=True)
         out = np.zeros((self.m, self.size))
         out[:-1, :-1] = J
-        hm = 1e-6 * max(1.0, abs(mu))
+        hm = 1e-7 * max(abs(mu), self.fd_floor)
         dp, dm = self.disc_at(mu + hm), self.disc_at(mu - hm)
         out[:-1, -1] = (dp.residual(Z) - dm.residual(Z)) / (2 * hm)
         vh = np.append(v, 0.0)                     # the null direction, lam fixed
@@ -523,6 +536,7 @@ def fold_curve(branch, fold, mu_name: str, mu_min: float, mu_max: float, *, dire
         return np.concatenate([np.repeat(np.maximum(np.abs(U).max(axis=1), floors[0]), disc.nh),
                                np.where(rest > 0, rest, 1.0), [max(abs(W[-2]), floors[1]), max(abs(W[-1]), floors[2])]])
     W0 = np.append(Z0, mu0)
+    sys0.fd_floor = floors[2]
     sys_ = ScaledDiscretization(sys0, rescale(W0))
     pts, turning, status, message = _follow(
         sys_, W0 / sys_.scale, rescale, i_mu=sys0.size - 1, i_lam=sys0.size - 2, mu_min=mu_min, mu_max=mu_max,

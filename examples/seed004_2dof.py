@@ -41,11 +41,11 @@ import time
 
 import h5py
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from frictionkit.runtime import equilibrium_branch, load_model
-from frictionkit.runtime._seed004 import (hopf_by_hand, locate_flip, locate_fold, poincare_multipliers,
-                                          section_points, shooting_branch, switch_flip, to_section)
+from frictionkit.runtime._seed004 import (attractor_on_section, hopf_by_hand, locate_flip, locate_fold,
+                                          poincare_multipliers, section_points, shooting_branch, switch_flip,
+                                          to_section)
 from frictionkit.runtime._shooting import find_periodic_orbit
 from frictionkit.runtime.errors import ConvergenceError, InputError
 
@@ -73,17 +73,10 @@ def log(*a):
 
 
 def attractor(model, lam, x_init, t_end, crossings):
-    """Start of a shooting orbit from a simulation: the last upward crossing of X1' = 0 and
-    the time back to the ``crossings``-th previous one."""
-    p = model.param_vector(lam)
-
-    def ev(t, x):
-        return x[1]
-    ev.direction = 1
-    sol = solve_ivp(lambda t, x: model.module.rhs(t, x, p), (0.0, t_end), x_init, method="LSODA",
-                    jac=lambda t, x: model.module.jac(t, x, p), rtol=1e-9, atol=1e-12, events=ev)
-    te, ye = sol.t_events[0], sol.y_events[0]
-    return find_periodic_orbit(model, lam, ye[-1], te[-1] - te[-1 - crossings], rtol=RTOL, atol=ATOL)
+    """A shooting orbit from a simulation: the last upward crossing of X1' = 0 and the time
+    back to the ``crossings``-th previous one (``_seed004.attractor_on_section``)."""
+    x0, T = attractor_on_section(model, lam, x_init, t_end, crossings)
+    return find_periodic_orbit(model, lam, x0, T, rtol=RTOL, atol=ATOL)
 
 
 def run_branch(model, orbit, label, direction, **kw):
@@ -280,28 +273,26 @@ def stage_plus(f, model):
         set_special(f, "+1", sp1)
 
 
-def stage_plus_left(f, model):
-    """Only the low-Vdr end of +1, its flip and +2 (left) (a re-run of part of ``plus``)."""
+def _stage_plus_side(f, model, direction, label):
+    """One end of +1 (``direction`` in Vdr), its flip and the +2 branch ``label`` from it."""
     o1 = attractor(model, 0.12, [1.0, 0.0, -0.5, 0.0], 150.0, 1)
-    p1 = run_branch(model, o1, "+1", -1)
+    p1 = run_branch(model, o1, "+1", direction)
     save_branch(f, "+1", model, p1, [])
     sp1 = analyse(model, p1, "+1")
     set_special(f, "+1", sp1)
     for flip in [s for s in sp1 if s["kind"] == "flip"]:
-        _doubled(f, model, flip, "+2 (left)", 80)
+        _doubled(f, model, flip, label, 80)
         set_special(f, "+1", sp1)
+
+
+def stage_plus_left(f, model):
+    """Only the low-Vdr end of +1, its flip and +2 (left) (a re-run of part of ``plus``)."""
+    _stage_plus_side(f, model, -1, "+2 (left)")
 
 
 def stage_plus_right(f, model):
     """Only the high-Vdr end of +1, its flip and +2 (right) (a re-run of part of ``plus``)."""
-    o1 = attractor(model, 0.12, [1.0, 0.0, -0.5, 0.0], 150.0, 1)
-    p1 = run_branch(model, o1, "+1", +1)
-    save_branch(f, "+1", model, p1, [])
-    sp1 = analyse(model, p1, "+1")
-    set_special(f, "+1", sp1)
-    for flip in [s for s in sp1 if s["kind"] == "flip"]:
-        _doubled(f, model, flip, "+2 (right)", 80)
-        set_special(f, "+1", sp1)
+    _stage_plus_side(f, model, +1, "+2 (right)")
 
 
 def stage_minus2(f, model):

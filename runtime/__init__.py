@@ -38,7 +38,7 @@ from ._collocation import CollocationDiscretization, collocation_orbit
 from ._stability import (FloquetResult, first_lyapunov, floquet_collocation, floquet_variational,
                          hill_multipliers, locate_period_doubling, multiplier_crossings, orbit_stability,
                          switch_period_doubling, branch_stability, hill_multipliers_hbm)
-from ._curves import BifurcationCurve, HopfCurve, fold_curve, hopf_curve
+from ._curves import BifurcationCurve, fold_curve, hopf_curve
 from ._switching import (detect_branch_points, locate_branch_point, switch_branch, switch_period_doubling_hbm,
                          switch_period_doubling_collocation)
 from ._motion import MOTION_LABELS, classify_motion, limit_velocity

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._newton import correct, factor_jacobian, row_scales
+from ._newton import correct, factor_jacobian
 from .errors import ConvergenceError
 
-__all__ = ["anm_series", "anm", "Series", "row_scales"]
+__all__ = ["anm_series", "anm", "Series"]
 
 
 def anm_series(disc, Z0, t_prev, order, counters=None):
@@ -36,7 +36,7 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     terms : list of ndarray
         ``terms[p-1] = Z_p``; ``Z1`` is a unit vector with ``Z1 . t_prev > 0``.
     scale : ndarray
-        Row sizes ``|J| |Z0|`` at ``Z0`` (:func:`row_scales`, for relative residuals).
+        Row sizes ``|J| |Z0|`` at ``Z0`` (``_newton.row_scales``, for relative residuals).
     det_sign : int
         Sign of ``det [J(Z0); t_prev^T]``, the branch-point test function at ``Z0``
         (free: the matrix is the one factorized).

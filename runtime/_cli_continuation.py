@@ -50,6 +50,17 @@ class _Progress:
         self.bar.close()
 
 
+def _pick(points, index, option, what, where):
+    """The ``index``-th (1-based) of ``points``, or an InputError naming the option, what
+    exists and where (e.g. ``--from-hopf 3: ... has 2 Hopf point(s) (at Vb = ...)``)."""
+    if 1 <= index <= len(points):
+        return points[index - 1]
+    if not points:
+        raise InputError(f"{option} {index}: no {what} on {where}; widen the range")
+    at = ", ".join(f"{p.param:.6g}" for p in points)
+    raise InputError(f"{option} {index}: {where} has {len(points)} {what}(s) (at {at}); choose 1..{len(points)}")
+
+
 def _load(model_name, param, params):
     from ._load import load_model   # import here: codegen may be absent in minimal installs
     return load_model(model_name, continuation=param, **params)
@@ -150,15 +161,9 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
                 bar.close()
         echo(_summary(eq))
     if start == "hopf":
-        hopfs = eq.special_points("hopf")
-        if not 1 <= hopf_index <= len(hopfs):
-            where = ", ".join(f"{h.param:.6g}" for h in hopfs) or "none"
-            raise InputError(f"--from-hopf {hopf_index}: the equilibrium branch on [{lo:g}, {hi:g}] has "
-                             f"{len(hopfs)} Hopf point(s) (at {model.continuation} = {where}); "
-                             f"choose 1..{len(hopfs)}" if hopfs else
-                             f"--from-hopf {hopf_index}: no Hopf point on [{lo:g}, {hi:g}]; widen the range")
-        disc, Z, direction = periodic_start_from_hopf(model, hopfs[hopf_index - 1], harmonics,
-                                                      discretization=discretization)
+        hopf = _pick(eq.special_points("hopf"), hopf_index, "--from-hopf", "Hopf point",
+                     f"the equilibrium branch on [{lo:g}, {hi:g}] of {model.continuation}")
+        disc, Z, direction = periodic_start_from_hopf(model, hopf, harmonics, discretization=discretization)
     elif start == "simulation":
         disc, Z = periodic_start_from_simulation(model, lam_start, harmonics, discretization=discretization)
         direction = 1.0 if lam_stop > lam_start else -1.0
@@ -264,23 +269,36 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
                                    f"{main_branch.message}; the partial branch was kept")
 
 
+def _curve_options(command):
+    """The arguments and options ``hopf-curve`` and ``fold-curve`` share."""
+    shared = [
+        click.argument("model"),
+        click.argument("assignments", nargs=-1),
+        click.option("--param", "-p", required=True, help="First parameter (the branches'), e.g. Vb."),
+        click.option("--start", type=float, required=True, help="Start of the equilibrium branch in --param."),
+        click.option("--stop", type=float, required=True, help="End of the parameter range."),
+        click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed)."),
+        click.option("--second", required=True, help="Second parameter, e.g. FN."),
+        click.option("--min", "mu_min", type=float, required=True, help="Lower bound of the second parameter."),
+        click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter."),
+        click.option("--direction", type=click.Choice(["up", "down"]), default="up", show_default=True,
+                     help="First step: the second parameter rising or falling."),
+        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="HDF5 file of the curve."),
+        click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="PNG of the curve."),
+    ]
+    for decorate in reversed(shared):
+        command = decorate(command)
+    return command
+
+
 @main.command("hopf-curve")
-@click.argument("model")
-@click.argument("assignments", nargs=-1)
-@click.option("--param", "-p", required=True, help="First parameter (the equilibria's), e.g. Vb.")
-@click.option("--start", type=float, required=True, help="Start of the equilibrium branch in --param.")
-@click.option("--stop", type=float, required=True, help="End of the equilibrium branch in --param.")
-@click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed).")
+@_curve_options
 @click.option("--hopf", "hopf", type=int, default=1, show_default=True,
               help="Which Hopf point of the equilibrium branch to start from (1 = first).")
-@click.option("--second", required=True, help="Second parameter, e.g. FN.")
-@click.option("--min", "mu_min", type=float, required=True, help="Lower bound of the second parameter.")
-@click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter.")
-@click.option("--direction", type=click.Choice(["up", "down"]), default="up", show_default=True,
-              help="First step: the second parameter rising or falling.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 file of the curve.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of the curve.")
-def hopf_curve_cmd(model, assignments, param, start, stop, set_, hopf, second, mu_min, mu_max, direction, out, plot):
+def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
+                   hopf):
     """Continue a Hopf point of the equilibria in a second parameter (the stability boundary
     of steady sliding in the plane of two parameters), e.g.::
 
@@ -293,11 +311,9 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, hopf, second, m
         params = _parse_assignments(list(set_) + list(assignments))
         m = _load(model, param, params)
         eq = equilibrium_branch(m, start, stop)
-        hb = eq.special_points("hopf")
-        if not 1 <= hopf <= len(hb):
-            raise InputError(f"--hopf {hopf}: the equilibrium branch on [{start:g}, {stop:g}] has {len(hb)} Hopf "
-                             f"point(s){' at ' + ', '.join(f'{h.param:.6g}' for h in hb) if hb else ''}")
-        curve = hopf_curve(m, hb[hopf - 1], second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
+        h = _pick(eq.special_points("hopf"), hopf, "--hopf", "Hopf point",
+                  f"the equilibrium branch on [{min(start, stop):g}, {max(start, stop):g}] of {param}")
+        curve = hopf_curve(m, h, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     _report_curve(curve, param, second, out, plot)
@@ -322,26 +338,14 @@ def _report_curve(curve, param, second, out, plot):
 
 
 @main.command("fold-curve")
-@click.argument("model")
-@click.argument("assignments", nargs=-1)
-@click.option("--param", "-p", required=True, help="First parameter (the branches'), e.g. vd.")
-@click.option("--start", type=float, required=True, help="Start of the equilibrium branch in --param.")
-@click.option("--stop", type=float, required=True, help="End of the parameter range.")
-@click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed).")
+@_curve_options
 @click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
               help="Hopf point of the equilibria the periodic branch starts from (1 = first).")
 @click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics H.")
 @click.option("--fold", "fold", type=int, default=1, show_default=True,
               help="Which fold of the periodic branch to continue (1 = first).")
-@click.option("--second", required=True, help="Second parameter, e.g. muv.")
-@click.option("--min", "mu_min", type=float, required=True, help="Lower bound of the second parameter.")
-@click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter.")
-@click.option("--direction", type=click.Choice(["up", "down"]), default="up", show_default=True,
-              help="First step: the second parameter rising or falling.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 file of the curve.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of the curve.")
-def fold_curve_cmd(model, assignments, param, start, stop, set_, hopf, harmonics, fold, second, mu_min, mu_max,
-                   direction, out, plot):
+def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
+                   hopf, harmonics, fold):
     """Continue a fold of the periodic branch from a Hopf point (HBM) in a second parameter
     (e.g. the upper end of a bistable band against a friction-law parameter)::
 
@@ -355,11 +359,8 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, hopf, harmonics
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
                                   discretization="hbm", options=dict(stability=False), progress=False,
                                   echo=click.echo)
-        folds = per.special_points("fold")
-        if not 1 <= fold <= len(folds):
-            raise InputError(f"--fold {fold}: the periodic branch has {len(folds)} fold(s)"
-                             f"{' at ' + ', '.join(f'{f.param:.6g}' for f in folds) if folds else ''}")
-        curve = fold_curve(per, folds[fold - 1], second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
+        f = _pick(per.special_points("fold"), fold, "--fold", "fold", "the periodic branch")
+        curve = fold_curve(per, f, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     _report_curve(curve, param, second, out, plot)

@@ -48,7 +48,7 @@ from ._continuation import ScaledDiscretization
 from ._newton import correct, tangent_at
 from .errors import ConvergenceError, InputError
 
-__all__ = ["BifurcationCurve", "HopfCurve", "hopf_curve", "fold_curve"]
+__all__ = ["BifurcationCurve", "hopf_curve", "fold_curve"]
 
 
 class _HopfSystem:
@@ -299,9 +299,6 @@ def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *
     return BifurcationCurve(model=model.name, lam_name=model.continuation, mu_name=mu_name, lam=P[:, -1],
                             mu=P[:, -2], omega=P[:, 3 * n], states=P[:, :n], status=status, message=message,
                             folds_mu=turning, parameters=_parameters(model), kind="hopf")
-
-
-HopfCurve = BifurcationCurve        # the name of the first version
 
 
 def _start_mu(model, mu_name, mu_min, mu_max):

@@ -128,8 +128,8 @@ class _Bordered:
             raise ConvergenceError("the bordered tangent system has no finite solution (singular matrix)")
         return out
 
-    def det_sign(self) -> int:
-        """Sign of ``det [J; b^T]`` (from the LU: pivots' parity times the diagonal's signs)."""
+    def slogdet(self):
+        """``(sign, log|det|)`` of ``[J; b^T]`` from the LU (pivots' parity, the diagonal)."""
         if self._workspace is not None and self._workspace.generation != self._generation:
             raise RuntimeError("stale factorization: its workspace was refactorized since")
         if isinstance(self._lu, tuple):
@@ -140,8 +140,12 @@ class _Bordered:
             sign = _perm_parity(self._lu.perm_r) * _perm_parity(self._lu.perm_c)
             d = self._lu.U.diagonal()
         if np.any(d == 0) or not np.all(np.isfinite(d)):
-            return 0
-        return sign * int(np.prod(np.sign(d)))
+            return 0, -np.inf
+        return sign * int(np.prod(np.sign(d))), float(np.sum(np.log(np.abs(d))))
+
+    def det_sign(self) -> int:
+        """Sign of ``det [J; b^T]`` (the branch-point test function)."""
+        return self.slogdet()[0]
 
 
 def _perm_parity(perm) -> int:

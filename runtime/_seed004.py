@@ -158,6 +158,23 @@ def poincare_map(model, lam, q, crossings=1, t_max=200.0, *, rtol=1e-12, atol=1e
     return np.array([x[0], x[2], x[3]]), t_total
 
 
+def attractor_on_section(model, lam, x_init, t_end, crossings=1, *, rtol=1e-9, atol=1e-12):
+    """A shooting guess from a simulation: the state at the last upward crossing of the
+    section ``X1' = 0`` within ``[0, t_end]`` and the time back to the ``crossings``-th
+    previous crossing (the period of a period-``crossings`` orbit)."""
+    fun, jac = _ode(model, lam)
+
+    def ev(t, x):
+        return x[1]
+    ev.direction = 1
+    sol = solve_ivp(fun, (0.0, t_end), np.asarray(x_init, float), method="LSODA", jac=jac, rtol=rtol, atol=atol,
+                    events=ev)
+    te, ye = sol.t_events[0], sol.y_events[0]
+    if te.size <= crossings:
+        raise ConvergenceError(f"fewer than {crossings + 1} upward crossings of X1' = 0 in [0, {t_end}] at Vdr={lam}")
+    return ye[-1], te[-1] - te[-1 - crossings]
+
+
 def to_section(model, lam, x0, T, *, rtol=1e-12, atol=1e-14):
     """Point of a periodic orbit on the section ``X1' = 0`` upward, as ``(X1, X2, X2')``."""
     fun, jac = _ode(model, lam)

@@ -43,7 +43,7 @@ import scipy.optimize
 import scipy.sparse
 import scipy.sparse.linalg
 
-from ._newton import Counters, _perm_parity, correct
+from ._newton import Counters, bordered_factor, correct
 from .errors import ConvergenceError, InputError
 
 __all__ = ["bordered_det_sign", "detect_branch_points", "locate_branch_point", "branch_point_tangents",
@@ -51,26 +51,14 @@ __all__ = ["bordered_det_sign", "detect_branch_points", "locate_branch_point", "
 
 
 def _slogdet_bordered(J, border, counters: Counters | None = None):
-    """``(sign, log|det|)`` of ``[J; border^T]`` from its LU factorization."""
-    border = np.asarray(border, dtype=float)
-    if scipy.sparse.issparse(J):
-        K = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(border[None, :])]).tocsc()
-        lu = scipy.sparse.linalg.splu(K)
-        d = lu.U.diagonal()
-        sign = _perm_parity(lu.perm_r) * _perm_parity(lu.perm_c)
-    else:
-        K = np.vstack([np.asarray(J, dtype=float), border[None, :]])
-        with warnings.catch_warnings():       # an exactly singular matrix gives det 0 below
-            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-            lu, piv = scipy.linalg.lu_factor(K, check_finite=False)
-        d = np.diag(lu)
-        sign = -1 if np.count_nonzero(piv != np.arange(piv.size)) % 2 else 1
-    if counters is not None:
-        counters.factorizations += 1
-    if np.any(d == 0) or not np.all(np.isfinite(d)):
+    """``(sign, log|det|)`` of ``[J; border^T]`` from its LU factorization; ``(0, -inf)``
+    when it is exactly singular."""
+    try:
+        return bordered_factor(J, border, counters).slogdet()
+    except ConvergenceError:          # a zero (or NaN) pivot: det 0
+        if counters is not None:
+            counters.factorizations += 1
         return 0, -np.inf
-    sign *= int(np.prod(np.sign(d)))
-    return sign, float(np.sum(np.log(np.abs(d))))
 
 
 def bordered_det_sign(disc, Z, tangent, counters: Counters | None = None) -> int:

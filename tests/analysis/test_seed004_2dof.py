@@ -20,30 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 
 from frictionkit.runtime import equilibrium_branch, load_model
 from frictionkit.runtime._branch import trig_extrema
 from frictionkit.runtime._equilibria import periodic_start_from_orbit
 from frictionkit.runtime._newton import correct
-from frictionkit.runtime._seed004 import (hopf_by_hand, linearization, poincare_multipliers, section_points,
-                                          to_section)
+from frictionkit.runtime._seed004 import (attractor_on_section, hopf_by_hand, linearization, poincare_multipliers,
+                                          section_points, to_section)
 from frictionkit.runtime._shooting import find_periodic_orbit
 from frictionkit.runtime._stability import orbit_stability
 from frictionkit.runtime.errors import InputError
-
-
-def _attractor_guess(model, lam, x_init, t_end):
-    """Last upward crossing of X1' = 0 of a simulation, and the time since the one before."""
-    p = model.param_vector(lam)
-
-    def ev(t, x):
-        return x[1]
-    ev.direction = 1
-    sol = solve_ivp(lambda t, x: model.module.rhs(t, x, p), (0.0, t_end), x_init, method="LSODA",
-                    jac=lambda t, x: model.module.jac(t, x, p), rtol=1e-8, atol=1e-11, events=ev)
-    te, ye = sol.t_events[0], sol.y_events[0]
-    return ye[-1], te[-1] - te[-2]
 
 
 def test_hopf_point_of_the_equilibrium_matches_the_hand_linearization():
@@ -79,7 +65,7 @@ def test_period1_orbit_hbm_matches_shooting_at_moderate_eps():
     # eps = 10: the Hopf point moves to Vdr ~ 0.195 and the law is smooth enough for the HBM
     lam = 0.3
     model = load_model("vrande2", continuation="Vdr", backend="numpy", eps=10.0)
-    x0, T0 = _attractor_guess(model, lam, [1.0, 0.0, -0.5, 0.0], 300.0)
+    x0, T0 = attractor_on_section(model, lam, [1.0, 0.0, -0.5, 0.0], 300.0, rtol=1e-8, atol=1e-11)
     orbit = find_periodic_orbit(model, lam, x0, T0, rtol=1e-12, atol=1e-14)
     info = section_points(model, lam, orbit.x0, orbit.T)
     assert info.n == 1 and info.phase == 1          # an 'in phase' period-1 orbit
@@ -101,7 +87,7 @@ def test_period1_orbit_hbm_matches_shooting_at_moderate_eps():
 @pytest.fixture(scope="module")
 def flip_bracket():
     model = load_model("vrande2", continuation="Vdr")        # eps = 1e5 (seed 004 §2.2)
-    x0, T0 = _attractor_guess(model, 0.14, [1.0, 0.0, -0.5, 0.0], 150.0)
+    x0, T0 = attractor_on_section(model, 0.14, [1.0, 0.0, -0.5, 0.0], 150.0, rtol=1e-8, atol=1e-11)
     orbits = []
     for lam in (0.1405, 0.1415):     # Table 3: '+1 super-critical flip 0.141'
         # rtol 1e-9: the multiplier agrees with rtol 1e-10 to 1e-8 (measured)

@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from frictionkit.runtime._equilibria import equilibrium_branch
-from frictionkit.runtime._curves import HopfCurve, hopf_curve
+from frictionkit.runtime._curves import BifurcationCurve, hopf_curve
 from frictionkit.runtime._model import Model
 from frictionkit.runtime.errors import InputError
 from tests.models import belt_handwritten
@@ -52,7 +52,7 @@ def test_curve_upwards_and_results_saved(belt, tmp_path):
     assert curve.status == "range" and curve.mu[-1] == pytest.approx(40.0, abs=1e-12)
     assert np.all(np.diff(curve.mu) > 0) and _closed_form_error(curve) < 1e-10
     curve.save(tmp_path / "c.h5")
-    back = HopfCurve.load(tmp_path / "c.h5")
+    back = BifurcationCurve.load(tmp_path / "c.h5")
     for k in ("lam", "mu", "omega", "states"):
         np.testing.assert_array_equal(getattr(back, k), getattr(curve, k))
     assert (back.lam_name, back.mu_name, back.status) == ("Vb", "FN", "range")

@@ -309,7 +309,7 @@ def _frictionkit_collocation(model, hopf, n_intervals=100, degree=4):
     ANM, default stability analysis (condensed monodromy): the like-for-like run."""
     import warnings
     from frictionkit.runtime import periodic_start_from_hopf, periodic_branch
-    from frictionkit.runtime._cli_continuation import _to_collocation
+    from frictionkit.runtime.cli._continuation import _to_collocation
     t0 = _clock()
     disc, Z, d = periodic_start_from_hopf(model, hopf, 10)
     coll, Zc, dc = _to_collocation(model, disc, Z, n_intervals, degree, d)
@@ -331,7 +331,7 @@ def bench_frictionkit(model):
     stability analysis and without it; by collocation 100 x 4 as AUTO), then the fold
     refined at H = 60, 100."""
     from frictionkit.runtime import equilibrium_branch
-    from frictionkit.runtime._continuation import locate_fold_near
+    from frictionkit.runtime.engine._fold_near import locate_fold_near
     t0 = _clock()
     eq = equilibrium_branch(model, VB_START, VB_STOP)
     hopf = eq.special_points("hopf")

@@ -60,15 +60,15 @@ def _median_time(fn, repeat=3):
 
 
 def _belt(n):
-    from frictionkit.runtime._model import Model
+    from frictionkit.runtime.model._interface import Model
     from tests.models import belt_handwritten
     return Model(belt_handwritten, {"n": n, "FN": 5})
 
 
 def bench_anm_step_over_lu():
-    from frictionkit.runtime._anm import anm_series, Series
-    from frictionkit.runtime._equilibria import periodic_start_from_simulation
-    from frictionkit.runtime._newton import correct, tangent_at
+    from frictionkit.runtime.engine._anm import anm_series, Series
+    from frictionkit.runtime.drivers._branches import periodic_start_from_simulation
+    from frictionkit.runtime.engine._newton import correct, tangent_at
     m = _belt(10)
     d, Z = periodic_start_from_simulation(m, 0.5, 50)
     out = {}
@@ -116,7 +116,7 @@ def bench_anm_step_over_lu():
 
 
 def bench_demo_branch(H=40):
-    from frictionkit.runtime._equilibria import equilibrium_branch, periodic_start_from_hopf, periodic_branch
+    from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_start_from_hopf, periodic_branch
     m = _belt(10)
     eq = equilibrium_branch(m, 0.05, 12)
     hopf = eq.special_points("hopf")[0]
@@ -136,7 +136,7 @@ def bench_demo_branch(H=40):
 
 def _simulate_orbit(m, lam, rtol, atol):
     """solve_ivp to the attractor, then omega and ptp(y) from one accurate period."""
-    from frictionkit.runtime._equilibria import find_equilibrium, eigenvalues
+    from frictionkit.runtime.analysis._equilibria import find_equilibrium, eigenvalues
     _, Ze = find_equilibrium(m, lam)
     x = Ze[:2] + np.array([0.0, 1e-3])
     om0 = float(np.max(np.abs(eigenvalues(m, Ze[:2], lam).imag)))
@@ -163,9 +163,9 @@ def _simulate_orbit(m, lam, rtol, atol):
 
 
 def bench_s1_orbit():
-    from frictionkit.runtime._branch import trig_extrema
-    from frictionkit.runtime._equilibria import periodic_start_from_simulation
-    from frictionkit.runtime._newton import correct
+    from frictionkit.runtime.results._branch import trig_extrema
+    from frictionkit.runtime.drivers._branches import periodic_start_from_simulation
+    from frictionkit.runtime.engine._newton import correct
     m = _belt(100)
     lam = 0.05
     e = None
@@ -200,11 +200,11 @@ def bench_s1_orbit():
 def bench_hbm_convergence():
     """W1, W2 (n = 10) and S2 (n = 100): relative errors of omega and ptp(y) against
     shooting (runtime._shooting, LSODA rtol 1e-12) versus the number of harmonics."""
-    from frictionkit.runtime._branch import trig_extrema
-    from frictionkit.runtime._equilibria import periodic_start_from_simulation
-    from frictionkit.runtime._hbm import coefficients_to_samples
-    from frictionkit.runtime._newton import correct
-    from frictionkit.runtime._shooting import find_periodic_orbit
+    from frictionkit.runtime.results._branch import trig_extrema
+    from frictionkit.runtime.drivers._branches import periodic_start_from_simulation
+    from frictionkit.runtime.discretizations._hbm import coefficients_to_samples
+    from frictionkit.runtime.engine._newton import correct
+    from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
     out = {}
     for name, n, lam, Hs in (("W1", 10, 0.5, (10, 20, 30, 40, 60)), ("W2", 10, 2.0, (20, 40, 80, 120, 150)),
                              ("S2", 100, 0.4, (200, 300, 400))):
@@ -228,12 +228,12 @@ def bench_hbm_convergence():
 def bench_fold():
     """Fold of the n = 10 branch: H = 1, 5, 9, 20 from full ANM branches, H = 30..100 refined
     by locate_fold_near; orthogonal collocation (p = 3) N_int = 100, 200, 400 from the HBM fold;
-    shooting on the original ODE (``_seeds.shooting_fold``: the maximum of Vb over shooting
+    shooting on the original ODE (``seeds.seed002.shooting_fold``: the maximum of Vb over shooting
     orbits at fixed amplitude or period, LSODA rtol 1e-11) from the H = 100 fold."""
-    from frictionkit.runtime._collocation import CollocationDiscretization
-    from frictionkit.runtime._continuation import locate_fold_near
-    from frictionkit.runtime._equilibria import equilibrium_branch, periodic_start_from_hopf, periodic_branch
-    from frictionkit.runtime._hbm import coefficients_to_samples
+    from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
+    from frictionkit.runtime.engine._fold_near import locate_fold_near
+    from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_start_from_hopf, periodic_branch
+    from frictionkit.runtime.discretizations._hbm import coefficients_to_samples
     m = _belt(10)
     hopf = equilibrium_branch(m, 0.05, 12).special_points("hopf")[0]
     out = {"seed_003": {"H1": 24.05, "H5": 7.51, "H9": 9.46, "converged": 10.26}, "seed_000": 10.25}
@@ -260,7 +260,7 @@ def bench_fold():
     # model's NumPy right-hand side the fixed-coordinate Newton stalls at 2e-8, above its
     # 100 rtol stop: the result records the failure instead)
     from frictionkit.runtime import load_model
-    from frictionkit.runtime._seeds import shooting_fold
+    from examples.seeds.seed002 import shooting_fold
     from frictionkit.runtime.errors import ConvergenceError
     try:
         sf = shooting_fold(load_model("belt", continuation="Vb", n=10, FN=5), disc, fold.solution)

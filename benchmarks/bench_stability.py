@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
-from frictionkit.runtime._collocation import CollocationDiscretization
-from frictionkit.runtime._hbm import HBMDiscretization
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._shooting import find_periodic_orbit, periodic_orbit_from_simulation
-from frictionkit.runtime._stability import (floquet_collocation, floquet_variational, hbm_coefficients_from_samples,
-                                            hill_multipliers)
+from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
+from frictionkit.runtime.discretizations._hbm import HBMDiscretization
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+from frictionkit.runtime.analysis._floquet import floquet_collocation, floquet_variational
+from frictionkit.runtime.analysis._hill import hbm_coefficients_from_samples, hill_multipliers
 from scipy.sparse.linalg import splu
 
 try:

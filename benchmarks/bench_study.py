@@ -36,7 +36,7 @@ def _one_blas_thread():
 
 def _case(name, n, at, harmonics, intervals, hbm_range, col_range, H_ref=500):
     from frictionkit.runtime import load_model
-    from frictionkit.runtime._study import convergence_study, reference_orbit
+    from frictionkit.runtime.drivers._study import convergence_study, reference_orbit
     m = load_model("belt", continuation="Vb", n=n, FN=5)
     t0 = time.perf_counter()
     disc, Z, orbit = reference_orbit(m, at, H_ref)

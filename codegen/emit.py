@@ -2,7 +2,7 @@
 
 Every expression is printed here by a sympy printer; the templates in ``templates/``
 only loop over the printed lines (STYLE §1).  Both modules honour the generated-model
-interface documented in ``frictionkit.runtime._model``.
+interface documented in ``frictionkit.runtime.model._interface``.
 """
 from __future__ import annotations
 

@@ -7,12 +7,12 @@ mu_v in {-0.03, 0, 0.02, 0.05}; eq. 19: the Saha VW and VWS sets with xi = 0.011
 
 1. the bounds of the paper: v_lw (formula after eq. 9) and v_up (eq. 15 with A omega = v_d);
 2. the fold of cycles of the non-smooth model, exactly: the unstable sliding cycle that
-   grazes v_rel = 0 (shooting on the slip branch of the law, ``_seeds.grazing_fold``);
+   grazes v_rel = 0 (shooting on the slip branch of the law, ``seeds.seed002.grazing_fold``);
 3. the zoo model ``weakstrong`` (|v| regularized by sqrt(v^2 + delta^2)) continued in vd:
    the sliding equilibrium and its Hopf point, the periodic branch from the Hopf point by
    the ANM (HBM) for each delta of the plan, H rising along a ladder until the fold moves by
    less than 1e-4 (relative) between two H; its fold of cycles and stability; the fold of the
-   last H recomputed by shooting (``_seeds.shooting_fold``);
+   last H recomputed by shooting (``seeds.seed002.shooting_fold``);
 4. HDF5 files per branch and a PNG like Fig. 3 (peak-to-peak amplitude of x: 2 A).
 
 Printed: one table row per set and delta (paper v_lw / v_up, Hopf, folds per H, relative
@@ -29,9 +29,9 @@ import numpy as np
 
 from frictionkit.runtime import (HBMDiscretization, equilibrium_branch, load_branch, load_model, periodic_branch,
                                  periodic_start_from_hopf, plot_branches)
-from frictionkit.runtime._energy import v_lw_exponential, v_up
+from frictionkit.runtime.analysis._energy import v_lw_exponential, v_up
 from frictionkit.runtime import ContinuationProblem, NewtonOptions, continuation
-from frictionkit.runtime._seeds import grazing_fold, shooting_fold, shooting_start
+from seeds.seed002 import grazing_fold, shooting_fold, shooting_start
 
 #: seed 002 eq. (16) (mu_st / mu_d = 2) and eq. (19) (Saha et al. VW / VWS, xi = 0.0113)
 SETS = {

@@ -9,7 +9,7 @@ Run (about half an hour on one core; stages can be run separately)::
 The model is the zoo model ``vrande2`` (seed ``004_*.txt`` eqs. (7), (10)-(12): alpha = 1.2,
 beta = 1.3, gamma = 3, eps = 1e5).  As in the paper, periodic orbits are computed by simple
 shooting with a stiff integrator (LSODA with the generated exact Jacobian) and followed in
-``Vdr`` by pseudo-arclength continuation (``runtime/_seed004.shooting_branch``); their Floquet
+``Vdr`` by pseudo-arclength continuation (``examples/seeds/seed004_2dof.shooting_branch``); their Floquet
 multipliers are the eigenvalues of the monodromy matrix.  Stages:
 
 ``equilibrium``
@@ -30,7 +30,7 @@ independently of the locator: (1) located again with the integration tolerances 
 10 times (rtol 1e-11), (2) the multiplier of the
 Poincaré return map of the section X1' = 0 (plain integration, central differences: no
 variational equation) at the located orbit (-1 at a flip, +1 at a fold).  Branch labels
-(period-n, in/out of phase) follow the paper's definitions (``_seed004.section_points``).
+(period-n, in/out of phase) follow the paper's definitions (``seeds.seed004_2dof.section_points``).
 """
 from __future__ import annotations
 
@@ -43,10 +43,10 @@ import h5py
 import numpy as np
 
 from frictionkit.runtime import equilibrium_branch, load_model
-from frictionkit.runtime._seed004 import (attractor_on_section, hopf_by_hand, locate_flip, locate_fold,
+from seeds.seed004_2dof import (attractor_on_section, hopf_by_hand, locate_flip, locate_fold,
                                           poincare_multipliers, section_points, shooting_branch, switch_flip,
                                           to_section)
-from frictionkit.runtime._shooting import find_periodic_orbit
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from frictionkit.runtime.errors import ConvergenceError, InputError
 
 RTOL, ATOL = 1e-8, 1e-10             # shooting along the branches (sign changes only)
@@ -74,7 +74,7 @@ def log(*a):
 
 def attractor(model, lam, x_init, t_end, crossings):
     """A shooting orbit from a simulation: the last upward crossing of X1' = 0 and the time
-    back to the ``crossings``-th previous one (``_seed004.attractor_on_section``)."""
+    back to the ``crossings``-th previous one (``seeds.seed004_2dof.attractor_on_section``)."""
     x0, T = attractor_on_section(model, lam, x_init, t_end, crossings)
     return find_periodic_orbit(model, lam, x0, T, rtol=RTOL, atol=ATOL)
 
@@ -96,7 +96,7 @@ def run_branch(model, orbit, label, direction, **kw):
 
 def join(down, up):
     """One branch from two runs started at the same orbit in opposite directions."""
-    from frictionkit.runtime._seed004 import ShootingBranch
+    from seeds.seed004_2dof import ShootingBranch
     return ShootingBranch(Z=np.vstack([down.Z[::-1], up.Z[1:]]),
                           tangents=np.vstack([-down.tangents[::-1], up.tangents[1:]]),
                           multipliers=np.vstack([down.multipliers[::-1], up.multipliers[1:]]),

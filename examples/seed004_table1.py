@@ -4,7 +4,7 @@ Run:  python examples/seed004_table1.py [--eps 1e2 1e3 ...] [--aft]
 
 Exact cycle: event-driven integration of seed 004 eqs. (2)-(3) (stick while |X| <= 1).
 Smoothed cycles: the zoo model ``vrande1`` (eqs. 2, 4; |V| ~ sqrt(V^2 + 1e-6^2)) by shooting
-(``solve_ivp`` LSODA with the model's exact Jacobian, ``_seeds.seed004_cycle``), both sampled
+(``solve_ivp`` LSODA with the model's exact Jacobian, ``seeds.seed004_cycles.seed004_cycle``), both sampled
 at N = 200 points from the maximum of X; error e of eq. (5).  With ``--aft``, also the AFT
 harmonic balance of the original ODE where it is affordable (eps <= 1e3: H = 200 / 800; the
 recast HBM does not converge on these cycles, see the README).
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from frictionkit.runtime._seeds import aft_cycle_from_max, seed004_cycle, seed004_exact_cycle, \
+from seeds.seed004_cycles import aft_cycle_from_max, seed004_cycle, seed004_exact_cycle, \
     seed004_smoothed_cycle
 from frictionkit.runtime.nonsmooth import orbit_error
 

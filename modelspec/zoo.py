@@ -91,7 +91,7 @@ def weakstrong_slip() -> ModelSpec:
     ``s = v_d - x' = |v_rel|`` (seed 002 eqs. 2, 3, 5 with ``sign(v_rel) = -1``).  Exact for
     every orbit that never reaches ``v_rel = 0``, i.e. the unstable sliding cycles of Fig. 3;
     its Hopf point is exactly ``v_lw`` of eq. (9).  Not shipped in ``generated/`` (used by
-    the seed-002 reproduction, ``runtime/_seeds.py``).
+    the seed-002 reproduction, ``examples/seeds/seed002.py``).
     """
     m = ModelSpec("weakstrong_slip", "seed 002 eq. (5) on the slip branch v_rel < 0 of the law (eq. 3)")
     xi, vd, mud, mus, muv, v0 = _seed002_parameters(m)

@@ -22,34 +22,65 @@ The runtime talks to a model only through the generated-model interface
 * seed-002 bounds: :func:`energy_ratio`, :func:`v_lw`, :func:`v_up`
 * non-smooth references: the subpackage :mod:`frictionkit.runtime.nonsmooth`
 """
-from .errors import FrictionkitError, InputError, ModelInterfaceError, ConvergenceError
-from ._model import Model
-from ._load import load_model
-from ._hbm import HBMDiscretization, to_subharmonic
-from ._aft import AFTDiscretization
-from ._continuation import ANMOptions, ContinuationProblem, NewtonOptions, continuation, locate_fold_near
-from ._equilibria import (equilibrium_branch, find_equilibrium, periodic_branch, periodic_start_from_hopf,
-                          periodic_start_from_orbit, periodic_start_from_simulation)
-from ._branch import Branch, SpecialPoint, load_branch
-from ._plots import plot_branches, plot_orbit
-from ._shooting import (PeriodicOrbit, ShootingDiscretization, find_periodic_orbit,
-                        periodic_orbit_from_simulation)
-from ._collocation import CollocationDiscretization, collocation_orbit
-from ._stability import (FloquetResult, first_lyapunov, floquet_collocation, floquet_variational,
-                         hill_multipliers, locate_period_doubling, multiplier_crossings, orbit_stability,
-                         switch_period_doubling, branch_stability, hill_multipliers_hbm)
-from ._curves import BifurcationCurve, fold_curve, hopf_curve
-from ._switching import (detect_branch_points, locate_branch_point, switch_branch, switch_period_doubling_hbm,
-                         switch_period_doubling_collocation)
-from ._motion import MOTION_LABELS, classify_motion, limit_velocity
-from ._simulate import OrbitCheck, check_branch_point, check_orbit, simulate
-from ._energy import energy_ratio, energy_ratio_exponential, v_lw, v_lw_exponential, v_up
 from . import nonsmooth
+from .analysis import (
+    MOTION_LABELS,
+    BifurcationCurve,
+    FloquetResult,
+    branch_stability,
+    classify_motion,
+    detect_branch_points,
+    energy_ratio,
+    energy_ratio_exponential,
+    find_equilibrium,
+    first_lyapunov,
+    floquet_collocation,
+    floquet_variational,
+    fold_curve,
+    hill_multipliers,
+    hill_multipliers_hbm,
+    hopf_curve,
+    limit_velocity,
+    locate_branch_point,
+    locate_period_doubling,
+    multiplier_crossings,
+    orbit_stability,
+    switch_period_doubling,
+    v_lw,
+    v_lw_exponential,
+    v_up,
+)
+from .discretizations import (
+    AFTDiscretization,
+    CollocationDiscretization,
+    Discretization,
+    HBMDiscretization,
+    PeriodicOrbit,
+    ShootingDiscretization,
+    collocation_orbit,
+    find_periodic_orbit,
+    periodic_orbit_from_simulation,
+    to_subharmonic,
+)
+from .drivers import (
+    continuation,
+    equilibrium_branch,
+    periodic_branch,
+    periodic_start_from_hopf,
+    periodic_start_from_orbit,
+    periodic_start_from_simulation,
+    switch_branch,
+    switch_period_doubling_collocation,
+    switch_period_doubling_hbm,
+)
+from .engine import ANMOptions, ContinuationProblem, NewtonOptions, locate_fold_near
+from .errors import ConvergenceError, FrictionkitError, InputError, ModelInterfaceError
+from .model import Model, OrbitCheck, check_branch_point, check_orbit, load_model, simulate
+from .results import Branch, SpecialPoint, load_branch, plot_branches, plot_orbit
 
-__version__ = "0.1.0"
 
 __all__ = [
-    "Model", "load_model", "HBMDiscretization", "AFTDiscretization", "ANMOptions", "NewtonOptions", "ContinuationProblem",
+    "Model", "load_model", "Discretization", "HBMDiscretization", "AFTDiscretization", "ANMOptions", "NewtonOptions", "ContinuationProblem",
     "continuation", "locate_fold_near", "equilibrium_branch", "find_equilibrium", "periodic_branch",
     "periodic_start_from_hopf", "periodic_start_from_orbit", "periodic_start_from_simulation", "Branch",
     "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",

@@ -13,17 +13,12 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..results._figure import file_subplots
 
 __all__ = ["plot_coulomb_comparison", "plot_coulomb_phase", "plot_two_phase"]
 
 _UNITS = {"Vb": ("belt speed $V_b$", "m/s"), "FN": ("normal force $F_N$", "N")}
 
-
-def _pyplot():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
 
 
 def plot_coulomb_comparison(coulomb, regularized=(), out_prefix="coulomb", omega1=None) -> list:
@@ -44,12 +39,11 @@ def plot_coulomb_comparison(coulomb, regularized=(), out_prefix="coulomb", omega
     -------
     list of Path
     """
-    plt = _pyplot()
     par = coulomb.continuation_parameter
     xlabel = "{} [{}]".format(*_UNITS[par])
     files = []
     for what, ylabel in (("amplitude", "peak-to-peak amplitude of y [m]"), ("pulsation", r"pulsation $\omega$ [rad/s]")):
-        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        fig, ax = file_subplots(figsize=(6.4, 4.4))
         for label, data in regularized:
             y = data["ptp"]["y"] if what == "amplitude" else data["omega"]
             x = data["param"]
@@ -75,7 +69,6 @@ def plot_coulomb_comparison(coulomb, regularized=(), out_prefix="coulomb", omega
         path = Path(f"{out_prefix}_{what}_{par}.png")
         fig.tight_layout()
         fig.savefig(path, dpi=120)
-        plt.close(fig)
         files.append(path)
     return files
 
@@ -86,8 +79,7 @@ def plot_coulomb_phase(cycles, labels, path, extra=()) -> Path:
     ``extra``: sequence of (label, y, v) orbits drawn in the phase plane too (e.g. regularized
     orbits of the same amplitude reconstructed from branch files).
     """
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, axes = file_subplots(1, 2, figsize=(10, 4.2))
     for label, y, v in extra:
         axes[1].plot(np.append(y, y[:1]), np.append(v, v[:1]), lw=1.0, label=label)
     for cyc, label in zip(cycles, labels):
@@ -107,19 +99,17 @@ def plot_coulomb_phase(cycles, labels, path, extra=()) -> Path:
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=120)
-    plt.close(fig)
     return path
 
 
 def plot_two_phase(result, b, path, title="") -> Path:
     """Seed 001 Fig. 1 / Fig. 2 layout: x(t), x'(t) and the (x', b) plane with phase times."""
-    plt = _pyplot()
     if result.t.size < 2:
         raise InputError("nothing to plot: the two-phase result has fewer than two samples")
     step = max(1, result.t.size // 20000)
     t, x, v = result.t[::step], result.x[::step], result.v[::step]
     force = np.array([b(xx, vv, tt) for xx, vv, tt in zip(x, v, t)])
-    fig, axes = plt.subplots(3, 1, figsize=(7.5, 8.5))
+    fig, axes = file_subplots(3, 1, figsize=(7.5, 8.5))
     axes[0].plot(t, x, lw=1.0)
     axes[1].plot(t, v, lw=1.0)
     axes[2].plot(v, force, lw=0.8)
@@ -140,5 +130,4 @@ def plot_two_phase(result, b, path, title="") -> Path:
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=120)
-    plt.close(fig)
     return path

@@ -31,7 +31,7 @@ in finite time (the release state is unique), so it is stable wherever it exists
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -81,7 +81,8 @@ class CoulombBranch:
     def to_branch(self):
         """The same data as a runtime-core :class:`~frictionkit.runtime._branch.Branch`."""
         import scipy
-        from .._branch import Branch
+
+        from ..results._branch import Branch
         p = asdict(self.params)
         m = self.param.size
         kinds, params, omegas = self._limits()

@@ -4,7 +4,7 @@ import pytest
 import scipy.special
 
 from frictionkit.runtime import load_model
-from frictionkit.runtime._energy import (energy_ratio, energy_ratio_exponential, v_lw,
+from frictionkit.runtime.analysis._energy import (energy_ratio, energy_ratio_exponential, v_lw,
                                          v_lw_exponential, v_up)
 
 XI, MUD, MUS, V0 = 0.05, 0.5, 1.0, 0.5          # seed 002 eq. (16)

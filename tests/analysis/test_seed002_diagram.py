@@ -10,7 +10,7 @@ moves by 1e-7 from H = 20 to H = 40).  Independent references:
 * the criticality from Kuznetsov's first Lyapunov coefficient (finite differences of the
   exact Jacobian) and from the direction the ANM branch leaves the Hopf point;
 * the fold of cycles of the HBM/ANM branch against shooting on the original ODE
-  (``_seeds.shooting_fold``: scipy integration, no harmonic truncation);
+  (``seeds.seed002.shooting_fold``: scipy integration, no harmonic truncation);
 * the stable/unstable change at the fold (Hill multipliers) against the shooting monodromy.
 """
 from __future__ import annotations
@@ -20,9 +20,9 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from frictionkit.runtime import equilibrium_branch, load_model, periodic_branch, periodic_start_from_hopf
-from frictionkit.runtime._energy import _law, v_lw, v_lw_exponential, v_up
-from frictionkit.runtime._seeds import grazing_fold, shooting_fold, shooting_start
-from frictionkit.runtime._stability import first_lyapunov
+from frictionkit.runtime.analysis._energy import _law, v_lw, v_lw_exponential, v_up
+from examples.seeds.seed002 import grazing_fold, shooting_fold, shooting_start
+from frictionkit.runtime.analysis._lyapunov import first_lyapunov
 
 SET = dict(xi=0.05, mud=0.5, mus=1.0, muv=0.0, v0=0.5)
 DELTA, H = 0.1, 20

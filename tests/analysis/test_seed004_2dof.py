@@ -4,7 +4,7 @@ Each number is compared with something independent of the code that produced it:
 
 * the Hopf point of the sliding equilibrium (frictionkit's equilibrium continuation on the
   recast model) against the root of the spectral abscissa of the linearization of eq. (7)
-  written by hand (``_seed004.linearization``); the generated Jacobian against the same
+  written by hand (``seeds.seed004_2dof.linearization``); the generated Jacobian against the same
   hand-written matrix;
 * a period-1 orbit at moderate eps by harmonic balance on the recast model (derivative-
   bilinear atan rows) against shooting on the original ODE, frequency and amplitudes to 1e-8,
@@ -22,13 +22,13 @@ import numpy as np
 import pytest
 
 from frictionkit.runtime import equilibrium_branch, load_model
-from frictionkit.runtime._branch import trig_extrema
-from frictionkit.runtime._equilibria import periodic_start_from_orbit
-from frictionkit.runtime._newton import correct
-from frictionkit.runtime._seed004 import (attractor_on_section, hopf_by_hand, linearization, poincare_multipliers,
+from frictionkit.runtime.results._branch import trig_extrema
+from frictionkit.runtime.drivers._branches import periodic_start_from_orbit
+from frictionkit.runtime.engine._newton import correct
+from examples.seeds.seed004_2dof import (attractor_on_section, hopf_by_hand, linearization, poincare_multipliers,
                                           section_points, to_section)
-from frictionkit.runtime._shooting import find_periodic_orbit
-from frictionkit.runtime._stability import orbit_stability
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.analysis._stability import orbit_stability
 from frictionkit.runtime.errors import InputError
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frictionkit.runtime._seeds import aft_cycle_from_max, seed004_cycle, seed004_exact_cycle, \
+from examples.seeds.seed004_cycles import aft_cycle_from_max, seed004_cycle, seed004_exact_cycle, \
     seed004_smoothed_cycle
 from frictionkit.runtime.nonsmooth import orbit_error
 

@@ -1,7 +1,7 @@
 """Hand-written model module for the seed-000 belt oscillator, continuation in ``Vb``.
 
 Written by hand from seed ``000_*.txt`` eqs. (5), (6), (21)-(25) (unscaled: y instead of
-Q = A0 y).  It honours the generated-model interface (``frictionkit.runtime._model``) and
+Q = A0 y).  It honours the generated-model interface (``frictionkit.runtime.model._interface``) and
 serves two purposes: the runtime works on a model that did not come from codegen (DESIGN
 §1), and codegen's automatic recast of the same model must agree with it numerically.
 

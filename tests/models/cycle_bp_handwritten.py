@@ -5,7 +5,7 @@
     z' = (lam + 1 - r2) z - z**3
 
 Variables u = (x, y, z, w, v) with the auxiliaries w = x*x + y*y and v = z*z; quadratic
-system (``frictionkit.runtime._model``)::
+system (``frictionkit.runtime.model._interface``)::
 
     x' = x - y + z x - w x
     y' = x + y + z y - w y

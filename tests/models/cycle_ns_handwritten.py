@@ -4,7 +4,7 @@
     u' = lam u - nu v - q u,    v' = nu u + lam v - q v,    q  = u**2 + v**2
 
 Variables (x, y, u, v, w, q) with the auxiliaries w = x*x + y*y and q = u*u + v*v; the
-quadratic system (``frictionkit.runtime._model``)::
+quadratic system (``frictionkit.runtime.model._interface``)::
 
     x' = x - y - w x           y' = x + y - w y
     u' = lam u - nu v - q u    v' = nu u + lam v - q v

@@ -4,7 +4,7 @@ forcing frequency (so ``lam`` *is* the angular frequency of the periodic orbit):
     x'' + 2 zeta x' + x + beta x**3 = F cos(Omega t)
 
 First-order states (x, v), one auxiliary s = x*x; the quadratic system
-(``frictionkit.runtime._model`` docstring) reads::
+(``frictionkit.runtime.model._interface`` docstring) reads::
 
     x' = v
     v' = -x - 2 zeta v - beta x s + F cos(Omega t)

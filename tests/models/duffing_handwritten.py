@@ -2,7 +2,7 @@
 
     x'' + c x' + k x + b x**3 = F cos(w t)
 
-States (x, v), one auxiliary s = x*x; quadratic system (``frictionkit.runtime._model``)::
+States (x, v), one auxiliary s = x*x; quadratic system (``frictionkit.runtime.model._interface``)::
 
     x' = v
     v' = -k x - c v - b s x + F cos(w t)

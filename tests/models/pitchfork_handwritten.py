@@ -4,7 +4,7 @@
     y' = x**2 - y
 
 Variables u = (x, y, w) with the auxiliary w = x*x; quadratic system
-(``frictionkit.runtime._model``)::
+(``frictionkit.runtime.model._interface``)::
 
     x' = lam x - a w - x w
     y' = w - y

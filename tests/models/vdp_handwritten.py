@@ -4,7 +4,7 @@
 
 (the Hopf-unfolded form of issue 4: the origin loses stability at mu = 0 through a
 supercritical Hopf bifurcation).  First-order states (x, v), one auxiliary s = x*x, so the
-quadratic system (``frictionkit.runtime._model`` docstring) reads::
+quadratic system (``frictionkit.runtime.model._interface`` docstring) reads::
 
     x' = v
     v' = -x + mu v - s v          (mu v = lam * (L1 u), s v = Q)

@@ -58,8 +58,8 @@ def test_twophase_command(tmp_path):
 def test_regularized_orbit_overlay_from_a_branch_file(tmp_path):
     # a one-harmonic branch y = a cos(w t), v = -a w sin(w t) with growing a, written by the
     # runtime core's Branch.save: the overlay picks the first point reaching the amplitude
-    from frictionkit.runtime._branch import Branch
-    from frictionkit.runtime._cli_nonsmooth import _orbit_at_amplitude
+    from frictionkit.runtime.results._branch import Branch
+    from frictionkit.runtime.cli._nonsmooth import _orbit_at_amplitude
     a = np.array([1e-4, 2e-4, 3e-4, 4e-4, 2.6e-4])
     w = 1200.0
     Z = np.array([[0, ak, 0, 0, 0, -ak * w, w, 0.1 * k] for k, ak in enumerate(a)])

@@ -88,7 +88,7 @@ def test_cycle_samples_are_consistent():
 
 def test_branch_hdf5_layout(tmp_path):
     h5py = pytest.importorskip("h5py")
-    from frictionkit.runtime._branch import load_branch
+    from frictionkit.runtime.results._branch import load_branch
     br = coulomb_branch("Vb", np.linspace(0.05, 1.5, 30))
     assert br.exists[0] and not br.exists[-1]
     assert br.special["param"][0] == pytest.approx(max_belt_speed()[0], rel=1e-12)

@@ -18,14 +18,13 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 from frictionkit.runtime import AFTDiscretization, load_model
-from frictionkit.runtime._branch import trig_extrema
-from frictionkit.runtime._equilibria import (equilibrium_branch, find_equilibrium, periodic_branch,
-                                             periodic_start_from_hopf, periodic_start_from_orbit,
-                                             periodic_start_from_simulation)
-from frictionkit.runtime._hbm import coefficients_to_samples
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._newton import correct
-from frictionkit.runtime._shooting import find_periodic_orbit
+from frictionkit.runtime.results._branch import trig_extrema
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf, periodic_start_from_orbit, periodic_start_from_simulation
+from frictionkit.runtime.analysis._equilibria import find_equilibrium
+from frictionkit.runtime.discretizations._hbm import coefficients_to_samples
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.engine._newton import correct
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.nonsmooth import BeltChain, one_mass_cycle, orbit_error
 from tests.models import duffing_forced_handwritten

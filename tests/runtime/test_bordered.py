@@ -15,14 +15,14 @@ import pytest
 import scipy.sparse
 from hypothesis import given, settings, strategies as st
 
-import frictionkit.runtime._switching as switching
-from frictionkit.runtime._aft import AFTDiscretization
-from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
-from frictionkit.runtime._hbm import HBMDiscretization
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._newton import (_perm_parity, bordered_factor, correct, factor_jacobian, row_scales,
-                                         tangent_at)
-from frictionkit.runtime._switching import bordered_det_sign
+import frictionkit.runtime.analysis._pass as analysis_pass   # where the analysis pass calls it
+from frictionkit.runtime.discretizations._aft import AFTDiscretization
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime.discretizations._hbm import HBMDiscretization
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.engine._bordered import _perm_parity, bordered_factor, factor_jacobian, row_scales
+from frictionkit.runtime.engine._newton import correct, tangent_at
+from frictionkit.runtime.analysis._branch_points import bordered_det_sign
 from tests.models import belt_handwritten, pitchfork_handwritten
 
 
@@ -113,12 +113,12 @@ def test_jacobian_assembled_into_a_buffer_equals_a_fresh_one(kind):
 
 def _capture_signs(monkeypatch):
     seen = []
-    original = switching.detect_branch_points
+    original = analysis_pass.detect_branch_points
 
     def spy(disc, solutions, tangents, **kw):
         seen.append((disc, np.array(solutions), np.array(tangents), list(kw.get("signs") or [])))
         return original(disc, solutions, tangents, **kw)
-    monkeypatch.setattr(switching, "detect_branch_points", spy)
+    monkeypatch.setattr(analysis_pass, "detect_branch_points", spy)
     return seen
 
 

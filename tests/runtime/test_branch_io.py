@@ -5,10 +5,10 @@ import h5py
 import numpy as np
 import pytest
 
-from frictionkit.runtime._branch import Branch, load_branch
-from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._plots import plot_branches, plot_orbit
+from frictionkit.runtime.results._branch import Branch, load_branch
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.results._plots import plot_branches, plot_orbit
 from tests.models import belt_handwritten
 
 

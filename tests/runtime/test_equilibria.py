@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 from scipy.optimize import brentq
 
-from frictionkit.runtime._equilibria import (equilibrium_branch, find_equilibrium, eigenvalues,
-                                             periodic_start_from_hopf, periodic_branch)
-from frictionkit.runtime._model import Model
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_start_from_hopf, periodic_branch
+from frictionkit.runtime.analysis._equilibria import find_equilibrium, eigenvalues
+from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.errors import InputError
 from tests.models import belt_handwritten, belt_fn_handwritten
 

@@ -4,12 +4,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from frictionkit.runtime._branch import load_branch
-from frictionkit.runtime._cli_continuation import run_continuation
-from frictionkit.runtime._continuation import (ANMOptions, ContinuationProblem, NewtonOptions, continuation)
-from frictionkit.runtime._equilibria import find_equilibrium, periodic_start_from_hopf, equilibrium_branch
-from frictionkit.runtime._hbm import HBMDiscretization
-from frictionkit.runtime._model import Model
+from frictionkit.runtime.results._branch import load_branch
+from frictionkit.runtime.cli._continuation import run_continuation
+from frictionkit.runtime.engine._options import ANMOptions, ContinuationProblem, NewtonOptions
+from frictionkit.runtime.drivers._continue import continuation
+from frictionkit.runtime.analysis._equilibria import find_equilibrium
+from frictionkit.runtime.drivers._branches import periodic_start_from_hopf, equilibrium_branch
+from frictionkit.runtime.discretizations._hbm import HBMDiscretization
+from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.cli import main
 from frictionkit.runtime.errors import InputError
 from tests.models import belt_handwritten

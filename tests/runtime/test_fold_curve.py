@@ -12,7 +12,7 @@ import pytest
 
 from frictionkit.runtime import (equilibrium_branch, fold_curve, load_model, periodic_branch,
                                  periodic_start_from_hopf)
-from frictionkit.runtime._curves import BifurcationCurve
+from frictionkit.runtime.analysis._curves import BifurcationCurve
 from frictionkit.runtime.errors import InputError
 
 SET = dict(xi=0.05, mud=0.5, mus=1.0, v0=0.5)

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from frictionkit.runtime._discretization import Discretization
-from frictionkit.runtime._hbm import (HBMDiscretization, coefficients_to_samples, samples_to_coefficients,
+from frictionkit.runtime.discretizations._base import Discretization
+from frictionkit.runtime.discretizations._hbm import (HBMDiscretization, coefficients_to_samples, samples_to_coefficients,
                                       shift_phase)
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._newton import correct
-from frictionkit.runtime._branch import trig_extrema
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.engine._newton import correct
+from frictionkit.runtime.results._branch import trig_extrema
 from frictionkit.runtime.errors import InputError, ModelInterfaceError
 from tests.models import belt_handwritten, belt_fn_handwritten, duffing_forced_handwritten
 

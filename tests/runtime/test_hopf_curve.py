@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from frictionkit.runtime._equilibria import equilibrium_branch
-from frictionkit.runtime._curves import BifurcationCurve, hopf_curve
-from frictionkit.runtime._model import Model
+from frictionkit.runtime.drivers._branches import equilibrium_branch
+from frictionkit.runtime.analysis._curves import BifurcationCurve, hopf_curve
+from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.errors import InputError
 from tests.models import belt_handwritten
 from tests.runtime.test_equilibria import P, _dmu
@@ -68,7 +68,7 @@ def test_bad_input_is_named(belt):
         hopf_curve(m, hb[0], "Vb", 0.0, 1.0)
     with pytest.raises(InputError, match="outside"):
         hopf_curve(m, hb[0], "FN", 6.0, 9.0)
-    from frictionkit.runtime._branch import SpecialPoint
+    from frictionkit.runtime.results._branch import SpecialPoint
     fold = SpecialPoint("fold", 1.0, np.nan, 0, np.zeros(3))
     with pytest.raises(InputError, match="'hopf' special point"):
         hopf_curve(m, fold, "FN", 0, 9)
@@ -90,9 +90,9 @@ def test_a_declared_model_in_another_parameter_plane():
     """The seed-002 slip model (declared in modelspec, generated with the NumPy backend): its
     Hopf point is v_lw = v0 ln((mu_st - mu_d) / (2 xi v0 + mu_v)) (seed 002, formula after
     eq. 9) for every mu_v, with omega = 1; the curve in (vd, mu_v) follows it both ways."""
-    from frictionkit.runtime._energy import v_lw_exponential
-    from frictionkit.runtime._load import load_model
-    from frictionkit.runtime._seeds import seed002_slip_spec
+    from frictionkit.runtime.analysis._energy import v_lw_exponential
+    from frictionkit.runtime.model._load import load_model
+    from examples.seeds.seed002 import seed002_slip_spec
     s = dict(xi=0.05, mud=0.5, mus=1.0, v0=0.5)
     m = load_model(seed002_slip_spec(), continuation="vd", backend="numpy", muv=0.0, **s)
     hb = equilibrium_branch(m, 0.2, 3.0).special_points("hopf")
@@ -111,7 +111,7 @@ def test_drill_hopf_points_over_four_decades_of_kappa():
     (brentq root, ``tests/runtime/test_aft.py``) at every point, and end on Table 5's
     1.00e-4 / 4.00e-4; the rescaled steps keep up with a parameter that falls by decades."""
     from scipy.optimize import brentq
-    from frictionkit.runtime._load import load_model
+    from frictionkit.runtime.model._load import load_model
     from tests.runtime.test_aft import _damping_condition
     m = load_model("drill", continuation="eta", kappa=1.0)
     hb = equilibrium_branch(m, 1.0, 5.0, options=dict(min_step=1e-14)).special_points("hopf")

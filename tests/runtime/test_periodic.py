@@ -12,14 +12,15 @@ import warnings
 import numpy as np
 import pytest
 
-from frictionkit.runtime._branch import trig_extrema
-from frictionkit.runtime._continuation import ContinuationProblem, continuation
-from frictionkit.runtime._equilibria import (equilibrium_branch, periodic_branch, periodic_start_from_hopf,
+from frictionkit.runtime.results._branch import trig_extrema
+from frictionkit.runtime.engine._options import ContinuationProblem
+from frictionkit.runtime.drivers._continue import continuation
+from frictionkit.runtime.drivers._branches import (equilibrium_branch, periodic_branch, periodic_start_from_hopf,
                                              periodic_start_from_orbit, periodic_start_from_simulation)
-from frictionkit.runtime._hbm import coefficients_to_samples
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._newton import correct
-from frictionkit.runtime._shooting import find_periodic_orbit
+from frictionkit.runtime.discretizations._hbm import coefficients_to_samples
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.engine._newton import correct
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from tests.models import belt_handwritten
 
 
@@ -167,8 +168,8 @@ def test_converged_fold_against_collocation(belt):
     ``runtime._collocation``, an independent time discretization), both located by the sign
     change of the tangent's lam component.  The seeds quote 10.25-10.26 m/s; DESIGN §6: the
     converged value is a few tenths of a percent higher."""
-    from frictionkit.runtime._collocation import CollocationDiscretization
-    from frictionkit.runtime._continuation import locate_fold_near
+    from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
+    from frictionkit.runtime.engine._fold_near import locate_fold_near
     m, eq = belt
     disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 20)
     br = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(NO_ANALYSIS))

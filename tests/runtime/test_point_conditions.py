@@ -20,12 +20,12 @@ import sympy as sp
 
 from frictionkit.modelspec import ModelSpec
 from frictionkit.runtime import load_model, equilibrium_branch, periodic_start_from_hopf, periodic_branch
-from frictionkit.runtime._aft import AFTDiscretization
-from frictionkit.runtime._branch import trig_extrema
-from frictionkit.runtime._hbm import HBMDiscretization
-from frictionkit.runtime._newton import correct
-from frictionkit.runtime._series import SERIES_FUNCTIONS, taylor_coefficients, taylor_remainder
-from frictionkit.runtime._shooting import find_periodic_orbit
+from frictionkit.runtime.discretizations._aft import AFTDiscretization
+from frictionkit.runtime.results._branch import trig_extrema
+from frictionkit.runtime.discretizations._hbm import HBMDiscretization
+from frictionkit.runtime.engine._newton import correct
+from frictionkit.runtime.model._series import SERIES_FUNCTIONS, taylor_coefficients, taylor_remainder
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from frictionkit.runtime.errors import InputError
 
 _NUMPY = {"exp": np.exp, "tanh": np.tanh, "atan": np.arctan, "sin": np.sin, "cos": np.cos, "log": np.log}

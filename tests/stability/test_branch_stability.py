@@ -14,10 +14,12 @@ import h5py
 import numpy as np
 import pytest
 
-from frictionkit.runtime._branch import load_branch
-from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
-from frictionkit.runtime._plots import MOTION_COLORS, plot_branches
-from frictionkit.runtime._stability import branch_stability, first_lyapunov, hill_multipliers
+from frictionkit.runtime.results._branch import load_branch
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime.results._plots import MOTION_COLORS, plot_branches
+from frictionkit.runtime.analysis._stability import branch_stability
+from frictionkit.runtime.analysis._lyapunov import first_lyapunov
+from frictionkit.runtime.analysis._hill import hill_multipliers
 from tests.stability._orbits import belt, belt_equilibrium, belt_hopf_points
 
 H = 20
@@ -151,8 +153,8 @@ def test_threads_do_not_change_the_multipliers(belt_branch):
 def test_neimark_sacker_of_a_cycle_located_at_the_analytic_value():
     # tests/models/cycle_ns_handwritten.py: on the unit circle the multipliers are 1, exp(-4 pi)
     # and exp(2 pi (lam +- i nu)) (analytic); the complex pair leaves the unit circle at lam = 0
-    from frictionkit.runtime._equilibria import periodic_start_from_orbit
-    from frictionkit.runtime._model import Model
+    from frictionkit.runtime.drivers._branches import periodic_start_from_orbit
+    from frictionkit.runtime.model._interface import Model
     from tests.models import cycle_ns_handwritten
 
     nu = 0.3

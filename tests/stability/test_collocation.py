@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from frictionkit.runtime._collocation import CollocationDiscretization, collocation_orbit
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._shooting import periodic_orbit_from_simulation
+from frictionkit.runtime.discretizations._collocation import CollocationDiscretization, collocation_orbit
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError
 from tests.models import duffing_handwritten, vdp_handwritten
 from tests.stability._orbits import belt_orbit, vdp_orbit
@@ -90,7 +90,7 @@ def test_jacobian_from_the_cached_pattern_matches_central_differences(module, n_
 def test_fast_series_rhs_is_the_sum_of_the_bilinear_form():
     """The vectorised ANM right-hand side equals sum_r Q(Z_r, Z_{p-r}) of :meth:`quadratic`
     (the generic definition of ``_discretization.py``), order by order, autonomous and forced."""
-    from frictionkit.runtime._discretization import Discretization
+    from frictionkit.runtime.discretizations._base import Discretization
     rng = np.random.default_rng(4)
     orbit = belt_orbit(0.5)
     for disc in (CollocationDiscretization(orbit.model, 12, 3),
@@ -133,8 +133,8 @@ def test_collocation_branch_stops_at_the_second_hopf_point():
     """From B1 through the fold to B3 by collocation + ANM: the signed amplitude (phase state
     at tau = 0 minus its mean) changes sign at B3 and the run stops there, at the Hopf point
     of the equilibrium branch (eigenvalues, an independent computation)."""
-    from frictionkit.runtime._cli_continuation import _to_collocation
-    from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+    from frictionkit.runtime.cli._continuation import _to_collocation
+    from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
     orbit = belt_orbit(0.5)
     eq = equilibrium_branch(orbit.model, 0.05, 12)
     hb = eq.special_points("hopf")

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from frictionkit.runtime import load_model, periodic_branch
-from frictionkit.runtime._collocation import CollocationDiscretization, collocation_orbit
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+from frictionkit.runtime.discretizations._collocation import CollocationDiscretization, collocation_orbit
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError, ModelInterfaceError
 from tests.runtime.test_point_conditions import _tanh_exp_model, check_jacobian_and_series
 from tests.stability._orbits import belt
@@ -134,7 +134,7 @@ def test_tanh_exp_monodromy_agrees_with_shooting_variational(tanh_exp_orbit):
     # CollocationDiscretization.monodromy (condensation with the point relations at the
     # nodes) vs the variational monodromy of the original ODE integrated by shooting;
     # measured |error| 5.3e-7 / 6.5e-7 (40 x 3), 7.9e-9 / 1.0e-8 (80 x 3): order 2p
-    from frictionkit.runtime._stability import floquet_from_orbit
+    from frictionkit.runtime.analysis._floquet import floquet_from_orbit
     model, orbit = tanh_exp_orbit
     ref = np.sort(floquet_from_orbit(orbit).multipliers.real)
     assert ref[1] == pytest.approx(1.0, abs=1e-8) and 0.1 < ref[0] < 0.2

@@ -3,10 +3,12 @@ orbit_stability on each discretization (collocation, shooting, HBM) at the same 
 import numpy as np
 import pytest
 
-from frictionkit.runtime._collocation import CollocationDiscretization
-from frictionkit.runtime._continuation import ContinuationProblem, continuation
-from frictionkit.runtime._shooting import ShootingDiscretization
-from frictionkit.runtime._stability import floquet_from_orbit, orbit_stability
+from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
+from frictionkit.runtime.engine._options import ContinuationProblem
+from frictionkit.runtime.drivers._continue import continuation
+from frictionkit.runtime.discretizations._shooting import ShootingDiscretization
+from frictionkit.runtime.analysis._floquet import floquet_from_orbit
+from frictionkit.runtime.analysis._stability import orbit_stability
 from frictionkit.runtime.errors import InputError
 from tests.stability._orbits import belt_orbit, vdp_orbit
 
@@ -23,7 +25,7 @@ def test_anm_continues_the_collocation_of_vdp_to_the_auto_period():
 
 
 def test_orbit_stability_same_multipliers_from_three_discretizations():
-    from frictionkit.runtime._hbm import HBMDiscretization
+    from frictionkit.runtime.discretizations._hbm import HBMDiscretization
     from scipy.sparse.linalg import spsolve
     import scipy.sparse as sp
 
@@ -56,8 +58,8 @@ def test_fold_of_the_n10_branch_is_where_the_multiplier_crosses_one():
     # fold is where the non-trivial multiplier crosses 1.  The fold is located by the engine
     # from the tangent (independent of any multiplier); the seeds quote 10.25-10.26 m/s and
     # DESIGN §6 says the converged value lies a few tenths of a percent above.
-    from frictionkit.runtime._shooting import periodic_orbit_from_simulation
-    from frictionkit.runtime._stability import multiplier_crossings
+    from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
+    from frictionkit.runtime.analysis._stability import multiplier_crossings
     from tests.stability._orbits import belt
 
     orbit = periodic_orbit_from_simulation(belt(10, 5.0), 9.8, [-0.008, 9.8], 0.3)

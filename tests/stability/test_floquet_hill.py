@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from frictionkit.runtime._collocation import collocation_orbit
-from frictionkit.runtime._shooting import find_periodic_orbit
-from frictionkit.runtime._stability import (first_lyapunov, floquet_collocation, floquet_from_orbit,
-                                            floquet_variational, hbm_coefficients_from_samples,
-                                            hbm_states_on_grid, hill_multipliers)
+from frictionkit.runtime.discretizations._collocation import collocation_orbit
+from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.analysis._lyapunov import first_lyapunov
+from frictionkit.runtime.analysis._floquet import floquet_collocation, floquet_from_orbit, floquet_variational
+from frictionkit.runtime.analysis._hill import hbm_coefficients_from_samples, hbm_states_on_grid, hill_multipliers
 from frictionkit.runtime.errors import InputError
 from tests.stability._orbits import (belt, belt_equilibrium, belt_hopf_points, belt_orbit,
                                     belt_orbit_near_hopf, belt_trace, vdp, vdp_orbit)
@@ -143,7 +143,7 @@ def test_belt_l1_predicts_the_cycle_found_by_shooting(which, dV, rtol):
 def test_hill_on_an_hbm_engine_orbit():
     # the Hill function reads coefficients in the layout of _discretization.py, so an orbit
     # converged by the HBM discretization (runtime/_hbm.py) can be passed as is
-    from frictionkit.runtime._hbm import HBMDiscretization
+    from frictionkit.runtime.discretizations._hbm import HBMDiscretization
     from scipy.sparse.linalg import spsolve
     import scipy.sparse as sp
 
@@ -166,7 +166,8 @@ def test_hill_on_an_hbm_engine_orbit():
 
 
 def test_multiplier_crossings_classify_fold_pd_ns():
-    from frictionkit.runtime._stability import FloquetResult, multiplier_crossings
+    from frictionkit.runtime.analysis._floquet import FloquetResult
+    from frictionkit.runtime.analysis._stability import multiplier_crossings
 
     def res(*others):
         mult = np.array((1.0,) + others, dtype=complex)
@@ -183,8 +184,8 @@ def test_multiplier_crossings_classify_fold_pd_ns():
 def test_forced_duffing_multipliers_three_ways_and_liouville():
     # forced orbit: no trivial multiplier; tr J = -c, so the product of the multipliers is
     # exp(-c T) exactly (Liouville) - an analytic check for all three routes
-    from frictionkit.runtime._model import Model
-    from frictionkit.runtime._shooting import periodic_orbit_from_simulation
+    from frictionkit.runtime.model._interface import Model
+    from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
     from tests.models import duffing_handwritten
 
     model = Model(duffing_handwritten)

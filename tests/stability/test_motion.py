@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from frictionkit.runtime._motion import classify_motion, limit_velocity
+from frictionkit.runtime.analysis._motion import classify_motion, limit_velocity
 from frictionkit.runtime.errors import InputError
 from tests.stability._orbits import belt, belt_orbit, belt_orbit_near_hopf, vdp
 

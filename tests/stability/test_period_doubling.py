@@ -3,10 +3,11 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from frictionkit.runtime._collocation import CollocationDiscretization
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._shooting import periodic_orbit_from_simulation
-from frictionkit.runtime._stability import floquet_collocation, locate_period_doubling, switch_period_doubling
+from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
+from frictionkit.runtime.analysis._floquet import floquet_collocation
+from frictionkit.runtime.analysis._stability import locate_period_doubling, switch_period_doubling
 from frictionkit.runtime.errors import ConvergenceError, InputError
 from tests.models import duffing_handwritten
 
@@ -65,7 +66,7 @@ def test_no_period_doubling_in_bracket_is_named(duffing_pd):
 def test_forced_shooting_discretization_on_the_doubled_branch(duffing_pd):
     # Z = [x0, lam] with T = 2 (2 pi / lam): the lam column carries dT/dlam f(x(T)) plus the
     # sensitivity of the flow; check the whole Jacobian against central differences
-    from frictionkit.runtime._shooting import ShootingDiscretization
+    from frictionkit.runtime.discretizations._shooting import ShootingDiscretization
 
     model, pd = duffing_pd
     orbit = switch_period_doubling(model, pd, -1e-3, 0.05)
@@ -84,8 +85,9 @@ def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
     # issue 4: branch stability detects the multiplier through -1 and locates it along the
     # branch; the reference is the shooting locator (locate_period_doubling).  Measured:
     # collocation (N_int = 40, p = 4) 1.4e-12, HBM (H = 15, Hill's method) 2.9e-14.
-    from frictionkit.runtime._continuation import ContinuationProblem, continuation
-    from frictionkit.runtime._hbm import HBMDiscretization
+    from frictionkit.runtime.engine._options import ContinuationProblem
+    from frictionkit.runtime.drivers._continue import continuation
+    from frictionkit.runtime.discretizations._hbm import HBMDiscretization
 
     model, pd = duffing_pd
     orbit = pd["orbit"]
@@ -115,7 +117,7 @@ def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
 def pd4_shooting(duffing_pd):
     """The period-2 -> period-4 doubling by shooting on period-2 orbits (periods=2), followed
     from the shooting-switched doubled orbit at w_pd - 4e-3."""
-    from frictionkit.runtime._shooting import find_periodic_orbit
+    from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
     model, pd = duffing_pd
     ref = switch_period_doubling(model, pd, -4e-3, 0.05)
     x0 = ref.x0
@@ -129,11 +131,12 @@ def test_hbm_switching_at_period_doubling_in_the_half_frequency_basis(duffing_pd
     doubled branch has half the forcing frequency, is stable next to the (supercritical)
     flip, its orbit matches the shooting-switched one, and its own period doubling (the
     next step of the cascade) matches the shooting locator on the period-2 orbits."""
-    from frictionkit.runtime._branch import trig_extrema
-    from frictionkit.runtime._continuation import ContinuationProblem, continuation
-    from frictionkit.runtime._hbm import HBMDiscretization
-    from frictionkit.runtime._newton import correct
-    from frictionkit.runtime._switching import switch_period_doubling_hbm
+    from frictionkit.runtime.results._branch import trig_extrema
+    from frictionkit.runtime.engine._options import ContinuationProblem
+    from frictionkit.runtime.drivers._continue import continuation
+    from frictionkit.runtime.discretizations._hbm import HBMDiscretization
+    from frictionkit.runtime.engine._newton import correct
+    from frictionkit.runtime.drivers._switching import switch_period_doubling_hbm
 
     model, pd = duffing_pd
     w0 = 1.2
@@ -168,9 +171,10 @@ def test_collocation_switching_at_period_doubling_on_the_doubled_period(duffing_
     forcing periods, antiperiodic null vector).  Same checks as the HBM switch: half the
     forcing frequency, stable next to the supercritical flip, the orbit of the shooting
     switch, and the next period doubling of the cascade where the HBM finds it."""
-    from frictionkit.runtime._continuation import ContinuationProblem, continuation
-    from frictionkit.runtime._newton import correct
-    from frictionkit.runtime._switching import switch_period_doubling_collocation
+    from frictionkit.runtime.engine._options import ContinuationProblem
+    from frictionkit.runtime.drivers._continue import continuation
+    from frictionkit.runtime.engine._newton import correct
+    from frictionkit.runtime.drivers._switching import switch_period_doubling_collocation
 
     model, pd = duffing_pd
     start = periodic_orbit_from_simulation(model, 1.2, pd["orbit"].x0, 50.0)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from frictionkit.runtime._shooting import ShootingDiscretization, find_periodic_orbit
+from frictionkit.runtime.discretizations._shooting import ShootingDiscretization, find_periodic_orbit
 from frictionkit.runtime.errors import ConvergenceError, InputError
 from tests.stability._orbits import belt, belt_orbit, vdp, vdp_orbit
 

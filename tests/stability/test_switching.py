@@ -15,9 +15,10 @@ Independent references are analytic:
 import numpy as np
 import pytest
 
-from frictionkit.runtime._equilibria import equilibrium_branch, periodic_branch, periodic_start_from_orbit
-from frictionkit.runtime._model import Model
-from frictionkit.runtime._switching import branch_point_tangents, switch_branch
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_orbit
+from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.analysis._branch_points import branch_point_tangents
+from frictionkit.runtime.drivers._switching import switch_branch
 from frictionkit.runtime.errors import InputError
 from tests.models import cycle_bp_handwritten, pitchfork_handwritten
 
@@ -141,9 +142,10 @@ def test_symmetry_breaking_of_the_forced_twin_well_duffing_against_shooting():
     # (DOP853, rtol 1e-13), the multiplier nearest 1 at four w around the branch point and the
     # root of their cubic; measured HBM (H = 20) - shooting = -7e-9 (the bordered determinant
     # is flat to rounding within ~1e-8 of the root)
-    from frictionkit.runtime._continuation import ContinuationProblem, continuation
-    from frictionkit.runtime._hbm import HBMDiscretization, coefficients_to_samples
-    from frictionkit.runtime._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+    from frictionkit.runtime.engine._options import ContinuationProblem
+    from frictionkit.runtime.drivers._continue import continuation
+    from frictionkit.runtime.discretizations._hbm import HBMDiscretization, coefficients_to_samples
+    from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
     from tests.models import duffing_handwritten
 
     model = Model(duffing_handwritten, dict(c=0.3, F=0.45, k=-1.0, b=1.0))

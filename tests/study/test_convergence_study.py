@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from frictionkit.runtime import load_model
-from frictionkit.runtime._hbm import coefficients_to_samples, shift_phase
-from frictionkit.runtime._study import (ConvergenceStudy, _aligned_phase, _newton, convergence_study,
+from frictionkit.runtime.discretizations._hbm import coefficients_to_samples, shift_phase
+from frictionkit.runtime.drivers._study import (ConvergenceStudy, _aligned_phase, _newton, convergence_study,
                                         parse_int_range, reference_orbit, relative_errors)
 from frictionkit.runtime.cli import main
 from frictionkit.runtime.errors import ConvergenceError, InputError

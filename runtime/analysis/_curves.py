@@ -1,0 +1,560 @@
+"""Two-parameter continuation: Hopf points of equilibria and folds of periodic orbits.
+
+**Hopf points** (:func:`hopf_curve`).  A Hopf point of the original ODE
+``x' = f(x; lam, mu)`` is continued in the plane of two parameters (what AUTO does with
+ISW = 2 from an HB label) on the standard extended system in the unknowns
+``Y = [x, q_r, q_i, omega, mu, lam]``::
+
+    f(x; lam, mu)           = 0        (n)   equilibrium
+    J q_r + omega q_i        = 0        (n)   J (q_r + i q_i) = i omega (q_r + i q_i)
+    J q_i - omega q_r        = 0        (n)
+    c . q_r - 1 = 0,  c . q_i = 0       (2)   normalisation and phase of the eigenvector
+
+with ``J = df/dx(x; lam, mu)`` and a fixed vector ``c`` (3n + 2 equations, 3n + 3 unknowns:
+a curve).  Its Jacobian uses the model's ``jac`` and central differences of it for the
+second derivatives (they only steer Newton: the points solve the residual, which is exact).
+For the belt oscillator of seed 000 the curve in (Vb, FN) is
+``2 zeta omega1 = (FN / M1) mu_n'(-Vb)`` (trace zero, determinant ``omega1^2``): it joins the
+two Hopf points B1 and B3 of one ``FN`` through a minimum of ``FN`` below which steady
+sliding is stable at every belt speed.
+
+**Folds of periodic orbits** (:func:`fold_curve`).  A fold (turning point in ``lam``) of an
+HBM branch ``R(Z; mu) = 0``, ``Z = [Y, lam]``, is where ``A = dR/dY`` is singular.  It is
+continued on the minimally augmented system (Govaerts, *Numerical methods for bifurcations
+of dynamical equilibria*, SIAM 2000, ch. 4) in the unknowns ``[Z, mu]``::
+
+    R(Z; mu) = 0,      g(Z; mu) = 0,      [[A, b], [c^T, 0]] [v; g] = [0; 1]
+
+with ``b, c`` the left and right singular vectors of ``A`` at the start.  The gradient of
+``g`` is ``-w^T (dA) v`` with ``w`` the solution of the transposed bordered system; its ``Z``
+part is the directional derivative of ``J(Z)^T w`` along ``[v; 0]`` (the symmetry of second
+derivatives: exact for the quadratic HBM rows, by central differences for the point rows),
+its ``mu`` part a central difference of the residual in ``mu``.  Each ``mu`` gets its own
+discretization of the model with that parameter value.
+
+Both curves are followed by pseudo-arclength Newton (``_newton.correct`` and
+``tangent_at``) in unknowns scaled by their sizes at the start, stop on the parameter bounds
+(the last point exactly on the bound) and locate their turning points in ``mu``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import json
+
+import numpy as np
+
+from ..discretizations._scaled import ScaledDiscretization
+from ..engine._newton import correct, tangent_at
+from ..errors import ConvergenceError, InputError
+from ..results._figure import finish, subplots
+from ..model._interface import Model
+
+__all__ = ["BifurcationCurve", "hopf_curve", "fold_curve"]
+
+
+class _HopfSystem:
+    """The extended Hopf system as a discretization (``m``, ``size``, ``residual``, ``jacobian``)."""
+
+    def __init__(self, model: Model, mu_name: str, c):
+        self.model = model
+        self.n = n = model.n
+        self.i_lam = model.lam_index
+        if mu_name not in model.module.PARAMETERS:
+            raise InputError(f"unknown parameter {mu_name!r} for model {model.name!r}; its parameters are "
+                             f"{', '.join(model.module.PARAMETERS)}")
+        self.i_mu = model.module.PARAMETERS.index(mu_name)
+        if self.i_mu == self.i_lam:
+            raise InputError(f"the second parameter {mu_name!r} is the model's continuation parameter; "
+                             "choose another one")
+        self.c = np.asarray(c, dtype=float)
+        self.fd_floor = (1e-12, 1e-12)      # smallest sizes of (mu, lam) for difference steps
+        self.m = 3 * n + 2
+        self.size = 3 * n + 3
+
+    def split(self, Y):
+        n = self.n
+        return Y[:n], Y[n:2 * n], Y[2 * n:3 * n], Y[3 * n], Y[3 * n + 1], Y[3 * n + 2]
+
+    def params(self, lam, mu):
+        p = self.model.param_vector(lam)
+        p[self.i_mu] = mu
+        return p
+
+    def _f(self, x, p):
+        return np.asarray(self.model.rhs(0.0, x, params=p), dtype=float)
+
+    def _J(self, x, p):
+        return np.asarray(self.model.jac(0.0, x, params=p), dtype=float)
+
+    def residual(self, Y):
+        x, qr, qi, om, mu, lam = self.split(np.asarray(Y, dtype=float))
+        p = self.params(lam, mu)
+        J = self._J(x, p)
+        return np.concatenate([self._f(x, p), J @ qr + om * qi, J @ qi - om * qr,
+                               [self.c @ qr - 1.0, self.c @ qi]])
+
+    def jacobian(self, Y):
+        Y = np.asarray(Y, dtype=float)
+        n = self.n
+        x, qr, qi, om, mu, lam = self.split(Y)
+        p = self.params(lam, mu)
+        J = self._J(x, p)
+        A = np.zeros((self.m, self.size))
+        I = np.eye(n)
+        A[:n, :n] = J
+        A[n:2 * n, n:2 * n], A[n:2 * n, 2 * n:3 * n], A[n:2 * n, 3 * n] = J, om * I, qi
+        A[2 * n:3 * n, n:2 * n], A[2 * n:3 * n, 2 * n:3 * n], A[2 * n:3 * n, 3 * n] = -om * I, J, -qr
+        A[3 * n, n:2 * n] = self.c
+        A[3 * n + 1, 2 * n:3 * n] = self.c
+        # second derivatives by central differences of jac (and f, J in the parameters)
+        # relative steps: the states and the parameters set the scales on which f varies
+        # (the drill's law varies on the scale of eta ~ kappa, down to 1e-4)
+        hx = 1e-7 * max(float(np.max(np.abs(x))), abs(lam), abs(mu), 1e-12)
+        for k in range(n):
+            e = np.zeros(n)
+            e[k] = hx
+            dJ = (self._J(x + e, p) - self._J(x - e, p)) / (2 * hx)
+            A[n:2 * n, k] = dJ @ qr
+            A[2 * n:3 * n, k] = dJ @ qi
+        for col, i, floor in ((3 * n + 1, self.i_mu, self.fd_floor[0]), (3 * n + 2, self.i_lam, self.fd_floor[1])):
+            # relative (parameters far below 1: kappa = 1e-4), floored by the parameter's scale
+            # on the curve (a parameter at 0: mu_v)
+            h = 1e-7 * max(abs(p[i]), floor)
+            pp, pm = p.copy(), p.copy()
+            pp[i] += h
+            pm[i] -= h
+            dJ = (self._J(x, pp) - self._J(x, pm)) / (2 * h)
+            A[:n, col] = (self._f(x, pp) - self._f(x, pm)) / (2 * h)
+            A[n:2 * n, col] = dJ @ qr
+            A[2 * n:3 * n, col] = dJ @ qi
+        return A
+
+
+@dataclass
+class BifurcationCurve:
+    """A curve of Hopf points or of folds of periodic orbits in the plane of two parameters.
+
+    Attributes
+    ----------
+    kind : str
+        ``"hopf"`` (Hopf points of equilibria) or ``"fold"`` (folds of periodic orbits).
+    model : str
+    lam_name, mu_name : str
+        The model's continuation parameter and the second parameter.
+    lam, mu, omega : ndarray
+        The points of the curve; the angular frequency of the crossing pair ``+- i omega``
+        (Hopf) or of the orbit (fold).
+    states : ndarray (n_points, n)
+        The equilibrium at each point (Hopf) or the peak-to-peak amplitudes of the states of
+        the orbit (fold).
+    folds_mu : list of float
+        Turning points of ``mu`` along the curve (e.g. the smallest normal force with a Hopf
+        point), located by the sign change of the tangent's ``mu`` component.
+    status, message : str
+        ``"range"``, ``"max_steps"``, ``"bogdanov-takens"`` (omega went to zero),
+        ``"failed"`` or ``"interrupted"``; the points computed so far are kept.
+    """
+
+    model: str
+    lam_name: str
+    mu_name: str
+    lam: np.ndarray
+    mu: np.ndarray
+    omega: np.ndarray
+    states: np.ndarray
+    status: str
+    message: str
+    folds_mu: list = field(default_factory=list)
+    parameters: dict = field(default_factory=dict)
+    kind: str = "hopf"
+
+    def __len__(self):
+        return len(self.lam)
+
+    def save(self, path):
+        """HDF5: root attributes ``kind`` (``hopf_curve`` or ``fold_curve``), ``model``,
+        ``lam_name``, ``mu_name``, ``status``, ``message``, ``parameters`` (JSON),
+        ``folds_mu``; datasets ``lam``, ``mu``, ``omega`` (n_points,) and ``states``
+        (n_points, n)."""
+        import h5py
+        with h5py.File(path, "w") as f:
+            for k in ("model", "lam_name", "mu_name", "status", "message"):
+                f.attrs[k] = str(getattr(self, k))
+            f.attrs["kind"] = f"{self.kind}_curve"
+            f.attrs["parameters"] = json.dumps(self.parameters)
+            f.attrs["folds_mu"] = np.asarray(self.folds_mu, dtype=float)
+            for k in ("lam", "mu", "omega", "states"):
+                f[k] = np.asarray(getattr(self, k), dtype=float)
+
+    def plot(self, path=None, ax=None, title=None):
+        """``mu`` against ``lam`` (matplotlib), the turning points in ``mu`` marked; with
+        ``path`` the figure is written there.  Returns the axes."""
+        fig = None
+        if ax is None:
+            fig, ax = subplots(path, figsize=(6, 4.2), layout="constrained")
+        ax.plot(self.lam, self.mu, color="C3" if self.kind == "hopf" else "C0",
+                label="Hopf points" if self.kind == "hopf" else "folds of periodic orbits")
+        for f in self.folds_mu:
+            ax.axhline(f, color="0.6", lw=0.8, ls=":")
+            ax.annotate(f"turning point: {self.mu_name} = {f:.6g}", (self.lam[np.argmin(np.abs(self.mu - f))], f),
+                        textcoords="offset points", xytext=(4, 4), fontsize=8)
+        ax.set_xlabel(self.lam_name)
+        ax.set_ylabel(self.mu_name)
+        ax.set_title(title or f"{self.model}: " + ("Hopf points of the equilibria" if self.kind == "hopf"
+                                                   else "folds of periodic orbits"))
+        ax.grid(alpha=0.3)
+        ax.legend(loc="best", fontsize=8)
+        if fig is not None:
+            finish(fig, path, dpi=130)
+        return ax
+
+    @classmethod
+    def load(cls, path):
+        import h5py
+        with h5py.File(path, "r") as f:
+            a = f.attrs
+            return cls(model=str(a["model"]), lam_name=str(a["lam_name"]), mu_name=str(a["mu_name"]),
+                       lam=f["lam"][()], mu=f["mu"][()], omega=f["omega"][()], states=f["states"][()],
+                       status=str(a["status"]), message=str(a["message"]),
+                       folds_mu=[float(v) for v in np.atleast_1d(a["folds_mu"])],
+                       parameters=json.loads(str(a["parameters"])),
+                       kind=str(a.get("kind", "hopf_curve")).replace("_curve", ""))
+
+
+def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
+               lam_min: float = -np.inf, lam_max: float = np.inf, step: float = 1e-2, max_step: float = 0.1,
+               max_steps: int = 1000, xtol: float = 1e-11) -> BifurcationCurve:
+    """Continue a Hopf point of an equilibrium branch in a second parameter ``mu_name``.
+
+    Parameters
+    ----------
+    model : Model
+        The model whose equilibrium branch gave ``hopf`` (its continuation parameter is the
+        first parameter of the curve).
+    hopf : SpecialPoint
+        A ``"hopf"`` point of :func:`equilibrium_branch` (its ``solution`` holds the states).
+    mu_name : str
+        The second parameter (its current value in ``model`` is the start).
+    mu_min, mu_max : float
+        Range of the second parameter; the run stops on its bounds (the last point exactly
+        on the bound) or on ``lam_min``/``lam_max``.
+    direction : float
+        Sign of the first step in ``mu``.
+    step, max_step : float
+        First and largest pseudo-arclength step, in unknowns scaled by their sizes at the
+        start (0.1: about a 10 % change of the parameters per step).
+    max_steps : int
+    xtol : float
+        Newton tolerance (relative update).
+
+    Returns
+    -------
+    BifurcationCurve
+        ``kind = "hopf"``; also on failure or Ctrl-C (``status``/``message`` say why; the
+        points so far are kept).
+    """
+    if getattr(hopf, "kind", None) != "hopf":
+        raise InputError("hopf_curve needs a 'hopf' special point of an equilibrium branch")
+    n = model.n
+    mu0 = _start_mu(model, mu_name, mu_min, mu_max)
+    lam0 = float(hopf.param)
+    x0 = np.asarray(hopf.solution, dtype=float)[:n]
+    w, V = np.linalg.eig(np.asarray(model.jac(0.0, x0, lam0), dtype=float))
+    pair = np.flatnonzero(np.abs(w.imag) > 1e-9 * max(1.0, float(np.max(np.abs(w)))))
+    if not pair.size:
+        raise InputError(f"no complex eigenvalue pair at the Hopf point {model.continuation} = {lam0:g}")
+    k = int(pair[np.argmin(np.abs(w[pair].real))])            # the crossing pair
+    om0 = abs(float(w[k].imag))
+    v = V[:, k] if w[k].imag > 0 else np.conj(V[:, k])
+    c = v.real / (v.real @ v.real)
+    v = v / (c @ v)                                     # c . q_r = 1, c . q_i = 0
+    hs = _HopfSystem(model, mu_name, c)
+    Y0 = np.concatenate([x0, v.real, v.imag, [om0, mu0, lam0]])
+    # unknowns scaled by their current sizes (state, eigenvector parts, omega, mu, lam):
+    # pseudo-arclength steps are then relative changes, and a curve that is steep in one
+    # parameter (the belt's Hopf curve near a pole of FN(Vb)) is not crossed in one step
+    floors = (1e-8 * max(float(np.max(np.abs(x0))), 1e-300), _floor(mu0, (mu_min, mu_max)),
+              _floor(lam0, (lam_min, lam_max)))
+
+    def rescale(Y):
+        def size(block, floor):
+            return max(float(np.max(np.abs(block))), floor)
+        x, qr, qi = Y[:n], Y[n:2 * n], Y[2 * n:3 * n]
+        return np.concatenate([np.full(n, size(x, floors[0])), np.full(n, size(qr, 1e-300)),
+                               np.full(n, size(qi, 1e-300)),
+                               [abs(Y[3 * n]) or 1.0, max(abs(Y[-2]), floors[1]), max(abs(Y[-1]), floors[2])]])
+    hs.fd_floor = (floors[1], floors[2])
+    sys_ = ScaledDiscretization(hs, rescale(Y0))
+    pts, turning, status, message = _follow(
+        sys_, Y0 / sys_.scale, rescale, i_mu=hs.size - 2, i_lam=hs.size - 1, mu_min=mu_min, mu_max=mu_max,
+        lam_min=lam_min, lam_max=lam_max, direction=direction, step=step, max_step=max_step, max_steps=max_steps,
+        xtol=xtol, names=(model.continuation, mu_name),
+        stop=lambda Y: (("bogdanov-takens", f"omega went to zero at {mu_name} = {Y[-2]:.10g}")
+                        if Y[3 * n] <= 1e-8 * om0 else None))
+    P = np.array(pts) if pts else np.zeros((0, hs.size))
+    return BifurcationCurve(model=model.name, lam_name=model.continuation, mu_name=mu_name, lam=P[:, -1],
+                            mu=P[:, -2], omega=P[:, 3 * n], states=P[:, :n], status=status, message=message,
+                            folds_mu=turning, parameters=_parameters(model), kind="hopf")
+
+
+def _start_mu(model, mu_name, mu_min, mu_max):
+    """The model's value of the second parameter (checked: a parameter, not the continuation
+    one, inside its range)."""
+    if mu_name not in model.module.PARAMETERS:
+        raise InputError(f"unknown parameter {mu_name!r} for model {model.name!r}; its parameters are "
+                         f"{', '.join(model.module.PARAMETERS)}")
+    if mu_name == model.continuation:
+        raise InputError(f"the second parameter {mu_name!r} is the model's continuation parameter; "
+                         "choose another one")
+    mu0 = float(model.value(mu_name))
+    if not mu_min <= mu0 <= mu_max:
+        raise InputError(f"the start {mu_name} = {mu0:g} is outside [{mu_min:g}, {mu_max:g}]")
+    return mu0
+
+
+def _parameters(model):
+    return {k: float(v) for k, v in zip(model.module.PARAMETERS, model.param_vector())}
+
+
+def _floor(v0, bounds):
+    """Smallest scale of a parameter in the step control.
+
+    A range that excludes zero (or an unbounded one) is followed in relative steps down to
+    1e-8 of the start (the drill's kappa from 1 to 1e-4); a bounded range that contains zero
+    (mu_v from 0 to 0.05) in steps relative to its largest bound, not to the parameter
+    itself, which passes through or starts at zero.
+    """
+    lo, hi = bounds
+    contains_zero = np.isfinite(lo) and np.isfinite(hi) and lo <= 0 <= hi
+    if v0 != 0 and not contains_zero:
+        return 1e-8 * abs(v0)
+    sizes = [abs(b) for b in bounds if np.isfinite(b)] + [abs(v0)]
+    return max(sizes) or 1.0
+
+
+def _follow(sys_, W, rescale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, direction, step, max_step,
+            max_steps, xtol, names, stop=None):
+    """Pseudo-arclength Newton along a curve of the scaled system ``sys_`` from ``W``.
+
+    After every accepted point the unknowns are rescaled by ``rescale(Y)`` (their current
+    sizes), so that a step is a relative change even when a parameter falls by decades along
+    the curve (the drill's Hopf curve from kappa = 1 to 1e-4).  Returns the points
+    (unscaled), the turning points in ``mu`` (located), status and message; a failure or
+    Ctrl-C keeps the points so far.
+    """
+    e_mu = np.zeros(len(W))
+    e_mu[i_mu] = 1.0
+    e_lam = np.zeros(len(W))
+    e_lam[i_lam] = 1.0
+    pts, folds, status, message = [], [], "failed", ""
+    try:
+        W, _ = correct(sys_, W, e_mu, float(W[i_mu]), xtol=xtol)      # the start at its mu, refined
+        t = tangent_at(sys_, W, e_mu * (1.0 if direction >= 0 else -1.0))
+        pts.append(W * sys_.scale)
+        h = step
+        for _ in range(max_steps):
+            Wp = W + h * t
+            try:
+                Wn, its = correct(sys_, Wp, t, float(t @ Wp), xtol=xtol)
+                tn = tangent_at(sys_, Wn, t)
+                # a corrector far from the predictor (beyond Newton's own tolerance) or a sharply
+                # turning tangent: the step cut a bend of the curve (e.g. its turning point in mu)
+                if (np.linalg.norm(Wn - Wp) > 0.3 * h + 100 * xtol * np.linalg.norm(Wn)
+                        or tn @ t < np.cos(np.radians(20.0))):
+                    raise ConvergenceError("step too long for the curvature")
+            except ConvergenceError:
+                if h / 2 < 1e-12:
+                    raise
+                h /= 2
+                continue
+            scale = sys_.scale
+            Y, Yn = W * scale, Wn * scale
+            stopped = stop(Yn) if stop is not None else None
+            if stopped is not None:
+                pts.append(Yn)
+                status, message = stopped
+                break
+            bound = None
+            for b_val, b_vec, name in ((mu_min, e_mu, names[1]), (mu_max, e_mu, names[1]),
+                                       (lam_min, e_lam, names[0]), (lam_max, e_lam, names[0])):
+                if np.isfinite(b_val) and (Y @ b_vec - b_val) * (Yn @ b_vec - b_val) < 0:
+                    bound = (b_val, b_vec, name)
+                    break
+            if tn[i_mu] * t[i_mu] < 0:
+                folds.append((Y, Yn, scale.copy()))
+            if bound is not None:
+                b_val, b_vec, name = bound
+                s_ = (b_val - Y @ b_vec) / ((Yn - Y) @ b_vec)
+                Wb, _ = correct(sys_, W + s_ * (Wn - W), b_vec, b_val / float(b_vec @ scale), xtol=xtol)
+                pts.append(Wb * scale)
+                status, message = "range", f"reached {name} = {b_val:g}"
+                break
+            pts.append(Yn)
+            new = rescale(Yn)
+            t = tn * scale / new
+            t /= np.linalg.norm(t)
+            sys_.scale = new
+            W = Yn / new
+            h = float(np.clip(h * (4.0 / max(its, 1)) ** 0.5, 1e-12, max_step))
+        else:
+            status, message = "max_steps", f"step budget exhausted (max_steps = {max_steps})"
+    except KeyboardInterrupt:
+        status, message = "interrupted", "interrupted by the user (Ctrl-C); the points so far are kept"
+    except ConvergenceError as err:
+        status, message = "failed", f"continuation of the curve failed: {err}"
+    turning = []
+    for Ya, Yb, sc in folds:
+        sys_.scale = sc
+        turning.append(_turning_mu(sys_, Ya / sc, Yb / sc, i_mu, xtol) * sc[i_mu])
+    return pts, [float(f) for f in turning if np.isfinite(f)], status, message
+
+
+class _FoldSystem:
+    """The minimally augmented fold system in ``W = [Z, mu]`` (module docstring)."""
+
+    def __init__(self, disc, mu_name, b, c):
+        from ..discretizations._hbm import HBMDiscretization
+        if not isinstance(disc, HBMDiscretization) or disc.H < 1:
+            raise InputError("fold_curve continues folds of HBM branches (HBMDiscretization with H >= 1)")
+        self.base, self.mu_name = disc, mu_name
+        self.b, self.c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
+        self.m = disc.m + 1
+        self.size = disc.size + 1
+        self.fd_floor = 1e-12                # smallest size of mu for difference steps
+        self._discs = {}
+
+    def disc_at(self, mu):
+        """The HBM discretization of the model with ``mu_name = mu`` (cached)."""
+        from ..discretizations._hbm import HBMDiscretization
+        mu = float(mu)
+        d = self._discs.get(mu)
+        if d is None:
+            base = self.base
+            d = HBMDiscretization(base.model.with_params(**{self.mu_name: mu}), base.H,
+                                  phase_variable=(base.phase_index // base.nh) if base.autonomous else None,
+                                  n_t=base.n_t, subharmonic=base.nu)
+            if len(self._discs) > 8:
+                self._discs.clear()
+            self._discs[mu] = d
+        return d
+
+    def _bordered(self, J):
+        import scipy.linalg
+        A = J[:, :-1]
+        m = A.shape[0]
+        M = np.empty((m + 1, m + 1))
+        M[:m, :m], M[:m, m], M[m, :m], M[m, m] = A, self.b, self.c, 0.0
+        return scipy.linalg.lu_factor(M, check_finite=False)
+
+    def _g(self, d, Z, want_vectors=False):
+        import scipy.linalg
+        J = np.asarray(d.jacobian(Z))
+        lu = self._bordered(J)
+        rhs = np.zeros(J.shape[0] + 1)
+        rhs[-1] = 1.0
+        vg = scipy.linalg.lu_solve(lu, rhs, check_finite=False)
+        if not want_vectors:
+            return vg[-1]
+        wg = scipy.linalg.lu_solve(lu, rhs, trans=1, check_finite=False)
+        return vg[-1], vg[:-1], wg[:-1], J
+
+    def residual(self, W):
+        W = np.asarray(W, dtype=float)
+        Z, mu = W[:-1], W[-1]
+        d = self.disc_at(mu)
+        return np.append(d.residual(Z), self._g(d, Z))
+
+    def jacobian(self, W):
+        W = np.asarray(W, dtype=float)
+        Z, mu = W[:-1], W[-1]
+        d = self.disc_at(mu)
+        _, v, w, J = self._g(d, Z, want_vectors=True)
+        out = np.zeros((self.m, self.size))
+        out[:-1, :-1] = J
+        hm = 1e-7 * max(abs(mu), self.fd_floor)
+        dp, dm = self.disc_at(mu + hm), self.disc_at(mu - hm)
+        out[:-1, -1] = (dp.residual(Z) - dm.residual(Z)) / (2 * hm)
+        vh = np.append(v, 0.0)                     # the null direction, lam fixed
+        # grad_Z g = -w^T d(J vh)/dZ = -(d/de) J(Z + e vh)^T w  (symmetric second derivatives)
+        e = 1e-6 * max(np.linalg.norm(Z), 1e-300) / max(np.linalg.norm(vh), 1e-300)
+        out[-1, :-1] = -(np.asarray(d.jacobian(Z + e * vh)).T @ w - np.asarray(d.jacobian(Z - e * vh)).T @ w) / (2 * e)
+        # dg/dmu = -w^T (dA/dmu) v, A v by central differences along vh at mu +- hm
+        Av = [(x.residual(Z + e * vh) - x.residual(Z - e * vh)) / (2 * e) for x in (dp, dm)]
+        out[-1, -1] = -(w @ (Av[0] - Av[1])) / (2 * hm)
+        return out
+
+
+def fold_curve(branch, fold, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
+               lam_min: float = -np.inf, lam_max: float = np.inf, step: float = 1e-2, max_step: float = 0.1,
+               max_steps: int = 500, xtol: float = 1e-10) -> BifurcationCurve:
+    """Continue a fold of an HBM periodic branch in a second parameter ``mu_name``.
+
+    Parameters
+    ----------
+    branch : Branch
+        The periodic branch (HBM) that holds ``fold``; its discretization fixes H.
+    fold : SpecialPoint
+        A ``"fold"`` point of ``branch``.
+    mu_name : str
+        The second parameter (its value in the branch's model is the start).
+    mu_min, mu_max, lam_min, lam_max, direction, step, max_step, max_steps, xtol
+        As in :func:`hopf_curve`.
+
+    Returns
+    -------
+    BifurcationCurve
+        ``kind = "fold"``: ``lam``, ``mu`` and ``omega`` of the folds, ``states`` the
+        peak-to-peak amplitudes of the states; also on failure or Ctrl-C.
+    """
+    from ..results._branch import trig_extrema
+    if getattr(fold, "kind", None) != "fold":
+        raise InputError("fold_curve needs a 'fold' special point of a periodic branch")
+    disc = getattr(branch, "discretization", None)
+    if disc is None:
+        raise InputError("fold_curve needs the branch's discretization (a branch continued in this session)")
+    model = disc.model
+    mu0 = _start_mu(model, mu_name, mu_min, mu_max)
+    Z0 = np.asarray(fold.solution, dtype=float)
+    A = np.asarray(disc.jacobian(Z0))[:, :-1]
+    U_, _, Vt = np.linalg.svd(A)
+    sys0 = _FoldSystem(disc, mu_name, U_[:, -1], Vt[-1])
+    # scaled unknowns (current sizes): each variable's harmonics by its largest one, omega, lam, mu
+    U0, _, lam0 = disc.split(Z0)
+    floors = (1e-8 * max(float(np.abs(U0).max()), 1e-300), _floor(lam0, (lam_min, lam_max)),
+              _floor(mu0, (mu_min, mu_max)))
+
+    def rescale(W):
+        U = W[:disc.n_coef].reshape(-1, disc.nh)
+        rest = np.abs(W[disc.n_coef:-2])                      # omega (autonomous orbits)
+        return np.concatenate([np.repeat(np.maximum(np.abs(U).max(axis=1), floors[0]), disc.nh),
+                               np.where(rest > 0, rest, 1.0), [max(abs(W[-2]), floors[1]), max(abs(W[-1]), floors[2])]])
+    W0 = np.append(Z0, mu0)
+    sys0.fd_floor = floors[2]
+    sys_ = ScaledDiscretization(sys0, rescale(W0))
+    pts, turning, status, message = _follow(
+        sys_, W0 / sys_.scale, rescale, i_mu=sys0.size - 1, i_lam=sys0.size - 2, mu_min=mu_min, mu_max=mu_max,
+        lam_min=lam_min, lam_max=lam_max, direction=direction, step=step, max_step=max_step, max_steps=max_steps,
+        xtol=xtol, names=(model.continuation, mu_name))
+    P = np.array(pts) if pts else np.zeros((0, sys0.size))
+    n = model.n
+    ptp = np.array([np.subtract(*trig_extrema(disc.split(W[:-1])[0][:n])[::-1]) for W in P]).reshape(-1, n)
+    om = np.array([disc.split(W[:-1])[1] for W in P])
+    return BifurcationCurve(model=model.name, lam_name=model.continuation, mu_name=mu_name, lam=P[:, -2],
+                            mu=P[:, -1], omega=om, states=ptp, status=status, message=message,
+                            folds_mu=turning, parameters=_parameters(model), kind="fold")
+
+
+def _turning_mu(sys_, Wa, Wb, i_mu, xtol):
+    """Scaled ``mu`` at a turning point of a curve in ``mu``: the tangent's ``mu`` component
+    zeroed by Brent's method on corrected points between ``Wa`` and ``Wb`` (NaN if it fails)."""
+    from ..engine._locate import locate_on_branch
+    chord = Wb - Wa
+
+    def test(W):
+        return tangent_at(sys_, W, chord)[i_mu]
+    try:
+        # mu is quadratic in the chord coordinate at the turning point (see _locate_folds)
+        W = locate_on_branch(sys_, Wa, Wb, test, xtol=xtol, stol=1e-8)
+    except (ConvergenceError, ValueError):
+        return np.nan
+    return float(W[i_mu])

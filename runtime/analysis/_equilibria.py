@@ -1,0 +1,127 @@
+"""Equilibria of the original ODE, their eigenvalues and Hopf points (DESIGN §5.5)."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.optimize
+
+from ..discretizations._aft import AFTDiscretization
+from ..discretizations._hbm import equilibrium_discretization
+from ..engine._locate import locate_on_branch
+from ..engine._newton import correct
+from ..errors import ConvergenceError, InputError
+
+
+def find_equilibrium(model, lam, x_guess=None, discretization=None):
+    """An equilibrium of the original ODE at ``lam``, as an ``H = 0`` unknown vector.
+
+    Parameters
+    ----------
+    model : Model
+    lam : float
+        Value of the continuation parameter.
+    x_guess : array_like (n,), optional
+        Initial guess for the states (default zeros).
+    discretization : {None, "hbm", "aft"}
+        ``None``: the quadratic system (``H = 0`` HBM, states and auxiliaries) for recast
+        models, the original ODE (``H = 0`` AFT, states only) for sampled models.
+
+    Returns
+    -------
+    disc : HBMDiscretization or AFTDiscretization  (H = 0)
+    Z : ndarray (N + 1,)
+    """
+    use_aft = _use_aft(model, discretization)
+    n = model.n
+    x0 = np.zeros(n) if x_guess is None else np.asarray(x_guess, dtype=float)
+    if x0.shape != (n,):
+        raise InputError(f"x_guess must have {n} entries (states {', '.join(model.module.STATES)})")
+    f = lambda x: np.asarray(model.rhs(0.0, x, lam), dtype=float)   # noqa: E731
+    J = lambda x: np.asarray(model.jac(0.0, x, lam), dtype=float)   # noqa: E731
+    best, msg = None, ""
+    for method in ("hybr", "lm"):
+        sol = scipy.optimize.root(f, x0, jac=J, method=method)
+        if not np.all(np.isfinite(sol.x)):
+            continue
+        # accept on the residual relative to the size of the terms (rounding level)
+        scale = np.abs(J(sol.x)) @ np.abs(sol.x) + 1e-300
+        if np.all(np.abs(f(sol.x)) <= 1e-8 * np.maximum(scale, 1e-12 * scale.max())):
+            best = sol
+            break
+        msg = sol.message
+    if best is None:
+        raise ConvergenceError(f"no equilibrium found at {model.continuation} = {lam:g} from "
+                               f"x_guess = {x0.tolist()}: {msg}")
+    sol = best
+    if use_aft:
+        # sampled path (DESIGN §5.4): R = f(x, lam) on the original states, no auxiliaries
+        disc = AFTDiscretization(model, 0)
+        Z = disc.pack(sol.x[:, None], np.nan, lam)
+    else:
+        u = np.asarray(model.aux(sol.x, 0.0, lam), dtype=float)
+        disc = equilibrium_discretization(model)
+        Z = disc.pack(u[:, None], np.nan, lam)
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Z, _ = correct(disc, Z, e, lam)
+    return disc, Z
+
+
+def eigenvalues(model, x, lam, vectors=False):
+    """Eigenvalues (and right eigenvectors) of ``df/dx`` of the original ODE at ``x``."""
+    J = np.asarray(model.jac(0.0, np.asarray(x, dtype=float), lam), dtype=float)
+    if vectors:
+        return np.linalg.eig(J)
+    return np.linalg.eigvals(J)
+
+
+def _complex_scale(ev):
+    return 1e-9 * max(1.0, float(np.max(np.abs(ev))))
+
+
+def _hopf_test(model, n):
+    def test(Z):
+        ev = eigenvalues(model, Z[:n], Z[-1])
+        cplx = ev[np.abs(ev.imag) > _complex_scale(ev)]
+        if len(cplx) == 0:
+            return np.nan
+        return float(cplx[np.argmin(np.abs(cplx.real))].real)
+    return test
+
+
+def _locate_hopf(disc, model, Za, Zb, test, counters, depth=40):
+    """Hopf point between two equilibria whose numbers of unstable eigenvalues differ.
+
+    When the crossing pair is complex at both ends, Brent's method on its real part
+    (:func:`locate_on_branch`).  Otherwise (e.g. a pair that becomes real and unstable right
+    after crossing, as for steep smoothed friction laws) the interval is bisected on the
+    branch, keeping the half where the number of unstable eigenvalues changes, until both
+    ends carry the complex pair.  A real crossing (a fold or branch point) ends with
+    ``ConvergenceError``.
+    """
+    n = model.n
+
+    def count(Z):
+        return int(np.sum(eigenvalues(model, Z[:n], Z[-1]).real > 0))
+
+    for _ in range(depth):
+        ta, tb = test(Za), test(Zb)
+        if np.isfinite(ta) and np.isfinite(tb) and ta * tb <= 0:
+            return locate_on_branch(disc, Za, Zb, test, counters)
+        chord = Zb - Za
+        Zm, _ = correct(disc, Za + 0.5 * chord, chord, float(chord @ (Za + 0.5 * chord)), counters=counters)
+        if count(Za) != count(Zm):
+            Zb = Zm
+        else:
+            Za = Zm
+    raise ConvergenceError("no Hopf crossing between the two equilibria (a real eigenvalue crosses)")
+
+
+def _use_aft(model, discretization):
+    """True when the sampled (AFT) path applies: sampled models, or ``discretization="aft"``."""
+    if discretization not in (None, "hbm", "aft"):
+        raise InputError(f"discretization={discretization!r}: choose 'hbm' (quadratic recast) or 'aft' "
+                         "(alternating frequency-time on the original ODE)")
+    if model.sampled and discretization == "hbm":
+        raise InputError(f"model {model.name!r} has a non-analytic friction law (no quadratic recast): "
+                         "the recast HBM does not apply; use discretization='aft' (DESIGN §5.4)")
+    return model.sampled or discretization == "aft"

@@ -1,0 +1,47 @@
+"""The analysis pass run after an engine run: branch points and stability along a branch."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..engine import Counters
+from ..errors import ConvergenceError, InputError
+from ._branch_points import detect_branch_points
+from ._stability import branch_stability
+
+__all__ = ["analyse_branch"]
+
+
+def analyse_branch(br):
+    """Branch points (bordered determinant) and, for periodic branches, stability columns.
+
+    Uses what the engine run left on the branch (``step_ends``, ``det_signs``,
+    ``amplitude_weights``, ``options``); the options' ``branch_points`` and ``stability``
+    flags choose the passes.  Work is counted in ``br.counters["analysis_factorizations"]``.
+    """
+    disc, opts = br.discretization, br.options
+    extra = Counters()
+    # the step ends (Newton-corrected for the ANM); the extra series points in between add
+    # cost, not information, to the determinant test and are skipped
+    ends = np.asarray(br.step_ends, dtype=int)
+    if opts.branch_points and len(ends) > 1:
+        try:
+            found = detect_branch_points(disc, br.solutions[ends], br.tangents[ends],
+                                         amp_weights=br.amplitude_weights, counters=extra,
+                                         signs=[br.det_signs.get(int(i)) for i in ends])
+            for sp in found:
+                sp.index = int(ends[sp.index])
+            br.special.extend(found)
+            br.special.sort(key=lambda s: s.index)
+        except ConvergenceError as exc:
+            warnings.warn(f"branch-point detection skipped: {exc}", RuntimeWarning, stacklevel=3)
+    if opts.stability and br.kind == "periodic" and disc.supports_stability:
+        try:
+            # multipliers at the step ends; the ANM's extra series points in between only
+            # where the stability changes (branch_stability's ``points``)
+            branch_stability(br, disc, counters=extra,
+                             points=ends.tolist() if len(ends) < len(br) else None)
+        except (ConvergenceError, InputError) as exc:
+            warnings.warn(f"stability of the periodic branch not computed: {exc}", RuntimeWarning, stacklevel=3)
+    br.counters["analysis_factorizations"] = extra.factorizations

@@ -1,0 +1,489 @@
+"""Stability of periodic orbits and criticality of Hopf points (DESIGN §5.5).
+
+Three routes to the Floquet multipliers of a periodic orbit of the original ODE
+``x' = f(x, t; p)``, all on the *original* states (no auxiliary variables, so no spurious
+multipliers):
+
+1. :func:`floquet_variational` — integrate the variational equation ``Phi' = J(x(t)) Phi``
+   over one period (``_shooting``); the monodromy's eigenvalues are the multipliers.
+2. :func:`floquet_collocation` — the monodromy of the collocation-discretised variational
+   equation, obtained by condensing the collocation Jacobian interval by interval
+   (the linearised collocation equations of interval ``i`` give the state at its end as
+   ``Phi_i`` times the state at its start; ``M = Phi_{N-1} ... Phi_0``).
+3. :func:`hill_multipliers` — Hill's method from HBM coefficients of the states: with
+   ``y = exp(s t) sum_k c_k exp(i k omega t)``, ``|k| <= H``, the variational equation becomes
+   the eigenproblem ``s c_k = sum_m Jhat_(k-m) c_m - i k omega c_k`` where ``Jhat_l`` are the
+   complex Fourier coefficients of ``J(x(t))`` (a block-Toeplitz "Hill matrix").  Of its
+   ``n (2H+1)`` eigenvalues the ``n`` with the smallest ``|Im s|`` are kept (Lazarus & Thomas,
+   C. R. Mécanique 338, 2010), and the multipliers are ``exp(T s)``.
+
+Every result reports ``trivial_multiplier_error``, the distance of the multiplier closest to
+1 from 1 (autonomous orbits): the reliability measure of issue 4.
+
+Criticality of a Hopf point of an equilibrium: :func:`first_lyapunov` (Kuznetsov,
+"Elements of applied bifurcation theory", 3rd ed., eq. (3.20) and §8.7.2: multilinear-form
+formula) with the forms ``B``, ``C`` from central finite differences of ``model.jac``.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+import os
+
+import numpy as np
+
+from ..errors import ConvergenceError, InputError
+from ..model._interface import Model
+from ._floquet import FloquetResult, _result, floquet_collocation
+from ._hill import _is_hbm, hill_multipliers, hill_multipliers_hbm
+
+
+# ---------------------------------------------------------------------------------------
+# any discretization
+# ---------------------------------------------------------------------------------------
+def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
+    """Floquet multipliers of a converged orbit of any periodic discretization.
+
+    Dispatch by the discretization: collocation -> :func:`floquet_collocation`; shooting ->
+    the monodromy of its last integration at ``Z``; a Fourier (HBM) discretization, whose
+    ``unpack`` gives ``coefficients`` and ``harmonics`` -> :func:`hill_multipliers`.
+
+    Parameters
+    ----------
+    disc : Discretization
+    Z : ndarray
+        A solution (``disc.residual(Z) ~ 0``).
+    tol : float
+        Margin of the ``stable`` flag.
+
+    Returns
+    -------
+    FloquetResult
+    """
+    from ..discretizations._collocation import CollocationDiscretization
+    from ..discretizations._shooting import ShootingDiscretization
+
+    if isinstance(disc, CollocationDiscretization):
+        return floquet_collocation(disc, Z, tol=tol)
+    if isinstance(disc, ShootingDiscretization):
+        M = disc._evaluate(Z)["M"]
+        return _result(np.linalg.eigvals(M), not disc.forced, "variational", tol, monodromy=M)
+    info = disc.unpack(Z) if hasattr(disc, "unpack") else {}
+    if "coefficients" in info and "harmonics" in info:
+        H = int(info["harmonics"])
+        if H < 1:
+            raise InputError("orbit_stability: an equilibrium (H = 0) has eigenvalues, not Floquet multipliers")
+        coeffs = np.asarray(info["coefficients"])[: disc.model.n].ravel()
+        return hill_multipliers(disc.model, info["lam"], coeffs, info["omega"], H, tol=tol)
+    raise InputError(f"orbit_stability: unsupported discretization {type(disc).__name__} "
+                     "(collocation, shooting or HBM)")
+
+
+def multiplier_crossings(results, *, tol: float = 1e-9) -> list[tuple[int, str]]:
+    """Bifurcations of cycles between consecutive orbits of a branch, from their multipliers.
+
+    A non-trivial multiplier leaving or entering the unit circle between orbits ``i`` and
+    ``i + 1`` is classified by where it crosses (DESIGN §5.5): through +1 -> ``"fold"``
+    (a fold of cycles or a branch point: tell them apart by the tangent's ``lam``
+    component), through -1 -> ``"pd"`` (period doubling), as a complex pair -> ``"ns"``
+    (Neimark-Sacker).  The crossing point is estimated by the multiplier whose modulus is
+    closest to 1 at either end.
+
+    Parameters
+    ----------
+    results : sequence of FloquetResult
+        Multipliers of consecutive orbits.
+    tol : float
+        Moduli within ``tol`` of 1 count as on the circle (no crossing).
+
+    Returns
+    -------
+    list of (int, str)
+        ``(i, kind)``: a crossing between orbits ``i`` and ``i + 1``.
+    """
+    out = []
+    for i in range(len(results) - 1):
+        a, b = results[i].nontrivial(), results[i + 1].nontrivial()
+        na = int(np.sum(np.abs(a) > 1 + tol))
+        nb = int(np.sum(np.abs(b) > 1 + tol))
+        if na == nb:
+            continue
+        both = np.concatenate([a, b])
+        mu = both[np.argmin(np.abs(np.abs(both) - 1))]
+        if abs(mu.imag) > 1e-6 * max(1.0, abs(mu)) and abs(na - nb) >= 2:
+            kind = "ns"
+        elif mu.real > 0:
+            kind = "fold"
+        else:
+            kind = "pd"
+        out.append((i, kind))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# period doubling by shooting
+# ---------------------------------------------------------------------------------------
+def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: float | None = None, *,
+                           xtol: float = 1e-12, **shooting) -> dict:
+    """Locate a period doubling (a multiplier through -1) between two parameter values.
+
+    Orbits are found by shooting (warm-started from the nearest orbit already computed) and
+    the test function ``min Re(multipliers) + 1`` is zeroed by Brent's method; it is
+    continuous also where the multiplier comes from a complex pair that met on the negative
+    real axis.
+
+    Parameters
+    ----------
+    model : Model
+    lam_a, lam_b : float
+        Bracket: the test function must change sign between them.
+    x0, T :
+        Guess of the orbit at ``lam_a`` (``T`` for autonomous models only).
+    xtol : float
+        Absolute tolerance on ``lam``.
+    **shooting
+        Options of :func:`frictionkit.runtime._shooting.find_periodic_orbit`.
+
+    Returns
+    -------
+    dict
+        ``lam``, ``orbit`` (the period-1 orbit there), ``multiplier`` (closest to -1) and
+        ``eigenvector`` (its real unit eigenvector of the monodromy).
+    """
+    from scipy.optimize import brentq
+
+    from ..discretizations._shooting import find_periodic_orbit
+
+    known = {}
+
+    def orbit_at(lam):
+        if lam not in known:
+            if known:
+                near = known[min(known, key=lambda l: abs(l - lam))]
+                guess, T_guess = near.x0, near.T
+            else:
+                guess, T_guess = x0, T
+            known[lam] = find_periodic_orbit(model, lam, guess, None if model.forced else T_guess, **shooting)
+        return known[lam]
+
+    def test(lam):
+        return float(np.min(orbit_at(lam).multipliers.real) + 1)
+
+    fa, fb = test(lam_a), test(lam_b)
+    if fa * fb > 0:
+        raise InputError(f"no period doubling between lam={lam_a} and lam={lam_b}: min Re(multiplier) + 1 is "
+                         f"{fa:.3g} and {fb:.3g} (same sign); widen or move the bracket")
+    lam = brentq(test, lam_a, lam_b, xtol=xtol, rtol=4 * np.finfo(float).eps)
+    orbit = orbit_at(lam)
+    w, V = np.linalg.eig(orbit.monodromy)
+    k = int(np.argmin(np.abs(w + 1)))
+    vec = V[:, k].real
+    return dict(lam=float(lam), orbit=orbit, multiplier=complex(w[k]), eigenvector=vec / np.linalg.norm(vec))
+
+
+def switch_period_doubling(model: Model, pd: dict, delta: float, amplitude: float, **shooting):
+    """Orbit of the period-doubled branch at ``lam = pd["lam"] + delta`` by shooting.
+
+    The guess is the period-1 orbit's start plus ``+-amplitude`` times the eigenvector of
+    the multiplier -1, over two base periods.  A result that is the period-1 orbit again
+    (``|x(T_base) - x0|`` at the integration-noise level) is rejected.
+
+    Parameters
+    ----------
+    model : Model
+    pd : dict
+        Result of :func:`locate_period_doubling`.
+    delta : float
+        Parameter offset; its sign must point to the side where the doubled orbit exists
+        (the side where the period-1 orbit is unstable for a supercritical flip).
+    amplitude : float
+        Size of the initial displacement along the eigenvector.
+    **shooting
+        Options of :func:`frictionkit.runtime._shooting.find_periodic_orbit`.
+
+    Returns
+    -------
+    PeriodicOrbit
+        Its period is twice the base one (``omega`` half the base angular frequency).
+
+    Raises
+    ------
+    ConvergenceError
+        Both signs of the displacement converge back to the period-1 orbit or fail.
+    """
+    from ..discretizations._shooting import find_periodic_orbit
+
+    base = pd["orbit"]
+    lam = pd["lam"] + float(delta)
+    last = None
+    for sign in (1.0, -1.0):
+        guess = base.x0 + sign * float(amplitude) * pd["eigenvector"]
+        try:
+            if model.forced:
+                orbit = find_periodic_orbit(model, lam, guess, periods=2, **shooting)
+            else:
+                orbit = find_periodic_orbit(model, lam, guess, 2 * base.T, **shooting)
+        except ConvergenceError as exc:
+            last = exc
+            continue
+        half = orbit.at([orbit.T / 2])[:, 0]
+        scale = np.maximum(np.abs(orbit.samples(16)).max(axis=1), np.finfo(float).tiny)
+        if np.max(np.abs(half - orbit.x0) / scale) > 1e-6:
+            return orbit
+        last = ConvergenceError("converged back to the period-1 orbit")
+    raise ConvergenceError(f"no period-doubled orbit at lam={lam}: {last}; try the other sign of delta "
+                           "or another amplitude")
+
+
+# ---------------------------------------------------------------------------------------
+# stability along a continued branch
+# ---------------------------------------------------------------------------------------
+def point_stability(disc, Z, *, tol: float = 1e-6, which: str = "both"):
+    """Multipliers of one branch point: ``(primary, reference)`` FloquetResults.
+
+    HBM: primary = :func:`hill_multipliers_hbm` (consistent with the branch's folds),
+    reference = :func:`hill_multipliers` on the original ODE (the reliability measure);
+    models with derivative-bilinear rows use the original-ODE Hill as primary and have no
+    reference.  Collocation and shooting: :func:`orbit_stability`, no reference.
+    ``which`` = ``"primary"`` or ``"reference"`` computes only that one (the other is None).
+    """
+    if _is_hbm(disc):
+        if "derivative_bilinear" in tuple(disc.model.module.KINDS):
+            return orbit_stability(disc, Z, tol=tol), None
+        prim = hill_multipliers_hbm(disc, Z, tol=tol) if which != "reference" else None
+        ref = orbit_stability(disc, Z, tol=tol) if which != "primary" else None
+        return prim, ref
+    return orbit_stability(disc, Z, tol=tol), None
+
+
+def _largest_nontrivial(res: FloquetResult) -> float:
+    nt = res.nontrivial()
+    return float(np.max(np.abs(nt))) if nt.size else np.nan
+
+
+def _near_one_product(res: FloquetResult) -> float:
+    """``Re(mu_a mu_b) - 1`` of the two multipliers closest to 1 (autonomous), or
+    ``Re(mu) - 1`` of the closest (forced): changes sign where a real multiplier passes +1,
+    also at a fold where it meets the trivial one (their product stays real and smooth)."""
+    mu = res.multipliers
+    order = np.argsort(np.abs(mu - 1))
+    if np.isfinite(res.trivial_multiplier_error) and mu.size >= 2:
+        return float((mu[order[0]] * mu[order[1]]).real - 1)
+    return float(mu[order[0]].real - 1)
+
+
+def _pd_test(res: FloquetResult) -> float:
+    return float(np.min(res.nontrivial().real) + 1)
+
+
+def _ns_test(res: FloquetResult) -> float:
+    nt = res.nontrivial()
+    cplx = nt[np.abs(nt.imag) > 1e-9 * np.maximum(1.0, np.abs(nt))]
+    return float(np.max(np.abs(cplx)) - 1) if cplx.size else np.nan
+
+
+def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = True, locate: bool = True,
+                     counters=None, points=None, workers: int | None = None):
+    """Fill the stability columns of a periodic branch and record its bifurcations of cycles.
+
+    For every branch point the Floquet multipliers are computed (:func:`point_stability`:
+    Hill's method on the HBM Jacobian for HBM branches, the condensed collocation
+    monodromy for collocation, the variational monodromy for shooting).  Filled in place:
+
+    * ``branch.stable`` (1 stable / 0 unstable), ``branch.multipliers`` (n_points, n)
+      complex, ``branch.max_multiplier`` (largest non-trivial ``|mu|``),
+    * ``branch.trivial_multiplier_error``: distance of the trivial multiplier from 1 by the
+      original-ODE Hill method for HBM branches (the reliability measure of the truncation;
+      the primary multipliers have it at rounding level), by the primary method otherwise,
+    * ``branch.multiplier_agreement``: HBM only, ``|max_multiplier(HBM Hill) -
+      max_multiplier(original-ODE Hill)|``,
+    * ``branch.motion``: the motion label of :func:`~frictionkit.runtime._motion.classify_motion`
+      for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
+
+    With ``locate``, multiplier crossings (:func:`multiplier_crossings`) are located along
+    the branch by Brent's method on a test function, re-solving the discretization on
+    hyperplanes between the two branch points (``_continuation.locate_on_branch``):
+
+    * through +1 next to an engine fold: the fold's ``data`` gets ``crossing_param`` (the
+      root of ``Re(mu_a mu_b) - 1`` of the two multipliers nearest 1), the multipliers at
+      the fold and, for HBM, ``crossing_param_reference`` (the same root with the
+      original-ODE Hill multipliers, searched on the nearest bracketing interval);
+    * through +1 without a fold (the tangent's ``lam`` component keeps its sign): a branch
+      point ``"bp"`` (unless the bordered-determinant test already recorded it there);
+    * through -1: ``"pd"`` (root of ``min Re(mu) + 1``); a complex pair: ``"ns"`` (root
+      of ``max |mu_complex| - 1``).
+
+    Parameters
+    ----------
+    branch : Branch
+        A periodic branch (``branch.discretization`` is used when ``disc`` is omitted).
+    disc : Discretization, optional
+    tol : float
+        Margin of the stable flag (``|mu| < 1 - tol``).
+    motion : bool
+        Classify the motion (models declaring contacts only).
+    locate : bool
+        Locate bifurcations from the multiplier crossings.
+    points : sequence of int, optional
+        Branch indices where the multipliers are computed (increasing, first and last
+        included; default all).  The continuation passes the ANM's step ends: a point in
+        between inherits the stable flag of its two neighbours when they agree and no
+        multiplier leaves the unit circle between them (its multiplier columns are NaN);
+        otherwise every point of that step is computed.
+    workers : int, optional
+        Threads computing the multipliers of different points at once (the condensation
+        solves run in LAPACK, outside Python's lock); default ``min(4, os.cpu_count())`` for
+        harmonic balance branches, 1 otherwise.  The results do not depend on it.
+
+    Returns
+    -------
+    list of FloquetResult
+        The primary result of every branch point (None where not computed, see ``points``).
+    """
+    from ..engine._locate import locate_on_branch
+    from ..results._branch import SpecialPoint
+
+    disc = disc if disc is not None else branch.discretization
+    if disc is None:
+        raise InputError("branch_stability needs the branch's discretization (disc=...)")
+    if branch.kind != "periodic":
+        raise InputError("branch_stability: equilibrium branches carry eigenvalues, not multipliers")
+    n_pts = len(branch.solutions)
+    prim, refs = [None] * n_pts, [None] * n_pts
+
+    def compute(i):
+        if prim[i] is None:
+            prim[i], refs[i] = point_stability(disc, branch.solutions[i], tol=tol)
+
+    idx = sorted(set(range(n_pts)) if points is None else {int(i) for i in points} | {0, n_pts - 1})
+    # threads for the harmonic balances (pure functions of Z, LAPACK-bound condensation);
+    # shooting and collocation compute their multipliers one point at a time
+    workers = (min(4, os.cpu_count() or 1) if _is_hbm(disc) else 1) if workers is None else max(1, int(workers))
+    if workers > 1 and len(idx) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for i, res in zip(idx, pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol), idx)):
+                prim[i], refs[i] = res
+    for i in idx:
+        compute(i)
+    stable = np.full(n_pts, np.nan)
+    for a, b in zip(idx[:-1], idx[1:]):
+        if b == a + 1:
+            continue
+        if prim[a].stable == prim[b].stable and not multiplier_crossings([prim[a], prim[b]]):
+            stable[a + 1:b] = 1.0 if prim[a].stable else 0.0
+        else:
+            for i in range(a + 1, b):
+                compute(i)
+    done = [i for i in range(n_pts) if prim[i] is not None]
+    n_mult = max(len(prim[i].multipliers) for i in done)
+    mult = np.full((n_pts, n_mult), np.nan, dtype=complex)
+    branch.max_multiplier = np.full(n_pts, np.nan)
+    branch.trivial_multiplier_error = np.full(n_pts, np.nan)
+    branch.multiplier_agreement = np.full(n_pts, np.nan)
+    for i in done:
+        p, r = prim[i], refs[i]
+        mult[i, :len(p.multipliers)] = p.multipliers
+        stable[i] = 1.0 if p.stable else 0.0
+        branch.max_multiplier[i] = _largest_nontrivial(p)
+        branch.trivial_multiplier_error[i] = (r if r is not None else p).trivial_multiplier_error
+        if r is not None:
+            branch.multiplier_agreement[i] = abs(_largest_nontrivial(p) - _largest_nontrivial(r))
+    branch.multipliers = mult
+    branch.stable = stable
+    branch.stability_method = prim[done[0]].method if done else ""
+    model = disc.model
+    if motion and len(model.module.CONTACTS):
+        from ._motion import classify_motion
+        labels = []
+        for Z in branch.solutions:
+            info = disc.unpack(Z)
+            om = info["omega"] if model.forced else None
+            labels.append(classify_motion(model, info["lam"], info["samples"], omega=om).label)
+        branch.motion = labels
+    if not locate:
+        return prim
+    P = branch.solutions
+    nxt = {i: j for i, j in zip(done[:-1], done[1:])}     # the next computed point
+
+    def located(i, fun, results, stol=1e-13):
+        """Root of fun(FloquetResult) between point i and the next computed one (None if no
+        sign change)."""
+        def test(Z):
+            return fun(point_stability(disc, Z, tol=tol, which="primary")[results])
+        try:
+            return locate_on_branch(disc, P[i], P[nxt.get(i, i + 1)], test, counters, stol=stol)
+        except (ConvergenceError, ValueError):
+            return None
+
+    # a second call replaces the points found from multipliers by the first one
+    ours = ("multiplier -1", "complex pair", "multiplier +1 without a fold")
+    branch.special = [sp for sp in branch.special if sp.data.get("detected_by") not in ours]
+    folds = branch.special_points("fold")
+    bps = branch.special_points("bp")
+    new = []
+    amp = np.max([np.asarray(branch.ptp[st], dtype=float) / (np.max(branch.ptp[st]) or 1.0)
+                  for st in branch.states], axis=0)
+    for k, kind in multiplier_crossings([prim[i] for i in done]):
+        i, j = done[k], done[k + 1]
+        if min(amp[i], amp[j]) <= 1e-6:
+            continue     # a point at a Hopf point (zero amplitude): the multiplier is 1 there
+        if kind == "fold":
+            near = [f for f in folds if i - 1 <= f.index <= j]
+            if near:
+                f = near[0]
+                # lam is quadratic in the chord coordinate at a fold: 1e-8 of the chord gives
+                # lam to about 1e-16 of it; finer only chases the multipliers' noise
+                Zc = located(i, _near_one_product, 0, stol=1e-8)
+                if Zc is None and f.index != i:
+                    Zc = located(f.index, _near_one_product, 0, stol=1e-8)
+                at = point_stability(disc, f.solution, tol=tol)
+                f.data.update(multipliers=at[0].multipliers,
+                              crossing_param=float(Zc[-1]) if Zc is not None else np.nan)
+                if at[1] is not None:
+                    f.data.update(multipliers_reference=at[1].multipliers,
+                                  crossing_param_reference=_reference_crossing(branch, disc, refs, i, tol,
+                                                                               counters))
+                continue
+            near = [b for b in bps if i - 1 <= b.index <= j]
+            if near:
+                at = point_stability(disc, near[0].solution, tol=tol, which="primary")[0]
+                near[0].data.update(multipliers=at.multipliers)
+                continue
+            Zc = located(i, _near_one_product, 0)
+            kind_sp, detected = "bp", "multiplier +1 without a fold"
+        elif kind == "pd":
+            Zc = located(i, _pd_test, 0)
+            kind_sp, detected = "pd", "multiplier -1"
+        else:
+            Zc = located(i, _ns_test, 0)
+            kind_sp, detected = "ns", "complex pair"
+        ok = Zc is not None
+        if not ok:       # keep the better of the two bracketing points
+            Zc = P[i] if abs(branch.max_multiplier[i] - 1) <= abs(branch.max_multiplier[j] - 1) else P[j]
+        om = disc.unpack(Zc)["omega"]
+        at = point_stability(disc, Zc, tol=tol, which="primary")[0]
+        new.append(SpecialPoint(kind_sp, float(Zc[-1]), float(om), int(i), np.array(Zc),
+                                data=dict(detected_by=detected, located=ok, multipliers=at.multipliers)))
+    branch.special.extend(new)
+    branch.special.sort(key=lambda s: s.index)
+    return prim
+
+
+def _reference_crossing(branch, disc, refs, i, tol, counters):
+    """Parameter where the original-ODE Hill multiplier passes +1, nearest to point i."""
+    from ..engine._locate import locate_on_branch
+
+    have = [k for k, r in enumerate(refs) if r is not None]
+    g = np.array([_near_one_product(refs[k]) for k in have])
+    cand = np.flatnonzero(g[1:] * g[:-1] < 0)
+    if not cand.size:
+        return np.nan
+    c = int(cand[np.argmin(np.abs(np.asarray(have)[cand] - i))])
+    j, j2 = have[c], have[c + 1]
+    try:
+        Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j2],
+                             lambda Z: _near_one_product(point_stability(disc, Z, tol=tol,
+                                                                         which="reference")[1]), counters,
+                             stol=1e-8)       # at a fold (see branch_stability)
+    except (ConvergenceError, ValueError):
+        return np.nan
+    return float(Z[-1])

@@ -1,0 +1,33 @@
+"""Discretizations of periodic orbits and equilibria: one contract, one module per method.
+
+:class:`Discretization` (``_base.py``) is the contract the engines and analyses use;
+harmonic balance (:class:`HBMDiscretization`, the frequency-domain quadratic form, and
+:class:`AFTDiscretization`, alternating frequency-time on the original ODE), orthogonal
+collocation (:class:`CollocationDiscretization`), shooting (:class:`ShootingDiscretization`)
+and the scaled systems (:class:`ScaledDiscretization`) honour it.
+"""
+from ._aft import AFTDiscretization, default_n_t
+from ._base import Discretization
+from ._collocation import CollocationDiscretization, collocation_orbit
+from ._hbm import (
+    HBMDiscretization,
+    coefficients_to_samples,
+    equilibrium_discretization,
+    n_samples,
+    samples_to_coefficients,
+    shift_phase,
+    to_subharmonic,
+)
+from ._scaled import ScaledDiscretization
+from ._shooting import (
+    PeriodicOrbit,
+    ShootingDiscretization,
+    find_periodic_orbit,
+    periodic_orbit_from_simulation,
+)
+
+__all__ = ["Discretization", "HBMDiscretization", "coefficients_to_samples", "equilibrium_discretization",
+           "n_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic", "AFTDiscretization",
+           "default_n_t", "CollocationDiscretization", "collocation_orbit", "PeriodicOrbit",
+           "ShootingDiscretization", "find_periodic_orbit", "periodic_orbit_from_simulation",
+           "ScaledDiscretization"]

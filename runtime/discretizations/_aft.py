@@ -1,0 +1,288 @@
+"""Harmonic balance by alternating frequency–time (AFT) on the original ODE (DESIGN §5.4).
+
+Models whose friction law is not analytic (``Abs``, ``sign``, ``Piecewise``, ``Min``/``Max``)
+have no quadratic recast: the generated module carries only the original first-order ODE
+``x' = f(x, t; p)`` and its exact Jacobian (``SAMPLED = True``, contract item 10 of
+``_model.py``).  They are balanced here directly on the ``n`` original states, in the
+normalized time ``theta = omega t`` (seed 003 eq. (11))::
+
+    x_i(theta) = x_i0 + sum_{k=1}^H  x_ick cos(k theta) + x_isk sin(k theta)
+
+with the layout of ``_hbm.py`` (``Y[i*(2H+1) + k]``, k = 0 the mean, 2j-1 the cos(j theta)
+and 2j the sin(j theta) coefficient; then ``omega`` for autonomous models; ``lam`` last).
+The residual is, with the sign convention of :class:`~frictionkit.runtime._hbm.HBMDiscretization`,
+the harmonics 0..H of
+
+    R_i = f_i(x(theta), theta / omega; p(lam)) - omega D x_i                (D = d/dtheta)
+
+evaluated by AFT: ``x`` is sampled on ``n_t`` equidistant points of one period, the
+generated ``rhs`` is evaluated on the whole batch and ``numpy.fft.rfft`` gives the
+harmonics back.  For a non-smooth law ``f(x(theta))`` is not band-limited: its harmonics
+above ``n_t - H`` alias onto the balanced ones.  The error falls as ``n_t`` grows, at the
+rate set by the law's smoothness, so ``n_t`` is an option (default ``max(8H + 8, 64)``).
+
+The Jacobian is the exact derivative of this discrete map: with ``J(theta_j)`` the generated
+``jac`` on the samples, block (i, j) of ``dR/dY`` is the Toeplitz-plus-Hankel product matrix
+of the discrete Fourier coefficients of ``J_ij(theta)`` (``_hbm._product_matrix``), which
+needs the coefficients up to harmonic ``2H`` unaliased, hence ``n_t >= 4H + 1``.  The column
+of ``lam`` is a five-point central difference of the sampled ``f`` (the generated-model
+interface does not export ``df/dlam``), as shooting does with a three-point one.
+
+Autonomous models add ``omega`` and the linear phase condition of the HBM (sin(theta)
+coefficient of one state is zero); forced models take ``omega`` from the forcing-frequency
+parameter, or from ``lam`` when that is continued.  ``H = 0`` gives equilibria,
+``R = f(x, lam)``.  The system is not quadratic: continue it with the pseudo-arclength
+Newton engine (method ``"newton"``), not the ANM.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..model._interface import Model
+from ._base import Discretization
+from ._hbm import (
+    HarmonicLayout,
+    _product_matrix,
+    coefficients_to_samples,
+    samples_to_coefficients,
+    shift_phase,
+)
+
+__all__ = ["AFTDiscretization", "default_n_t"]
+
+_FD_STEP5 = np.finfo(float).eps ** (1 / 5)
+
+
+def default_n_t(harmonics: int) -> int:
+    """Default number of AFT time samples: ``max(8H + 8, 64)`` (1 for equilibria)."""
+    return max(8 * int(harmonics) + 8, 64) if harmonics else 1
+
+
+class AFTDiscretization(HarmonicLayout, Discretization):
+    """Harmonic balance of the original ODE by alternating frequency–time, ``Z = [Y, lam]``.
+
+    Parameters
+    ----------
+    model : Model
+        Any model (sampled or not); only ``rhs`` and ``jac`` are used.
+    harmonics : int
+        Number of harmonics H (>= 1 for periodic orbits; 0 gives equilibria).
+    phase_variable : str or int, optional
+        State whose sin(theta) coefficient is set to zero (autonomous models only);
+        default the first state.
+    n_t : int, optional
+        Number of time samples of one period, at least ``4H + 1`` (exact Jacobian);
+        default ``max(8H + 8, 64)``.  Raise it when the law is non-smooth: aliasing of the
+        harmonics of ``f(x(theta))`` above ``n_t - H`` is the AFT's only approximation
+        besides the truncation to H harmonics.
+
+    Notes
+    -----
+    Implements the contract of ``_discretization.py`` except items 4-5: ``quadratic`` and
+    ``series_rhs`` raise ``NotImplementedError`` (no ANM without the quadratic recast).
+    Work counters ``n_residuals``/``n_jacobians`` as in the HBM.
+    """
+
+    name = "aft"
+
+    jacobian_accepts_out = True      # jacobian(Z, out=...) assembles into a given array
+
+    def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None):
+        if not isinstance(model, Model):
+            raise InputError("AFTDiscretization needs a frictionkit Model (Model(module, params))")
+        if int(harmonics) != harmonics or harmonics < 0:
+            raise InputError(f"harmonics = {harmonics}: the number of harmonics must be an integer >= 1 "
+                             "(or 0 for equilibria)")
+        mod = model.module
+        self.model = model
+        self.H = H = int(harmonics)
+        self.nh = 2 * H + 1
+        self.n = model.n
+        self.N = model.n                  # the original states only: no auxiliaries
+        self.forced = model.forced
+        if H == 0 and self.forced:
+            raise InputError(f"model {model.name!r} is forced: it has no equilibria (use harmonics >= 1)")
+        if H == 0:
+            if n_t not in (None, 1):
+                raise InputError(f"n_t = {n_t}: equilibria (harmonics = 0) take no time samples")
+            self.n_t = 1
+        else:
+            self.n_t = default_n_t(H) if n_t is None else int(n_t)
+            if n_t is not None and int(n_t) != n_t:
+                raise InputError(f"n_t = {n_t} must be an integer")
+            if self.n_t < 4 * H + 1:
+                raise InputError(f"n_t = {self.n_t} < 4H+1 = {4 * H + 1}: the AFT Jacobian needs the "
+                                 f"harmonics 0..2H of df/dx unaliased; raise n_t (default {default_n_t(H)})")
+        self.autonomous = (not self.forced) and H > 0
+        self.omega_is_lam = self.forced and mod.FORCING_FREQUENCY == mod.CONTINUATION
+        if self.autonomous:
+            pv = mod.STATES[0] if phase_variable is None else phase_variable
+            if isinstance(pv, str):
+                if pv not in mod.STATES:
+                    raise InputError(f"phase_variable {pv!r} is not a state of model {model.name!r}; "
+                                     f"its states are {', '.join(mod.STATES)}")
+                pv = mod.STATES.index(pv)
+            if not 0 <= int(pv) < self.n:
+                raise InputError(f"phase_variable = {pv} must index a state (0..{self.n - 1})")
+            self.phase_index = int(pv) * self.nh + 2
+        else:
+            self.phase_index = None
+        self.n_coef = self.n * self.nh
+        self.m = self.n_coef + (1 if self.autonomous else 0)
+        self.omega_index = self.n_coef if self.autonomous else None
+        self.lam_index = self.m
+        self._k = np.arange(1, H + 1, dtype=float)
+        self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
+        self.n_residuals = 0
+        self.n_jacobians = 0
+
+    def _samples(self, U):
+        return U[:, :1].copy() if self.H == 0 else coefficients_to_samples(U, self.n_t)
+
+    def _times(self, omega):
+        # forced models: t = theta / omega; autonomous ones do not depend on t
+        if self.forced:
+            return self._theta / omega
+        return np.zeros(self.n_t)
+
+    def _f_coef(self, x, omega, lam):
+        """Harmonics 0..H of ``f(x(theta), theta/omega; p(lam))`` from the samples ``x``."""
+        f = np.asarray(self.model.rhs(self._times(omega), x, lam), dtype=float).reshape(self.n, self.n_t)
+        return f if self.H == 0 else samples_to_coefficients(f, self.H)
+
+    # -- contract -----------------------------------------------------------------------
+    def residual(self, Z):
+        """R(Z), shape (m,) (contract item 2)."""
+        self.n_residuals += 1
+        U, omega, lam = self.split(Z)
+        R = self._f_coef(self._samples(U), omega, lam)
+        if self.H:
+            R = R - omega * self._deriv(U)
+        out = R.reshape(-1)
+        if self.autonomous:
+            out = np.append(out, Z[self.phase_index])
+        return out
+
+    def jacobian(self, Z, out=None):
+        """dR/dZ as a dense (m, m+1) array (contract item 3), exact but for the lam column.
+
+        ``out``: a zero-filled (m, m+1) array to assemble into (``_newton.factor_jacobian``).
+        """
+        self.n_jacobians += 1
+        U, omega, lam = self.split(Z)
+        n, nh, H = self.n, self.nh, self.H
+        J = np.zeros((self.m, self.size), order="F") if out is None else out
+        x = self._samples(U)
+        Js = np.asarray(self.model.jac(self._times(omega), x, lam), dtype=float).reshape(n, n, self.n_t)
+        for i in range(n):
+            for j in range(n):
+                row = Js[i, j]
+                if not np.any(row):
+                    continue
+                if H == 0:
+                    J[i, j] = row[0]
+                elif np.all(row == row[0]):
+                    J[i * nh:(i + 1) * nh, j * nh:(j + 1) * nh] = row[0] * np.eye(nh)
+                else:
+                    a = samples_to_coefficients(row, 2 * H)
+                    J[i * nh:(i + 1) * nh, j * nh:(j + 1) * nh] = _product_matrix(a, H)
+        if H:
+            rows_c = np.arange(n)[:, None] * nh + 2 * np.arange(1, H + 1)[None, :] - 1
+            rows_c = rows_c.ravel()
+            k = np.tile(self._k, n)
+            J[rows_c, rows_c + 1] -= omega * k
+            J[rows_c + 1, rows_c] += omega * k
+        # lam column: central difference of the sampled f (also through t = theta/lam when the
+        # forcing frequency is continued: the generated-model interface has no df/dlam); the
+        # step follows |lam| so that small parameters (drill speed eta ~ kappa = 1e-4) are resolved
+        dlam = self._dfdlam(x, omega, lam)
+        if self.omega_is_lam:
+            dlam = dlam - self._deriv(U)
+        J[:self.n_coef, self.lam_index] = dlam.reshape(-1)
+        if self.autonomous:
+            J[:self.n_coef, self.omega_index] = -self._deriv(U).reshape(-1)
+            J[self.n_coef, self.phase_index] = 1.0
+        return J
+
+    def _dfdlam(self, x, omega, lam):
+        """Harmonics of ``df/dlam`` along the samples ``x``: five-point central difference.
+
+        The stencil is exact for polynomials of degree <= 4 in ``lam`` (the pieces of the
+        seed-004 drill law, eq. 18, are quartic), so away from a corner of the law its error
+        is rounding, ``~ eps |f| / h``, with ``h = eps^(1/5) max(|lam|, 1e-6)``; a sample
+        within ``2h`` of a corner mixes two pieces (only the Newton rate and the tangent's
+        ``lam`` component are affected, never the solution).  Measured on the drill
+        equilibrium, kappa = 1e-4, next to eta = kappa where df/deta ~ 5e-5: error 7e-9
+        (three-point central difference with h = eps^(1/3) max(|lam|, 1e-6): 1e-6).
+        """
+        h = _FD_STEP5 * max(abs(lam), 1e-6)
+        out = 0.0
+        for c, s in ((8.0, 1.0), (-8.0, -1.0), (-1.0, 2.0), (1.0, -2.0)):
+            lam_s = lam + s * h
+            out = out + c * self._f_coef(x, lam_s if self.omega_is_lam else omega, lam_s)
+        return out / (12 * h)
+
+    def quadratic(self, Z1, Z2):
+        raise NotImplementedError(
+            f"the AFT discretization of model {self.model.name!r} is not quadratic: the asymptotic "
+            "numerical method (ANM) needs the quadratic recast, which a non-analytic law does not "
+            "have; continue with method='newton' (pseudo-arclength)")
+
+    def series_rhs(self, terms):
+        return self.quadratic(None, None)
+
+    # -- results ------------------------------------------------------------------------
+    def unpack(self, Z):
+        """Readable form of Z (contract item 6); ``path == "aft"``."""
+        U, omega, lam = self.split(Z)
+
+        def samples(n_t=256, variables=False):
+            if self.H == 0:
+                return np.repeat(U[:, :1], n_t, axis=1)
+            return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
+
+        return dict(lam=float(lam), omega=float(omega) if self.H else np.nan, coefficients=U.copy(),
+                    harmonics=self.H, n_t=self.n_t, path="aft", samples=samples)
+
+    def state_samples(self, Z, n_t=None):
+        """The n states on ``n_t`` samples of one period (default the AFT grid)."""
+        U, _, _ = self.split(Z)
+        if self.H == 0:
+            return U[:, :1].copy()
+        return coefficients_to_samples(U, n_t or self.n_t)
+
+    def from_samples(self, x_samples, omega, lam):
+        """Unknown vector from samples of the n states over one period (uniform in time).
+
+        The time origin is shifted so that the phase condition holds exactly.
+        """
+        x_samples = np.asarray(x_samples, dtype=float)
+        if x_samples.ndim != 2 or x_samples.shape[0] != self.n:
+            raise InputError(f"state samples must have shape (n={self.n}, n_t), got {x_samples.shape}")
+        if self.H and x_samples.shape[1] <= 2 * self.H:
+            raise InputError(f"{x_samples.shape[1]} samples of the orbit cannot give {self.H} harmonics "
+                             "(need > 2H)")
+        U = samples_to_coefficients(x_samples, self.H) if self.H else x_samples.mean(axis=1, keepdims=True)
+        if self.autonomous:
+            U = shift_phase(U, self.phase_index // self.nh)
+        return self.pack(U, omega, lam)
+
+    def resize(self, Z, harmonics: int, n_t: int | None = None):
+        """Same model at another harmonic count: ``(new discretization, padded/truncated Z)``.
+
+        ``n_t`` defaults to the default of the new H or to the current oversampling ratio
+        ``n_t / (2H + 1)``, whichever is larger (a raised ``n_t`` is kept in proportion).
+        """
+        U, omega, lam = self.split(Z)
+        H2 = int(harmonics)
+        if n_t is None and H2:
+            n_t = default_n_t(H2)
+            if self.H:
+                n_t = max(n_t, int(np.ceil(self.n_t * (2 * H2 + 1) / self.nh)))
+        U2 = np.zeros((self.n, 2 * H2 + 1))
+        k = min(self.nh, 2 * H2 + 1)
+        U2[:, :k] = U[:, :k]
+        pv = (self.phase_index // self.nh) if self.autonomous else None
+        new = AFTDiscretization(self.model, H2, phase_variable=pv, n_t=n_t if H2 else None)
+        return new, new.pack(U2, omega, lam)

@@ -1,0 +1,583 @@
+"""Simple shooting on the original first-order ODE ``x' = f(x, t; p)`` of a model.
+
+The periodic orbit is the fixed point of the flow map over one period (DESIGN §5.3,
+shooting; seed ``004_*.txt`` uses the same "simple shooting method with a stiff-ODE
+solver"): with ``phi(x0, T; lam)`` the state reached at time ``T`` from ``x0`` at ``t = 0``,
+
+    phi(x0, T; lam) - x0 = 0                                  (n periodicity rows)
+    f_k(x0; lam)         = 0                                  (phase condition, autonomous)
+
+The phase condition puts the start of the orbit at an extremum of state ``k``
+(``phase_state``, default 0), which is a fixed, continuation-friendly condition.  For a
+forced model the period is the forcing period ``2 pi / w`` and there is no phase condition.
+
+Newton's method needs ``d phi / d x0`` (the monodromy matrix ``M`` at convergence, whose
+eigenvalues are the Floquet multipliers), ``d phi / d T = f(phi)`` and, for continuation,
+``d phi / d lam``.  They come from integrating, together with the orbit, the variational
+equation ``Phi' = J(x(t)) Phi, Phi(0) = I`` with the model's exact Jacobian ``model.jac``
+and the parameter sensitivity ``s' = J s + df/dlam, s(0) = 0``; ``df/dlam`` is the only
+finite difference (central, of ``model.rhs``, step ``eps**(1/3) max(1, |lam|)``, relative
+error about 1e-10), because the generated-model interface does not export it.
+
+The integrator is scipy's ``solve_ivp``, default ``LSODA``: it switches to its stiff BDF
+mode with the model's Jacobian when the regularization sharpness ``n`` makes the belt
+model stiff, and at the tight tolerances shooting needs it is far cheaper than scipy's
+``Radau`` (measured on van der Pol, mu = 1, one period with the variational equation at
+rtol = 1e-12: Radau 7359 steps / 3.1 s, LSODA 661 steps / 0.03 s, same period to 1e-13;
+scipy's Radau error estimator is only third order).  For the implicit methods the
+Jacobian of the augmented system is supplied block-diagonally (the coupling term ``(dJ/dx . Phi)`` is left out: it only slows
+the simplified Newton of the implicit solver, never changes the solution).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ..errors import ConvergenceError, InputError
+from ..model._interface import Model
+from ._base import Discretization
+
+_FD_STEP = np.finfo(float).eps ** (1 / 3)
+
+
+def _forcing_period(model: Model, lam: float) -> float:
+    """Period ``2 pi / w`` of a forced model (``w`` possibly the continuation parameter)."""
+    name = model.module.FORCING_FREQUENCY
+    w = model.param_vector(lam)[model.module.PARAMETERS.index(name)]
+    if not np.isfinite(w) or w <= 0:
+        raise InputError(f"forcing frequency {name} = {w} must be positive and finite for shooting")
+    return 2 * np.pi / w
+
+
+def _check_options(method, rtol, atol, max_iter, tol):
+    if method not in ("Radau", "BDF", "LSODA", "DOP853", "RK45", "RK23"):
+        raise InputError(f"method={method!r} is not a scipy.integrate.solve_ivp method; use "
+                         "'LSODA' (default), 'Radau', 'BDF' or 'DOP853'")
+    if not (0 < rtol < 1) or not (atol > 0):
+        raise InputError(f"rtol={rtol} and atol={atol} must be positive (rtol < 1)")
+    if int(max_iter) < 1:
+        raise InputError(f"max_iter={max_iter} must be at least 1")
+    if not (tol > 0):
+        raise InputError(f"tol={tol} must be positive")
+
+
+class _Flow:
+    """Flow of the original ODE with optional variational and lam-sensitivity equations."""
+
+    def __init__(self, model: Model, lam: float, *, variational: bool, sensitivity: bool):
+        self.model, self.lam = model, float(lam)
+        self.n = model.n
+        self.variational, self.sensitivity = variational, sensitivity
+        self.p = model.param_vector(lam)
+        self.nblocks = 1 + (self.n if variational else 0) + (1 if sensitivity else 0)
+        self.size = self.n * self.nblocks
+
+    def _f(self, t, x, p=None):
+        return np.asarray(self.model.module.rhs(t, x, self.p if p is None else p), dtype=float)
+
+    def _J(self, t, x):
+        return np.asarray(self.model.module.jac(t, x, self.p), dtype=float)
+
+    def dfdlam(self, t, x):
+        """Central finite difference of f with respect to the continuation parameter."""
+        k = self.model.lam_index
+        h = _FD_STEP * max(1.0, abs(self.lam))
+        pp, pm = self.p.copy(), self.p.copy()
+        pp[k] += h
+        pm[k] -= h
+        return (self._f(t, x, pp) - self._f(t, x, pm)) / (2 * h)
+
+    def fun(self, t, y):
+        n = self.n
+        x = y[:n]
+        out = np.empty_like(y)
+        out[:n] = self._f(t, x)
+        if self.nblocks > 1:
+            J = self._J(t, x)
+            rest = y[n:].reshape(self.nblocks - 1, n).T      # columns: Phi e_1..e_n, s
+            drest = J @ rest
+            if self.sensitivity:
+                drest[:, -1] += self.dfdlam(t, x)
+            out[n:] = drest.T.ravel()
+        return out
+
+    def jac(self, t, y):
+        J = self._J(t, y[: self.n])
+        return np.kron(np.eye(self.nblocks), J)
+
+    def initial(self, x0):
+        y0 = np.zeros(self.size)
+        y0[: self.n] = x0
+        if self.variational:
+            y0[self.n: self.n + self.n * self.n] = np.eye(self.n).ravel()  # rows of I = columns
+        return y0
+
+    def split(self, y):
+        n = self.n
+        x = y[:n]
+        M = y[n: n + n * n].reshape(n, n).T if self.variational else None
+        s = y[-n:] if self.sensitivity else None
+        return x, M, s
+
+
+def _integrate(flow: _Flow, x0, T, *, method, rtol, atol, events=None, dense_output=False):
+    kw = dict(method=method, rtol=rtol, atol=atol, events=events, dense_output=dense_output)
+    if method in ("Radau", "BDF", "LSODA"):
+        kw["jac"] = flow.jac
+    try:
+        sol = solve_ivp(flow.fun, (0.0, T), flow.initial(x0), **kw)
+    except (ValueError, FloatingPointError) as exc:  # e.g. NaN from a model outside its domain
+        raise ConvergenceError(f"time integration over one period failed at lam={flow.lam}: {exc}") from exc
+    if sol.status != 0 or not np.all(np.isfinite(sol.y[:, -1])):
+        raise ConvergenceError(f"time integration over one period failed at lam={flow.lam}: {sol.message} "
+                               "(try a smaller rtol/atol, method='Radau', or a better initial guess)")
+    return sol
+
+
+@dataclass
+class PeriodicOrbit:
+    """A periodic orbit of the original ODE found by shooting.
+
+    Attributes
+    ----------
+    x0 : ndarray, shape (n,)
+        State at ``t = 0`` (for autonomous models an extremum of state ``phase_state``).
+    T : float
+        Period.
+    lam : float
+        Continuation-parameter value.
+    monodromy : ndarray, shape (n, n)
+        ``d phi(x0, T) / d x0``, from the variational equation.
+    multipliers : ndarray, shape (n,)
+        Floquet multipliers (eigenvalues of ``monodromy``), sorted by decreasing modulus.
+    ptp : ndarray, shape (n,)
+        Peak-to-peak amplitude of each state, extrema located by root-finding on ``f_i = 0``.
+    residual : float
+        Final periodicity defect ``max_i |phi_i - x0_i| / scale_i`` (``scale_i = max_t |x_i|``).
+    iterations : int
+        Newton iterations.
+    success : bool
+    message : str
+    """
+
+    x0: np.ndarray
+    T: float
+    lam: float
+    monodromy: np.ndarray
+    multipliers: np.ndarray
+    ptp: np.ndarray
+    residual: float
+    iterations: int
+    success: bool = True
+    message: str = ""
+    model: Model = field(default=None, repr=False)
+    options: dict = field(default_factory=dict, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def omega(self) -> float:
+        """Angular frequency ``2 pi / T``."""
+        return 2 * np.pi / self.T
+
+    @property
+    def floquet_multipliers(self) -> np.ndarray:
+        return self.multipliers
+
+    @property
+    def trivial_multiplier_error(self) -> float:
+        """Distance of the multiplier closest to 1 from 1 (autonomous orbits; NaN if forced)."""
+        if self.model is not None and self.model.forced:
+            return float("nan")
+        return float(np.min(np.abs(self.multipliers - 1.0)))
+
+    def times(self, n_t: int) -> np.ndarray:
+        """Uniform grid ``T k / n_t``, ``k = 0..n_t-1`` (endpoint excluded, FFT-ready)."""
+        return self.T * np.arange(int(n_t)) / int(n_t)
+
+    def at(self, t, *, accurate: bool = True) -> np.ndarray:
+        """States at arbitrary times ``t`` (array_like, any order, wrapped into one period).
+
+        Parameters
+        ----------
+        t : array_like, shape (M,)
+        accurate : bool
+            ``True``: integrate segment by segment between the sorted times at the orbit's
+            tolerances; ``False``: one integration and its dense output (cheaper, lower
+            order; good enough for initial guesses).
+
+        Returns
+        -------
+        ndarray, shape (n, M)
+        """
+        t = np.mod(np.asarray(t, dtype=float).ravel(), self.T)
+        order = np.argsort(t)
+        ts = t[order]
+        flow = _Flow(self.model, self.lam, variational=False, sensitivity=False)
+        opts = self.options
+        kw = dict(method=opts["method"], rtol=opts["rtol"], atol=opts["atol"])
+        if opts["method"] in ("Radau", "BDF", "LSODA"):
+            kw["jac"] = flow.jac
+        out = np.empty((self.model.n, t.size))
+        if not accurate:
+            sol = solve_ivp(flow.fun, (0.0, self.T), np.array(self.x0, dtype=float), dense_output=True, **kw)
+            if sol.status != 0:
+                raise ConvergenceError(f"sampling the orbit failed: {sol.message}")
+            out[:, order] = sol.sol(ts)
+            return out
+        x = np.array(self.x0, dtype=float)
+        t_prev = 0.0
+        for idx, tk in zip(order, ts):
+            if tk > t_prev:
+                sol = solve_ivp(flow.fun, (t_prev, tk), x, **kw)
+                if sol.status != 0:
+                    raise ConvergenceError(f"sampling the orbit failed: {sol.message}")
+                x = sol.y[:, -1]
+                t_prev = tk
+            out[:, idx] = x
+        return out
+
+    def samples(self, n_t: int) -> np.ndarray:
+        """States on :meth:`times` ``(n_t)``, shape ``(n, n_t)``.
+
+        Integrated segment by segment from sample to sample at the orbit's tolerances
+        (not interpolated from a dense output, whose order is lower than the integrator's).
+        """
+        n_t = int(n_t)
+        if n_t < 1:
+            raise InputError(f"n_t={n_t} must be at least 1")
+        if n_t in self._cache:
+            return self._cache[n_t].copy()
+        out = self.at(self.times(n_t))
+        self._cache[n_t] = out
+        return out.copy()
+
+
+def _period_and_extrema(model, lam, x0, T, *, method, rtol, atol):
+    """Integrate the orbit with the variational equation and events ``f_i = 0`` for the ptp."""
+    n = model.n
+    flow = _Flow(model, lam, variational=True, sensitivity=False)
+
+    def make_event(i):
+        return lambda t, y: flow._f(t, y[:n])[i]
+
+    events = [make_event(i) for i in range(n)]
+    sol = _integrate(flow, x0, T, method=method, rtol=rtol, atol=atol, events=events)
+    x_end, M, _ = flow.split(sol.y[:, -1])
+    lo = np.minimum(sol.y[:n].min(axis=1), x0)
+    hi = np.maximum(sol.y[:n].max(axis=1), x0)
+    for i in range(n):
+        ye = sol.y_events[i]
+        if len(ye):
+            lo[i] = min(lo[i], ye[:, i].min())
+            hi[i] = max(hi[i], ye[:, i].max())
+    scale = np.maximum(np.abs(sol.y[:n]).max(axis=1), np.finfo(float).tiny)
+    return x_end, M, hi - lo, scale
+
+
+def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *, rtol: float = 1e-12,
+                        atol: float = 1e-14, method: str = "LSODA", max_iter: int = 30, tol: float = 1e-10,
+                        phase_state: int = 0, periods: int = 1) -> PeriodicOrbit:
+    """Find a periodic orbit of ``x' = f(x, t; p)`` by simple shooting (Newton on ``x0`` and ``T``).
+
+    Parameters
+    ----------
+    model : Model
+        Model (generated-model interface); only ``rhs`` and ``jac`` are used.
+    lam : float
+        Value of the continuation parameter.
+    x0 : array_like, shape (n,)
+        Initial guess of the state at ``t = 0``.
+    T : float, optional
+        Initial guess of the period (autonomous models, required).  For forced models the
+        period is ``2 pi / w`` of the forcing frequency; ``T`` is then ignored.
+    rtol, atol : float
+        Tolerances of ``solve_ivp``.
+    method : str
+        ``solve_ivp`` method; ``"LSODA"`` (default, automatic stiffness switching),
+        ``"Radau"`` and ``"BDF"`` use ``model.jac``; ``"DOP853"`` for non-stiff models.
+    max_iter : int
+        Maximum Newton iterations.
+    tol : float
+        Convergence when the Newton correction is below ``tol`` relative to the state scale
+        (``max_t |x_i(t)|``) and to ``T``, or (from the second iteration) when the scaled
+        periodicity defect is below ``100 rtol``, the integration-noise floor.
+    phase_state : int
+        Autonomous models: the phase condition ``f_k(x0) = 0`` with ``k = phase_state``.
+    periods : int
+        Forced models: the orbit's period is ``periods`` forcing periods (2 after a period
+        doubling).  Autonomous models give the period through ``T``.
+
+    Returns
+    -------
+    PeriodicOrbit
+
+    Raises
+    ------
+    InputError
+        Bad option or initial guess shape.
+    ConvergenceError
+        Newton did not converge in ``max_iter`` iterations or the integration failed.
+    """
+    _check_options(method, rtol, atol, max_iter, tol)
+    n = model.n
+    x = np.array(x0, dtype=float).ravel()
+    if x.shape != (n,):
+        raise InputError(f"x0 must have the {n} states {model.module.STATES}, got shape {np.shape(x0)}")
+    forced = model.forced
+    if int(periods) != periods or periods < 1:
+        raise InputError(f"periods={periods} must be a positive integer")
+    if forced:
+        T = _forcing_period(model, lam) * int(periods)
+    else:
+        if T is None or not np.isfinite(T) or T <= 0:
+            raise InputError(f"T={T}: an autonomous model needs a positive initial guess of the period")
+        if not 0 <= int(phase_state) < n:
+            raise InputError(f"phase_state={phase_state} must index a state (0..{n - 1})")
+    T = float(T)
+    k = int(phase_state)
+    flow = _Flow(model, lam, variational=True, sensitivity=False)
+    opts = dict(method=method, rtol=rtol, atol=atol)
+
+    def defect(x, T):
+        sol = _integrate(flow, x, T, **opts)
+        x_end, M, _ = flow.split(sol.y[:, -1])
+        scale = np.maximum(np.abs(sol.y[:n]).max(axis=1), np.finfo(float).tiny)
+        r = x_end - x
+        F = r if forced else np.append(r, flow._f(0.0, x)[k])
+        return F, x_end, M, scale
+
+    def merit(F, scale, T):
+        """Scaled defect: periodicity and, for autonomous orbits, the phase condition
+        ``x_k'(0) = 0`` relative to the size of ``x_k'`` (``scale_k 2 pi / T``): a step that
+        trades a tiny periodicity defect for a large phase residual is no progress either."""
+        m = float(np.max(np.abs(F[:n]) / scale))
+        return m if forced else max(m, abs(F[n]) / (scale[k] * 2 * np.pi / T))
+
+    F, x_end, M, scale = defect(x, T)
+    converged = False
+    it = 0
+    for it in range(1, int(max_iter) + 1):
+        if forced:
+            A = M - np.eye(n)
+        else:
+            A = np.zeros((n + 1, n + 1))
+            A[:n, :n] = M - np.eye(n)
+            A[:n, n] = flow._f(T, x_end)
+            A[n, :n] = flow._J(0.0, x)[k]
+        try:
+            d = np.linalg.solve(A, -F)
+        except np.linalg.LinAlgError as exc:
+            raise ConvergenceError(f"shooting Newton matrix singular at lam={lam} (iteration {it}); "
+                                   "the orbit may be at a bifurcation or the guess an equilibrium") from exc
+        # damped step: halve until the scaled defect decreases (floor: integration noise)
+        fnorm = merit(F, scale, T)
+        step = 1.0
+        for _ in range(8):
+            xn = x + step * d[:n]
+            Tn = T if forced else T + step * d[n]
+            if Tn > 0:
+                try:
+                    Fn, x_endn, Mn, scalen = defect(xn, Tn)
+                    if merit(Fn, scalen, Tn) <= max(fnorm, 100 * rtol):
+                        break
+                except ConvergenceError:
+                    pass
+            step /= 2
+        else:
+            raise ConvergenceError(f"shooting Newton diverged at lam={lam} (iteration {it}); "
+                                   "try a better initial guess (x0, T)")
+        small = np.max(np.abs(step * d[:n]) / scale) < tol and (forced or abs(step * d[n]) < tol * T)
+        x, T, F, x_end, M, scale = xn, Tn, Fn, x_endn, Mn, scalen
+        # a defect at the integration-noise floor is as converged as shooting can get; near a
+        # Hopf point or fold (a multiplier ~ 1) the Newton step itself is noise-dominated
+        at_floor = merit(F, scale, T) < 100 * rtol and it >= 2
+        if (small or at_floor) and step == 1.0:
+            converged = True
+            break
+    if not converged:
+        raise ConvergenceError(f"shooting did not converge in max_iter={max_iter} Newton iterations at "
+                               f"lam={lam} (last defect {np.max(np.abs(F[:n]) / scale):.3e}); raise max_iter "
+                               "or improve the initial guess")
+    x_end, M, ptp, scale = _period_and_extrema(model, lam, x, T, **opts)
+    mult = np.linalg.eigvals(M)
+    mult = mult[np.argsort(-np.abs(mult))]
+    residual = float(np.max(np.abs(x_end - x) / scale))
+    return PeriodicOrbit(x0=x, T=T, lam=float(lam), monodromy=M, multipliers=mult, ptp=ptp, residual=residual,
+                         iterations=it, success=True, message="converged", model=model,
+                         options=dict(opts, tol=tol, phase_state=k))
+
+
+class ShootingDiscretization(Discretization):
+    """Shooting as a discretization for pseudo-arclength continuation.
+
+    Unknown ``Z = [x0 (n), T, lam]`` for autonomous models (``m = n + 1`` equations:
+    periodicity and the phase condition ``f_k(x0) = 0``), ``Z = [x0 (n), lam]`` for forced
+    models (``m = n``, period ``2 pi / w``).  ``residual`` and ``jacobian`` follow
+    ``_discretization.py``; the system is not quadratic, so ``quadratic`` and ``series_rhs``
+    raise ``NotImplementedError`` (use the pseudo-arclength engine, not the ANM).
+
+    The Jacobian column of ``lam`` comes from the sensitivity equation
+    ``s' = J s + df/dlam`` with ``df/dlam`` a central finite difference of ``model.rhs``
+    (module docstring); everything else is exact up to the integration tolerance.
+
+    Parameters
+    ----------
+    model : Model
+    rtol, atol, method : see :func:`find_periodic_orbit`.
+    phase_state : int
+        Index ``k`` of the phase condition ``f_k(x0) = 0``.
+    periods : int
+        Forced models: period = ``periods`` forcing periods (2 on a period-doubled branch).
+    """
+
+    supports_stability = True
+
+    def __init__(self, model: Model, *, rtol: float = 1e-10, atol: float = 1e-13, method: str = "LSODA",
+                 phase_state: int = 0, periods: int = 1):
+        _check_options(method, rtol, atol, 1, 1.0)
+        if int(periods) != periods or periods < 1:
+            raise InputError(f"periods={periods} must be a positive integer")
+        self.periods = int(periods)
+        self.model = model
+        self.n = model.n
+        self.forced = model.forced
+        self.m = self.n if self.forced else self.n + 1
+        self.phase_state = int(phase_state)
+        if not 0 <= self.phase_state < self.n:
+            raise InputError(f"phase_state={phase_state} must index a state (0..{self.n - 1})")
+        self.opts = dict(method=method, rtol=rtol, atol=atol)
+        self._last = None
+
+    # -- helpers ---------------------------------------------------------------------
+    def _split(self, Z):
+        Z = np.asarray(Z, dtype=float)
+        if Z.shape != (self.size,):
+            raise InputError(f"Z must have length {self.size} ([x0, T, lam] or [x0, lam]), got {Z.shape}")
+        x0 = Z[: self.n]
+        lam = Z[-1]
+        T = self.periods * _forcing_period(self.model, lam) if self.forced else Z[self.n]
+        return x0, T, lam
+
+    def _evaluate(self, Z):
+        key = np.asarray(Z, dtype=float).tobytes()
+        last = self._last                    # one read: another thread may replace it
+        if last is not None and last[0] == key:
+            return last[1]
+        x0, T, lam = self._split(Z)
+        if not T > 0:
+            raise ConvergenceError(f"period T={T} is not positive")
+        flow = _Flow(self.model, lam, variational=True, sensitivity=True)
+        sol = _integrate(flow, x0, T, **self.opts)
+        x_end, M, s = flow.split(sol.y[:, -1])
+        out = dict(flow=flow, x0=x0, T=T, lam=lam, x_end=x_end, M=M, s=s)
+        self._last = (key, out)
+        return out
+
+    def from_orbit(self, orbit: PeriodicOrbit) -> np.ndarray:
+        """Unknown vector ``Z`` of a :class:`PeriodicOrbit`."""
+        if self.forced:
+            return np.append(orbit.x0, orbit.lam)
+        return np.concatenate([orbit.x0, [orbit.T, orbit.lam]])
+
+    # -- contract --------------------------------------------------------------------
+    def residual(self, Z):
+        e = self._evaluate(Z)
+        r = e["x_end"] - e["x0"]
+        if self.forced:
+            return r
+        return np.append(r, e["flow"]._f(0.0, e["x0"])[self.phase_state])
+
+    def jacobian(self, Z):
+        e = self._evaluate(Z)
+        n, flow = self.n, e["flow"]
+        Jac = np.zeros((self.m, self.size))
+        Jac[:n, :n] = e["M"] - np.eye(n)
+        f_end = flow._f(e["T"], e["x_end"])
+        if self.forced:
+            Jac[:n, n] = e["s"]
+            name = self.model.module.FORCING_FREQUENCY
+            if name == self.model.continuation:     # T = 2 pi / lam
+                Jac[:n, n] += f_end * (-2 * np.pi * self.periods / e["lam"] ** 2)
+        else:
+            k = self.phase_state
+            Jac[:n, n] = f_end
+            Jac[:n, n + 1] = e["s"]
+            Jac[n, :n] = flow._J(0.0, e["x0"])[k]
+            Jac[n, n + 1] = flow.dfdlam(0.0, e["x0"])[k]
+        return Jac
+
+    def quadratic(self, Z1, Z2):
+        raise NotImplementedError("shooting is not a quadratic discretization: continue it with the "
+                                  "pseudo-arclength engine, not the ANM")
+
+    def series_rhs(self, terms, origin=None):
+        raise NotImplementedError("shooting is not a quadratic discretization: continue it with the "
+                                  "pseudo-arclength engine, not the ANM")
+
+    def unpack(self, Z):
+        """``lam``, ``omega``, ``T``, ``x0`` and ``samples(n_t)`` (integrated, shape (n, n_t))."""
+        x0, T, lam = self._split(Z)
+        model, opts = self.model, self.opts
+
+        def samples(n_t):
+            orb = PeriodicOrbit(x0=np.array(x0), T=float(T), lam=float(lam), monodromy=None, multipliers=None,
+                                ptp=None, residual=float("nan"), iterations=0, model=model, options=opts)
+            return orb.samples(n_t)
+
+        return dict(lam=float(lam), omega=2 * np.pi / T, T=float(T), x0=np.array(x0), samples=samples)
+
+
+def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient: float, *,
+                                   phase_state: int = 0, **options) -> PeriodicOrbit:
+    """Integrate to an attracting cycle, then refine it by shooting.
+
+    Forced models: the transient covers a whole number of forcing periods and its end state
+    is the guess of ``x0``.  Autonomous models: the transient is integrated over
+    ``[0, t_transient]`` (LSODA, ``rtol=1e-9``) with an event at the maxima of state ``phase_state`` (``f_k`` crossing zero downwards); the last
+    two maxima give the initial guesses of ``x0`` and ``T`` for :func:`find_periodic_orbit`.
+
+    Parameters
+    ----------
+    model : Model
+    lam : float
+    x_init : array_like, shape (n,)
+        Start of the transient (e.g. a point near an unstable equilibrium).
+    t_transient : float
+        Length of the transient; must contain many periods.
+    phase_state : int
+        State whose maxima define the section.
+    **options
+        Passed to :func:`find_periodic_orbit`.
+
+    Raises
+    ------
+    ConvergenceError
+        Fewer than two maxima in the transient (no oscillation, or ``t_transient`` too short).
+    """
+    n, k = model.n, int(phase_state)
+    x_init = np.array(x_init, dtype=float).ravel()
+    if x_init.shape != (n,):
+        raise InputError(f"x_init must have the {n} states {model.module.STATES}, got shape {x_init.shape}")
+    p = model.param_vector(lam)
+    fun = lambda t, x: model.module.rhs(t, x, p)          # noqa: E731
+    jac = lambda t, x: model.module.jac(t, x, p)          # noqa: E731
+    if model.forced:
+        T = _forcing_period(model, lam)
+        t_end = T * max(1, round(float(t_transient) / T))    # whole forcing periods: phase 0
+        sol = solve_ivp(fun, (0.0, t_end), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12)
+        if sol.status != 0:
+            raise ConvergenceError(f"transient integration failed at lam={lam}: {sol.message}")
+        return find_periodic_orbit(model, lam, sol.y[:, -1], None, **options)
+
+    def ev(t, x):
+        return model.module.rhs(t, x, p)[k]
+    ev.direction = -1
+    sol = solve_ivp(fun, (0.0, float(t_transient)), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12,
+                    events=ev)
+    te, ye = sol.t_events[0], sol.y_events[0]
+    if len(te) < 2:
+        raise ConvergenceError(f"no sustained oscillation of {model.module.STATES[k]} in t_transient="
+                               f"{t_transient} at lam={lam}; lengthen the transient or start elsewhere")
+    return find_periodic_orbit(model, lam, ye[-1], te[-1] - te[-2], phase_state=k, **options)

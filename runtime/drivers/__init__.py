@@ -1,0 +1,16 @@
+"""Drivers: what a user calls.  Each composes an engine run with the analysis passes
+(equilibrium and periodic branches and their starts, branch switching, the convergence study)."""
+from ._branches import (
+    equilibrium_branch,
+    periodic_branch,
+    periodic_start_from_hopf,
+    periodic_start_from_orbit,
+    periodic_start_from_simulation,
+)
+from ._continue import continuation
+from ._study import convergence_study
+from ._switching import switch_branch, switch_period_doubling_collocation, switch_period_doubling_hbm
+
+__all__ = ["continuation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf",
+           "periodic_start_from_orbit", "periodic_start_from_simulation", "switch_branch",
+           "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study"]

@@ -1,0 +1,316 @@
+"""Equilibria, their eigenvalues and Hopf points; starting periodic branches (DESIGN §5.5).
+
+* :func:`find_equilibrium` solves ``f(x, lam) = 0`` of the original ODE (scipy root-finder
+  with the model's exact Jacobian), fills the auxiliaries with ``model.aux`` and polishes
+  the result on the quadratic system (the ``H = 0`` harmonic balance).
+* :func:`equilibrium_branch` continues it, computes the eigenvalues of ``df/dx`` of the
+  *original* ODE at every point (no auxiliaries, so no spurious eigenvalues), fills the
+  ``stable`` column and records Hopf points, located to near machine precision by a
+  Brent root-find of the real part of the crossing pair along the branch.
+* :func:`periodic_start_from_hopf` builds the first periodic solution next to a Hopf point
+  from the critical eigenvector (``x = x_eq + eps Re(v e^{i theta})``, omega = the imaginary
+  part), with no user guess; :func:`periodic_start_from_simulation` integrates the original
+  ODE to the attractor; :func:`periodic_start_from_orbit` takes samples of one period.
+  All three go through the same route: states on a uniform grid of one period ->
+  ``model.aux`` -> FFT -> coefficients, then a Newton correction.
+* :func:`periodic_branch` continues a periodic branch from any of these starts.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.integrate
+import scipy.optimize
+
+from ..analysis._equilibria import _hopf_test, _locate_hopf, _use_aft, eigenvalues, find_equilibrium
+from ..discretizations._aft import AFTDiscretization
+from ..discretizations._hbm import HBMDiscretization
+from ..engine._bordered import Counters
+from ..engine._newton import correct
+from ..engine._options import ContinuationProblem, default_options
+from ..errors import ConvergenceError, InputError
+from ..results._branch import SpecialPoint
+from ._continue import continuation
+
+__all__ = ["equilibrium_branch", "periodic_start_from_hopf",
+           "periodic_start_from_simulation", "periodic_start_from_orbit", "periodic_branch"]
+
+
+def _check_lam_range(model, lam, lam_min, lam_max):
+    if not lam_min < lam_max:
+        raise InputError(f"--start/--stop: the range [{lam_min:g}, {lam_max:g}] of "
+                         f"{model.continuation} is empty")
+
+
+def _resolve_method(model, method, use_aft):
+    """Default engine: ANM on the quadratic recast, pseudo-arclength Newton on the sampled path."""
+    if method is None:
+        return "newton" if use_aft else "anm"
+    if method == "anm" and use_aft:
+        what = (f"model {model.name!r} has a non-analytic friction law" if model.sampled
+                else "the AFT discretization is not quadratic")
+        raise InputError(f"method='anm' is impossible here: {what}; the asymptotic numerical method "
+                         "needs the quadratic recast. Use method='newton' (pseudo-arclength)")
+    return method
+
+
+def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_guess=None,
+                       progress=None, locate_hopf=True, discretization=None):
+    """Continue the equilibrium from ``lam_start`` towards ``lam_stop``; eigenvalues; Hopf points.
+
+    Parameters
+    ----------
+    model : Model
+    lam_start, lam_stop : float
+        Start and end of the continuation parameter's range (either order).
+    method : {"anm", "newton"}, optional
+        Default ``"anm"``, or ``"newton"`` on the sampled path (non-analytic laws, where the
+        ANM is impossible and asking for it raises :class:`InputError`).
+    options : ANMOptions, NewtonOptions or dict, optional
+        ``lam_min``/``lam_max`` default to the range.
+    x_guess : array_like, optional
+        Guess of the states of the first equilibrium.
+    discretization : {None, "hbm", "aft"}
+        See :func:`find_equilibrium`; sampled models always take ``"aft"``.
+
+    Returns
+    -------
+    Branch
+        ``kind == "equilibrium"``, with ``eigenvalues`` (n_points, n), ``stable`` (1 when
+        every eigenvalue has a negative real part) and ``hopf`` special points (``omega`` =
+        the imaginary part of the crossing pair; ``data["eigenvector"]`` its eigenvector).
+    """
+    lo, hi = sorted((float(lam_start), float(lam_stop)))
+    _check_lam_range(model, lam_start, lo, hi)
+    use_aft = _use_aft(model, discretization)
+    method = _resolve_method(model, method, use_aft)
+    disc, Z0 = find_equilibrium(model, lam_start, x_guess, discretization)
+    if isinstance(options, dict) or options is None:
+        opts = dict(options or {})
+        opts.setdefault("lam_min", lo)
+        opts.setdefault("lam_max", hi)
+        # eigenvalues are checked at the branch points only: keep them close enough
+        opts.setdefault("max_lam_step", (hi - lo) / 40)
+        options = default_options(method, opts, lo, hi)
+    br = continuation(ContinuationProblem(disc, Z0, 1.0 if lam_stop >= lam_start else -1.0),
+                      method, options, progress, dict(discretization="aft") if use_aft else None)
+    n = model.n
+    ev = np.array([eigenvalues(model, Z[:n], Z[-1]) for Z in br.solutions])
+    br.eigenvalues = ev
+    br.stable = np.where(np.all(ev.real < 0, axis=1), 1.0, 0.0)
+    if locate_hopf:
+        test = _hopf_test(model, n)
+        counters = Counters()
+        n_unstable = np.array([np.sum(e.real > 0) for e in ev])
+        for i in np.flatnonzero(np.diff(n_unstable) != 0):
+            try:
+                Zh = _locate_hopf(disc, model, br.solutions[i], br.solutions[i + 1], test, counters)
+            except (ConvergenceError, ValueError):
+                continue
+            w, V = eigenvalues(model, Zh[:n], Zh[-1], vectors=True)
+            k = int(np.argmin(np.abs(w.real) + (w.imag <= 0) * 1e300))
+            br.special.append(SpecialPoint("hopf", float(Zh[-1]), float(w[k].imag), int(i), Zh,
+                                           data=dict(eigenvalue=complex(w[k]), eigenvector=V[:, k])))
+        br.special.sort(key=lambda s: s.index)
+        for key in ("factorizations", "jacobian_evaluations", "residual_evaluations"):
+            br.counters[key] = br.counters.get(key, 0) + getattr(counters, key)
+    return br
+
+
+def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None, discretization=None,
+                    n_t_aft=None):
+    """States on a uniform grid of one period -> aux -> FFT -> unknown vector.
+
+    Sampled models (or ``discretization="aft"``) go to the AFT harmonic balance of the
+    original states (no auxiliaries), with ``n_t_aft`` time samples.
+    """
+    harmonics = int(harmonics)
+    if harmonics < 1:
+        raise InputError(f"harmonics = {harmonics}: a periodic orbit needs at least 1 harmonic")
+    x_samples = np.asarray(x_samples, dtype=float)
+    if _use_aft(model, discretization):
+        disc = AFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
+        return disc, disc.from_samples(x_samples, omega, lam)
+    disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)
+    n_t = x_samples.shape[1]
+    t = 2 * np.pi * np.arange(n_t) / n_t / omega
+    u = np.asarray(model.aux(x_samples, t, lam), dtype=float)
+    if n_t <= 2 * harmonics:
+        raise InputError(f"{n_t} samples of the orbit cannot give {harmonics} harmonics (need > 2H)")
+    Z = disc.from_samples(u, omega, lam)
+    return disc, Z
+
+
+def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=None, phase_variable=None,
+                             discretization=None, n_t=None):
+    """First periodic solution next to a Hopf point (no user guess).
+
+    The orbit guess is ``x(theta) = x_eq + eps Re(v e^{i theta})`` with ``v`` the critical
+    eigenvector and ``omega`` the imaginary part of its eigenvalue; it is corrected by
+    Newton at fixed first-harmonic amplitude (``lam`` and ``omega`` free).
+
+    Parameters
+    ----------
+    model : Model
+    hopf : SpecialPoint
+        A ``hopf`` special point of an equilibrium branch.
+    harmonics : int
+    amplitude : float, optional
+        Largest first-harmonic amplitude of a state in the guess (default
+        ``1e-3 * max(1, |x_eq|, |lam|)``).
+    discretization : {None, "hbm", "aft"}
+        ``None``: the recast HBM, or the AFT harmonic balance for sampled models
+        (non-analytic laws, DESIGN §5.4).
+    n_t : int, optional
+        AFT only: time samples per period (default ``max(8H + 8, 64)``).
+
+    Returns
+    -------
+    disc : HBMDiscretization or AFTDiscretization
+    Z : ndarray
+        A corrected periodic solution.
+    direction : ndarray
+        Unit vector of growing amplitude, for :class:`ContinuationProblem`.
+    """
+    if hopf.kind != "hopf" or "eigenvector" not in hopf.data:
+        raise InputError("periodic_start_from_hopf needs a 'hopf' special point of an equilibrium branch")
+    n = model.n
+    x_eq = hopf.solution[:n]
+    lam = hopf.param
+    omega = hopf.omega
+    v = np.asarray(hopf.data["eigenvector"], dtype=complex)
+    if amplitude is None:
+        amplitude = 1e-3 * max(1.0, float(np.max(np.abs(x_eq))), abs(lam))
+    v = v / np.max(np.abs(v)) * amplitude
+    n_grid = max(4 * int(harmonics) + 4, 64)
+    theta = 2 * np.pi * np.arange(n_grid) / n_grid
+    x = x_eq[:, None] + (v[:, None] * np.exp(1j * theta)[None, :]).real
+    disc, Z = _orbit_to_start(model, x, omega, lam, harmonics, phase_variable, discretization, n_t)
+    k = disc.phase_index - 1       # cos(theta) coefficient of the phase variable
+    e = np.zeros(disc.size)
+    e[k] = 1.0
+    Z, _ = correct(disc, Z, e, Z[k], max_iter=30)
+    direction = np.zeros(disc.size)
+    direction[k] = 1.0
+    return disc, Z, direction
+
+
+def _integrate(model, lam, x0, t_span, rtol, atol, dense=False):
+    # LSODA switches to BDF with the exact Jacobian when the regularized law makes the
+    # system stiff (large n) and stays explicit (Adams) otherwise: far cheaper than Radau
+    sol = scipy.integrate.solve_ivp(lambda t, x: model.rhs(t, x, lam), t_span, x0, method="LSODA",
+                                    jac=lambda t, x: model.jac(t, x, lam), rtol=rtol, atol=atol,
+                                    dense_output=dense)
+    if not sol.success:
+        raise ConvergenceError(f"time integration failed at {model.continuation} = {lam:g}: {sol.message}")
+    return sol
+
+
+def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=None, max_periods=5000,
+                                   rtol=1e-9, atol=1e-12, phase_variable=None, discretization=None,
+                                   n_t=None):
+    """Periodic solution from a time simulation of the original ODE to its attractor.
+
+    Integrates ``x' = f(x)`` (scipy LSODA with the model's exact Jacobian) by chunks of
+    periods until successive maxima of the first state agree to ``1e-6`` relative, measures
+    the period from upward crossings of its mean, samples one period, computes the
+    auxiliaries with ``model.aux``, takes the FFT and corrects by Newton at fixed ``lam``.
+
+    Parameters
+    ----------
+    x0 : array_like, optional
+        Initial state (default: the equilibrium, slightly perturbed).
+    omega_guess : float, optional
+        Angular frequency guess (default: the largest imaginary part of the eigenvalues
+        at the initial state).
+    discretization, n_t
+        As in :func:`periodic_start_from_hopf`.
+    """
+    n = model.n
+    if x0 is None:
+        _, Ze = find_equilibrium(model, lam, discretization=discretization)
+        x0 = Ze[:n] + 1e-3 * max(1.0, abs(lam)) * np.eye(n)[min(1, n - 1)]
+    x0 = np.asarray(x0, dtype=float)
+    if omega_guess is None:
+        ev = eigenvalues(model, x0, lam)
+        omega_guess = float(np.max(np.abs(ev.imag))) or 1.0
+    T0 = 2 * np.pi / omega_guess
+    t = 0.0
+    last = None
+    chunk = 20
+    for _ in range(max(1, max_periods // chunk)):
+        sol = _integrate(model, lam, x0, (t, t + chunk * T0), rtol, atol, dense=True)
+        tt = np.linspace(t + (chunk - 5) * T0, t + chunk * T0, 4000)
+        peak = float(np.max(sol.sol(tt)[0]))
+        x0, t = sol.y[:, -1], sol.t[-1]
+        if last is not None and abs(peak - last) <= 1e-6 * max(abs(peak), 1e-300):
+            break
+        last = peak
+    else:
+        raise ConvergenceError(f"the simulation did not settle on a periodic attractor within "
+                               f"{max_periods} periods at {model.continuation} = {lam:g}")
+    # period from upward crossings of the first state's mean over the last periods
+    sol = _integrate(model, lam, x0, (t, t + 12 * T0), rtol, atol, dense=True)
+    tt = np.linspace(t, t + 12 * T0, 48000)
+    y = sol.sol(tt)[0]
+    ym = 0.5 * (y.max() + y.min())
+    f = lambda s: sol.sol(s)[0] - ym  # noqa: E731
+    up = np.flatnonzero((y[:-1] < ym) & (y[1:] >= ym))
+    if len(up) < 3:
+        raise ConvergenceError(f"no oscillation found in the simulation at {model.continuation} = {lam:g}")
+    crossings = [scipy.optimize.brentq(f, tt[i], tt[i + 1], xtol=1e-15) for i in up]
+    T = float(np.median(np.diff(crossings)))
+    n_grid = max(8 * int(harmonics) + 8, 256)
+    ts = crossings[0] + T * np.arange(n_grid) / n_grid
+    x = sol.sol(ts)
+    disc, Z = _orbit_to_start(model, x, 2 * np.pi / T, lam, harmonics, phase_variable, discretization, n_t)
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Z, _ = correct(disc, Z, e, lam, max_iter=30)
+    return disc, Z
+
+
+def periodic_start_from_orbit(model, lam, x_samples, period, harmonics, phase_variable=None,
+                              discretization=None, n_t=None):
+    """Periodic solution from samples of one period of the states (uniform in time).
+
+    Parameters
+    ----------
+    x_samples : array_like (n, n_t)
+        States at ``t_j = j T / n_t``, j = 0..n_t-1 (the end point excluded).
+    period : float
+    discretization, n_t
+        As in :func:`periodic_start_from_hopf`.
+    """
+    x = np.asarray(x_samples, dtype=float)
+    if x.ndim != 2 or x.shape[0] != model.n:
+        raise InputError(f"x_samples must have shape (n={model.n}, n_t)")
+    disc, Z = _orbit_to_start(model, x, 2 * np.pi / float(period), lam, harmonics, phase_variable,
+                              discretization, n_t)
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Z, _ = correct(disc, Z, e, lam, max_iter=30)
+    return disc, Z
+
+
+def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, options=None,
+                    progress=None, provenance=None):
+    """Continue a periodic branch of an HBM (or AFT) discretization from the solution ``Z``.
+
+    ``direction`` is ``+1``/``-1`` (increasing/decreasing ``lam``) or a vector (e.g. the
+    one returned by :func:`periodic_start_from_hopf`).  Stops at the range bounds, on the
+    step budget, on return to the start or when the amplitude vanishes (a Hopf point).
+    ``method`` defaults to ``"anm"``, or ``"newton"`` for an :class:`AFTDiscretization`
+    (not quadratic: the ANM is impossible there); AFT branches are labelled
+    ``discretization = "aft"`` in their provenance.
+    """
+    use_aft = isinstance(disc, AFTDiscretization)
+    method = _resolve_method(disc.model, method, use_aft)
+    if use_aft:
+        provenance = dict(provenance or {})
+        provenance.setdefault("discretization", "aft")
+    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
+    if isinstance(opts, dict):
+        opts.setdefault("lam_min", lam_min)
+        opts.setdefault("lam_max", lam_max)
+        opts = default_options(method, opts, lam_min, lam_max)
+    return continuation(ContinuationProblem(disc, Z, direction), method, opts, progress, provenance)

@@ -1,0 +1,226 @@
+"""Asymptotic numerical method (ANM) on an exactly quadratic discrete system (DESIGN §5.3).
+
+For ``R(Z) = C + L Z + Q(Z, Z)`` the branch through a solution ``Z0`` is expanded as a
+power series in the pseudo-arclength ``a = (Z - Z0) . Z1`` (Cochelin & Vergez 2009,
+ref. [6] of seed 000; seed 000 §4.1)::
+
+    Z(a) = Z0 + sum_{p=1}^{P} a^p Z_p
+
+Order 1: ``J Z1 = 0, |Z1| = 1``; order p >= 2:
+``J Z_p = -sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})``, ``Z_p . Z1 = 0``, with ``J = dR/dZ(Z0)``.
+Every order reuses the LU of the *same* bordered matrix ``[J; t_prev^T]`` (t_prev: the
+previous step's end tangent): one factorization per step.  Because ``J Z1 = 0``, the
+particular solution ``w`` of the bordered system is made orthogonal to ``Z1`` by removing
+its ``Z1`` component, which keeps ``J Z_p`` unchanged.
+
+Validity range: ``a_max = (delta |Z1| / |Z_P|)^(1/(P-1))``.  Optionally the series is
+replaced by Padé approximants with a common denominator (Cochelin, Damil & Potier-Ferry,
+the classic ANM references), which extends the range, and the end point is corrected by
+Newton to a residual tolerance.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from ._bordered import factor_jacobian
+from ._newton import correct
+
+__all__ = ["anm_series", "anm", "Series"]
+
+
+def anm_series(disc, Z0, t_prev, order, counters=None):
+    """Taylor coefficients ``[Z1, ..., Z_P]`` of the branch at ``Z0`` (one LU).
+
+    Returns
+    -------
+    terms : list of ndarray
+        ``terms[p-1] = Z_p``; ``Z1`` is a unit vector with ``Z1 . t_prev > 0``.
+    scale : ndarray
+        Row sizes ``|J| |Z0|`` at ``Z0`` (``_newton.row_scales``, for relative residuals).
+    det_sign : int
+        Sign of ``det [J(Z0); t_prev^T]``, the branch-point test function at ``Z0``
+        (free: the matrix is the one factorized).
+    """
+    lu, scale = factor_jacobian(disc, Z0, t_prev, counters, scales=True)
+    det_sign = lu.det_sign()
+    rhs = np.zeros(disc.m + 1)
+    rhs[-1] = 1.0
+    v = lu.solve(rhs)
+    Z1 = v / np.linalg.norm(v)
+    terms = [Z1]
+    for p in range(2, order + 1):
+        F = disc.series_rhs(terms, origin=Z0)
+        if not np.all(np.isfinite(F)):
+            raise ConvergenceError(f"NaN/inf in the ANM right-hand side of order {p}")
+        rhs[:-1] = -F
+        rhs[-1] = 0.0
+        w = lu.solve(rhs)
+        terms.append(w - (w @ Z1) * Z1)
+    return terms, scale, det_sign
+
+
+def _evaluate(Z0, terms, a):
+    out = np.array(Z0, dtype=float)
+    ap = 1.0
+    for Zp in terms:
+        ap *= a
+        out += ap * Zp
+    return out
+
+
+def _derivative(terms, a):
+    out = np.zeros_like(terms[0])
+    for p, Zp in enumerate(terms, start=1):
+        out += p * a ** (p - 1) * Zp
+    return out
+
+
+class Series:
+    """One ANM step: evaluate the branch (power series or Padé) on ``[0, a_max]``."""
+
+    def __init__(self, Z0, terms, a_max, pade=False):
+        self.Z0, self.terms, self.a_max = Z0, terms, a_max
+        self.pade = pade
+        if pade:
+            self._setup_pade()
+
+    def _setup_pade(self):
+        # Common-denominator Padé approximants of order P-1 built from the
+        # Gram-Schmidt orthonormalization of Z_1..Z_P (classic ANM construction).
+        terms = self.terms
+        P = len(terms)
+        V = np.array(terms).T
+        Qm, Rm = np.linalg.qr(V)
+        # Denominator D(a) = sum_i d_i a^i (d_0 = 1, degree n = P-1) such that D(a) Z(a) has
+        # no a^P term outside the last orthonormal direction: with Z_k = sum_j R[j, k-1] q_j,
+        # sum_{i=0}^{t} d_i R[n-t, n-i] = 0 for t = 1..n (triangular recursion).
+        n = P - 1
+        d = np.zeros(n + 1)
+        d[0] = 1.0
+        # R[:, k] = components of Z_{k+1} on the orthonormal basis
+        for i in range(1, n + 1):
+            s = Rm[n - i, n]
+            for j in range(1, i):
+                s += d[j] * Rm[n - i, n - j]
+            d[i] = -s / Rm[n - i, n - i] if Rm[n - i, n - i] != 0 else 0.0
+        self._d = d
+        self._n = n
+
+    def __call__(self, a):
+        if not self.pade:
+            return _evaluate(self.Z0, self.terms, a)
+        d, n = self._d, self._n
+        den = np.polyval(d[::-1], a)  # sum d_i a^i
+        out = np.array(self.Z0, dtype=float)
+        for k in range(1, n + 1):
+            # f_k(a) = (sum_{i=0}^{n-k} d_i a^i) / den
+            num = np.polyval(d[: n - k + 1][::-1], a)
+            out += a ** k * num / den * self.terms[k - 1]
+        return out
+
+    def components(self, a, idx):
+        """Components ``idx`` of the branch at the points ``a`` (array): shape (len(a), len(idx))."""
+        a = np.asarray(a, dtype=float)
+        if self.pade:
+            return np.array([self(x)[idx] for x in a])
+        C = np.array([Zp[idx] for Zp in self.terms])              # (P, k)
+        powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
+        return self.Z0[idx][None, :] + powers @ C
+
+    def linear(self, a, w):
+        """Values of the linear functional ``w . Z`` along the branch at the points ``a``."""
+        a = np.asarray(a, dtype=float)
+        if self.pade:
+            return np.array([self(x) @ w for x in a])
+        c = np.array([Zp @ w for Zp in self.terms])
+        powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
+        return float(self.Z0 @ w) + powers @ c
+
+    def lam_polynomial(self):
+        """Coefficients (highest first) of lam(a) - lam0 for numpy.roots (series only)."""
+        c = [Zp[-1] for Zp in self.terms][::-1]
+        return np.array(c + [0.0])
+
+    def tangent(self, a):
+        if not self.pade:
+            t = _derivative(self.terms, a)
+        else:
+            h = 1e-6 * max(self.a_max, 1e-300)
+            t = (self(a + h) - self(a - h)) / (2 * h)
+        return t / np.linalg.norm(t)
+
+
+def anm(disc, Z0, t0, options, recorder, progress=None):
+    """ANM continuation loop; points go to ``recorder.add``; stops when ``recorder.done``.
+
+    Each step: one Jacobian, one LU of the bordered tangent matrix, ``order`` solves;
+    the step ends at ``a_max`` (or where ``recorder`` clips it), and the end point is
+    Newton-corrected when ``options.correct`` and its *relative* residual
+    ``max_i |R_i| / (|J| |Z|)_i`` exceeds ``options.residual_tolerance``.
+    """
+    c = recorder.counters
+    Z, t = np.array(Z0, float), np.array(t0, float)
+    P = options.order
+    delta = options.validity
+    while not recorder.done:
+        terms, scale, det_sign = anm_series(disc, Z, t, P, c)
+        recorder.refine_tangent(Z, terms[0])
+        # det [J; t] and det [J; Z1] have the same sign (t . Z1 > 0, tangent_at's identity)
+        recorder.note_det_sign(Z, recorder.tangents[-1], det_sign)
+        nP = np.linalg.norm(terms[-1])
+        a_max = (delta / nP) ** (1.0 / (P - 1)) if nP > 0 else np.inf
+        # a (locally) linear branch has Z_P = 0: cap the step at a large finite length
+        a_max = min(a_max, options.max_step, 1e3 * (1.0 + np.linalg.norm(Z)))
+        if options.pade:
+            a_max *= options.pade_extension
+        series = Series(Z, terms, a_max, pade=options.pade)
+        if options.pade:
+            # Padé extends the series' range: start further out and shrink until the
+            # residual of the rational approximant meets the tolerance (never below the
+            # series' own validity range).
+            a_series = a_max / options.pade_extension
+            while a_max > a_series:
+                Ze = series(a_max)
+                if np.all(np.isfinite(Ze)):
+                    R = disc.residual(Ze)
+                    c.residual_evaluations += 1
+                    if np.max(np.abs(R) / scale) <= options.residual_tolerance:
+                        break
+                a_max *= 0.8
+            a_max = max(a_max, a_series)
+            series.a_max = a_max
+        a_end = recorder.clip(series, a_max)
+        Ze = series(a_end)
+        te = series.tangent(a_end)
+        R = disc.residual(Ze)
+        c.residual_evaluations += 1
+        if not np.all(np.isfinite(R)):
+            raise ConvergenceError(
+                f"NaN/inf in the residual at the end of ANM step {c.steps + 1} (lam = {Ze[-1]:.10g}): "
+                "a validity condition of the recast is probably violated")
+        singular_end = recorder.stop_reason == "equilibrium"   # the branch meets the equilibria
+        if options.correct and not singular_end and np.max(np.abs(R) / scale) > options.residual_tolerance:
+            for attempt in range(4):
+                try:
+                    Ze, _ = correct(disc, Ze, te, float(te @ Ze), counters=c, xtol=options.newton_xtol,
+                                    max_iter=options.max_newton_iterations)
+                    break
+                except ConvergenceError:
+                    if attempt == 3:
+                        raise
+                    # shorter step: the series is more accurate closer to its origin
+                    recorder.unclip()
+                    a_end *= 0.5
+                    Ze, te = series(a_end), series.tangent(a_end)
+        c.steps += 1
+        for j in range(1, options.points_per_step):
+            # extra points of the same series (for plots); not Newton-corrected
+            a_j = a_end * j / options.points_per_step
+            recorder.add_intermediate(series(a_j), series.tangent(a_j))
+        recorder.add(Ze, te, step_length=a_end, series=series)
+        if progress is not None:
+            progress(recorder)
+        if a_end <= 0:
+            break
+        Z, t = Ze, te

@@ -1,0 +1,249 @@
+"""The recorder: collects the points of a run and decides when to stop (shared by all engines).
+
+Engine-recorder protocol (every engine honours it):
+
+1. ``recorder.done`` is polled before every step; the engine stops when it is True.
+2. ``recorder.clip(series, a_max) -> a`` (series engines only): the end of a step, shortened to
+   the first parameter bound or amplitude-zero crossing on the series; ``recorder.unclip()``
+   forgets that event when the engine shortens the step further.
+3. ``recorder.add(Z, t, step_length=None, series=None)`` for every accepted step end;
+   ``recorder.add_intermediate(Z, t)`` for extra points inside a step (no stop test).
+4. ``recorder.note_det_sign(Z, t, sign)``: the sign of ``det [J(Z); t^T]`` from the engine's
+   own LU at a step end (the branch-point test then needs no factorization of its own);
+   ``recorder.refine_tangent(Z, t)``: the exact tangent at the last step end.
+5. ``recorder.counters`` (:class:`~._bordered.Counters`) is the run's work account.
+
+After the run, ``points``, ``tangents``, ``step_ends``, ``det_signs``, ``special``, ``status``
+and ``message`` describe the branch.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.optimize
+
+from ..results._branch import SpecialPoint
+from ._newton import correct, tangent_at
+
+__all__ = ["Recorder", "amplitude_weights"]
+
+
+def amplitude_weights(disc):
+    """Weights ``w`` of a signed amplitude ``w . Z`` of a periodic orbit, or None.
+
+    Its sign flips where a periodic branch passes through a Hopf point into the
+    half-period-shifted copy of itself (the recorder stops there, or records the Hopf
+    point).  A discretization may define ``amplitude_weights`` (collocation: the phase
+    state at ``tau = 0`` minus its mean); harmonic balances use the cos(theta) coefficient
+    of the phase variable, whose sin(theta) coefficient is fixed to zero.
+    """
+    w = getattr(disc, "amplitude_weights", None)
+    if w is not None:
+        return np.asarray(w, dtype=float)
+    k = getattr(disc, "phase_index", None)
+    if k is None:
+        return None
+    w = np.zeros(disc.size)
+    w[k - 1] = 1.0
+    return w
+
+
+class Recorder:
+    """Collects the points of a run and decides when to stop (shared by all engines)."""
+
+    def __init__(self, disc, options, Z0, t0, counters):
+        self.disc, self.options, self.counters = disc, options, counters
+        self.points, self.tangents = [np.array(Z0)], [np.array(t0)]
+        self.step_ends = [0]          # indices of the start and of the (corrected) step ends
+        self.det_signs = {}           # step end index -> sign of det [J; t^T], from the engines' LUs
+        self.done = False
+        self.status, self.message = "running", ""
+        self.special = []
+        self._stop_reason = None
+        # a signed amplitude of the orbit, linear in Z, that changes sign where a periodic
+        # branch passes through a Hopf point into its half-period-shifted copy
+        self.amp_w = amplitude_weights(disc)
+        self._start = np.array(Z0)
+        self._travel = 0.0
+
+    # -- stop criteria applied to the ANM series before the step's end is chosen --------
+    def _crossings(self, values, a_grid):
+        s = np.sign(values)
+        idx = np.flatnonzero(s[1:] * s[:-1] < 0)
+        return idx
+
+    def clip(self, series, a_max):
+        """End of the ANM step: ``a_max`` or the first bound / amplitude-zero crossing."""
+        o = self.options
+        a_grid = np.linspace(0.0, a_max, 65)
+        idx = [len(series.Z0) - 1]
+        lam = series.components(a_grid, idx)[:, 0]
+        if np.isfinite(o.max_lam_step) and np.max(np.abs(lam - lam[0])) > o.max_lam_step:
+            # shorten the step so that lam moves by at most max_lam_step
+            i = int(np.argmax(np.abs(lam - lam[0]) > o.max_lam_step))
+            a_max = a_grid[max(i - 1, 1)]
+            a_grid = np.linspace(0.0, a_max, 65)
+            lam = series.components(a_grid, idx)[:, 0]
+        events = []
+        for bound, name in ((o.lam_min, "range"), (o.lam_max, "range")):
+            if np.isfinite(bound):
+                idx = self._crossings(lam - bound, a_grid)
+                if len(idx):
+                    events.append((idx[0], lambda a, b=bound: series(a)[-1] - b, name, bound))
+        self._hopf_on_series = None
+        if self.amp_w is not None and len(self.points) > 1:
+            amp = series.linear(a_grid, self.amp_w)
+            idx = self._crossings(amp, a_grid)
+            if len(idx):
+                fun = lambda a: float(series(a) @ self.amp_w)   # noqa: E731
+                if o.stop_on_equilibrium:
+                    events.append((idx[0], fun, "equilibrium", None))
+                else:
+                    a_h = scipy.optimize.brentq(fun, a_grid[idx[0]], a_grid[idx[0] + 1], xtol=1e-15 * a_max)
+                    self._hopf_on_series = (a_h, series(a_h))
+        if not events:
+            return a_max
+        i, fun, name, bound = min(events, key=lambda e: e[0])
+        a_star = scipy.optimize.brentq(fun, a_grid[i], a_grid[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
+        self._stop_reason = (name, bound)
+        return a_star
+
+    @property
+    def stop_reason(self):
+        return None if self._stop_reason is None else self._stop_reason[0]
+
+    def unclip(self):
+        """Forget a stop event found by :meth:`clip` (the engine shortened its step)."""
+        self._stop_reason = None
+
+    def refine_tangent(self, Z, t_exact):
+        """The ANM's next step found the exact unit tangent at ``Z`` (its ``Z1``, the null vector
+        of ``J(Z)``): replace the series' end tangent recorded there (which, after a Newton
+        correction of the end point, is slightly off; at a fold its ``lam`` component can then
+        have the wrong sign)."""
+        i = len(self.points) - 1
+        if np.array_equal(self.points[i], Z) and float(t_exact @ self.tangents[i]) > 0:
+            self.tangents[i] = np.array(t_exact)
+
+    def note_det_sign(self, Z, t, sign):
+        """The engine factorized ``[J(Z); t^T]``: keep the sign of its determinant when ``(Z, t)``
+        is the last recorded step end (the branch-point test then needs no LU of its own)."""
+        i = len(self.points) - 1
+        if (self.step_ends and self.step_ends[-1] == i and np.array_equal(self.points[i], Z)
+                and np.array_equal(self.tangents[i], t)):
+            self.det_signs[i] = int(sign)
+
+    def _add_hopf(self, sp):
+        """Record a passage through a Hopf point, once: next to it the amplitude is at the
+        rounding level of the solution (1e-10 of it) and may change sign a few times within
+        a few points at the same ``lam``; those are the same Hopf point."""
+        for old in self.special[::-1]:
+            if old.kind == "hopf":
+                if (sp.index - old.index <= 10
+                        and abs(sp.param - old.param) <= 1e-8 * max(abs(old.param), 1e-300)):
+                    return
+                break
+        self.special.append(sp)
+
+    def add_intermediate(self, Z, t):
+        """A point inside a step (ANM ``points_per_step``): stored, no stop criterion checked."""
+        Zprev = self.points[-1]
+        if self.amp_w is not None and not self.options.stop_on_equilibrium and self.amp(Zprev) * self.amp(Z) < 0:
+            hs = getattr(self, "_hopf_on_series", None)
+            if hs is not None:
+                om = hs[1][self.disc.omega_index]
+                self._add_hopf(SpecialPoint("hopf", float(hs[1][-1]), float(om), len(self.points) - 1, hs[1]))
+                self._hopf_on_series = None
+        self.points.append(np.array(Z))
+        self.tangents.append(np.array(t))
+
+    # -- every engine calls add() for every accepted point -------------------------------
+    def add(self, Z, t, step_length=None, series=None):
+        o = self.options
+        Zprev = self.points[-1]
+        # engines without a series (Newton): place the last point on a crossed event
+        if series is None:
+            Z, t = self._newton_events(Zprev, Z, t)
+        name_bound = self._stop_reason
+        if name_bound is not None and name_bound[0] == "range" and series is not None:
+            # ANM end point exactly on the bound: correct with lam fixed
+            Z = self._on_bound(Z, name_bound[1])
+        if (self.amp_w is not None and not o.stop_on_equilibrium and name_bound is None and len(self.points) > 1
+                and self.amp(Zprev) * self.amp(Z) < 0):
+            # passing through a Hopf point (zero amplitude) into the half-period-shifted copy
+            hs = getattr(self, "_hopf_on_series", None)
+            Zh = hs[1] if hs is not None else self._hermite_zero(Zprev, self.tangents[-1], Z, t, self.amp_w)
+            self._hopf_on_series = None
+            om = Zh[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
+            self._add_hopf(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
+        self.points.append(np.array(Z))
+        self.tangents.append(np.array(t))
+        self.step_ends.append(len(self.points) - 1)
+        d = np.linalg.norm(Z - Zprev)
+        self._travel += d
+        if name_bound is not None:
+            name, bound = name_bound
+            self.done = True
+            if name == "range":
+                self.status, self.message = "range", f"reached the end of the parameter range at lam = {bound:g}"
+            else:
+                self.status = "equilibrium"
+                self.message = (f"the periodic branch reached an equilibrium (zero amplitude, a Hopf "
+                                f"point) at lam = {Z[-1]:.10g}")
+                om = Z[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
+                self.special.append(SpecialPoint("hopf", float(Z[-1]), float(om), len(self.points) - 1,
+                                                 np.array(Z)))
+            return
+        if o.stop_on_return and len(self.points) > 3 and d > 0:
+            # does the segment Zprev -> Z pass next to the start point?
+            s = (self._start - Zprev) @ (Z - Zprev) / d**2
+            gap = np.linalg.norm(Zprev + np.clip(s, 0, 1) * (Z - Zprev) - self._start)
+            if (0 <= s <= 1 and gap < 0.5 * d and self._travel > 10 * d
+                    and t @ self.tangents[0] > 0.9):
+                self.done = True
+                self.status = "closed"
+                self.message = "the branch returned to its starting point (closed branch)"
+                return
+        if self.counters.steps >= o.max_steps:
+            self.done = True
+            self.status = "max_steps"
+            self.message = f"step budget exhausted (max_steps = {o.max_steps})"
+
+    def _on_bound(self, Z, bound):
+        e = np.zeros(len(Z))
+        e[-1] = 1.0
+        Z, _ = correct(self.disc, Z, e, bound, counters=self.counters, xtol=self.options.newton_xtol,
+                       max_iter=self.options.max_newton_iterations)
+        return Z
+
+    def amp(self, Z) -> float:
+        """The signed amplitude of a point (``amplitude_weights``)."""
+        return float(np.asarray(Z) @ self.amp_w)
+
+    @staticmethod
+    def _hermite_zero(Zprev, tprev, Z, t, w):
+        """Zero of the functional ``w . Z`` on the cubic Hermite interpolant between two points."""
+        hc = np.linalg.norm(Z - Zprev)
+
+        def herm(s):
+            h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
+            h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
+            return h00 * Zprev + h10 * hc * tprev + h01 * Z + h11 * hc * t
+        s = scipy.optimize.brentq(lambda s: float(herm(s) @ w), 0.0, 1.0, xtol=1e-14)
+        return herm(s)
+
+    def _newton_events(self, Zprev, Z, t):
+        o = self.options
+        for bound in (o.lam_min, o.lam_max):
+            if np.isfinite(bound) and (Zprev[-1] - bound) * (Z[-1] - bound) < 0:
+                s = (bound - Zprev[-1]) / (Z[-1] - Zprev[-1])
+                Zg = Zprev + s * (Z - Zprev)
+                Zb = self._on_bound(Zg, bound)
+                self._stop_reason = ("range", bound)
+                return Zb, tangent_at(self.disc, Zb, t, self.counters)
+        if (o.stop_on_equilibrium and self.amp_w is not None and len(self.points) > 1
+                and self.amp(Zprev) * self.amp(Z) < 0):
+            # cubic Hermite interpolation with the end tangents (the point itself is nearly
+            # singular: the periodic branch meets the family of equilibria there)
+            self._stop_reason = ("equilibrium", None)
+            return self._hermite_zero(Zprev, self.tangents[-1], Z, t, self.amp_w), t
+        return Z, t

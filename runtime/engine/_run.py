@@ -1,0 +1,160 @@
+"""``run(problem, method, options)``: one engine run along a branch, no analysis.
+
+The run stops when the parameter leaves ``[lam_min, lam_max]`` (the last point is placed
+exactly on the bound), after ``max_steps`` steps, when the branch returns to its start, or
+when a periodic branch shrinks to an equilibrium (its first-harmonic amplitude crosses zero:
+a Hopf point).  A failure or Ctrl-C keeps every point computed so far: the returned
+:class:`~frictionkit.runtime.results.Branch` has ``success = False`` and a ``status`` and
+``message`` naming the cause.  Folds are located afterwards (:mod:`._locate`).
+
+The analysis passes (stability, branch points) are not run here: the drivers
+(:func:`frictionkit.runtime.continuation`, ``periodic_branch``, ...) compose an engine run
+with them, so that this layer never imports the analysis.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import scipy
+
+from .._version import __version__
+from ..errors import ConvergenceError, InputError
+from ..results._branch import Branch
+from ._anm import anm
+from ._bordered import Counters, _Workspace
+from ._locate import locate_folds
+from ._newton import correct, tangent_at
+from ._options import ContinuationProblem, default_options
+from ._predictor_corrector import pseudo_arclength
+from ._recorder import Recorder
+
+__all__ = ["run", "ENGINES"]
+
+ENGINES = {"anm": anm, "newton": pseudo_arclength}
+
+
+def run(problem: ContinuationProblem, method: str = "anm", options=None, progress=None,
+                 provenance: dict | None = None):
+    """Follow a branch of solutions of a discrete system.
+
+    Parameters
+    ----------
+    problem : ContinuationProblem
+    method : {"anm", "newton"}
+        Asymptotic numerical method (needs ``quadratic``) or pseudo-arclength Newton.
+    options : ANMOptions, NewtonOptions or dict, optional
+    progress : callable, optional
+        Called as ``progress(recorder)`` after every step (``recorder.points[-1][-1]`` is
+        the current ``lam``, ``recorder.counters.steps`` the step count).
+    provenance : dict, optional
+        Extra provenance merged into the branch's.
+
+    Returns
+    -------
+    Branch
+        Always returned, also on failure or Ctrl-C (then ``success`` is False and
+        ``status``/``message`` say why).  Folds are recorded as special points.
+    """
+    disc = problem.discretization
+    opts = default_options(method, options, -math.inf, math.inf)
+    engine = ENGINES[method]
+    counters = Counters()
+    r0, j0 = getattr(disc, "n_residuals", 0), getattr(disc, "n_jacobians", 0)
+    Z0 = np.asarray(problem.start, dtype=float)
+    if Z0.shape != (disc.size,):
+        raise InputError(f"start vector has shape {Z0.shape}, the discretization needs ({disc.size},)")
+    lam0 = Z0[-1]
+    if not opts.lam_min <= lam0 <= opts.lam_max:
+        raise InputError(f"the start value lam = {lam0:g} is outside the range "
+                         f"[{opts.lam_min:g}, {opts.lam_max:g}]")
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    d = problem.direction
+    if np.ndim(d) == 0:
+        guess = e * (1.0 if float(d) >= 0 else -1.0)
+    else:
+        guess = np.asarray(d, dtype=float)
+    # one reusable bordered buffer for the run, its engines and its analysis (freed at the end)
+    with _Workspace.scope(disc):
+        rec = None
+        status, message, success = "failed", "", False
+        try:
+            # a scalar direction: correct at fixed lam; a vector: on the hyperplane orthogonal
+            # to it (well posed at folds and next to Hopf points, where fixed lam is not)
+            border = e if np.ndim(d) == 0 else guess / np.linalg.norm(guess)
+            Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
+                            max_iter=opts.max_newton_iterations)
+            t0, det_sign = tangent_at(disc, Z0, guess, counters, with_det_sign=True)
+            if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
+                t0, det_sign = -t0, -det_sign
+            rec = Recorder(disc, opts, Z0, t0, counters)
+            rec.note_det_sign(Z0, t0, det_sign)
+            engine(disc, Z0, t0, opts, rec, progress)
+            status, message, success = rec.status, rec.message, True
+        except KeyboardInterrupt:
+            status, message = "interrupted", "interrupted by the user (Ctrl-C); the partial branch is kept"
+        except ConvergenceError as err:
+            lam = rec.points[-1][-1] if rec is not None else lam0
+            status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
+        if rec is None:
+            raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
+        counters.residual_evaluations = getattr(disc, "n_residuals", 0) - r0 or counters.residual_evaluations
+        counters.jacobian_evaluations = getattr(disc, "n_jacobians", 0) - j0 or counters.jacobian_evaluations
+        special = list(rec.special)
+        if opts.locate_folds and success:
+            special.extend(locate_folds(disc, rec, counters, opts))
+        special.sort(key=lambda s: s.index)
+        prov = _provenance(disc, method, opts)
+        prov.update(provenance or {})
+        br = Branch.from_solutions(disc, rec.points, rec.tangents, special=special,
+                                   counters=counters.as_dict(), status=status, message=message,
+                                   success=success, provenance=prov)
+        br.discretization = disc
+        # what the analysis passes need from the run (``analysis.analyse_branch``)
+        br.step_ends = [i for i in rec.step_ends if i < len(br)]
+        br.det_signs = dict(rec.det_signs)
+        br.amplitude_weights = rec.amp_w
+        br.options = opts
+        _warn_validity(br)
+        return br
+
+
+def _warn_validity(br):
+    """One warning per violated validity condition (reported, not fatal: DESIGN §6)."""
+    texts = {var: text for var, _, text in br.discretization.model.module.VALIDITY}
+    for var, rel in br.validity.items():
+        bad = np.flatnonzero(~(rel > 0))
+        if len(bad):
+            j = bad[np.argmin(rel[bad])]
+            warnings.warn(f"validity condition of the recast violated at {len(bad)} of {len(rel)} points "
+                          f"({texts.get(var, var)}): worst {var}/max|{var}| = {rel[j]:.3g} at "
+                          f"{br.provenance.get('continuation_parameter', 'lam')} = {br.param[j]:.6g} "
+                          "(with few harmonics a truncated sqrt auxiliary dips below zero: add harmonics)",
+                          RuntimeWarning, stacklevel=3)
+
+
+def _provenance(disc, method, opts):
+    model = disc.model
+    fk = __version__
+    mod = model.module
+    return dict(model=model.name, model_hash=str(mod.MODEL_HASH), continuation_parameter=model.continuation,
+                method=method, frictionkit_version=fk, numpy_version=np.__version__,
+                scipy_version=scipy.__version__, generator_version=str(mod.GENERATOR_VERSION),
+                backend=str(mod.BACKEND), discretization=_disc_name(disc),
+                parameters={k: float(v) for k, v in zip(mod.PARAMETERS, model.param_vector())},
+                options=dict(opts.as_dict(), harmonics=getattr(disc, "H", None), n_t=getattr(disc, "n_t", None)))
+
+
+def _disc_name(disc):
+    names = {"AFTDiscretization": "aft", "CollocationDiscretization": "collocation",
+             "ShootingDiscretization": "shooting"}
+    kind = type(disc).__name__
+    H = getattr(disc, "H", None)
+    if H == 0:
+        return "equilibria"
+    if kind in names:
+        return names[kind]
+    return "hbm" if H is not None else kind
+

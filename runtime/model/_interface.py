@@ -1,0 +1,231 @@
+"""The generated-model interface: the runtime's only contract with a model.
+
+A *model module* is a Python module (emitted by ``frictionkit codegen`` or written by
+hand) that exposes the names below.  The runtime never looks at anything else, so a
+hand-written module that honours this list works exactly like a generated one.
+
+Notation (``../shared/DESIGN.md`` §2): ``u`` is the vector of the N variables of the
+quadratic system (the n original first-order states first, in ``STATES`` order, then the
+auxiliaries), ``lam`` the continuation parameter and ``p`` a 1-D float array of *all*
+parameter values in ``PARAMETERS`` order (``lam`` included, at ``PARAMETERS.index(CONTINUATION)``).
+Row ``i`` of the quadratic system reads, at time ``t``::
+
+    mass_i u_i' = c0_i + lam c1_i + (L0 u)_i + lam (L1 u)_i + Q_i(u, u)
+                  + (fc0_i + lam fc1_i) cos(w t) + (fs0_i + lam fs1_i) sin(w t)     (differential)
+             0  = same right-hand side                                             (algebraic)
+             0  = (A u')_i + sum_t bc_t u_{B_J[t]} u'_{B_L[t]}                       (derivative-bilinear)
+
+with ``w`` the parameter named by ``FORCING_FREQUENCY`` (``None`` for autonomous models).
+
+Contract (numbered as in scipy's ``OdeSolver``):
+
+1. Metadata: ``MODEL_NAME`` (str), ``MODEL_HASH`` (hex str of the canonical recast),
+   ``GENERATOR_VERSION`` (str), ``BACKEND`` ("numpy", "cython" or "hand-written"),
+   ``CONTINUATION`` (str), ``PARAMETERS`` (tuple of str), ``DEFAULTS`` (tuple of float,
+   same order), ``STATES`` (tuple of str, length n), ``VARIABLES`` (tuple of str, length
+   N, ``VARIABLES[:n] == STATES``), ``KINDS`` (tuple of "differential" / "algebraic" /
+   "derivative_bilinear", one per row), ``FORCING_FREQUENCY`` (str or None),
+   ``VALIDITY`` (tuple of ``(variable, "positive" | "nonzero", text)``), ``DEFINITIONS``
+   (tuple of str, the readable definition of each auxiliary).
+2. Sparse structure: ``Q_K, Q_I, Q_J`` (int arrays of length NQ): bilinear term ``t``
+   adds ``qc[t] * a[Q_I[t]] * b[Q_J[t]]`` to row ``Q_K[t]``; ``B_K, B_J, B_L`` (length NB)
+   likewise for the derivative-bilinear terms ``bc[t] * u[B_J[t]] * u'[B_L[t]]``.
+3. ``operators(p) -> dict`` with float arrays ``mass (N,)``, ``c0, c1 (N,)``,
+   ``L0, L1 (N, N)``, ``qc (NQ,)``, ``fc0, fs0, fc1, fs1 (N,)``, ``A (N, N)``, ``bc (NB,)``.
+4. ``quad(qc, a, b) -> (N, M)``: ``Q(a, b)`` for a batch of M samples, ``a, b`` of shape
+   ``(N, M)``.  ``quad_jac(qc, u) -> (N, N, M)``: the Jacobian of ``Q(u, u)`` with
+   respect to ``u`` at each sample.
+5. The original first-order ODE ``x' = f(x, t; p)``: ``rhs(t, x, p)`` and its exact
+   Jacobian ``jac(t, x, p)``; ``x`` of shape ``(n,)`` or ``(n, M)`` (then ``t`` scalar or
+   ``(M,)``) giving ``(n,)``/``(n, M)`` and ``(n, n)``/``(n, n, M)``.
+6. ``aux(x, t, p) -> u``: all N variables computed from the states by the auxiliaries'
+   definitions (principal branches), same batching as ``rhs``.
+7. ``POINT_ROWS`` (tuple of int: the derivative-bilinear rows whose mean / one
+   collocation equation is replaced by a point condition), ``point(u0, p) -> (len(POINT_ROWS),)``
+   and ``point_jac(u0, p) -> (len(POINT_ROWS), N)``.  Empty for purely algebraic recasts.
+   Each point condition reads ``u_r(0) - f(pc * u_v(0))`` with ``f = POINT_FUNCS[k]`` (exp,
+   tanh, atan, sin, cos, log), ``v = POINT_ARGS[k]`` and ``pc = operators(p)["pc"][k]``,
+   which is what the ANM's power-series recurrences need.
+8. Contacts (for motion classification): ``CONTACTS`` (tuple of str),
+   ``contact_velocity(x, t, p) -> (n_contacts, ...)`` and ``contact_law(vr, p)`` giving
+   the friction coefficient of each contact at relative velocities ``vr``.
+9. Optional (generated modules have it): ``JQ_K, JQ_COL`` and ``quad_jac_sparse(qc, u) ->
+   (len(JQ_K), M)``, the structurally nonzero entries of ``quad_jac`` only.
+10. Optional ``SAMPLED`` (bool, default False): the module carries only the original ODE
+   (a non-analytic law, DESIGN §5.4); ``VARIABLES == STATES`` and the quadratic operators
+   are zero and must not be used: only AFT harmonic balance and shooting apply.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import importlib
+import importlib.util
+from pathlib import Path
+import sys
+from types import ModuleType
+
+import numpy as np
+
+from ..errors import InputError, ModelInterfaceError
+
+#: Names every model module must define (contract items 1-8).
+REQUIRED_NAMES = (
+    "MODEL_NAME", "MODEL_HASH", "GENERATOR_VERSION", "BACKEND", "CONTINUATION",
+    "PARAMETERS", "DEFAULTS", "STATES", "VARIABLES", "KINDS", "FORCING_FREQUENCY",
+    "VALIDITY", "DEFINITIONS", "Q_K", "Q_I", "Q_J", "B_K", "B_J", "B_L",
+    "operators", "quad", "quad_jac", "rhs", "jac", "aux",
+    "POINT_ROWS", "point", "point_jac", "CONTACTS", "contact_velocity", "contact_law",
+)
+
+KINDS = ("differential", "algebraic", "derivative_bilinear")
+
+
+@dataclass
+class Model:
+    """A model module seen through the generated-model interface, with parameter values.
+
+    Parameters
+    ----------
+    module : module
+        Any module honouring the contract in this file's docstring.
+    params : dict, optional
+        Parameter values overriding the module's defaults.
+
+    Notes
+    -----
+    ``Model`` is cheap to copy with :meth:`with_params`; it caches nothing that depends on
+    the continuation parameter, because the runtime changes ``lam`` at every step.
+    """
+
+    module: ModuleType
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        missing = [n for n in REQUIRED_NAMES if not hasattr(self.module, n)]
+        if missing:
+            raise ModelInterfaceError(
+                f"model module {self.module.__name__!r} does not honour the generated-model "
+                f"interface: missing {', '.join(missing)} (see frictionkit.runtime._model)")
+        bad = [k for k in self.module.KINDS if k not in KINDS]
+        if bad:
+            raise ModelInterfaceError(f"model {self.name!r}: unknown row kinds {bad}; expected {KINDS}")
+        if tuple(self.module.VARIABLES[: self.n]) != tuple(self.module.STATES):
+            raise ModelInterfaceError(f"model {self.name!r}: VARIABLES must start with STATES")
+        unknown = [k for k in self.params if k not in self.module.PARAMETERS]
+        if unknown:
+            raise InputError(
+                f"unknown parameter(s) {', '.join(map(str, unknown))} for model {self.name!r}; "
+                f"its parameters are {', '.join(self.module.PARAMETERS)}")
+        self.params = {k: float(v) for k, v in self.params.items()}
+
+    # -- metadata ---------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.module.MODEL_NAME
+
+    @property
+    def n(self) -> int:
+        """Number of original first-order states."""
+        return len(self.module.STATES)
+
+    @property
+    def N(self) -> int:
+        """Number of variables of the quadratic system (states + auxiliaries)."""
+        return len(self.module.VARIABLES)
+
+    @property
+    def continuation(self) -> str:
+        return self.module.CONTINUATION
+
+    @property
+    def sampled(self) -> bool:
+        """True for models with a non-analytic law (no quadratic recast; contract item 9)."""
+        return bool(getattr(self.module, "SAMPLED", False))
+
+    @property
+    def forced(self) -> bool:
+        return self.module.FORCING_FREQUENCY is not None
+
+    @property
+    def lam_index(self) -> int:
+        return self.module.PARAMETERS.index(self.module.CONTINUATION)
+
+    def with_params(self, **values) -> "Model":
+        """Return a copy with some parameter values changed."""
+        merged = dict(self.params)
+        merged.update(values)
+        return Model(self.module, merged)
+
+    def param_vector(self, lam: float | None = None) -> np.ndarray:
+        """All parameter values in ``PARAMETERS`` order; ``lam`` overrides the continuation one."""
+        p = np.array([self.params.get(k, d) for k, d in zip(self.module.PARAMETERS, self.module.DEFAULTS)],
+                     dtype=float)
+        if lam is not None:
+            p[self.lam_index] = lam
+        return p
+
+    def value(self, name: str) -> float:
+        """Current value of one parameter."""
+        if name not in self.module.PARAMETERS:
+            raise InputError(f"unknown parameter {name!r} for model {self.name!r}; "
+                             f"its parameters are {', '.join(self.module.PARAMETERS)}")
+        return float(self.param_vector()[self.module.PARAMETERS.index(name)])
+
+    # -- evaluation (thin pass-through so the runtime never touches the module) -----------
+    def operators(self, lam: float | None = None) -> dict:
+        return self.module.operators(self.param_vector(lam))
+
+    def quad(self, qc, a, b):
+        return self.module.quad(qc, np.ascontiguousarray(a, dtype=float), np.ascontiguousarray(b, dtype=float))
+
+    def quad_jac(self, qc, u):
+        return self.module.quad_jac(qc, np.ascontiguousarray(u, dtype=float))
+
+    def rhs(self, t, x, lam: float | None = None, params=None):
+        """Right-hand side of the original ODE; ``params`` (all parameter values in
+        ``PARAMETERS`` order) overrides the model's values and ``lam``."""
+        p = self.param_vector(lam) if params is None else np.asarray(params, dtype=float)
+        return self.module.rhs(t, np.asarray(x, dtype=float), p)
+
+    def jac(self, t, x, lam: float | None = None, params=None):
+        """``df/dx`` of the original ODE (``params`` as in :meth:`rhs`)."""
+        p = self.param_vector(lam) if params is None else np.asarray(params, dtype=float)
+        return self.module.jac(t, np.asarray(x, dtype=float), p)
+
+    def aux(self, x, t=0.0, lam: float | None = None):
+        return self.module.aux(np.asarray(x, dtype=float), t, self.param_vector(lam))
+
+    def validity_report(self, u: np.ndarray) -> list[dict]:
+        """Check the validity conditions of the recast on samples ``u`` of shape (N, M).
+
+        Returns one dict per condition with the worst value, its size relative to the
+        variable's scale (max |u_i|), and whether it holds (DESIGN §6: a Gibbs dip of a
+        truncated sqrt auxiliary is reported, not fatal).
+        """
+        out = []
+        names = self.module.VARIABLES
+        for var, cond, text in self.module.VALIDITY:
+            row = np.asarray(u)[names.index(var)]
+            scale = float(np.max(np.abs(row))) or 1.0
+            if cond == "positive":
+                worst = float(np.min(row))
+                ok = worst > 0
+            else:
+                worst = float(np.min(np.abs(row)))
+                ok = worst > 0
+            out.append(dict(variable=var, condition=cond, text=text, worst=worst,
+                            relative=worst / scale, ok=ok))
+        return out
+
+
+def load_module_from_path(path: str | Path, name: str | None = None) -> ModuleType:
+    """Import a model module (or model-spec file) from a file path without touching sys.path."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"model file {str(path)!r} does not exist")
+    name = name or f"_frictionkit_user_{path.stem}_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod

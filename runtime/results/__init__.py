@@ -1,0 +1,6 @@
+"""Results: the :class:`Branch` (column data, solutions, special points, provenance), its HDF5
+layout, and the plots of branches and orbits."""
+from ._branch import Branch, SpecialPoint, load_branch, trig_extrema
+from ._plots import plot_branches, plot_orbit
+
+__all__ = ["Branch", "SpecialPoint", "load_branch", "trig_extrema", "plot_branches", "plot_orbit"]

@@ -1,0 +1,416 @@
+"""Branch results: column data, full solutions, special points, counters, provenance; HDF5 I/O.
+
+A :class:`Branch` is what :func:`frictionkit.runtime._continuation.continuation` returns.
+It is saved with :meth:`Branch.save` to an HDF5 file that can be read without frictionkit
+(h5py, MATLAB, HDFView); never pickled.
+
+HDF5 layout (one branch per file, ``n_points`` points, ``n_special`` special points)
+-----------------------------------------------------------------------------------
+Root attributes
+    ``model`` (str)                  model name (``MODEL_NAME``)
+    ``model_hash`` (str)             hash of the canonical recast (``MODEL_HASH``)
+    ``continuation_parameter`` (str) name of ``lam``
+    ``method`` (str)                 continuation engine: ``"anm"`` or ``"newton"``
+    ``frictionkit_version`` (str)
+    ``discretization`` (str)         ``"hbm"`` (periodic orbits) or ``"equilibria"``
+    ``kind`` (str)                   ``"periodic"`` or ``"equilibrium"``
+    ``status`` (str), ``message`` (str), ``success`` (bool)
+                                     how the run ended (``"range"``, ``"closed"``,
+                                     ``"equilibrium"``, ``"max_steps"``, ``"failed"``,
+                                     ``"interrupted"``) and why
+    ``parameters`` (JSON str)        all parameter values (``lam`` at its start value)
+    ``options`` (JSON str)           the continuation options
+    ``states``, ``variables`` (JSON str lists)
+    ``numpy_version``, ``scipy_version``, ``generator_version``, ``backend`` (str)
+    ``steps``, ``factorizations``, ``residual_evaluations``, ``jacobian_evaluations`` (int)
+    ``analysis_factorizations`` (int) LU factorizations spent after the run on branch-point
+                                     detection and bifurcation location (absent in older files)
+Datasets (float64 unless noted)
+    ``param`` (n_points,)            continuation parameter ``lam``
+    ``omega`` (n_points,)            angular frequency [rad/s]; NaN for equilibria
+    ``ptp/<state>``, ``min/<state>``, ``max/<state>``, ``mean/<state>`` (n_points,)
+                                     peak-to-peak, minimum, maximum and mean over one
+                                     period of each original state (extrema of the
+                                     Fourier series located by Newton on its derivative)
+    ``stable`` (n_points,)           1.0 stable, 0.0 unstable, NaN unknown (filled by the
+                                     stability module; equilibria: from the eigenvalues)
+    ``eigenvalues`` (n_points, n) complex128, equilibria only: eigenvalues of df/dx
+    ``multipliers`` (n_points, n) complex128, periodic branches with stability (option
+                                     ``stability``, default on): Floquet multipliers of
+                                     each orbit, by decreasing modulus (HBM: Hill's method
+                                     on the HBM Jacobian; collocation: condensed monodromy;
+                                     shooting: variational monodromy); attribute ``method``
+    ``max_multiplier`` (n_points,)   largest modulus of the non-trivial multipliers
+    ``trivial_multiplier_error`` (n_points,)  distance of the trivial multiplier from 1
+                                     (HBM: by Hill's method on the original ODE, the
+                                     reliability measure; NaN for forced orbits)
+    ``multiplier_agreement`` (n_points,)  HBM: ``|max_multiplier|`` difference between
+                                     Hill on the HBM Jacobian and Hill on the original ODE
+                                     (NaN otherwise)
+    ``motion`` (n_points,) str       "slipping", "stick-slip", "multiple stick" or
+                                     "sticking" (models with contacts; seed 000 eq. (26))
+    ``special/kind`` (n_special,) str   ``"fold"``, ``"hopf"``, ``"bp"``, ``"pd"``, ``"ns"``
+    ``special/param``, ``special/omega`` (n_special,)  location (omega NaN at folds of
+                                     equilibria; at a Hopf point of equilibria: the
+                                     imaginary part of the critical eigenvalue)
+    ``special/index`` (n_special,) int  index of the branch point just before it
+    ``special/solution`` (n_special, size)  the located unknown vector
+    ``special/data`` (n_special,) str   JSON of the scalar entries of each special point's
+                                     ``data`` (e.g. ``crossing_param`` of a fold: where
+                                     the multiplier passes +1; ``located``, ``detected_by``)
+    ``solution`` (n_points, size)    the full discrete unknowns ``Z = [Y, lam]``; its
+                                     attributes give the layout:
+                                     ``layout`` = "Y[i*(2H+1)+k]: coefficient k of
+                                     variable i (k=0 mean, 2j-1 cos(j omega t), 2j
+                                     sin(j omega t)); then omega if autonomous; lam last",
+                                     ``harmonics`` (H, 0 for equilibria),
+                                     ``variables`` (JSON list), ``index_omega`` (-1 if
+                                     none), ``index_lam``
+    ``tangent`` (n_points, size)     unit tangent of the branch at each point
+    ``validity/<variable>`` (n_points,)  for each validity condition of the recast
+                                     (``VALIDITY`` of the model): the worst value over one
+                                     period relative to the variable's scale (min u / max|u|
+                                     for "positive", min |u| / max|u| for "nonzero");
+                                     negative (resp. zero) means violated — e.g. the Gibbs
+                                     dip of a truncated sqrt auxiliary (DESIGN §6)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import json
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["Branch", "SpecialPoint", "load_branch", "trig_extrema"]
+
+SPECIAL_KINDS = ("fold", "hopf", "bp", "pd", "ns")
+HBM_LAYOUT = ("Y[i*(2H+1)+k]: coefficient k of variable i (k=0 mean, 2j-1 cos(j omega t), "
+              "2j sin(j omega t)); then omega if autonomous; lam last")
+
+
+@dataclass
+class SpecialPoint:
+    """A typed special point of a branch (fold, hopf, bp, pd, ns)."""
+
+    kind: str
+    param: float
+    omega: float
+    index: int
+    solution: np.ndarray
+    data: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.kind not in SPECIAL_KINDS:
+            raise InputError(f"special point kind {self.kind!r} is not one of {SPECIAL_KINDS}")
+
+
+def trig_extrema(coef: np.ndarray, n_grid: int | None = None):
+    """Minimum and maximum over one period of real Fourier series, accurately.
+
+    A grid search followed by Newton on ``u'(theta) = 0`` from the best grid points
+    (relative accuracy near machine precision, unlike a plain grid maximum).
+
+    Parameters
+    ----------
+    coef : ndarray (n_var, 2H+1)
+
+    Returns
+    -------
+    umin, umax : ndarray (n_var,)
+    """
+    from ..discretizations._hbm import coefficients_to_samples
+    coef = np.atleast_2d(np.asarray(coef, dtype=float))
+    H = (coef.shape[1] - 1) // 2
+    if H == 0:
+        return coef[:, 0].copy(), coef[:, 0].copy()
+    n_grid = n_grid or max(16 * H, 256)
+    s = coefficients_to_samples(coef, n_grid)
+    k = np.arange(1, H + 1)
+    c, sn = coef[:, 1::2], coef[:, 2::2]
+
+    def refine(theta):
+        for _ in range(30):
+            ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
+            d1 = np.sum((-c * sk + sn * ck) * k, axis=1)          # u'(theta)
+            d2 = np.sum((-c * ck - sn * sk) * k**2, axis=1)       # u''(theta)
+            step = np.where(d2 != 0, d1 / np.where(d2 != 0, d2, 1.0), 0.0)
+            # stay within one grid cell of the grid extremum
+            step = np.clip(step, -2 * np.pi / n_grid, 2 * np.pi / n_grid)
+            theta = theta - step
+            if np.all(np.abs(step) < 1e-15):
+                break
+        ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
+        return coef[:, 0] + np.sum(c * ck + sn * sk, axis=1)
+
+    theta_grid = 2 * np.pi * np.arange(n_grid) / n_grid
+    vmax = refine(theta_grid[np.argmax(s, axis=1)])
+    vmin = refine(theta_grid[np.argmin(s, axis=1)])
+    # Newton may only improve on the grid value
+    return np.minimum(vmin, s.min(axis=1)), np.maximum(vmax, s.max(axis=1))
+
+
+class Branch:
+    """A computed branch: columns, full solutions, special points, counters, provenance.
+
+    Attributes
+    ----------
+    param, omega : ndarray (n_points,)
+    ptp, min, max, mean : dict state -> ndarray (n_points,)
+    stable : ndarray (n_points,) of 1/0/NaN
+    solutions, tangents : ndarray (n_points, size)
+    special : list of SpecialPoint
+    counters : dict (steps, factorizations, residual_evaluations, jacobian_evaluations)
+    status, message : str;  success : bool
+    provenance : dict (model, model_hash, continuation_parameter, method, options, versions)
+    validity : dict variable -> ndarray (n_points,) of the worst relative value of each
+        validity condition (see the HDF5 layout)
+    multipliers, max_multiplier, trivial_multiplier_error, multiplier_agreement : ndarray or None
+        Floquet data of periodic branches (``_stability.branch_stability``).
+    motion : list of str or None
+        Motion label of each orbit (models with contacts).
+    """
+
+    def __init__(self, *, kind, states, variables, harmonics, index_omega, solutions, tangents,
+                 param, omega, ptp, vmin, vmax, mean, stable=None, eigenvalues=None, special=(),
+                 counters=None, status="", message="", success=True, provenance=None, validity=None):
+        self.kind = kind
+        self.states = tuple(states)
+        self.variables = tuple(variables)
+        self.harmonics = int(harmonics)
+        self.index_omega = index_omega
+        self.solutions = np.asarray(solutions, dtype=float)
+        self.tangents = np.asarray(tangents, dtype=float)
+        self.param = np.asarray(param, dtype=float)
+        self.omega = np.asarray(omega, dtype=float)
+        self.ptp, self.min, self.max, self.mean = ptp, vmin, vmax, mean
+        self.stable = (np.full(len(self.param), np.nan) if stable is None
+                       else np.asarray(stable, dtype=float))
+        self.eigenvalues = eigenvalues
+        self.special = list(special)
+        self.counters = dict(counters or {})
+        self.status, self.message, self.success = status, message, bool(success)
+        self.provenance = dict(provenance or {})
+        self.validity = dict(validity or {})
+        self.multipliers = None
+        self.max_multiplier = None
+        self.trivial_multiplier_error = None
+        self.multiplier_agreement = None
+        self.stability_method = ""
+        self.motion = None
+        # set by the code that computed the branch, not saved: lets the caller continue work
+        self.discretization = None
+
+    def __len__(self):
+        return len(self.param)
+
+    def __repr__(self):
+        sp = ", ".join(f"{s.kind}@{s.param:.6g}" for s in self.special)
+        return (f"<Branch {self.kind} {self.provenance.get('model', '?')} in "
+                f"{self.provenance.get('continuation_parameter', '?')}: {len(self)} points, "
+                f"status={self.status!r}, special=[{sp}]>")
+
+    # -- construction ---------------------------------------------------------------
+    @classmethod
+    def from_solutions(cls, disc, solutions, tangents, **kw):
+        """Compute the columns of each solution of an HBM (or H = 0) discretization."""
+        model = disc.model
+        n = model.n
+        sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
+        param, omega = [], []
+        mins, maxs, means = [], [], []
+        hbm = hasattr(disc, "split") and hasattr(disc, "H")
+        checks = model.module.VALIDITY
+        validity = {var: [] for var, _, _ in checks}
+        for Z in sol:
+            if hbm:
+                U, om, lam = disc.split(Z)
+                om = om if disc.H else np.nan
+                lo, hi = trig_extrema(U[:n])
+                mean = U[:n, 0]
+                if checks:
+                    from ..discretizations._hbm import coefficients_to_samples
+                    u = U[:, :1] if disc.H == 0 else coefficients_to_samples(U, max(8 * disc.H + 8, 256))
+                    for r in model.validity_report(u):
+                        validity[r["variable"]].append(r["relative"])
+            else:
+                # any other discretization (collocation, shooting): contract item 6
+                info = disc.unpack(Z)
+                lam, om = info["lam"], info["omega"]
+                x = np.asarray(info["samples"](1024))
+                lo, hi, mean = x.min(axis=1), x.max(axis=1), x.mean(axis=1)
+            param.append(lam)
+            omega.append(om)
+            mins.append(lo)
+            maxs.append(hi)
+            means.append(mean)
+        mins = np.array(mins).reshape(-1, n)
+        maxs = np.array(maxs).reshape(-1, n)
+        means = np.array(means).reshape(-1, n)
+        st = model.module.STATES
+        ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
+        H = getattr(disc, "H", -1)
+        om_idx = getattr(disc, "omega_index", None)
+        return cls(kind="equilibrium" if H == 0 else "periodic", states=st,
+                   variables=model.module.VARIABLES, harmonics=H,
+                   index_omega=om_idx if isinstance(om_idx, (int, np.integer)) else -1,
+                   solutions=sol, tangents=np.asarray(tangents, dtype=float).reshape(-1, disc.size),
+                   param=param, omega=omega, ptp=ptp,
+                   vmin={s: mins[:, i] for i, s in enumerate(st)},
+                   vmax={s: maxs[:, i] for i, s in enumerate(st)},
+                   mean={s: means[:, i] for i, s in enumerate(st)},
+                   validity={k: np.array(v) for k, v in validity.items() if len(v) == len(sol)}, **kw)
+
+    # -- access ---------------------------------------------------------------------
+    def special_points(self, kind=None):
+        """Special points, optionally of one kind, in branch order."""
+        return [s for s in self.special if kind is None or s.kind == kind]
+
+    def time_series(self, index, n_t=512, periods=1.0):
+        """Reconstruct the original states at branch point ``index`` from its coefficients.
+
+        Returns
+        -------
+        t : ndarray (n_t,)   time [s] (for equilibria: a unit interval)
+        x : ndarray (n, n_t)
+        """
+        Z = self.solutions[index]
+        H = self.harmonics
+        nh = 2 * H + 1
+        n = len(self.states)
+        U = Z[: n * nh].reshape(n, nh)
+        om = self.omega[index]
+        if H == 0 or not np.isfinite(om):
+            return np.linspace(0, 1, n_t), np.repeat(U[:, :1], n_t, axis=1)
+        theta = 2 * np.pi * periods * np.arange(n_t) / n_t
+        k = np.arange(1, H + 1)
+        x = U[:, :1] + U[:, 1::2] @ np.cos(np.outer(k, theta)) + U[:, 2::2] @ np.sin(np.outer(k, theta))
+        return theta / om, x
+
+    # -- HDF5 -------------------------------------------------------------------------
+    def save(self, path):
+        """Write the branch to HDF5 with the layout of this module's docstring."""
+        import h5py
+        prov = self.provenance
+        with h5py.File(path, "w") as f:
+            a = f.attrs
+            for key in ("model", "model_hash", "continuation_parameter", "method",
+                        "frictionkit_version", "numpy_version", "scipy_version",
+                        "generator_version", "backend", "discretization"):
+                a[key] = str(prov.get(key, ""))
+            a["kind"] = self.kind
+            a["status"] = self.status
+            a["message"] = self.message
+            a["success"] = self.success
+            a["parameters"] = json.dumps(prov.get("parameters", {}))
+            a["options"] = json.dumps(prov.get("options", {}), default=str)
+            a["states"] = json.dumps(list(self.states))
+            a["variables"] = json.dumps(list(self.variables))
+            for k, v in self.counters.items():
+                a[k] = int(v)
+            f["param"] = self.param
+            f["omega"] = self.omega
+            for group, data in (("ptp", self.ptp), ("min", self.min), ("max", self.max),
+                                ("mean", self.mean)):
+                g = f.create_group(group)
+                for s in self.states:
+                    g[s] = np.asarray(data[s], dtype=float)
+            f["stable"] = self.stable
+            if self.eigenvalues is not None:
+                f["eigenvalues"] = np.asarray(self.eigenvalues, dtype=complex)
+            g = f.create_group("special")
+            g.create_dataset("kind", data=np.array([s.kind for s in self.special], dtype=object),
+                             dtype=h5py.string_dtype())
+            g["param"] = np.array([s.param for s in self.special], dtype=float)
+            g["omega"] = np.array([s.omega for s in self.special], dtype=float)
+            g["index"] = np.array([s.index for s in self.special], dtype=np.int64)
+            g["solution"] = (np.array([s.solution for s in self.special], dtype=float)
+                             if self.special else np.zeros((0, self.solutions.shape[1])))
+            g.create_dataset("data", data=np.array([json.dumps(_scalars(s.data)) for s in self.special],
+                                                   dtype=object), dtype=h5py.string_dtype())
+            if self.multipliers is not None:
+                d = f.create_dataset("multipliers", data=np.asarray(self.multipliers, dtype=complex))
+                d.attrs["method"] = str(self.stability_method)
+                for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
+                    f[key] = np.asarray(getattr(self, key), dtype=float)
+            if self.motion is not None:
+                f.create_dataset("motion", data=np.array(list(self.motion), dtype=object),
+                                 dtype=h5py.string_dtype())
+            d = f.create_dataset("solution", data=self.solutions)
+            d.attrs["layout"] = HBM_LAYOUT
+            d.attrs["harmonics"] = self.harmonics
+            d.attrs["variables"] = json.dumps(list(self.variables))
+            d.attrs["index_omega"] = int(self.index_omega)
+            d.attrs["index_lam"] = int(self.solutions.shape[1] - 1)
+            f["tangent"] = self.tangents
+            g = f.create_group("validity")
+            for var, v in self.validity.items():
+                g[var] = np.asarray(v, dtype=float)
+
+    @classmethod
+    def load(cls, path):
+        """Read a branch written by :meth:`save`."""
+        import h5py
+        with h5py.File(path, "r") as f:
+            a = f.attrs
+            states = json.loads(a["states"])
+            prov = {k: str(a[k]) for k in ("model", "model_hash", "continuation_parameter", "method",
+                                           "frictionkit_version", "numpy_version", "scipy_version",
+                                           "generator_version", "backend", "discretization")}
+            prov["parameters"] = json.loads(a["parameters"])
+            prov["options"] = json.loads(a["options"])
+            counters = {k: int(a[k]) for k in ("steps", "factorizations", "residual_evaluations",
+                                               "jacobian_evaluations", "analysis_factorizations") if k in a}
+            sp = f["special"]
+            kinds = [k.decode() if isinstance(k, bytes) else str(k) for k in sp["kind"][()]]
+            data = ([json.loads(_text(d)) for d in sp["data"][()]] if "data" in sp
+                    else [{} for _ in kinds])
+            special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z, data=dd)
+                       for k, p, o, i, z, dd in zip(kinds, sp["param"][()], sp["omega"][()],
+                                                    sp["index"][()], sp["solution"][()], data)]
+            sol = f["solution"]
+            br = cls(kind=str(a["kind"]), states=states, variables=json.loads(sol.attrs["variables"]),
+                       harmonics=int(sol.attrs["harmonics"]), index_omega=int(sol.attrs["index_omega"]),
+                       solutions=sol[()], tangents=f["tangent"][()], param=f["param"][()],
+                       omega=f["omega"][()],
+                       ptp={s: f["ptp"][s][()] for s in states}, vmin={s: f["min"][s][()] for s in states},
+                       vmax={s: f["max"][s][()] for s in states}, mean={s: f["mean"][s][()] for s in states},
+                       stable=f["stable"][()],
+                       validity={k: f["validity"][k][()] for k in f["validity"]} if "validity" in f else None,
+                       eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
+                       special=special, counters=counters, status=str(a["status"]),
+                       message=str(a["message"]), success=bool(a["success"]), provenance=prov)
+            if "multipliers" in f:                # files written before the stability columns lack them
+                br.multipliers = f["multipliers"][()]
+                br.stability_method = _text(f["multipliers"].attrs.get("method", ""))
+                for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
+                    br_val = f[key][()] if key in f else None
+                    setattr(br, key, br_val)
+            if "motion" in f:
+                br.motion = [_text(x) for x in f["motion"][()]]
+            return br
+
+
+def _text(x) -> str:
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def _scalars(data: dict) -> dict:
+    """The JSON-able scalar entries of a special point's ``data`` (arrays are not saved)."""
+    out = {}
+    for k, v in data.items():
+        if isinstance(v, (bool, np.bool_)):
+            out[k] = bool(v)
+        elif isinstance(v, (int, np.integer)):
+            out[k] = int(v)
+        elif isinstance(v, (float, np.floating)):
+            out[k] = float(v)            # NaN/inf: Python's json writes and reads them
+        elif isinstance(v, str):
+            out[k] = v
+    return out
+
+
+def load_branch(path) -> Branch:
+    """Read a branch saved by :meth:`Branch.save`."""
+    return Branch.load(path)

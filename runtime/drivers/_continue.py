@@ -24,24 +24,12 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
                  provenance: dict | None = None):
     """Follow a branch of solutions of a discrete system, then analyse it.
 
-    Parameters
-    ----------
-    problem : ContinuationProblem
-    method : {"anm", "newton"}
-        Asymptotic numerical method (needs ``quadratic``) or pseudo-arclength Newton.
-    options : ANMOptions, NewtonOptions or dict, optional
-    progress : callable, optional
-        Called as ``progress(recorder)`` after every step (``recorder.points[-1][-1]`` is
-        the current ``lam``, ``recorder.counters.steps`` the step count).
-    provenance : dict, optional
-        Extra provenance merged into the branch's.
-
-    Returns
-    -------
-    Branch
-        Always returned, also on failure or Ctrl-C (then ``success`` is False and
-        ``status``/``message`` say why).  Folds, branch points and (periodic branches)
-        stability columns as the options ask.
+    Parameters and return value are those of :func:`frictionkit.runtime.engine.run`
+    (``problem``, ``method`` "anm" or "newton", ``options``, ``progress``, ``provenance``);
+    the returned :class:`~frictionkit.runtime.results.Branch` also carries the analysis the
+    options ask for: branch points, and for periodic branches the stability columns.  The
+    analysis runs only on a successful run (a failed or interrupted branch is returned as
+    the engine left it).
     """
     br = run(problem, method, options, progress=progress, provenance=provenance)
     if br.success:

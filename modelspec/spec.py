@@ -294,7 +294,7 @@ class ModelSpec:
         except (sp.SympifyError, TypeError):
             raise ModelSpecError(f"{where}: {expr!r} is not a sympy expression; build it from the "
                                  f"symbols returned by parameter()/state()") from None
-        if not isinstance(out, sp.Expr):
+        if not isinstance(out, sp.Expr) or getattr(out, "is_Matrix", False):
             raise ModelSpecError(f"{where}: {expr!r} is not a scalar sympy expression "
                                  f"(got {type(out).__name__})")
         return out

@@ -281,7 +281,7 @@ class _Recaster:
     def _degree(self, poly_expr) -> int:
         if not self._depends(poly_expr):
             return 0
-        return sp.Poly(poly_expr, *self.gens).total_degree()
+        return sp.Poly(poly_expr, *self.gens, domain=sp.EX).total_degree()
 
     def _definition(self, expr):
         """Value of ``expr`` in terms of states/params/lam (auxiliaries substituted)."""
@@ -456,7 +456,7 @@ class _Recaster:
 
     def monic(self, P):
         """Split ``P = c * Pm`` with ``Pm`` monic in the variables (so that multiples share an aux)."""
-        lc = sp.Poly(P, *self.gens).LC()
+        lc = sp.Poly(P, *self.gens, domain=sp.EX).LC()
         if lc == 1:
             return sp.Integer(1), P
         return lc, sp.expand(P / lc)
@@ -683,7 +683,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
     for i, row in enumerate(all_rows):
         if kinds[i] == "derivative_bilinear":
             aux = rc.auxes[i - n_state - n_alg]
-            for monom, coef in sp.Poly(row, *(variables + dots)).terms():
+            for monom, coef in sp.Poly(row, *(variables + dots), domain=sp.EX).terms():
                 vs = [k for k in range(N) for _ in range(monom[k])]
                 ds = [k for k in range(N) for _ in range(monom[N + k])]
                 if len(ds) != 1 or len(vs) > 1:
@@ -696,7 +696,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
             point_rows.append(i)
             point_exprs.append(aux.point)
             continue
-        poly = sp.Poly(sp.expand(row), *gens) if row.free_symbols & set(gens) else None
+        poly = sp.Poly(sp.expand(row), *gens, domain=sp.EX) if row.free_symbols & set(gens) else None
         if poly is None:
             c0[i] = sp.expand(row)
             continue

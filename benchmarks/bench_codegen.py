@@ -1,124 +1,182 @@
-"""Codegen figures for issue 2: model sizes, codegen time, Cython build time, and the
-evaluation time of the quadratic residual (N, M) and of the nonzero entries of its
-Jacobian (nnz, M) on M = 1,000 time samples for the NumPy and Cython backends versus
-sympy.lambdify of the same recast rows (same outputs for all three).
+"""Codegen figures (issue 13): cold build and warm load per zoo model, and the evaluation
+time of the original ODE's residual f(x, t; p) and Jacobian df/dx for 1 and 1,000 samples,
+NumPy versus compiled (Cython) versus sympy.lambdify of the declared equations; and the
+quadratic operator kernels Q(u, u) and its sparse Jacobian at 1,000 samples.
 
-Times are reported with ratios measured in the same run (shared, noisy machine).
+* cold build: empty cache folder, codegen (recast + render) + C compile + import, one model
+  at a time; the compiler-flag table builds the largest models with -O0/-O1/-O2 and times
+  their kernels, which is how ``build.COMPILE_ARGS`` was chosen.
+* warm load: a fresh Python process with frictionkit imported, ``generate_module`` from a
+  filled cache.
+* Taylor kernels are not measured here (they come with the pointwise-recast issue).
+
+Every figure is the median of several repeats (shared, noisy machine); ratios are taken
+within one run.
 """
+import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
-import os
 
 import numpy as np
 import sympy as sp
 
-from frictionkit.codegen import compile_module, generate_module, generate_sources, recast
+from frictionkit.codegen import build, compile_module, generate_module, generate_sources
+from frictionkit.codegen.api import _join
 from frictionkit.modelspec import ZOO, zoo_model
 
 M = 1000
+REPEAT = 5
+COLD_REPEAT = 3
+FLAG_MODELS = (("belt", "Vb"), ("vrande2", "Vdr"))
+FLAGS = (("-O0",), ("-O1",), ("-O2",))
 
 
-def best(f, repeat=7, number=20):
+def median_time(f, repeat=REPEAT, budget=0.05):
+    """Median over ``repeat`` runs of the mean time of one call (calls per run: ~budget s)."""
+    t0 = time.perf_counter()
+    f()
+    one = max(time.perf_counter() - t0, 1e-7)
+    number = max(1, min(20000, int(budget / one)))
     out = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         for _ in range(number):
             f()
         out.append((time.perf_counter() - t0) / number)
-    return min(out)
+    return statistics.median(out)
 
 
-def lambdified(system, keep):
-    """sympy.lambdify of the same recast rows (``keep``: the non-derivative rows): residual
-    and Jacobian of the quadratic system (the forcing, a known function of time, left out)."""
-    u = sp.Matrix(system.variables)
-    rows = sp.Matrix([system.rows[i] for i in keep])
-    entries = [e for e in rows.jacobian(u) if e != 0]          # nonzero entries, as a list
-    res = sp.lambdify([u] + list(system.parameters), list(rows), "numpy")
-    jac = sp.lambdify([u] + list(system.parameters), entries, "numpy")
-    return res, jac
+class _Cache:
+    """An empty cache folder for the duration of a block."""
+
+    def __enter__(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.old = os.environ.get("FRICTIONKIT_CACHE")
+        os.environ["FRICTIONKIT_CACHE"] = self.tmp.name
+        return self.tmp.name
+
+    def __exit__(self, *exc):
+        if self.old is None:
+            del os.environ["FRICTIONKIT_CACHE"]
+        else:
+            os.environ["FRICTIONKIT_CACHE"] = self.old
+        self.tmp.cleanup()
+
+
+def cold_build(name, cont, tag, compile_args=None):
+    """Seconds for codegen + compile + import into an empty cache, and the joined module."""
+    with _Cache():
+        t0 = time.perf_counter()
+        _, src = generate_sources(name, cont)
+        npm = generate_module(name, cont, backend="numpy")
+        kernels, _ = compile_module(src["cython"], f"bench_{tag}", compile_args)
+        mod = _join(npm, kernels)
+        return time.perf_counter() - t0, mod
+
+
+def warm_load(name, cont):
+    code = ("import time, frictionkit.codegen as c\n"
+            f"c.generate_module({name!r}, {cont!r}, backend='cython')\n")   # fills the cache if needed
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    code = ("import time, frictionkit.codegen as c\nt0 = time.perf_counter()\n"
+            f"m = c.generate_module({name!r}, {cont!r}, backend='cython')\n"
+            "assert m.BACKEND == 'cython'\nprint(time.perf_counter() - t0)\n")
+    runs = [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                 text=True).stdout) for _ in range(COLD_REPEAT)]
+    return statistics.median(runs)
+
+
+def lambdified(name):
+    """sympy.lambdify of the declared model's f and df/dx (independent of the generator)."""
+    spec = zoo_model(name)
+    f = [spec.expand_definitions(spec.odes[s]) / spec.masses.get(s, 1) for s in spec.states]
+    args = [spec.t] + list(spec.states) + spec.parameter_symbols
+    F = sp.lambdify(args, f, "numpy")
+    J = sp.lambdify(args, sp.Matrix(f).jacobian(spec.states).tolist(), "numpy")
+
+    def rhs(t, x, p):
+        return np.array([np.broadcast_to(r, np.shape(x)[1:]) for r in F(t, *x, *p)], dtype=float)
+
+    def jac(t, x, p):
+        return np.array([[np.broadcast_to(e, np.shape(x)[1:]) for e in row] for row in J(t, *x, *p)],
+                        dtype=float)
+    return rhs, jac
+
+
+def evaluation(npm, cym, name):
+    rhs_l, jac_l = lambdified(name)
+    p = np.array(npm.DEFAULTS)
+    rng = np.random.default_rng(0)
+    n = len(npm.STATES)
+    out = {}
+    for samples in (1, M):
+        x = rng.normal(size=(n,) if samples == 1 else (n, samples)) * 0.1
+        t = 0.3 if samples == 1 else rng.uniform(0, 1, samples)
+        for what, fn in (("rhs", "rhs"), ("jac", "jac")):
+            ref = (rhs_l if what == "rhs" else jac_l)(t, x, p)
+            for mod in (npm, cym):      # same numbers as lambdify before timing
+                got = getattr(mod, fn)(t, x, p)
+                assert np.allclose(got, ref, rtol=1e-11, atol=1e-11 * np.abs(ref).max()), (name, what, mod.BACKEND)
+            times = {"numpy": median_time(lambda: getattr(npm, fn)(t, x, p)),
+                     "compiled": median_time(lambda: getattr(cym, fn)(t, x, p)),
+                     "lambdify": median_time(lambda: (rhs_l if what == "rhs" else jac_l)(t, x, p))}
+            out[f"{what}_{samples}_us"] = {k: round(v * 1e6, 2) for k, v in times.items()}
+            out[f"{what}_{samples}_numpy_over_compiled"] = round(times["numpy"] / times["compiled"], 2)
+            out[f"{what}_{samples}_lambdify_over_compiled"] = round(times["lambdify"] / times["compiled"], 2)
+    x = rng.normal(size=(n, M)) * 0.1
+    u = np.ascontiguousarray(npm.aux(x, 0.0, p))
+    qc = npm.operators(p)["qc"]
+    for fn in ("quad", "quad_jac_sparse"):
+        args = (qc, u, u) if fn == "quad" else (qc, u)
+        assert np.allclose(getattr(npm, fn)(*args), getattr(cym, fn)(*args))
+        tn = median_time(lambda: getattr(npm, fn)(*args))
+        tc = median_time(lambda: getattr(cym, fn)(*args))
+        out[f"{fn}_{M}_us"] = {"numpy": round(tn * 1e6, 2), "compiled": round(tc * 1e6, 2)}
+    return out
+
+
+def flag_table():
+    """Build time and kernel time per compiler flag set, for the largest zoo models."""
+    table = {}
+    for name, cont in FLAG_MODELS:
+        npm = generate_module(name, cont, backend="numpy")
+        p = np.array(npm.DEFAULTS)
+        x = np.random.default_rng(1).normal(size=(len(npm.STATES), M)) * 0.1
+        for flags in FLAGS:
+            builds, mod = [], None
+            for r in range(COLD_REPEAT):
+                s, mod = cold_build(name, cont, f"{name}_{cont}_flags{r}", flags)
+                builds.append(s)
+            table[f"{name}/{cont} {' '.join(flags)}"] = {
+                "cold_build_s": round(statistics.median(builds), 2),
+                "rhs_1000_us": round(median_time(lambda: mod.rhs(0.0, x, p)) * 1e6, 2),
+                "jac_1000_us": round(median_time(lambda: mod.jac(0.0, x, p)) * 1e6, 2),
+                "rhs_1_us": round(median_time(lambda: mod.rhs(0.0, x[:, 0], p)) * 1e6, 2)}
+    return table
 
 
 def main():
-    out = {"samples": M, "models": {}}
+    out = {"samples": M, "compile_args": list(build.COMPILE_ARGS), "repeats": REPEAT,
+           "cold_repeats": COLD_REPEAT, "models": {}}
     for name, (_, params) in sorted(ZOO.items()):
+        if zoo_model(name).sampled:
+            continue
         for cont in params:
-            if zoo_model(name).sampled:
-                continue
-            t0 = time.perf_counter()
-            system = recast(zoo_model(name), cont)
-            t_recast = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            _, src = generate_sources(name, cont)
-            t_codegen = time.perf_counter() - t0
-            with tempfile.TemporaryDirectory() as tmp:
-                old = os.environ.get("FRICTIONKIT_CACHE")
-                os.environ["FRICTIONKIT_CACHE"] = tmp
-                try:
-                    t0 = time.perf_counter()
-                    compile_module(src["cython"], f"bench_{name}_{cont}")
-                    t_cold = time.perf_counter() - t0
-                finally:
-                    if old is None:
-                        del os.environ["FRICTIONKIT_CACHE"]
-                    else:
-                        os.environ["FRICTIONKIT_CACHE"] = old
-            t0 = time.perf_counter()
-            cym = generate_module(name, cont, backend="cython")   # warm: user cache, or built once
-            cym = generate_module(name, cont, backend="cython")
-            t_warm = time.perf_counter() - t0
+            builds, cym = [], None
+            for r in range(COLD_REPEAT):
+                s, cym = cold_build(name, cont, f"{name}_{cont}_{r}")
+                builds.append(s)
             npm = generate_module(name, cont, backend="numpy")
-            p = np.array(npm.DEFAULTS)
-            rng = np.random.default_rng(0)
-            x = rng.normal(size=(len(npm.STATES), M)) * 0.1
-            u = np.ascontiguousarray(npm.aux(x, 0.0, p))
-            ops = npm.operators(p)
-            qc = ops["qc"]
-            keep = [i for i, k in enumerate(system.kinds) if k != "derivative_bilinear"]
-            res_l, jac_l = lambdified(system, keep)
-            lam = p[npm.PARAMETERS.index(npm.CONTINUATION)]
-            c = (ops["c0"] + lam * ops["c1"])[:, None]
-            L = ops["L0"] + lam * ops["L1"]
-
-            def residual(mod):      # full quadratic residual c0 + lam c1 + (L0 + lam L1) u + Q(u, u)
-                return c + L @ u + mod.quad(qc, u, u)
-
-            Lnz = L[np.nonzero(L)]
-
-            def jacobian(mod):      # nonzero Jacobian entries on every sample, (nnz, M)
-                return np.concatenate([np.broadcast_to(Lnz[:, None], (len(Lnz), M)),
-                                       mod.quad_jac_sparse(qc, u)])
-
-            def lambdify_residual():
-                return np.array([np.broadcast_to(r, (M,)) for r in res_l(u, *p)])
-
-            def lambdify_jacobian():
-                return np.array([np.broadcast_to(e, (M,)) for e in jac_l(u, *p)])
-
-            lam_rows = np.asarray([np.broadcast_to(np.asarray(r, dtype=float).ravel(), (M,))
-                                   for r in res_l(u, *p)])
-            assert np.allclose(residual(npm), residual(cym))
-            assert np.allclose(lam_rows, residual(npm)[keep], rtol=1e-10, atol=1e-10)
-            t_np_q = best(lambda: residual(npm))
-            t_cy_q = best(lambda: residual(cym))
-            t_np_j = best(lambda: jacobian(npm))
-            t_cy_j = best(lambda: jacobian(cym))
-            t_l_r = best(lambdify_residual, number=5)
-            t_l_j = best(lambdify_jacobian, number=5)
-            t_np_f = best(lambda: npm.rhs(0.0, x, p))
-            t_cy_f = best(lambda: cym.rhs(0.0, x, p))
-            out["models"][f"{name}/{cont}"] = {
-                "variables": system.n_vars, "states": system.n_states, "quadratic_terms": len(system.Q),
-                "recast_s": round(t_recast, 4), "codegen_s": round(t_codegen, 4),
-                "cython_build_cold_s": round(t_cold, 2), "cython_load_warm_s": round(t_warm, 4),
-                "residual_us": {"numpy": t_np_q * 1e6, "cython": t_cy_q * 1e6, "lambdify": t_l_r * 1e6},
-                "jacobian_us": {"numpy": t_np_j * 1e6, "cython": t_cy_j * 1e6, "lambdify": t_l_j * 1e6},
-                "rhs_us": {"numpy": t_np_f * 1e6, "cython": t_cy_f * 1e6},
-                "ratio_lambdify_over_cython_residual": t_l_r / t_cy_q,
-                "ratio_lambdify_over_cython_jacobian": t_l_j / t_cy_j,
-                "ratio_numpy_over_cython_residual": t_np_q / t_cy_q,
-                "ratio_numpy_over_cython_jacobian": t_np_j / t_cy_j,
-            }
+            entry = {"cold_build_s": round(statistics.median(builds), 2),
+                     "cold_build_runs_s": [round(b, 2) for b in builds],
+                     "warm_load_ms": round(warm_load(name, cont) * 1e3, 1)}
+            entry.update(evaluation(npm, cym, name))
+            out["models"][f"{name}/{cont}"] = entry
+            print(name, cont, entry["cold_build_s"], entry["warm_load_ms"], flush=True)
+    out["compiler_flags"] = flag_table()
     return out
 
 

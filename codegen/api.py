@@ -16,7 +16,7 @@ from pathlib import Path
 from frictionkit.modelspec import ModelSpec, ZOO, zoo_model
 from frictionkit.modelspec.errors import ModelSpecError
 
-from .build import BuildError, compile_module
+from .build import BuildError, atomic_write, compile_module
 from .emit import render
 from .recast import RecastSystem, recast
 
@@ -103,7 +103,7 @@ def generate_module(model, continuation: str, backend: str = "auto"):
     if shipped:
         np_mod = importlib.import_module(f"frictionkit.generated.{stem}")
         pyx_path = GENERATED_DIR / f"{stem}.pyx"
-        pyx = pyx_path.read_text() if backend != "numpy" and pyx_path.exists() else None
+        pyx = pyx_path.read_text(encoding="utf-8") if backend != "numpy" and pyx_path.exists() else None
     else:
         system, src = generate_sources(model, continuation,
                                        ("numpy",) if backend == "numpy" else ("numpy", "cython"))
@@ -112,8 +112,7 @@ def generate_module(model, continuation: str, backend: str = "auto"):
     if backend == "numpy" or getattr(np_mod, "SAMPLED", False):
         return np_mod
     try:
-        mod, _ = compile_module(pyx, stem)
-        return mod
+        kernels, _ = compile_module(pyx, stem)
     except BuildError as exc:
         if backend == "cython" or os.environ.get("FRICTIONKIT_REQUIRE_COMPILED") == "1":
             raise
@@ -122,6 +121,22 @@ def generate_module(model, continuation: str, backend: str = "auto"):
             warnings.warn(f"{exc}; falling back to the NumPy backend (slower). Set "
                           f"FRICTIONKIT_REQUIRE_COMPILED=1 to make this an error.", RuntimeWarning, stacklevel=2)
         return np_mod
+    return _join(np_mod, kernels)
+
+
+def _join(np_mod, kernels):
+    """The model module of the compiled backend: the NumPy module's interface with the
+    compiled kernels in place of the NumPy ones (the extension holds only the kernels,
+    which keeps its build small)."""
+    if kernels.MODEL_HASH != np_mod.MODEL_HASH:
+        raise BuildError(f"compiled kernels of {kernels.MODEL_NAME!r} have model hash {kernels.MODEL_HASH}, "
+                         f"the NumPy module {np_mod.MODEL_HASH}: regenerate with `frictionkit codegen --all`")
+    mod = types.ModuleType(f"{np_mod.__name__}__cython", np_mod.__doc__)
+    mod.__dict__.update({k: v for k, v in vars(np_mod).items() if not k.startswith("__")})
+    mod.__dict__.update({k: getattr(kernels, k) for k in kernels.KERNELS})
+    mod.BACKEND = "cython"
+    mod.__file__ = kernels.__file__
+    return mod
 
 
 def write_generated(names=None, out_dir: Path | None = None) -> list[Path]:
@@ -138,6 +153,6 @@ def write_generated(names=None, out_dir: Path | None = None) -> list[Path]:
                 if backend not in src:
                     continue
                 path = out_dir / f"{stem}{ext}"
-                path.write_text(src[backend])
+                atomic_write(path, src[backend])
                 written.append(path)
     return written

@@ -1,33 +1,61 @@
 """Compile generated Cython modules into a per-user cache (STYLE §5-6).
 
 * The cache key hashes everything that changes the binary: the ``.pyx`` source (which
-  embeds the model hash and generator version), the templates, the compiler flags, the
-  Python ABI, and the Cython and NumPy versions — nothing else.
-* Lookup before compile; an exclusive ``flock`` on the key's folder makes concurrent
-  builds of the same model safe (the second process waits, then finds the result).
-* The build runs in a child process whose output goes to ``build.log`` in the key's
-  folder, so a failed build keeps its log; the caller then falls back to NumPy with one
-  warning, or raises :class:`BuildError` when ``FRICTIONKIT_REQUIRE_COMPILED=1``.
+  embeds the model hash and generator version), the templates, the compiler flags and
+  Cython directives, the user's ``CC``/``CFLAGS``/``LDFLAGS``, the Python ABI and the
+  Cython version — nothing else.
+* Lookup before compile.  An entry is trusted only if its manifest (size and SHA-256 of
+  the extension, written after the build) matches: a truncated or empty file is rebuilt,
+  never imported (importing a truncated ``.so`` kills Python with SIGBUS).
+* A portable lock (:mod:`filelock`) on the key's folder makes concurrent builds of the
+  same model safe: the second process waits, then finds the result.  The extension is
+  built in a private temporary folder and moved into place with ``os.replace``, so no
+  process ever maps a half-written file.
+* The build runs in a child process whose output goes to ``build.log``; a failed build is
+  remembered (``FAILED.json`` under its key, with the log path) and not retried until the
+  inputs change.  The caller then falls back to NumPy with one warning, or raises
+  :class:`BuildError` when ``FRICTIONKIT_REQUIRE_COMPILED=1``.
+* A cache folder that cannot be written is replaced by a temporary folder for this
+  process (one warning).
 * Never ``os.chdir`` in this process, never a global module counter.
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import importlib.machinery
 import importlib.util
+import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import textwrap
+import time
+import warnings
 from pathlib import Path
 
-COMPILE_ARGS = ("-O3",)
+import filelock
+
+from frictionkit.modelspec.errors import FrictionkitError
+
+#: C compiler flags.  -O1 is the measured compromise (benchmarks/bench_codegen.py reports
+#: build time and kernel time for -O0/-O1/-O2): the kernels are straight-line arithmetic, so
+#: -O2/-O3 add build time (the Cython wrapper is most of the C) for little kernel speed.
+COMPILE_ARGS = ("-O1",)
+#: Cython directives (also in the generated header; part of the cache key).
+COMPILER_DIRECTIVES = {"language_level": 3, "boundscheck": False, "wraparound": False, "cdivision": True}
+#: environment variables the compiler reads (part of the cache key)
+COMPILER_ENV = ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED")
+#: build-time guess before any build was timed on this machine
+DEFAULT_BUILD_SECONDS = 3.0
+LOCK_TIMEOUT_S = 900
 
 
-class BuildError(RuntimeError):
-    """A generated Cython module failed to compile (the message gives the log path)."""
+class BuildError(FrictionkitError, RuntimeError):
+    """A generated Cython module could not be compiled (the message gives the log path)."""
 
 
 def cache_dir() -> Path:
@@ -39,35 +67,63 @@ def cache_dir() -> Path:
     return Path(base) / "frictionkit"
 
 
-def build_key(pyx_source: str) -> str:
+def build_key(pyx_source: str, compile_args=None) -> str:
     """Hash of everything that changes the compiled binary."""
     import Cython
-    import numpy
 
     from .emit import template_digest
     h = hashlib.sha256()
-    for part in (pyx_source, template_digest(), " ".join(COMPILE_ARGS), sysconfig.get_config_var("EXT_SUFFIX") or "",
-                 sys.version, Cython.__version__, numpy.__version__):
+    env = [f"{k}={os.environ.get(k, '')}" for k in COMPILER_ENV]
+    for part in (pyx_source, template_digest(), " ".join(compile_args or COMPILE_ARGS),
+                 json.dumps(COMPILER_DIRECTIVES, sort_keys=True), "\n".join(env),
+                 sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, Cython.__version__):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:20]
 
 
 _BUILD_SCRIPT = textwrap.dedent("""
-    import sys
+    import json, sys
     from setuptools import Distribution, Extension
     from Cython.Build import cythonize
-    name, pyx, out, tmp = sys.argv[1:5]
-    flags = sys.argv[5:]
+    name, pyx, out, tmp, directives = sys.argv[1:6]
+    flags = sys.argv[6:]
     ext = Extension(name, [pyx], extra_compile_args=flags)
     dist = Distribution({"ext_modules": cythonize([ext], quiet=True, build_dir=tmp,
-                                                   compiler_directives={"language_level": 3})})
+                                                   compiler_directives=json.loads(directives))})
     cmd = dist.get_command_obj("build_ext")
     cmd.build_lib = out
     cmd.build_temp = tmp
     cmd.inplace = False
     dist.run_command("build_ext")
 """)
+
+
+def atomic_write(path: Path, text: str):
+    """Write ``text`` to ``path`` atomically (temporary file in the same folder + os.replace)."""
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _verified(target: Path) -> bool:
+    """True if ``target`` exists and matches the size and hash its build recorded."""
+    manifest = target.with_name("MANIFEST.json")
+    try:
+        info = json.loads(manifest.read_text())
+        return (target.stat().st_size == info["size"] and info["size"] > 0
+                and _digest(target) == info["sha256"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _import_extension(name: str, path: Path):
@@ -79,7 +135,54 @@ def _import_extension(name: str, path: Path):
     return mod
 
 
-def compile_module(pyx_source: str, stem: str):
+_fallback_root: Path | None = None
+
+
+def _writable_root() -> Path:
+    """The cache folder, or (once per process, with one warning) a temporary one if the
+    cache folder cannot be written."""
+    global _fallback_root
+    if _fallback_root is not None:
+        return _fallback_root
+    root = cache_dir()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=str(root)):
+            pass
+        return root
+    except OSError as exc:
+        try:
+            _fallback_root = Path(tempfile.mkdtemp(prefix="frictionkit-build-"))
+        except OSError as exc2:
+            raise BuildError(f"neither the cache folder {root} ({exc.strerror or exc}) nor a temporary "
+                             f"folder ({exc2.strerror or exc2}) can be written") from None
+        warnings.warn(f"frictionkit cache folder {root} cannot be written ({exc.strerror or exc}); compiled "
+                      f"models are built in {_fallback_root} for this process only (set FRICTIONKIT_CACHE to "
+                      f"a writable folder to keep them)", RuntimeWarning, stacklevel=3)
+        return _fallback_root
+
+
+def _estimate(root: Path) -> float:
+    try:
+        times = json.loads((root / "build_seconds.json").read_text())
+        return float(statistics.median(times[-9:]))
+    except (OSError, ValueError, TypeError, statistics.StatisticsError):
+        return DEFAULT_BUILD_SECONDS
+
+
+def _record(root: Path, seconds: float):
+    try:
+        path = root / "build_seconds.json"
+        try:
+            times = json.loads(path.read_text())[-20:]
+        except (OSError, ValueError):
+            times = []
+        atomic_write(path, json.dumps(times + [round(seconds, 2)]))
+    except OSError:  # statistics only: never fail a build for them
+        pass
+
+
+def compile_module(pyx_source: str, stem: str, compile_args=None):
     """Compile ``pyx_source`` (cached) and import it.
 
     Parameters
@@ -88,6 +191,8 @@ def compile_module(pyx_source: str, stem: str):
         Generated Cython source.
     stem : str
         Readable part of the extension's name (e.g. ``belt__Vb``).
+    compile_args : sequence of str, optional
+        C compiler flags (default :data:`COMPILE_ARGS`; part of the cache key).
 
     Returns
     -------
@@ -97,39 +202,73 @@ def compile_module(pyx_source: str, stem: str):
     Raises
     ------
     BuildError
-        If compilation fails; ``build.log`` in the key's folder holds the compiler output.
+        If compilation fails now or failed before for the same inputs; the message gives
+        the path of ``build.log``, which holds the compiler output.
     """
-    key = build_key(pyx_source)
+    args = tuple(compile_args or COMPILE_ARGS)
+    key = build_key(pyx_source, args)
     name = f"_fk_{stem}_{key}"
-    folder = cache_dir() / key
-    folder.mkdir(parents=True, exist_ok=True)
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    target = folder / f"{name}{suffix}"
     if name in sys.modules:
-        return sys.modules[name], dict(key=key, path=str(target), cached=True)
-    with open(folder / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            cached = target.exists()
+        return sys.modules[name], dict(key=key, path=getattr(sys.modules[name], "__file__", ""), cached=True)
+    # lookup first: a verified entry is used even from a read-only cache
+    for root in (cache_dir(), _fallback_root):
+        if root is not None and _verified(root / key / f"{name}{suffix}"):
+            target = root / key / f"{name}{suffix}"
+            return _import_extension(name, target), dict(key=key, path=str(target), cached=True)
+    root = _writable_root()
+    folder = root / key
+    target = folder / f"{name}{suffix}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(str(folder / ".lock"), timeout=LOCK_TIMEOUT_S)
+        with lock:
+            cached = _verified(target)
             if not cached:
-                failed = folder / "FAILED"
-                pyx = folder / f"{name}.pyx"
-                pyx.write_text(pyx_source)
-                tmp = folder / "tmp"
-                tmp.mkdir(exist_ok=True)
-                import numpy
-                env = dict(os.environ, CFLAGS=f"-I{numpy.get_include()} " + os.environ.get("CFLAGS", ""))
-                log = folder / "build.log"
-                with open(log, "w") as fh:
-                    proc = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT, name, str(pyx), str(folder),
-                                           str(tmp), *COMPILE_ARGS], stdout=fh, stderr=subprocess.STDOUT,
-                                          cwd=str(folder), env=env)
-                if proc.returncode != 0 or not target.exists():
-                    failed.write_text(f"exit code {proc.returncode}\n")
-                    raise BuildError(f"compiling the Cython module {stem} failed (exit code {proc.returncode}); "
-                                     f"compiler output kept in {log}")
-                if failed.exists():
-                    failed.unlink()
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+                _build(pyx_source, stem, name, folder, target, args, root)
+    except filelock.Timeout:
+        raise BuildError(f"waited {LOCK_TIMEOUT_S} s for another process building {stem} in {folder}; "
+                         f"remove {folder / '.lock'} if no build is running") from None
+    except OSError as exc:
+        raise BuildError(f"cannot build {stem} in {folder}: {exc}") from None
     return _import_extension(name, target), dict(key=key, path=str(target), cached=cached)
+
+
+def _build(pyx_source, stem, name, folder, target, args, root):
+    """Build under the key's lock; records a failure, or the manifest of a success."""
+    log = folder / "build.log"
+    failed = folder / "FAILED.json"
+    if failed.exists():
+        try:
+            info = json.loads(failed.read_text())
+        except (OSError, ValueError):
+            info = {}
+        raise BuildError(f"compiling the Cython module {stem} failed before with the same source, flags and "
+                         f"compiler (exit code {info.get('returncode', '?')}); compiler output kept in "
+                         f"{info.get('log', log)}; not retried until these change (delete {folder} to retry)")
+    for stale in (target, folder / "MANIFEST.json"):     # a corrupt entry: rebuilt from scratch
+        stale.unlink(missing_ok=True)
+    print(f"frictionkit: compiling model {stem} (first use, about {_estimate(root):.0f} s)",
+          file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(dir=str(folder), prefix="build-"))
+    try:
+        pyx = tmp / f"{name}.pyx"
+        pyx.write_text(pyx_source, encoding="utf-8")
+        with open(log, "w") as fh:
+            proc = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT, name, str(pyx), str(tmp), str(tmp),
+                                   json.dumps(COMPILER_DIRECTIVES), *args], stdout=fh,
+                                  stderr=subprocess.STDOUT, cwd=str(tmp))
+        built = tmp / target.name
+        if proc.returncode != 0 or not built.exists():
+            atomic_write(failed, json.dumps({"returncode": proc.returncode, "log": str(log),
+                                              "time": time.strftime("%Y-%m-%d %H:%M:%S")}))
+            raise BuildError(f"compiling the Cython module {stem} failed (exit code {proc.returncode}); "
+                             f"compiler output kept in {log}")
+        shutil.copy2(pyx, folder / pyx.name)         # kept next to the binary, for reading
+        os.replace(built, target)
+        atomic_write(folder / "MANIFEST.json", json.dumps({"size": target.stat().st_size,
+                                                            "sha256": _digest(target)}))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _record(root, time.perf_counter() - t0)

@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 import sympy as sp
 
-from .printers import CModelPrinter, NumPyModelPrinter, PrintError, cse_lines
+from .printers import CModelPrinter, NumPyModelPrinter, PrintError, cse_lines, hoist_parameter_only
 from .recast import GENERATOR_VERSION, RecastSystem
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -36,15 +36,101 @@ class _Block:
     tempdecl: str = ""
 
 
-def _names(system: RecastSystem, time_name: str) -> dict:
-    names = {p: f"p_{p.name}" for p in system.parameters}
-    names.update({x: f"x_{x.name}" for x in system.states})
+@dataclass
+class _Kernel:
+    """Printed lines of one C kernel: per call (parameters, hoisted parameter-only
+    sub-expressions) and per sample (states, common sub-expressions, outputs)."""
+
+    params: list
+    hoisted: list
+    states: list
+    temps: list
+    out: list
+    uses_time: bool
+
+
+def _c_kernel(system: RecastSystem, exprs, out_index, names) -> _Kernel:
+    """C lines computing ``exprs`` at every sample; ``out_index(k)`` the k-th output slot."""
+    cp = CModelPrinter(dict(names))
+    body, hoisted = hoist_parameter_only(exprs, system.parameters)
+    h_lines, h_out, _ = cse_lines([e for _, e in hoisted], cp, prefix="_h")
+    for (sym, _), e in zip(hoisted, h_out):
+        cp._names[sym] = sym.name
+    h_lines += [f"{sym.name} = {e}" for (sym, _), e in zip(hoisted, h_out)]
+    temps, outs, _ = cse_lines(body, cp, prefix="_f")
+    used = set().union(*[sp.sympify(e).free_symbols for e in exprs]) if exprs else set()
+    params = [f"{names[p]} = p[{k}]" for k, p in enumerate(system.parameters) if p in used]
+    states = [f"{names[x]} = x[{i} * M + m]" for i, x in enumerate(system.states) if x in used]
+    for line in temps + outs + h_lines:
+        if "?" in line:
+            raise PrintError("conditional expressions (Piecewise) cannot be compiled; use backend='numpy'")
+    return _Kernel(params, h_lines, states, temps, [f"{out_index(k)} = {e}" for k, e in enumerate(outs)],
+                   system.time in used)
+
+
+def _quad_sums(system: RecastSystem, pairs, template):
+    """Lines ``out[slot] = sum of qc * u`` of the Jacobian of Q(u, u), one per (row, column)
+    pair; a square term ``qc u_i u_i`` gives ``2 qc u_i`` once (symmetric terms once)."""
+    sums = {pc: [] for pc in pairs}
+    for t, (k, i, j, _) in enumerate(system.Q):
+        if i == j:
+            sums[(k, i)].append(f"2.0 * qc{t} * {template.format(i)}")
+        else:
+            sums[(k, i)].append(f"qc{t} * {template.format(j)}")
+            sums[(k, j)].append(f"qc{t} * {template.format(i)}")
+    return [" + ".join(sums[pc]) for pc in pairs]
+
+
+def _names(system: RecastSystem, time_name: str, ascii_only: bool = False) -> dict:
+    """Names of the parameters, states and time in generated code.
+
+    User names are prefixed (``p_<param>``, ``x_<state>``) so that they never meet the
+    generated code's own locals (``out``, ``m``, ``_f0``...; user names cannot start with
+    an underscore).  ``ascii_only`` (C kernels): a non-ASCII name becomes its index
+    (``p_3``), which no user name can produce (names cannot start with a digit).
+    """
+    def name(prefix, sym, k):
+        return f"{prefix}{sym.name}" if sym.name.isascii() or not ascii_only else f"{prefix}{k}"
+    names = {p: name("p_", p, k) for k, p in enumerate(system.parameters)}
+    names.update({x: name("x_", x, k) for k, x in enumerate(system.states)})
     names[system.time] = time_name
     return names
 
 
+def docstring_text(text: str) -> str:
+    """``text`` made safe inside a triple-quoted (non-raw) docstring of generated code.
+
+    Backslashes and double quotes are escaped (so no user string can close the docstring
+    and have the rest run at import), and every non-printable character (newlines, NUL,
+    line and paragraph separators...) is written as its escape: one header line per item.
+    """
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(repr(ch)[1:-1])
+    return "".join(out)
+
+
+#: what each operator array of ``operators(p)`` holds (the generated header lists it)
+OPERATOR_DOC = (
+    "mass (N,): m_i of each row (0 for algebraic and derivative-bilinear rows)",
+    "c0, c1 (N,): constant and lam-proportional terms of each row",
+    "L0, L1 (N, N): linear and lam-proportional linear terms, row i, column k",
+    "qc (NQ,): coefficient of term t of Q, qc[t] * u[Q_I[t]] * u[Q_J[t]] in row Q_K[t]",
+    "fc0, fs0, fc1, fs1 (N,): forcing (fc0 + lam fc1) cos(w t) + (fs0 + lam fs1) sin(w t)",
+    "A (N, N), bc (NB,): derivative-bilinear rows, (A u')_i + bc[t] u[B_J[t]] u'[B_L[t]] in row B_K[t]",
+    "pc (NP,): coefficient c of point condition k, u_r(0) - f(c u_v(0))",
+)
+
+
 def _header(system: RecastSystem, backend: str) -> str:
-    lines = [f'"""generated by frictionkit codegen {GENERATOR_VERSION} — do not edit.', "",
+    lines = [f"generated by frictionkit codegen {GENERATOR_VERSION} — do not edit.", "",
              f"Model {system.name!r}: {system.description}",
              f"Continuation parameter (lam): {system.continuation}. Backend: {backend}. "
              f"Model hash: {system.model_hash}.",
@@ -57,14 +143,20 @@ def _header(system: RecastSystem, backend: str) -> str:
     for k, (v, kind) in enumerate(zip(system.variables, system.kinds)):
         d = "original state" if v in system.states else f"{v} = {sp.sstr(defs.get(v, v))}"
         lines.append(f"    {k:2d}  {v} ({kind}: {d})")
-    lines.append('"""')
-    return "\n".join(line.replace("\\", "\\\\") for line in lines)
+    if not system.sampled:
+        lines += ["Operator arrays, operators(p) (N variables, NQ quadratic terms):"]
+        lines += [f"    {d}" for d in OPERATOR_DOC]
+    lines += ["", "Recast, as `frictionkit codegen --explain` prints it:"]
+    lines += [f"    {line}" if line else "" for line in system.explain().splitlines()]
+    body = "\n".join(docstring_text(line) for line in lines)
+    return f'"""{body}\n"""'
 
 
 def _context(system: RecastSystem, backend: str) -> dict:
-    npp = NumPyModelPrinter(_names(system, "t"))
+    ascii_only = backend == "cython"
+    npp = NumPyModelPrinter(_names(system, "t", ascii_only))
     idx = {v: i for i, v in enumerate(system.variables)}
-    pnames = [f"p_{p.name}" for p in system.parameters]
+    pnames = [_names(system, "t", ascii_only)[p] for p in system.parameters]
     ctx = dict(
         name=system.name, hash=system.model_hash, version=GENERATOR_VERSION,
         continuation=system.continuation, parameters=repr(tuple(p.name for p in system.parameters)),
@@ -78,6 +170,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
         BK=repr([b[0] for b in system.B]), BJ=repr([b[1] for b in system.B]), BL=repr([b[2] for b in system.B]),
         point_rows=repr(tuple(system.point_rows)), contacts=repr(tuple(c[0] for c in system.contacts)),
         N=system.n_vars, n=system.n_states, NQ=len(system.Q), NB=len(system.B),
+        NPARAM=len(system.parameters),
         unpack=", ".join(pnames) + ", = p",
         header=_header(system, backend), backend=backend,
     )
@@ -95,7 +188,8 @@ def _context(system: RecastSystem, backend: str) -> dict:
     for name, vec in zip(("fc0", "fs0", "fc1", "fs1"), system.forcing):
         ops += [f"{name}[{i}] = {pr(c)}" for i, c in enumerate(vec) if c != 0]
     ctx["operator_lines"] = ops
-    ctx["state_unpack"] = [f"x_{x.name} = x[{i}]" for i, x in enumerate(system.states)]
+    snames = _names(system, "t", ascii_only)
+    ctx["state_unpack"] = [f"{snames[x]} = x[{i}]" for i, x in enumerate(system.states)]
     defs = dict(system.definitions)
     aux_exprs = [v if v in system.states else defs[v] for v in system.variables]
     temps, outs, _ = cse_lines(aux_exprs, npp, prefix="_a")
@@ -117,7 +211,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx["point_args"] = repr(tuple(args))
     ctx["NP"] = len(pcs)
     ctx["operator_lines"] += [f"pc[{k}] = {pr(c)}" for k, c in enumerate(pcs)]
-    up = NumPyModelPrinter({**_names(system, "t"), **{v: f"u0[{k}]" for k, v in enumerate(system.variables)}})
+    up = NumPyModelPrinter({**_names(system, "t", ascii_only), **{v: f"u0[{k}]" for k, v in enumerate(system.variables)}})
     ctx["point_lines"] = [f"out[{r}] = {up.doprint(e)}" for r, e in enumerate(system.point_exprs)]
     ctx["point_jac_lines"] = [f"out[{r}, {k}] = {up.doprint(sp.diff(e, v))}"
                               for r, e in enumerate(system.point_exprs)
@@ -126,12 +220,14 @@ def _context(system: RecastSystem, backend: str) -> dict:
     law_lines = []
     vr = sp.Symbol("_vr", real=True)
     for k, c in enumerate(system.contacts):
-        lp = NumPyModelPrinter({**_names(system, "t"), vr: f"vr[{k}]"})
+        lp = NumPyModelPrinter({**_names(system, "t", ascii_only), vr: f"vr[{k}]"})
         law_lines.append(f"out[{k}] = {lp.doprint(c[2])}")
     ctx["contact_law_lines"] = law_lines
     ctx["quad_np"] = [f"out[{k}] += qc[{t}] * a[{i}] * b[{j}]" for t, (k, i, j, _) in enumerate(system.Q)]
+    # square terms qc u_i u_i: one line with the factor 2 (symmetric terms once)
     ctx["quad_jac_np"] = [line for t, (k, i, j, _) in enumerate(system.Q)
-                          for line in (f"out[{k}, {i}] += qc[{t}] * u[{j}]", f"out[{k}, {j}] += qc[{t}] * u[{i}]")]
+                          for line in ((f"out[{k}, {i}] += 2 * qc[{t}] * u[{i}]",) if i == j else
+                                       (f"out[{k}, {i}] += qc[{t}] * u[{j}]", f"out[{k}, {j}] += qc[{t}] * u[{i}]"))]
     # sparse Jacobian of Q(u, u): one output row per structurally nonzero entry (k, col)
     pairs = []
     for k, i, j, _ in system.Q:
@@ -143,35 +239,35 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx["JQ_COL"] = repr([c for _, c in pairs])
     ctx["NJQ"] = len(pairs)
     ctx["quad_jac_sparse_np"] = [line for t, (k, i, j, _) in enumerate(system.Q)
-                                 for line in (f"out[{pos[(k, i)]}] += qc[{t}] * u[{j}]",
-                                              f"out[{pos[(k, j)]}] += qc[{t}] * u[{i}]")]
-    ctx["quad_jac_sparse_cy"] = [line for t, (k, i, j, _) in enumerate(system.Q)
-                                 for line in (f"out[{pos[(k, i)]}, m] += qc[{t}] * u[{j}, m]",
-                                              f"out[{pos[(k, j)]}, m] += qc[{t}] * u[{i}, m]")] or ["pass"]
+                                 for line in ((f"out[{pos[(k, i)]}] += 2 * qc[{t}] * u[{i}]",) if i == j else
+                                              (f"out[{pos[(k, i)]}] += qc[{t}] * u[{j}]",
+                                               f"out[{pos[(k, j)]}] += qc[{t}] * u[{i}]"))]
     t_, o_, _ = cse_lines(system.ode_rhs, npp, prefix="_f")
     ctx["rhs_np"] = _Block(t_, [f"out[{i}] = {e}" for i, e in enumerate(o_)])
     jac_entries = [(i, j, e) for i, row in enumerate(system.ode_jac) for j, e in enumerate(row) if e != 0]
     t_, o_, _ = cse_lines([e for _, _, e in jac_entries], npp, prefix="_g")
     ctx["jac_np"] = _Block(t_, [f"out[{i}, {j}] = {e}" for (i, j, _), e in zip(jac_entries, o_)])
+    # parameter conditions, checked by check_parameters(p) when a model is loaded
+    conds = [(w, kind, e) for w, kind, e in system.parameter_conditions]
+    ctx["conditions"] = repr(tuple((w, kind, sp.sstr(e), tuple(sorted(str(x) for x in e.free_symbols)))
+                                   for w, kind, e in conds))
+    ctx["condition_lines"] = [pr(e) for _, _, e in conds]
     if backend == "cython":
-        cp = CModelPrinter(_names(system, "tm"))
-        ctx["cdecl_params"] = ", ".join(pnames)
-        ctx["cdecl_states"] = ", ".join(f"x_{x.name}" for x in system.states)
-        ctx["cunpack"] = "; ".join(f"{p} = p[{k}]" for k, p in enumerate(pnames))
-        ctx["cstate_unpack"] = [f"x_{x.name} = X[{i}, m]" for i, x in enumerate(system.states)]
-        t_, o_, tn = cse_lines(system.ode_rhs, cp, prefix="_f")
-        ctx["rhs_cy"] = _Block(t_, [f"out[{i}, m] = {e}" for i, e in enumerate(o_)], ", ".join(tn))
-        t_, o_, tn = cse_lines([e for _, _, e in jac_entries], cp, prefix="_g")
-        ctx["jac_cy"] = _Block(t_, [f"out[{i}, {j}, m] = {e}" for (i, j, _), e in zip(jac_entries, o_)],
-                               ", ".join(tn))
-        ctx["quad_cy"] = [f"out[{k}, m] += qc[{t}] * a[{i}, m] * b[{j}, m]"
-                          for t, (k, i, j, _) in enumerate(system.Q)] or ["pass"]
-        ctx["quad_jac_cy"] = [line for t, (k, i, j, _) in enumerate(system.Q)
-                              for line in (f"out[{k}, {i}, m] += qc[{t}] * u[{j}, m]",
-                                           f"out[{k}, {j}, m] += qc[{t}] * u[{i}, m]")] or ["pass"]
-        for line in ctx["rhs_cy"].out + ctx["jac_cy"].out + ctx["rhs_cy"].temps + ctx["jac_cy"].temps:
-            if "?" in line:
-                raise PrintError("conditional expressions (Piecewise) cannot be compiled; use backend='numpy'")
+        names = _names(system, "tm", ascii_only=True)
+        n, N = system.n_states, system.n_vars
+        ctx["unpack"] = ", ".join(names[p] for p in system.parameters) + ", = p"
+        ctx["rhs_c"] = _c_kernel(system, system.ode_rhs, lambda k: f"out[{k} * M + m]", names)
+        ctx["jac_c"] = _c_kernel(system, [e for _, _, e in jac_entries],
+                                 lambda k: f"out[{jac_entries[k][0] * n + jac_entries[k][1]} * M + m]", names)
+        ctx["qc_c"] = [f"qc{t} = qc[{t}]" for t in range(len(system.Q))]
+        rows = {}
+        for t, (k, i, j, _) in enumerate(system.Q):
+            rows.setdefault(k, []).append(f"qc{t} * a[{i} * M + m] * b[{j} * M + m]")
+        ctx["quad_c"] = [f"out[{k} * M + m] = {' + '.join(rows[k]) if k in rows else '0.0'}" for k in range(N)]
+        ctx["quad_jac_c"] = [f"out[{k * N + c} * M + m] = {e}"
+                             for (k, c), e in zip(pairs, _quad_sums(system, pairs, "u[{} * M + m]"))]
+        ctx["quad_jac_sparse_c"] = [f"out[{e} * M + m] = {line}"
+                                    for e, line in enumerate(_quad_sums(system, pairs, "u[{} * M + m]"))]
     return ctx
 
 

@@ -11,7 +11,10 @@ from sympy.printing.c import C99CodePrinter
 from sympy.printing.numpy import NumPyPrinter
 
 
-class PrintError(ValueError):
+from frictionkit.modelspec.errors import ModelSpecError
+
+
+class PrintError(ModelSpecError):
     """An expression contains a construct the backend cannot print."""
 
 
@@ -67,3 +70,44 @@ def cse_lines(exprs, printer, prefix="_c", assign="{lhs} = {rhs}"):
         lines.append(assign.format(lhs=sym.name, rhs=printer.doprint(e)))
         temps.append(sym.name)
     return lines, [printer.doprint(e) for e in reduced], temps
+
+
+def hoist_parameter_only(exprs, params, prefix="_k"):
+    """Replace the parameter-only sub-expressions of ``exprs`` by symbols.
+
+    The compiled kernels evaluate these once per call instead of once per sample
+    (``1/n**2``, ``2*sqrt(mus*(mus - mud))/n``, ``FN/M1``).  In a sum or product the
+    parameter-only operands are grouped first (``-2*omega1*zeta*v`` -> ``_k0*v``).
+
+    Returns
+    -------
+    list of sympy.Expr, list of (Symbol, sympy.Expr)
+        The expressions with the symbols substituted, and the hoisted definitions.
+    """
+    params = set(params)
+    table: dict = {}
+
+    def const(e):
+        return e.free_symbols <= params
+
+    def sym_for(e):
+        if e not in table:
+            table[e] = sp.Symbol(f"{prefix}{len(table)}", real=True)
+        return table[e]
+
+    def walk(e):
+        if not e.free_symbols or e.is_Symbol:
+            return e
+        if const(e):
+            return sym_for(e)
+        if e.is_Add or e.is_Mul:
+            fixed = [a for a in e.args if const(a)]
+            rest = [walk(a) for a in e.args if not const(a)]
+            group = e.func(*fixed)
+            if group.free_symbols and not group.is_Symbol:
+                group = sym_for(group)
+            return e.func(group, *rest)
+        return e.func(*[walk(a) for a in e.args])
+
+    out = [walk(sp.sympify(e)) for e in exprs]
+    return out, [(s, e) for e, s in table.items()]

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from frictionkit.modelspec import ModelSpec
-from frictionkit.modelspec.errors import ModelSpecError
+from frictionkit.modelspec.errors import DuplicateNameError, ModelSpecError
 
 GENERATOR_VERSION = "0.1.0"
 
@@ -104,6 +104,7 @@ class RecastSystem:
     lam_as_variable: bool
     time: sp.Symbol
     sampled: bool = False        # no recast: only the original ODE (non-analytic law, DESIGN §5.4)
+    parameter_conditions: tuple = ()  # ((where, kind, parameter-only expr), ...) checked at load
 
     @property
     def n_states(self) -> int:
@@ -120,7 +121,7 @@ class RecastSystem:
                  repr([v.name for v in self.variables]), repr(self.kinds)]
         for item in (self.mass, self.c0, self.c1, self.L0, self.L1, self.Q, self.forcing, self.A,
                      self.B, self.point_rows, self.point_exprs, self.definitions, self.validity,
-                     self.ode_rhs, self.ode_jac, self.contacts):
+                     self.ode_rhs, self.ode_jac, self.contacts, self.parameter_conditions):
             parts.append(sp.srepr(item) if not isinstance(item, str) else item)
         return "\n".join(parts)
 
@@ -280,7 +281,7 @@ class _Recaster:
     def _degree(self, poly_expr) -> int:
         if not self._depends(poly_expr):
             return 0
-        return sp.Poly(poly_expr, *self.gens).total_degree()
+        return sp.Poly(poly_expr, *self.gens, domain=sp.EX).total_degree()
 
     def _definition(self, expr):
         """Value of ``expr`` in terms of states/params/lam (auxiliaries substituted)."""
@@ -455,7 +456,7 @@ class _Recaster:
 
     def monic(self, P):
         """Split ``P = c * Pm`` with ``Pm`` monic in the variables (so that multiples share an aux)."""
-        lc = sp.Poly(P, *self.gens).LC()
+        lc = sp.Poly(P, *self.gens, domain=sp.EX).LC()
         if lc == 1:
             return sp.Integer(1), P
         return lc, sp.expand(P / lc)
@@ -566,7 +567,16 @@ def recast(spec: ModelSpec, continuation: str) -> RecastSystem:
     try:
         return _recast(spec, lam, lam_var=None)
     except _LamNonlinear:
-        return _recast(spec, lam, lam_var=sp.Symbol(f"{continuation}_c", real=True))
+        name = f"{continuation}_c"
+        for kind, names in (("parameter", spec.parameters), ("definition", spec.definitions),
+                            ("state", [x.name for x in spec.states]),
+                            ("algebraic variable", [z.name for z in spec.algebraic])):
+            if name in names:
+                raise DuplicateNameError(
+                    f"{kind} {name!r} of model {spec.name!r} collides with the constant-in-time variable "
+                    f"{name!r} the recast makes for the continuation parameter {continuation!r} (it enters "
+                    f"non-linearly); rename the {kind} {name!r}") from None
+        return _recast(spec, lam, lam_var=sp.Symbol(name, real=True))
 
 
 class _LamNonlinear(Exception):
@@ -610,7 +620,8 @@ def _sampled(spec: ModelSpec, lam) -> RecastSystem:
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)),
         contacts=tuple((c.name, spec.expand_definitions(c.relative_velocity), c.law(vr, **c.law_params))
                        for c in spec.contacts),
-        lam_as_variable=False, time=spec.t, sampled=True)
+        lam_as_variable=False, time=spec.t, sampled=True,
+        parameter_conditions=tuple(spec.parameter_conditions()))
 
 
 def _recast(spec: ModelSpec, lam, lam_var):
@@ -672,7 +683,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
     for i, row in enumerate(all_rows):
         if kinds[i] == "derivative_bilinear":
             aux = rc.auxes[i - n_state - n_alg]
-            for monom, coef in sp.Poly(row, *(variables + dots)).terms():
+            for monom, coef in sp.Poly(row, *(variables + dots), domain=sp.EX).terms():
                 vs = [k for k in range(N) for _ in range(monom[k])]
                 ds = [k for k in range(N) for _ in range(monom[N + k])]
                 if len(ds) != 1 or len(vs) > 1:
@@ -685,7 +696,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
             point_rows.append(i)
             point_exprs.append(aux.point)
             continue
-        poly = sp.Poly(sp.expand(row), *gens) if row.free_symbols & set(gens) else None
+        poly = sp.Poly(sp.expand(row), *gens, domain=sp.EX) if row.free_symbols & set(gens) else None
         if poly is None:
             c0[i] = sp.expand(row)
             continue
@@ -728,4 +739,5 @@ def _recast(spec: ModelSpec, lam, lam_var):
         definitions=definitions, validity=validity,
         rows=tuple(sp.expand(r) for r in all_rows),
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)), contacts=contacts,
-        lam_as_variable=lam_var is not None, time=spec.t)
+        lam_as_variable=lam_var is not None, time=spec.t,
+        parameter_conditions=tuple(spec.parameter_conditions()))

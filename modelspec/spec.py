@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import keyword
 import math
+import unicodedata
 from dataclasses import dataclass, field
 
 import sympy as sp
 
-from .errors import (DuplicateNameError, ForcingError, MissingEquationError, ModelSpecError,
-                     NonAnalyticError, UndeclaredSymbolError, UnknownParameterError,
-                     UnknownStateError)
+from .errors import (DuplicateNameError, ForcingError, InvalidConstantError, InvalidTextError,
+                     MissingEquationError, ModelSpecError, NonAnalyticError, ParameterValueError,
+                     UndeclaredSymbolError, UnknownParameterError, UnknownStateError,
+                     parameter_message)
 
 #: Names the generated code and the runtime reserve.
 RESERVED = {"t", "lam", "pi", "E", "I", "oo", "nan"}
@@ -47,6 +49,34 @@ NON_ANALYTIC = {
     sp.ceiling: "ceiling is not differentiable; use a smooth staircase or the sampled path",
     sp.frac: "frac is not differentiable; use the sampled path",
 }
+
+
+def normalize_name(name):
+    """A user name as Python reads it: NFKC-normalised (``ﬁ`` -> ``fi``, ``𝐲`` -> ``y``).
+
+    Python applies NFKC to identifiers in source code, so two names that normalise alike
+    would be one variable in a generated module; every name is normalised on declaration
+    and compared in that form.
+    """
+    return unicodedata.normalize("NFKC", name) if isinstance(name, str) else name
+
+
+def check_text(value, what):
+    """A user string that reaches generated files: ``None`` or UTF-8-writable ``str``.
+
+    The generator escapes it where it is written (never trusted as code); here only what
+    cannot be written at all is refused.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidTextError(f"{what} must be a string, got {type(value).__name__} {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidTextError(f"{what} {value!r} holds {value[exc.start]!r} (a lone surrogate), which "
+                               f"cannot be written to a UTF-8 file; remove it") from None
+    return value
 
 
 @dataclass(frozen=True)
@@ -105,12 +135,16 @@ class ModelSpec:
     _kinematic: set = field(default_factory=set)
 
     def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name.isidentifier():
+        self.name = normalize_name(self.name)
+        if not isinstance(self.name, str) or not self.name.isidentifier() or keyword.iskeyword(self.name):
             raise ModelSpecError(f"model name {self.name!r} must be a Python identifier "
                                  f"(letters, digits, underscores), e.g. 'belt_2dof'")
+        self.description = check_text(self.description, f"description of model {self.name!r}") or ""
 
     # -- declarations ---------------------------------------------------------------
-    def _new_name(self, name: str, what: str):
+    def _new_name(self, name: str, what: str) -> str:
+        """Check a new name and return it NFKC-normalised (the form every later step uses)."""
+        given, name = name, normalize_name(name)
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
             raise ModelSpecError(f"{what} name {name!r} is not a valid identifier; use letters, "
                                  f"digits and underscores, not starting with a digit")
@@ -124,12 +158,18 @@ class ModelSpec:
                             ("definition", self.definitions),
                             ("contact", [c.name for c in self.contacts])):
             if name in names:
-                raise DuplicateNameError(f"{what} {name!r} is already declared as a {kind} of model "
+                same = "" if given == name else f" ({given!r} reads as {name!r} in Python: NFKC)"
+                raise DuplicateNameError(f"{what} {name!r}{same} is already declared as a {kind} of model "
                                          f"{self.name!r}; every name must be unique")
+        return name
 
     def parameter(self, name: str, default: float, unit: str | None = None, doc: str | None = None) -> sp.Symbol:
         """Declare a parameter with its default value; returns its sympy symbol."""
-        self._new_name(name, "parameter")
+        name = self._new_name(name, "parameter")
+        unit = check_text(unit, f"unit of parameter {name!r}")
+        doc = check_text(doc, f"doc of parameter {name!r}")
+        if isinstance(default, bool) or isinstance(default, complex):
+            raise ModelSpecError(f"parameter {name!r}: default {default!r} is not a real number")
         try:
             value = float(default)
         except (TypeError, ValueError):
@@ -142,7 +182,7 @@ class ModelSpec:
 
     def state(self, name: str) -> sp.Symbol:
         """Declare a first-order state; give its equation with :meth:`ode`."""
-        self._new_name(name, "state")
+        name = self._new_name(name, "state")
         sym = sp.Symbol(name, real=True)
         self.states.append(sym)
         return sym
@@ -153,7 +193,7 @@ class ModelSpec:
         Returns ``(position, velocity)`` symbols; ``position' = velocity`` is added, and
         the acceleration is given with ``ode(velocity, ...)``.
         """
-        velocity = velocity or f"{name}_dot"
+        velocity = velocity or f"{normalize_name(name)}_dot"
         pos = self.state(name)
         vel = self.state(velocity)
         self.odes[pos] = vel
@@ -162,14 +202,14 @@ class ModelSpec:
 
     def algebraic_variable(self, name: str) -> sp.Symbol:
         """Declare an algebraic variable ``z``; give its equation ``0 = g`` with :meth:`constraint`."""
-        self._new_name(name, "algebraic variable")
+        name = self._new_name(name, "algebraic variable")
         sym = sp.Symbol(name, real=True)
         self.algebraic.append(sym)
         return sym
 
     def define(self, name: str, expr) -> sp.Symbol:
         """Name an intermediate quantity (substituted in the equations; recast once, shared)."""
-        self._new_name(name, "definition")
+        name = self._new_name(name, "definition")
         expr = self._sympify(expr, f"definition {name!r}")
         sym = sp.Symbol(name, real=True)
         self.definitions[name] = (sym, expr)
@@ -229,6 +269,10 @@ class ModelSpec:
         **law_params
             Parameters of the law (symbols or numbers).
         """
+        name = normalize_name(name)
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ModelSpecError(f"contact name {name!r} is not a valid identifier; use letters, digits "
+                                 f"and underscores")
         if not callable(law):
             raise ModelSpecError(f"contact {name!r}: law {law!r} is not a function of the relative velocity")
         vr = self._sympify(relative_velocity, f"relative velocity of contact {name!r}")
@@ -250,7 +294,7 @@ class ModelSpec:
         except (sp.SympifyError, TypeError):
             raise ModelSpecError(f"{where}: {expr!r} is not a sympy expression; build it from the "
                                  f"symbols returned by parameter()/state()") from None
-        if not isinstance(out, sp.Expr):
+        if not isinstance(out, sp.Expr) or getattr(out, "is_Matrix", False):
             raise ModelSpecError(f"{where}: {expr!r} is not a scalar sympy expression "
                                  f"(got {type(out).__name__})")
         return out
@@ -307,6 +351,8 @@ class ModelSpec:
                     f"{where}: symbol {unknown[0]!r} is not declared (undeclared: {', '.join(unknown)}); "
                     f"declare it with m.parameter({unknown[0]!r}, <default>) or m.state({unknown[0]!r})")
         for where, expr in equations:
+            self._check_constants(where, expr)
+        for where, expr in equations:
             self._check_analytic(where, expr, allow_nonanalytic)
         for s, mass in self.masses.items():
             bad = mass.free_symbols - set(self.parameter_symbols)
@@ -319,9 +365,92 @@ class ModelSpec:
             self._check_time(where, self.expand_definitions(expr))
         if continuation is not None:
             self.check_parameter(continuation, "continuation parameter")
-            if self.forcing_frequency is not None and continuation == self.forcing_frequency.name:
-                pass
+        self.check_values({p.name: p.default for p in self.parameters.values()}, "default")
         return self
+
+    def parameter_conditions(self):
+        """Conditions the parameter values must meet for the model to be evaluable.
+
+        Masses must not vanish; in every parameter-only sub-expression of the equations a
+        denominator must not vanish, a square-root (even-root) argument must not be
+        negative and a logarithm's argument must be positive.  Inner conditions come
+        first, so that the first failing one names the culprit.
+
+        Returns
+        -------
+        list of (str, str, sympy.Expr)
+            ``(where, kind, expr)`` with kind "nonzero", "nonnegative" or "positive".
+        """
+        params = set(self.parameter_symbols)
+        out, seen = [], set()
+
+        def add(where, kind, expr):
+            if expr.is_number or (kind, expr) in seen:
+                return
+            seen.add((kind, expr))
+            out.append((where, kind, expr))
+
+        for s, mass in self.masses.items():
+            for where, kind, e in self._conditions_in(f"mass of {s.name!r}", mass, params):
+                add(where, kind, e)
+            add(f"mass of {s.name!r}", "nonzero", mass)
+        equations = [(f"equation for {s.name!r}", e) for s, e in self.odes.items()]
+        equations += [(f"constraint for {z.name!r}", e) for z, e in self.constraints.items()]
+        equations += [(f"definition {n!r}", e) for n, (_, e) in self.definitions.items()]
+        for where, expr in equations:
+            for w, kind, e in self._conditions_in(where, expr, params):
+                add(w, kind, e)
+        return out
+
+    @staticmethod
+    def _conditions_in(where, expr, params):
+        for node in sp.postorder_traversal(expr):
+            if not node.free_symbols or not node.free_symbols <= params:
+                continue
+            if node.is_Pow and node.exp.is_number:
+                ex = node.exp
+                if ex.is_Rational and not ex.is_Integer and ex.q % 2 == 0:
+                    yield (where, "positive" if ex < 0 else "nonnegative", node.base)
+                elif ex.is_negative:
+                    yield (where, "nonzero", node.base)
+            elif isinstance(node, sp.log):
+                yield (where, "positive", node.args[0])
+
+    def check_values(self, values: dict, what="value"):
+        """Raise :class:`ParameterValueError` naming the parameter if ``values`` are not valid."""
+        for name, value in values.items():
+            if not math.isfinite(value):
+                raise ParameterValueError(f"parameter {name!r}: {what} {value!r} must be a finite number")
+        subs = {self.parameters[n].symbol: sp.Float(v) for n, v in values.items()}
+        for where, kind, expr in self.parameter_conditions():
+            try:
+                value = complex(expr.xreplace(subs).evalf())
+            except (TypeError, ValueError):      # zoo / nan: an inner condition already failed
+                value = complex(float("nan"))
+            ok = {"nonzero": value != 0, "nonnegative": value.real >= 0,
+                  "positive": value.real > 0}[kind] and value.imag == 0 and math.isfinite(value.real)
+            if not ok:
+                names = sorted(str(x) for x in expr.free_symbols)
+                raise ParameterValueError(parameter_message(where, kind, sp.sstr(expr), names, value.real,
+                                                            values, what))
+
+    def _check_constants(self, where, expr):
+        """Refuse complex and non-finite constants (they would be printed into float arrays)."""
+        for node in sp.preorder_traversal(expr):
+            if node in (sp.S.ComplexInfinity, sp.S.Infinity, sp.S.NegativeInfinity, sp.S.NaN) or (
+                    isinstance(node, sp.Float) and not math.isfinite(float(node))):
+                raise InvalidConstantError(
+                    f"{where}: the constant {sp.sstr(node)} is not finite (in {sp.sstr(expr)}); a division "
+                    f"by zero (1/0 gives zoo), oo or nan cannot be evaluated: write a finite expression")
+            if node is sp.I:
+                raise InvalidConstantError(
+                    f"{where}: {sp.sstr(expr)} holds the imaginary unit I (from I itself, sqrt or log of a "
+                    f"negative number); frictionkit models are real: rewrite it with real constants")
+            if node.is_Pow and node.exp.is_number and not node.exp.is_integer and (
+                    node.base.is_extended_negative):
+                raise InvalidConstantError(
+                    f"{where}: {sp.sstr(node)} is the root of {sp.sstr(node.base)}, which is negative for "
+                    f"every real value, so it is complex; frictionkit models are real: fix the sign")
 
     def check_parameter(self, name, what="parameter"):
         if name not in self.parameters:
@@ -357,3 +486,4 @@ class ModelSpec:
         if self.t in stripped.free_symbols:
             raise ForcingError(f"{where}: time t appears outside cos({w}*t)/sin({w}*t); the model must "
                                f"be autonomous apart from harmonic forcing")
+

@@ -40,6 +40,8 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
     from frictionkit.modelspec.errors import ModelSpecError
     try:
         module = generate_module(model, continuation, backend=backend)
+        loaded = Model(module, params)
+        module.check_parameters(loaded.param_vector())
     except ModelSpecError as exc:
         raise InputError(str(exc)) from exc
-    return Model(module, params)
+    return loaded

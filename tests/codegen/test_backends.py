@@ -127,7 +127,7 @@ def test_failed_build_keeps_its_log_and_falls_back(tmp_path, monkeypatch):
         compile_module("def broken(:\n", "broken")
     logs = list(tmp_path.glob("*/build.log"))
     assert logs and "broken" in logs[0].read_text() or logs[0].stat().st_size > 0
-    assert list(tmp_path.glob("*/FAILED"))
+    assert list(tmp_path.glob("*/FAILED.json"))
     # the loader falls back to NumPy with one warning, or raises when compiled code is required
     import frictionkit.codegen.api as api
     monkeypatch.setattr(api, "compile_module", lambda src, stem: (_ for _ in ()).throw(BuildError("boom")))

@@ -1,11 +1,12 @@
 """Exception hierarchy of the runtime.
 
-``FrictionkitError`` is the base of everything the runtime raises on purpose.
+:class:`FrictionkitError` is the one root of every error frictionkit raises on purpose,
+defined in :mod:`frictionkit.modelspec.errors` (the lowest package) and re-exported here:
+``except FrictionkitError`` catches a bad model, a failed build and a runtime failure alike.
 """
+from frictionkit.modelspec.errors import FrictionkitError
 
-
-class FrictionkitError(Exception):
-    """Base class of frictionkit runtime errors."""
+__all__ = ["FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError"]
 
 
 class InputError(FrictionkitError, ValueError):

@@ -10,7 +10,7 @@ from frictionkit.runtime.discretizations._shooting import ShootingDiscretization
 from frictionkit.runtime.analysis._floquet import floquet_from_orbit
 from frictionkit.runtime.analysis._stability import orbit_stability
 from frictionkit.runtime.errors import InputError
-from tests.stability._orbits import belt_orbit, vdp_orbit
+from tests.models._orbits import belt_orbit, vdp_orbit
 
 
 def test_anm_continues_the_collocation_of_vdp_to_the_auto_period():
@@ -60,7 +60,7 @@ def test_fold_of_the_n10_branch_is_where_the_multiplier_crosses_one():
     # DESIGN §6 says the converged value lies a few tenths of a percent above.
     from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
     from frictionkit.runtime.analysis._stability import multiplier_crossings
-    from tests.stability._orbits import belt
+    from tests.models._orbits import belt
 
     orbit = periodic_orbit_from_simulation(belt(10, 5.0), 9.8, [-0.008, 9.8], 0.3)
     disc = CollocationDiscretization(orbit.model, 100, 3)

@@ -24,7 +24,7 @@ from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from tests.models import belt_handwritten
 
 
-# stability and branch points are tested in tests/stability; here only the branches matter
+# stability and branch points are tested in tests/analysis; here only the branches matter
 NO_ANALYSIS = dict(stability=False, branch_points=False)
 
 @pytest.fixture(scope="module")

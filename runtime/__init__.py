@@ -1,26 +1,38 @@
-"""frictionkit runtime: discretizations, continuation, stability, results, plots, CLI.
+"""frictionkit runtime: periodic solutions, continuation, stability and non-smooth references.
 
 The runtime talks to a model only through the generated-model interface
-(:mod:`frictionkit.runtime._model`).  Public surface (private modules behind it):
+(:mod:`frictionkit.runtime.model._interface`).  The public surface, by layer (lowest first;
+imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
 
-* models: :func:`load_model`, :class:`Model`
-* harmonic balance and continuation: :class:`HBMDiscretization`, :func:`continuation`
-  (``"anm"`` or ``"newton"``), :func:`equilibrium_branch`, :func:`periodic_start_from_hopf`,
-  :func:`periodic_start_from_simulation`, :func:`periodic_branch`; results :class:`Branch`,
-  :func:`load_branch`; plots :func:`plot_branches`, :func:`plot_orbit`
-* two-parameter continuation: :func:`hopf_curve` (Hopf points of equilibria), :func:`fold_curve`
-  (folds of periodic HBM branches), both :class:`BifurcationCurve`
-* orbits by shooting and collocation: :func:`find_periodic_orbit`,
-  :func:`periodic_orbit_from_simulation`, :class:`ShootingDiscretization`,
-  :class:`CollocationDiscretization`, :func:`collocation_orbit`
-* stability: :func:`floquet_variational`, :func:`floquet_collocation`, :func:`hill_multipliers`,
-  :func:`orbit_stability`, :func:`multiplier_crossings`, :func:`first_lyapunov`,
-  :func:`locate_period_doubling`, :func:`switch_period_doubling` (shooting),
-  :func:`switch_period_doubling_hbm` (HBM, omega/2 basis), :func:`switch_branch` (branch points)
-* motion labels: :func:`classify_motion`, :func:`limit_velocity`
-* time simulation: :func:`simulate`, :func:`check_orbit`, :func:`check_branch_point`
-* seed-002 bounds: :func:`energy_ratio`, :func:`v_lw`, :func:`v_up`
-* non-smooth references: the subpackage :mod:`frictionkit.runtime.nonsmooth`
+* errors: :class:`FrictionkitError`, :class:`InputError`, :class:`ModelInterfaceError`,
+  :class:`ConvergenceError`; the version ``__version__``
+* model: :func:`load_model`, :class:`Model`; time simulation :func:`simulate`,
+  :func:`check_orbit`, :func:`check_branch_point`, :class:`OrbitCheck`
+* discretizations: :class:`Discretization` (the contract), :class:`HBMDiscretization`,
+  :func:`to_subharmonic`, :class:`AFTDiscretization`, :class:`CollocationDiscretization`,
+  :func:`collocation_orbit`, :class:`ShootingDiscretization`, :class:`PeriodicOrbit`,
+  :func:`find_periodic_orbit`, :func:`periodic_orbit_from_simulation`
+* results: :class:`Branch`, :class:`SpecialPoint`, :func:`load_branch`, :func:`plot_branches`,
+  :func:`plot_orbit`
+* engine: :class:`ContinuationProblem`, :class:`ANMOptions`, :class:`NewtonOptions`,
+  :func:`locate_fold_near`
+* analysis: equilibria :func:`find_equilibrium`; stability :func:`floquet_variational`,
+  :func:`floquet_collocation`, :func:`hill_multipliers`, :func:`hill_multipliers_hbm`,
+  :class:`FloquetResult`, :func:`orbit_stability`, :func:`branch_stability`,
+  :func:`multiplier_crossings`, :func:`first_lyapunov`, :func:`locate_period_doubling`,
+  :func:`switch_period_doubling` (shooting); branch points :func:`detect_branch_points`,
+  :func:`locate_branch_point`; two-parameter curves :func:`hopf_curve`, :func:`fold_curve`,
+  :class:`BifurcationCurve`; motion :func:`classify_motion`, :func:`limit_velocity`,
+  ``MOTION_LABELS``; seed-002 bounds :func:`energy_ratio`, :func:`energy_ratio_exponential`,
+  :func:`v_lw`, :func:`v_lw_exponential`, :func:`v_up`
+* drivers: :func:`continuation` (``"anm"`` or ``"newton"``, then the analysis of the branch),
+  :func:`equilibrium_branch`, :func:`periodic_branch`, :func:`periodic_start_from_hopf`,
+  :func:`periodic_start_from_orbit`, :func:`periodic_start_from_simulation`,
+  :func:`switch_branch`, :func:`switch_period_doubling_hbm` (omega/2 basis),
+  :func:`switch_period_doubling_collocation`
+* nonsmooth: the subpackage :mod:`frictionkit.runtime.nonsmooth` (exact and event-driven
+  references)
+* cli: ``frictionkit <command>`` (:mod:`frictionkit.runtime.cli`, not imported here)
 """
 from . import nonsmooth
 from .analysis import (
@@ -74,24 +86,35 @@ from .drivers import (
     switch_period_doubling_hbm,
 )
 from .engine import ANMOptions, ContinuationProblem, NewtonOptions, locate_fold_near
+from ._version import __version__
 from .errors import ConvergenceError, FrictionkitError, InputError, ModelInterfaceError
 from .model import Model, OrbitCheck, check_branch_point, check_orbit, load_model, simulate
 from .results import Branch, SpecialPoint, load_branch, plot_branches, plot_orbit
 
 
 __all__ = [
-    "Model", "load_model", "Discretization", "HBMDiscretization", "AFTDiscretization", "ANMOptions", "NewtonOptions", "ContinuationProblem",
-    "continuation", "locate_fold_near", "equilibrium_branch", "find_equilibrium", "periodic_branch",
-    "periodic_start_from_hopf", "periodic_start_from_orbit", "periodic_start_from_simulation", "Branch",
-    "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError",
-    "PeriodicOrbit", "ShootingDiscretization", "find_periodic_orbit", "periodic_orbit_from_simulation",
-    "CollocationDiscretization", "collocation_orbit",
-    "FloquetResult", "first_lyapunov", "floquet_collocation", "floquet_variational", "hill_multipliers",
-    "locate_period_doubling", "multiplier_crossings", "orbit_stability", "switch_period_doubling",
-    "branch_stability", "hill_multipliers_hbm", "detect_branch_points", "locate_branch_point", "switch_branch",
-    "switch_period_doubling_hbm", "switch_period_doubling_collocation", "to_subharmonic",
-    "MOTION_LABELS", "classify_motion", "limit_velocity",
-    "OrbitCheck", "check_branch_point", "check_orbit", "simulate",
+    # errors
+    "FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError", "__version__",
+    # model
+    "load_model", "Model", "simulate", "check_orbit", "check_branch_point", "OrbitCheck",
+    # discretizations
+    "Discretization", "HBMDiscretization", "to_subharmonic", "AFTDiscretization", "CollocationDiscretization",
+    "collocation_orbit", "ShootingDiscretization", "PeriodicOrbit", "find_periodic_orbit",
+    "periodic_orbit_from_simulation",
+    # results
+    "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit",
+    # engine
+    "ContinuationProblem", "ANMOptions", "NewtonOptions", "locate_fold_near",
+    # analysis
+    "find_equilibrium", "floquet_variational", "floquet_collocation", "hill_multipliers", "hill_multipliers_hbm",
+    "FloquetResult", "orbit_stability", "branch_stability", "multiplier_crossings", "first_lyapunov",
+    "locate_period_doubling", "switch_period_doubling", "detect_branch_points", "locate_branch_point",
+    "hopf_curve", "fold_curve", "BifurcationCurve", "classify_motion", "limit_velocity", "MOTION_LABELS",
     "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up",
-    "nonsmooth", "__version__",
+    # drivers
+    "continuation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
+    "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_hbm",
+    "switch_period_doubling_collocation",
+    # nonsmooth
+    "nonsmooth",
 ]

@@ -1,7 +1,8 @@
 """Command-line interface: ``frictionkit <command>`` (click).
 
-Each job registers its subcommands in its own ``_cli_*.py`` module (listed in
-``_COMMAND_MODULES``), so the code of a command lives next to the code it drives.
+Each job registers its subcommands in its own module (listed in ``_COMMAND_MODULES``:
+``_codegen``, ``_continuation``, ``_nonsmooth``, ``_study``); every command that takes
+parameter values reads them with the one ``--set NAME=VALUE`` type of ``_params``.
 """
 import importlib
 

@@ -7,23 +7,26 @@ import sys
 import time
 
 import click
+import numpy as np
+from tqdm import tqdm
 
+from ..analysis._curves import fold_curve, hopf_curve
+from ..analysis._equilibria import _use_aft
 from ..cli import main
-from ..errors import FrictionkitError, InputError
-
-
-def _parse_assignments(items):
-    out = {}
-    for item in items:
-        for tok in str(item).replace(",", " ").split():
-            if "=" not in tok:
-                raise InputError(f"--set {tok!r}: expected NAME=VALUE, e.g. --set n=10 FN=5")
-            k, v = tok.split("=", 1)
-            try:
-                out[k.strip()] = float(v)
-            except ValueError:
-                raise InputError(f"--set {tok!r}: {v!r} is not a number") from None
-    return out
+from ..discretizations._collocation import CollocationDiscretization
+from ..discretizations._shooting import find_periodic_orbit
+from ..drivers._branches import (
+    _resolve_method,
+    equilibrium_branch,
+    periodic_branch,
+    periodic_start_from_hopf,
+    periodic_start_from_simulation,
+)
+from ..engine._newton import correct, tangent_at
+from ..errors import ConvergenceError, FrictionkitError, InputError
+from ..model._load import load_model
+from ..results._plots import plot_branches
+from ._params import ASSIGNMENT, param_values
 
 
 class _Progress:
@@ -34,7 +37,6 @@ class _Progress:
     """
 
     def __init__(self, lam_start, lam_stop, desc):
-        from tqdm import tqdm
         self.lo, self.span = lam_start, abs(lam_stop - lam_start) or 1.0
         self.bar = tqdm(total=1000, desc=desc, unit="‰", leave=False, file=sys.stderr, disable=None,
                         bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
@@ -62,7 +64,6 @@ def _pick(points, index, option, what, where):
 
 
 def _load(model_name, param, params):
-    from ..model._load import load_model  # import here: codegen may be absent in minimal installs
     return load_model(model_name, continuation=param, **params)
 
 
@@ -83,11 +84,6 @@ def _to_collocation(model, disc, Z, n_intervals, degree, direction):
     phase condition.  ``direction`` (the HBM start's direction) gives the sign of the first
     step in ``lam``.
     """
-    import numpy as np
-
-    from ..discretizations._collocation import CollocationDiscretization
-    from ..engine._newton import correct, tangent_at
-
     U, omega, lam = disc.split(Z)
     n, H = model.n, disc.H
     k = np.arange(1, H + 1)
@@ -96,9 +92,6 @@ def _to_collocation(model, disc, Z, n_intervals, degree, direction):
         th = omega * np.asarray(t, dtype=float)[None, :]
         c, s_ = np.cos(k[:, None] * th), np.sin(k[:, None] * th)
         return U[:n, :1] + U[:n, 1::2] @ c + U[:n, 2::2] @ s_
-
-    from ..discretizations._shooting import find_periodic_orbit
-    from ..errors import ConvergenceError
 
     coll = CollocationDiscretization(model, n_intervals, degree)
     e = np.zeros(coll.size)
@@ -143,14 +136,6 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             raise InputError(f"--intervals {intervals} / --degree {degree}: need intervals >= 2 and "
                              "1 <= degree <= 12")
         discretization = "hbm"
-    from ..analysis._equilibria import _use_aft
-    from ..drivers._branches import (
-        _resolve_method,
-        equilibrium_branch,
-        periodic_branch,
-        periodic_start_from_hopf,
-        periodic_start_from_simulation,
-    )
     method = _resolve_method(model, method, _use_aft(model, discretization))
     if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
         raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")
@@ -200,11 +185,12 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
 
 @main.command("continue")
 @click.argument("model")
-@click.argument("assignments", nargs=-1)
+@click.argument("assignments", nargs=-1, type=ASSIGNMENT)
 @click.option("--param", "-p", required=True, help="Continuation parameter, e.g. Vb.")
 @click.option("--start", type=float, required=True, help="Start value of the parameter.")
 @click.option("--stop", type=float, required=True, help="End of the parameter range.")
-@click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed).")
+@click.option("--set", "set_", multiple=True, type=ASSIGNMENT,
+              help="Parameter values NAME=VALUE (several allowed).")
 @click.option("--equilibria", "mode", flag_value="equilibria", default=True,
               help="Continue the equilibria (default).")
 @click.option("--from-hopf", "hopf", type=int, default=None,
@@ -246,7 +232,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
     """
     t0 = time.perf_counter()
     try:
-        params = _parse_assignments(list(set_) + list(assignments))
+        params = param_values(set_, assignments)
         if param in params:
             params.pop(param)
         if harmonics < 1:
@@ -267,7 +253,6 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         main_branch.save(out)
         click.echo(f"wrote {out}")
     if plot is not None:
-        from ..results._plots import plot_branches
         plot_branches([b for b in (eq, per) if b is not None], path=plot)
         click.echo(f"wrote {plot}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
@@ -280,11 +265,12 @@ def _curve_options(command):
     """The arguments and options ``hopf-curve`` and ``fold-curve`` share."""
     shared = [
         click.argument("model"),
-        click.argument("assignments", nargs=-1),
+        click.argument("assignments", nargs=-1, type=ASSIGNMENT),
         click.option("--param", "-p", required=True, help="First parameter (the branches'), e.g. Vb."),
         click.option("--start", type=float, required=True, help="Start of the equilibrium branch in --param."),
         click.option("--stop", type=float, required=True, help="End of the parameter range."),
-        click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed)."),
+        click.option("--set", "set_", multiple=True, type=ASSIGNMENT,
+                     help="Parameter values NAME=VALUE (several allowed)."),
         click.option("--second", required=True, help="Second parameter, e.g. FN."),
         click.option("--min", "mu_min", type=float, required=True, help="Lower bound of the second parameter."),
         click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter."),
@@ -312,10 +298,8 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
             --second FN --min 0.01 --max 5 --direction down --plot hopf.png
     """
-    from ..analysis._curves import hopf_curve
-    from ..drivers._branches import equilibrium_branch
     try:
-        params = _parse_assignments(list(set_) + list(assignments))
+        params = param_values(set_, assignments)
         m = _load(model, param, params)
         eq = equilibrium_branch(m, start, stop)
         h = _pick(eq.special_points("hopf"), hopf, "--hopf", "Hopf point",
@@ -359,9 +343,8 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         frictionkit fold-curve weakstrong --param vd --start 3 --stop 0.3 --set delta=0.1 \\
             -H 20 --second muv --min 0 --max 0.05 --plot folds.png
     """
-    from ..analysis._curves import fold_curve
     try:
-        params = _parse_assignments(list(set_) + list(assignments))
+        params = param_values(set_, assignments)
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
                                   discretization="hbm", options=dict(stability=False), progress=False,
@@ -395,7 +378,6 @@ def demo_cmd(harmonics, out_dir, method, quiet):
                                    method=method, progress=not quiet, echo=click.echo)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
-    from ..results._plots import plot_branches
     per.save(out_dir / "belt.h5")
     eq.save(out_dir / "belt_equilibria.h5")
     plot_branches([eq, per], path=out_dir / "belt.png",

@@ -13,28 +13,45 @@ import math
 from pathlib import Path
 
 import click
+import numpy as np
+from scipy.optimize import brentq
+from tqdm import tqdm
 
-from ..cli import main  # noqa: F401
+from ..cli import main
 from ..errors import InputError
+from ..nonsmooth import (
+    CALIBRATION_PARAMETERS,
+    SHAW_P,
+    BeltParameters,
+    OrnsteinUhlenbeck,
+    calibrate_quasi_static,
+    calibration_table,
+    coulomb_branch,
+    coulomb_cycle,
+    load_coulomb_branch,
+    max_belt_speed,
+    min_normal_force,
+    shaw_forcing,
+    synthetic_record,
+    thermal_forcing,
+    two_phase_event_driven,
+    two_phase_explicit,
+)
+from ..nonsmooth._calibration import SYNTHETIC_BOUNDS, SYNTHETIC_K_BP, SYNTHETIC_TRUTH
+from ..nonsmooth._plots import plot_coulomb_comparison, plot_coulomb_phase, plot_two_phase
+from ..results._branch import load_branch
+from ._params import ASSIGNMENT, param_values
 
 _BELT_FIELDS = ("zeta", "omega1", "M1", "FN", "Vb", "mus", "mud")
 
 
 def _belt_params(settings, **explicit):
-    from ..nonsmooth import BeltParameters
-    values = {}
-    for item in settings:
-        if "=" not in item:
-            raise click.BadParameter(f"{item!r}: use NAME=VALUE, NAME one of {', '.join(_BELT_FIELDS)}",
-                                     param_hint="--set")
-        name, val = item.split("=", 1)
-        if name not in _BELT_FIELDS:
-            raise click.BadParameter(f"unknown belt parameter {name!r}; known: {', '.join(_BELT_FIELDS)}",
-                                     param_hint="--set")
-        try:
-            values[name] = float(val)
-        except ValueError:
-            raise click.BadParameter(f"{item!r}: {val!r} is not a number", param_hint="--set") from None
+    """``BeltParameters`` from the converted ``--set`` groups and the explicit options."""
+    values = param_values(settings)
+    unknown = [name for name in values if name not in _BELT_FIELDS]
+    if unknown:
+        raise click.BadParameter(f"unknown belt parameter {unknown[0]!r}; known: {', '.join(_BELT_FIELDS)}",
+                                 param_hint="--set")
     values.update({k: v for k, v in explicit.items() if v is not None})
     try:
         return BeltParameters(**values)
@@ -45,7 +62,7 @@ def _belt_params(settings, **explicit):
 @main.command("coulomb")
 @click.option("--vb", type=float, default=None, help="Belt speed V_b [m/s] (default 0.2).")
 @click.option("--fn", type=float, default=None, help="Normal force F_N [N] (default 5).")
-@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+@click.option("--set", "settings", multiple=True, type=ASSIGNMENT,
               help="Other belt parameters: zeta, omega1, M1, mus, mud (seed 000 Appendix B defaults).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def coulomb_cmd(vb, fn, settings, as_json):
@@ -53,7 +70,6 @@ def coulomb_cmd(vb, fn, settings, as_json):
 
     Prints period, pulsation, peak-to-peak amplitude, V_max(F_N) and F_min(V_b).
     """
-    from ..nonsmooth import coulomb_cycle, max_belt_speed, min_normal_force
     p = _belt_params(settings, Vb=vb, FN=fn)
     cyc = coulomb_cycle(p)
     vmax = max_belt_speed(p)
@@ -93,7 +109,7 @@ def compare_group():
 @click.option("--branch", "branches", multiple=True, type=click.Path(dir_okay=False),
               help="Regularized branch file (HDF5 from `frictionkit continue --out`); repeatable.")
 @click.option("--label", "labels", multiple=True, help="Legend label per --branch (default: file name).")
-@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+@click.option("--set", "settings", multiple=True, type=ASSIGNMENT,
               help="Fixed belt parameters (default FN=5 for --param Vb, Vb=0.2 for --param FN).")
 @click.option("--out-prefix", default="coulomb", show_default=True, help="Prefix of the PNG files.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
@@ -108,17 +124,6 @@ def compare_coulomb_cmd(param, start, stop, points, branches, labels, settings, 
     10, 11) and <prefix>_phase.png (Coulomb cycles at the given amplitude and near the
     existence limit, Figs. 3, 6).
     """
-    import numpy as np
-    from scipy.optimize import brentq
-
-    from ..nonsmooth import (
-        coulomb_branch,
-        coulomb_cycle,
-        load_coulomb_branch,
-        max_belt_speed,
-        min_normal_force,
-    )
-    from ..nonsmooth._plots import plot_coulomb_comparison, plot_coulomb_phase
     p = _belt_params(settings)
     if start is None:
         start = 0.02 if param == "Vb" else 0.5
@@ -177,9 +182,7 @@ def _orbit_at_amplitude(path, amplitude):
 
     Needs a runtime-core branch file with Fourier coefficients (``load_branch``).
     """
-    import numpy as np
     try:
-        from ..results._branch import load_branch
         br = load_branch(path)
     except Exception:  # not a full branch file (e.g. only the column layout): skip the overlay
         return None
@@ -211,17 +214,6 @@ def twophase_cmd(step, t_end, x0, ou, rho, seed, out):
 
     Prints the phase-transition times and, without --ou, the event-driven reference times.
     """
-    import numpy as np
-
-    from ..nonsmooth import (
-        SHAW_P,
-        OrnsteinUhlenbeck,
-        shaw_forcing,
-        thermal_forcing,
-        two_phase_event_driven,
-        two_phase_explicit,
-    )
-    from ..nonsmooth._plots import plot_two_phase
     P = SHAW_P
     if ou:
         noise = OrnsteinUhlenbeck(t_end=t_end + 1.0, dt=min(step, 1e-3), seed=seed)
@@ -263,15 +255,6 @@ def calibrate_cmd(runs, days, noise, seed, as_json):
     record is generated with known (z0, K, f_d, f_s, beta), noise is added, and the
     quasi-static model is calibrated ``--runs`` times from different random populations.
     """
-    from tqdm import tqdm
-
-    from ..nonsmooth import (
-        CALIBRATION_PARAMETERS,
-        calibrate_quasi_static,
-        calibration_table,
-        synthetic_record,
-    )
-    from ..nonsmooth._calibration import SYNTHETIC_BOUNDS, SYNTHETIC_K_BP, SYNTHETIC_TRUTH
     if runs < 1:
         raise click.BadParameter("need at least one run", param_hint="--runs")
     _, T, z, _ = synthetic_record(days=days, noise=noise, seed=seed)

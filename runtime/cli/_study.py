@@ -7,8 +7,13 @@ import time
 
 import click
 
+from tqdm import tqdm
+
 from ..cli import main
+from ..drivers._study import convergence_study, parse_int_range
 from ..errors import FrictionkitError, InputError
+from ..model._load import load_model
+from ._params import ASSIGNMENT, param_values
 
 
 def _parse_scales(items, model):
@@ -33,8 +38,6 @@ def run_study(model_name, param, at, params, *, harmonics="1..60", intervals="10
               reference_harmonics=500, n_t=100_000, energy_variable=None, energy="mean", scales=(),
               progress=True, echo=print):
     """The work behind ``frictionkit study convergence``; returns the :class:`ConvergenceStudy`."""
-    from ..drivers._study import convergence_study, parse_int_range
-    from ..model._load import load_model
     H_list = parse_int_range(harmonics, "--harmonics") if harmonics else []
     N_list = parse_int_range(intervals, "--intervals") if intervals else []
     if any(h < 1 for h in H_list):
@@ -47,7 +50,6 @@ def run_study(model_name, param, at, params, *, harmonics="1..60", intervals="10
     variable_scales = _parse_scales(scales, model)
     bar = None
     if progress:
-        from tqdm import tqdm
         bar = tqdm(total=len(H_list) + len(N_list), desc="test solutions", leave=False, file=sys.stderr)
 
     def report(method, size, message):
@@ -99,10 +101,11 @@ def study():
 
 @study.command("convergence")
 @click.argument("model")
-@click.argument("assignments", nargs=-1)
+@click.argument("assignments", nargs=-1, type=ASSIGNMENT)
 @click.option("--param", "-p", required=True, help="Continuation parameter (e.g. Vb).")
 @click.option("--at", "at", type=float, required=True, help="Parameter value of the reference orbit.")
-@click.option("--set", "set_", multiple=True, help="Parameter values NAME=VALUE (several allowed).")
+@click.option("--set", "set_", multiple=True, type=ASSIGNMENT,
+              help="Parameter values NAME=VALUE (several allowed).")
 @click.option("--harmonics", "-H", default="1..60", show_default=True,
               help="HBM test harmonics: A..B, A..B:STEP or a comma list; '' to skip the HBM.")
 @click.option("--intervals", default="10..160:5", show_default=True,
@@ -133,10 +136,9 @@ def convergence_cmd(model, assignments, param, at, set_, harmonics, intervals, d
       frictionkit study convergence belt --param Vb --at 0.5 --set n=10 FN=5 \\
           --harmonics 1..100 --intervals 10..170:4 --scale v=1/omega1 --out w1.h5 --plot w1.png
     """
-    from ._continuation import _parse_assignments  # the one --set parser of the CLI
     t0 = time.perf_counter()
     try:
-        params = _parse_assignments(list(set_) + list(assignments))
+        params = param_values(set_, assignments)
         result = run_study(model, param, at, params, harmonics=harmonics, intervals=intervals, degree=degree,
                            reference_harmonics=reference_harmonics, n_t=n_t, energy_variable=energy_variable,
                            energy=energy, scales=scales, progress=not quiet, echo=click.echo)

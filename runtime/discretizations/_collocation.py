@@ -59,7 +59,7 @@ the orders measured below.  The discrete system stays exactly quadratic except f
 point conditions, whose ANM series come from the recurrences of ``_series.py``
 (:meth:`series_rhs` with the origin).
 Measured on the user-declared tanh * exp belt oscillator at ``vb = 0.8`` against shooting
-(``tests/stability/test_collocation_point_conditions.py``), p = 3, N_int = 20, 40, 80, 160:
+(``tests/discretizations/test_collocation_point_conditions.py``), p = 3, N_int = 20, 40, 80, 160:
 ``omega`` error 8.8e-7, 1.3e-8, 1.9e-10, 3.0e-12 (order 6 = 2p), uniform state error
 (integral phase) 4.2e-5, 2.7e-6, 1.8e-7, 1.1e-8 (order 4 = p + 1), the auxiliaries'
 definitions at the mesh points to 3.5e-5, 5.0e-7, 7.6e-9, 1.2e-10 (order 6); p = 4 gives

@@ -208,7 +208,7 @@ def row_scales(J, Z, block: int = 256):
     variable's block of harmonics, which would hide the FFT rounding of high harmonics
     whose terms are 1e-9 of their equation's largest, also hides the errors of the small
     harmonics next to a Hopf point: the ANM then accepts end points that derail the branch,
-    tests/runtime/test_periodic.py::test_closed_branch_returns_to_start.)
+    tests/engine/test_periodic.py::test_closed_branch_returns_to_start.)
     """
     Z = np.abs(np.asarray(Z, dtype=float))
     if scipy.sparse.issparse(J):

@@ -298,7 +298,9 @@ def integrate_stick_slip(chain: BeltChain, x0, v0, t_end: float, *, t0: float = 
 
 
 def _integrate_phases(chain, res, mode, x, v, t, t_end, rtol, atol, max_events, section, max_step, ts, xs_, vs):
-    n, Vb = chain.n, chain.belt_speed
+    """One ``solve_ivp`` call per phase (constant ``mode``) until ``t_end``, appending to ``res``
+    and to the sample lists ``ts, xs_, vs`` as it goes (so that an interrupt keeps them)."""
+    n = chain.n
     just_switched = set()
     while t < t_end - 1e-14 * max(abs(t_end), 1.0):
         if len(res.events) >= max_events:
@@ -311,73 +313,95 @@ def _integrate_phases(chain, res, mode, x, v, t, t_end, rtol, atol, max_events, 
         if sol.status == -1:
             res.status, res.message = "failed", f"solve_ivp failed at t={t:.6g}: {sol.message}"
             break
-        fired = [k for k, (tag, _) in enumerate(tags) if tag != "section" and len(sol.t_events[k])]
-        keep = np.ones(sol.t.size, dtype=bool)
-        for k in list(fired):
-            tag, i = tags[k]
-            if tag != "extremum":
-                continue
-            fired.remove(k)
-            te = sol.t[-1]
-
-            def vr_fun(s_, i=i):
-                return mode[i] * (sol.sol(s_)[n + i] - Vb)
-            if vr_fun(te) >= 0:
-                continue  # the extremum did not reach the belt speed: go on slipping
-            # missed crossing: it lies in the last solver step (see _phase_events), or, for a
-            # slip that starts at V_rel = 0, anywhere in this phase
-            ta = next((a for a in (sol.t[-2] if sol.t.size > 1 else t, t) if vr_fun(a) > 0), None)
-            if ta is None:
-                continue  # rounding-level excursion at the slip onset, not a crossing
-            tc = brentq(lambda s_: vr_fun(s_), ta, te, xtol=1e-15 * max(abs(te), 1.0), rtol=1e-15)
-            zc = sol.sol(tc)
-            keep = sol.t < tc
-            sol.t = np.append(sol.t[keep], tc)
-            sol.y = np.concatenate((sol.y[:, keep], zc[:, None]), axis=1)
-            fired = [kk for kk, (tg, ii) in enumerate(tags) if tg == "vr0" and ii == i]
-            break
+        fired = _fired_events(chain, mode, sol, tags, t)
+        _record_phase(res, sol, n, section, ts, xs_, vs)
         z = sol.y[:, -1]
-        res.phases.append((float(sol.t[0]), float(sol.t[-1]), sol.sol))
-        ts.append(sol.t[1:])
-        xs_.append(sol.y[:n, 1:])
-        vs.append(sol.y[n:, 1:])
-        if section:
-            for te, ze in zip(sol.t_events[-1], sol.y_events[-1]):
-                if te > sol.t[-1]:
-                    continue
-                res.section.append((float(te), ze[:n].copy(), ze[n:].copy()))
         t, x, v = float(sol.t[-1]), z[:n].copy(), z[n:].copy()
         if sol.status != 1:
             break
-        # scipy keeps only the first terminal event of a step: contacts that switch at the
-        # same instant (symmetric chains) are picked up here, within rounding
-        fired_contacts = {tags[k][1] for k in fired} | just_switched
-        f_now = chain.needed_force(x, np.where(mode == STICK, Vb, v))
-        for i in range(n):
-            if i in fired_contacts:
+        just_switched = _switch(chain, res, mode, tags, fired, just_switched, t, x, v)
+
+
+def _fired_events(chain, mode, sol, tags, t):
+    """Indices into ``tags`` of the transitions that end the phase ``sol`` (started at ``t``).
+
+    A fired ``extremum`` event (``_phase_events``) is replaced by the ``vr0`` crossing it
+    reveals, if any: ``sol`` is then cut at that crossing, located by ``brentq`` on the dense
+    output.
+    """
+    n, Vb = chain.n, chain.belt_speed
+    fired = [k for k, (tag, _) in enumerate(tags) if tag != "section" and len(sol.t_events[k])]
+    for k in list(fired):
+        tag, i = tags[k]
+        if tag != "extremum":
+            continue
+        fired.remove(k)
+        te = sol.t[-1]
+
+        def vr_fun(s_, i=i):
+            return mode[i] * (sol.sol(s_)[n + i] - Vb)
+        if vr_fun(te) >= 0:
+            continue  # the extremum did not reach the belt speed: go on slipping
+        # missed crossing: it lies in the last solver step (see _phase_events), or, for a
+        # slip that starts at V_rel = 0, anywhere in this phase
+        ta = next((a for a in (sol.t[-2] if sol.t.size > 1 else t, t) if vr_fun(a) > 0), None)
+        if ta is None:
+            continue  # rounding-level excursion at the slip onset, not a crossing
+        tc = brentq(lambda s_: vr_fun(s_), ta, te, xtol=1e-15 * max(abs(te), 1.0), rtol=1e-15)
+        zc = sol.sol(tc)
+        keep = sol.t < tc
+        sol.t = np.append(sol.t[keep], tc)
+        sol.y = np.concatenate((sol.y[:, keep], zc[:, None]), axis=1)
+        return [kk for kk, (tg, ii) in enumerate(tags) if tg == "vr0" and ii == i]
+    return fired
+
+
+def _record_phase(res, sol, n, section, ts, xs_, vs):
+    """Append the phase ``sol`` (its samples after the first, and its section crossings)."""
+    res.phases.append((float(sol.t[0]), float(sol.t[-1]), sol.sol))
+    ts.append(sol.t[1:])
+    xs_.append(sol.y[:n, 1:])
+    vs.append(sol.y[n:, 1:])
+    if section:
+        for te, ze in zip(sol.t_events[-1], sol.y_events[-1]):
+            if te > sol.t[-1]:
                 continue
-            lim = chain.normal[i] * chain.mu_s[i]
-            if mode[i] != STICK and abs(v[i] - Vb) <= 1e-12 * Vb:
-                fired.append(tags.index(("vr0", i)))
-            elif mode[i] == STICK and abs(f_now[i]) >= lim * (1 - 1e-12) and lim > 0:
-                fired.append(tags.index(("release", i)))
-        for k in fired:
-            tag, i = tags[k]
-            if tag == "vr0":
-                v[i] = Vb
-                f = chain.needed_force(x, np.where(mode == STICK, Vb, v))
-                if abs(f[i]) <= chain.normal[i] * chain.mu_s[i]:
-                    mode[i] = STICK
-                    kind = "stick"
-                else:
-                    mode[i] = -int(np.sign(f[i]))
-                    kind = "reversal"
+            res.section.append((float(te), ze[:n].copy(), ze[n:].copy()))
+
+
+def _switch(chain, res, mode, tags, fired, just_switched, t, x, v):
+    """Apply the transitions at ``t`` to ``mode`` (and ``v``) in place, record them in ``res``
+    and return the contacts that switched."""
+    n, Vb = chain.n, chain.belt_speed
+    # scipy keeps only the first terminal event of a step: contacts that switch at the
+    # same instant (symmetric chains) are picked up here, within rounding
+    fired_contacts = {tags[k][1] for k in fired} | just_switched
+    f_now = chain.needed_force(x, np.where(mode == STICK, Vb, v))
+    for i in range(n):
+        if i in fired_contacts:
+            continue
+        lim = chain.normal[i] * chain.mu_s[i]
+        if mode[i] != STICK and abs(v[i] - Vb) <= 1e-12 * Vb:
+            fired.append(tags.index(("vr0", i)))
+        elif mode[i] == STICK and abs(f_now[i]) >= lim * (1 - 1e-12) and lim > 0:
+            fired.append(tags.index(("release", i)))
+    for k in fired:
+        tag, i = tags[k]
+        if tag == "vr0":
+            v[i] = Vb
+            f = chain.needed_force(x, np.where(mode == STICK, Vb, v))
+            if abs(f[i]) <= chain.normal[i] * chain.mu_s[i]:
+                mode[i] = STICK
+                kind = "stick"
             else:
-                f = chain.needed_force(x, v)
                 mode[i] = -int(np.sign(f[i]))
-                kind = "slip"
-            res.events.append(dict(time=t, contact=i, kind=kind, x=x.copy(), v=v.copy()))
-        just_switched = {tags[k][1] for k in fired}
+                kind = "reversal"
+        else:
+            f = chain.needed_force(x, v)
+            mode[i] = -int(np.sign(f[i]))
+            kind = "slip"
+        res.events.append(dict(time=t, contact=i, kind=kind, x=x.copy(), v=v.copy()))
+    return {tags[k][1] for k in fired}
 
 
 def belt_oscillator(params=None, mu_k: Callable | None = None, **values) -> BeltChain:

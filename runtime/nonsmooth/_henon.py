@@ -37,6 +37,51 @@ class HenonResult:
     release_times: list = field(default_factory=list)
 
 
+def _rk4(f, s, y, ds):
+    """One classical RK4 step (seed 004 eq. 23) of ``dy/ds = f(s, y)`` from ``s`` to ``s + ds``."""
+    k1 = f(s, y)
+    k2 = f(s + 0.5 * ds, y + 0.5 * ds * k1)
+    k3 = f(s + 0.5 * ds, y + 0.5 * ds * k2)
+    k4 = f(s + ds, y + ds * k3)
+    return y + ds / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+@dataclass(frozen=True)
+class _OneMass:
+    """The one-mass chain of seed 004 Appendix A: its slip field, its two RK4 steps, its stick test."""
+
+    m: float
+    c: float
+    k: float
+    N: float
+    lim: float          # N mu_s: the static limit of the stuck spring force
+    muk: object
+    Vb: float
+
+    def acc(self, x, v, s):
+        """Slip acceleration with slip direction ``s = sign(V_rel)``."""
+        return (-s * self.N * float(self.muk(abs(v - self.Vb))) - self.c * v - self.k * x) / self.m
+
+    def step_in_time(self, x, v, s, dt):
+        """RK4 step of ``(x, v)`` over ``dt`` in slip direction ``s``."""
+        y = _rk4(lambda t, y: np.array([y[1], self.acc(y[0], y[1], s)]), 0.0, np.array([x, v]), dt)
+        return y[0], y[1]
+
+    def step_to_belt_speed(self, x, t, v, s):
+        """One RK4 step of ``(x, t)`` with ``v`` as the independent variable, from ``v`` to ``V_b``:
+        ``d(x, t)/dv = (v, 1) / a(x, v)`` (eqs. 24-25)."""
+        def f(v_, y):
+            a = self.acc(y[0], v_, s)
+            return np.array([v_ / a, 1.0 / a])
+        y = _rk4(f, v, np.array([x, t]), self.Vb - v)
+        return y[0], y[1]
+
+    def direction_at_belt_speed(self, x):
+        """0 if the mass stays stuck at ``x`` (``|c V_b + k x| <= N mu_s``), else the slip direction."""
+        f = self.c * self.Vb + self.k * x
+        return 0 if abs(f) <= self.lim else -int(np.sign(f))
+
+
 def henon_stick_slip(chain, x0: float, v0: float, t_end: float, h: float) -> HenonResult:
     """Integrate a one-mass :class:`BeltChain` with RK4 and Hénon's trick (seed 004 App. A).
 
@@ -57,69 +102,36 @@ def henon_stick_slip(chain, x0: float, v0: float, t_end: float, h: float) -> Hen
         raise InputError("henon_stick_slip handles one-mass chains (seed 004 Appendix A)")
     if not 0 < h < t_end:
         raise InputError(f"step h={h!r} must lie in (0, t_end)")
-    m, c, k = chain.mass[0], chain.damping[0, 0], chain.stiffness[0, 0]
-    N, mus, muk, Vb = chain.normal[0], chain.mu_s[0], chain.mu_k[0], chain.belt_speed
-    lim = N * mus
-
-    def acc(x, v, s):  # slip acceleration with slip direction s = sign(V_rel)
-        return (-s * N * float(muk(abs(v - Vb))) - c * v - k * x) / m
-
-    def rk4_time(x, v, s, dt):
-        def f(x, v):
-            return v, acc(x, v, s)
-        k1 = f(x, v)
-        k2 = f(x + 0.5 * dt * k1[0], v + 0.5 * dt * k1[1])
-        k3 = f(x + 0.5 * dt * k2[0], v + 0.5 * dt * k2[1])
-        k4 = f(x + dt * k3[0], v + dt * k3[1])
-        return (x + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0]),
-                v + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1]))
-
-    def rk4_velocity(x, t, v, dv, s):
-        # eq. (25): y = (x, t) with v as the independent variable, dy/dv = (v, 1) / a
-        def f(v, x):
-            a = acc(x, v, s)
-            return v / a, 1.0 / a
-        k1 = f(v, x)
-        k2 = f(v + 0.5 * dv, x + 0.5 * dv * k1[0])
-        k3 = f(v + 0.5 * dv, x + 0.5 * dv * k2[0])
-        k4 = f(v + dv, x + dv * k3[0])
-        return (x + dv / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0]),
-                t + dv / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1]))
-
+    one = _OneMass(chain.mass[0], chain.damping[0, 0], chain.stiffness[0, 0], chain.normal[0],
+                   chain.normal[0] * chain.mu_s[0], chain.mu_k[0], chain.belt_speed)
+    Vb = one.Vb
     x, v, t = float(x0), float(v0), 0.0
-    if v != Vb:
-        s = int(np.sign(v - Vb))
-    else:
-        f = c * Vb + k * x
-        s = 0 if abs(f) <= lim else -int(np.sign(f))
+    s = int(np.sign(v - Vb)) if v != Vb else one.direction_at_belt_speed(x)
     res = HenonResult(t=None, x=None, v=None)
     ts, xs, vs = [t], [x], [v]
     while t < t_end:
         dt = min(h, t_end - t)
         if s == 0:
             xn = x + Vb * dt
-            f = c * Vb + k * xn
-            if abs(f) > lim:
+            f = one.c * Vb + one.k * xn
+            if abs(f) > one.lim:
                 # eq. (27): dt/dx = 1 / V_b, exact in one step
                 sgn = np.sign(f)
-                xs_ = (sgn * lim - c * Vb) / k
+                xs_ = (sgn * one.lim - one.c * Vb) / one.k
                 t, x = t + (xs_ - x) / Vb, xs_
                 s = -int(sgn)
                 res.release_times.append(t)
             else:
                 t, x = t + dt, xn
         else:
-            xn, vn = rk4_time(x, v, s, dt)
+            xn, vn = one.step_in_time(x, v, s, dt)
             if s * (vn - Vb) < 0:
                 # the step crossed V_rel = 0: redo it in v (eqs. 24-25)
-                x, t = rk4_velocity(x, t, v, Vb - v, s)
+                x, t = one.step_to_belt_speed(x, t, v, s)
                 v = Vb
-                f = c * Vb + k * x
-                if abs(f) <= lim:
-                    s = 0
+                s = one.direction_at_belt_speed(x)
+                if s == 0:
                     res.stick_times.append(t)
-                else:
-                    s = -int(np.sign(f))
             else:
                 t, x, v = t + dt, xn, vn
         ts.append(t), xs.append(x), vs.append(v)

@@ -37,19 +37,12 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from .._version import __version__
 from ._coulomb import BeltParameters, coulomb_cycle, max_belt_speed, min_normal_force
 
 __all__ = ["CoulombBranch", "coulomb_branch", "load_coulomb_branch"]
 
 STATES = ("y", "v")
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("frictionkit")
-    except Exception:  # pragma: no cover - not installed
-        return "unknown"
 
 
 @dataclass
@@ -89,7 +82,7 @@ class CoulombBranch:
         limit_text = ", ".join(f"{k} = {v:.12g}" for k, v in zip(kinds, params)) or "no existence limit in range"
         prov = {"model": "belt", "model_hash": "coulomb-exact-seed000-eq8",
                 "continuation_parameter": self.continuation_parameter, "method": "coulomb-exact",
-                "frictionkit_version": _version(), "numpy_version": np.__version__,
+                "frictionkit_version": __version__, "numpy_version": np.__version__,
                 "scipy_version": scipy.__version__, "generator_version": "none", "backend": "closed-form",
                 "discretization": "coulomb-exact",
                 "parameters": {k: v for k, v in p.items() if k != self.continuation_parameter},

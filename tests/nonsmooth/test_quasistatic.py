@@ -50,6 +50,7 @@ def test_calibration_recovers_known_parameters():
     for k in CALIBRATION_PARAMETERS:
         assert fit.params[k] == pytest.approx(SYNTHETIC_TRUTH[k], rel=1e-2), k
     assert fit.rms < 1e-3
+    clean = fit
     # with noise sigma = 0.05 mm (1 % of the signal range): the fit is as good as the truth and
     # its residual is the noise
     sigma = 0.05
@@ -60,8 +61,13 @@ def test_calibration_recovers_known_parameters():
     assert 0.8 * sigma < fit.rms < 1.2 * sigma
     for k in CALIBRATION_PARAMETERS:
         assert fit.params[k] == pytest.approx(SYNTHETIC_TRUTH[k], rel=0.05), k
-    table = calibration_table([fit, fit])
-    assert table["parameters"] == list(CALIBRATION_PARAMETERS) and table["std"] == [0.0] * 5
+    # two runs a, b: mean (a + b) / 2 and sample standard deviation |a - b| / sqrt(2) by hand
+    table = calibration_table([clean, fit])
+    a, b = (np.array([r.params[k] for k in CALIBRATION_PARAMETERS]) for r in (clean, fit))
+    assert table["parameters"] == list(CALIBRATION_PARAMETERS)
+    np.testing.assert_allclose(table["mean"], (a + b) / 2, rtol=1e-15)
+    np.testing.assert_allclose(table["std"], np.abs(a - b) / np.sqrt(2), rtol=1e-14)
+    np.testing.assert_allclose(table["cv"], np.abs(a - b) / np.sqrt(2) / np.abs((a + b) / 2), rtol=1e-14)
 
 
 def test_calibration_bad_bounds():

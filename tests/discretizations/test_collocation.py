@@ -8,7 +8,7 @@ from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError
 from tests.models import duffing_handwritten, vdp_handwritten
-from tests.stability._orbits import belt_orbit, vdp_orbit
+from tests.models._orbits import belt_orbit, vdp_orbit
 
 
 def test_w1_collocation_agrees_with_shooting():

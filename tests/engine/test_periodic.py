@@ -24,7 +24,7 @@ from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from tests.models import belt_handwritten
 
 
-# stability and branch points are tested in tests/stability; here only the branches matter
+# stability and branch points are tested in tests/analysis; here only the branches matter
 NO_ANALYSIS = dict(stability=False, branch_points=False)
 
 @pytest.fixture(scope="module")
@@ -139,9 +139,11 @@ def test_start_from_simulation_and_from_orbit(belt, low_branch):
     d, Z = periodic_start_from_simulation(m, 0.5, 40)
     U, om, lam = d.split(Z)
     lo, hi = trig_extrema(U[:2])
-    assert lam == 0.5
     assert om == pytest.approx(om_ref, rel=1e-11) and hi[0] - lo[0] == pytest.approx(ptp_ref, rel=1e-9)
+    # the start is the W1 orbit of the ODE at Vb = 0.5: shooting, errors of H = 40 as in test_w1
     orb = _shooting(m, d, Z)
+    assert orb.lam == 0.5 and om == pytest.approx(orb.omega, rel=1e-10)
+    assert hi[0] - lo[0] == pytest.approx(orb.ptp[0], rel=1e-8)
     d2, Z2 = periodic_start_from_orbit(m, 0.5, orb.samples(256), orb.T, 40)
     assert d2.split(Z2)[1] == pytest.approx(om_ref, rel=1e-11)
 

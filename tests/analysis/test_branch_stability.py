@@ -7,7 +7,7 @@ non-trivial Floquet multiplier passes +1.  The HBM branch (H = 20) is continued 
 its fold is located by the engine from the tangent alone.  The multipliers come from Hill's
 method on the HBM Jacobian (consistent with the branch) and, independently, from Hill's
 method on the original ODE (``hill_multipliers``); the Hopf points are checked against the
-trace of df/dx (``tests/stability/_orbits.py``) and their criticality against the first
+trace of df/dx (``tests/models/_orbits.py``) and their criticality against the first
 Lyapunov coefficient.
 """
 import h5py
@@ -20,7 +20,7 @@ from frictionkit.runtime.results._plots import MOTION_COLORS, plot_branches
 from frictionkit.runtime.analysis._stability import branch_stability
 from frictionkit.runtime.analysis._lyapunov import first_lyapunov
 from frictionkit.runtime.analysis._hill import hill_multipliers
-from tests.stability._orbits import belt, belt_equilibrium, belt_hopf_points
+from tests.models._orbits import belt, belt_equilibrium, belt_hopf_points
 
 H = 20
 

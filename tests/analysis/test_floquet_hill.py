@@ -8,7 +8,7 @@ from frictionkit.runtime.analysis._lyapunov import first_lyapunov
 from frictionkit.runtime.analysis._floquet import floquet_collocation, floquet_from_orbit, floquet_variational
 from frictionkit.runtime.analysis._hill import hbm_coefficients_from_samples, hbm_states_on_grid, hill_multipliers
 from frictionkit.runtime.errors import InputError
-from tests.stability._orbits import (belt, belt_equilibrium, belt_hopf_points, belt_orbit,
+from tests.models._orbits import (belt, belt_equilibrium, belt_hopf_points, belt_orbit,
                                     belt_orbit_near_hopf, belt_trace, vdp, vdp_orbit)
 
 

@@ -21,8 +21,8 @@ from frictionkit.runtime.discretizations._collocation import CollocationDiscreti
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError, ModelInterfaceError
-from tests.runtime.test_point_conditions import _tanh_exp_model, check_jacobian_and_series
-from tests.stability._orbits import belt
+from tests.discretizations.test_point_conditions import _tanh_exp_model, check_jacobian_and_series
+from tests.models._orbits import belt
 
 
 @pytest.mark.parametrize("name, param, params, lam", [

@@ -4,7 +4,7 @@ import pytest
 
 from frictionkit.runtime.discretizations._shooting import ShootingDiscretization, find_periodic_orbit
 from frictionkit.runtime.errors import ConvergenceError, InputError
-from tests.stability._orbits import belt, belt_orbit, vdp, vdp_orbit
+from tests.models._orbits import belt, belt_orbit, vdp, vdp_orbit
 
 
 @pytest.mark.parametrize("mu, T_auto", [(1.0, 6.663287), (2.0, 7.629874)])

@@ -1,4 +1,4 @@
-"""The bordered linear algebra the engines share (``runtime/_newton.py``).
+"""The bordered linear algebra the engines share (``runtime/engine/_bordered.py``).
 
 * the sign of ``det [J; b^T]`` read off a factorization (dense and sparse) against
   ``numpy.linalg.det``;

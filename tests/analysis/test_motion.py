@@ -4,7 +4,7 @@ import pytest
 
 from frictionkit.runtime.analysis._motion import classify_motion, limit_velocity
 from frictionkit.runtime.errors import InputError
-from tests.stability._orbits import belt, belt_orbit, belt_orbit_near_hopf, vdp
+from tests.models._orbits import belt, belt_orbit, belt_orbit_near_hopf, vdp
 
 
 @pytest.mark.parametrize("n", [10, 100])

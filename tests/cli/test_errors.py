@@ -12,9 +12,11 @@ from frictionkit.runtime.analysis._equilibria import find_equilibrium
 from frictionkit.runtime.drivers._branches import periodic_start_from_hopf, equilibrium_branch
 from frictionkit.runtime.discretizations._hbm import HBMDiscretization
 from frictionkit.runtime.model._interface import Model
+from frictionkit.runtime.model._load import load_model
 from frictionkit.runtime.cli import main
 from frictionkit.runtime.errors import InputError
 from tests.models import belt_handwritten
+from tests.models._fold_system import fold_by_extremum
 
 
 @pytest.fixture(scope="module")
@@ -132,8 +134,12 @@ def test_cli_continue_and_demo(tmp_path):
     per = load_branch(tmp_path / "belt.h5")
     kinds = [s.kind for s in per.special]
     assert kinds == ["fold", "hopf"] and per.status == "equilibrium"
-    # H = 10: fold near 9.77 (between the seed 003 values for H = 9 and the converged one)
-    assert 9.46 < per.special[0].param < 10.3
+    # H = 10: fold near 9.77 (between seed 003's 9.46 for H = 9 and the converged 10.2874834491),
+    # located again without the engine: the extremum of Vb along the H = 10 branch
+    i = per.special[0].index
+    disc = HBMDiscretization(load_model("belt", continuation="Vb", n=10, FN=5), 10)
+    assert per.special[0].param == pytest.approx(fold_by_extremum(disc, per.solutions[i - 2], per.solutions[i + 2]),
+                                                 rel=1e-10)
     assert (tmp_path / "belt.png").exists() and (tmp_path / "belt_equilibria.h5").exists()
 
 

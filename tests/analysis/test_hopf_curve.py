@@ -2,7 +2,7 @@
 form of the belt oscillator (seed 000 eq. 5): Hopf points solve
 ``2 zeta omega1 = (FN / M1) mu_n'(-Vb)`` with the crossing pair ``+- i omega1``, so the curve in
 (Vb, FN) is ``FN = g(Vb) = 2 zeta omega1 M1 / mu_n'(-Vb)``; ``mu_n'`` comes from sympy
-(``tests/runtime/test_equilibria.py``), its minimum from scipy's bounded minimiser, B3 from
+(``tests/analysis/test_equilibria.py``), its minimum from scipy's bounded minimiser, B3 from
 the eigenvalues along the equilibrium branch."""
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from frictionkit.runtime.analysis._curves import BifurcationCurve, hopf_curve
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.errors import InputError
 from tests.models import belt_handwritten
-from tests.runtime.test_equilibria import P, _dmu
+from tests.analysis.test_equilibria import P, _dmu
 
 
 @pytest.fixture(scope="module")
@@ -108,11 +108,11 @@ def test_a_declared_model_in_another_parameter_plane():
 def test_drill_hopf_points_over_four_decades_of_kappa():
     """Seed 004 drill (a sampled model: non-analytic law, rhs/jac only): both Hopf points of
     kappa = 1 continued down to kappa = 1e-4 follow the damping condition of eqs. 16/18/20
-    (brentq root, ``tests/runtime/test_aft.py``) at every point, and end on Table 5's
+    (brentq root, ``tests/discretizations/test_aft.py``) at every point, and end on Table 5's
     1.00e-4 / 4.00e-4; the rescaled steps keep up with a parameter that falls by decades."""
     from scipy.optimize import brentq
     from frictionkit.runtime.model._load import load_model
-    from tests.runtime.test_aft import _damping_condition
+    from tests.discretizations.test_aft import _damping_condition
     m = load_model("drill", continuation="eta", kappa=1.0)
     hb = equilibrium_branch(m, 1.0, 5.0, options=dict(min_step=1e-14)).special_points("hopf")
     for h, (a, b), paper in zip(hb, ((1, 2), (2, 4)), (1.00e-4, 4.00e-4)):

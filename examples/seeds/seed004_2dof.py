@@ -24,11 +24,20 @@ generic runtime, each piece independent of the code it checks:
   the Floquet multipliers of every orbit from its monodromy, and :func:`locate_fold`
   (zero of the tangent's ``Vdr`` component between two branch points).
 
-Why a dedicated continuation loop: the generic pseudo-arclength engine measures steps in the
-unscaled ``Z = [x0, T, Vdr]`` and asks for a residual far below the integration-noise floor
-of a stiff (eps = 1e5) shooting residual; on this model it crept at ``dVdr ~ 1e-5`` per step
-(measured, see the issue-5 report).  Here ``T`` and ``Vdr`` are scaled and Newton stops at the
-noise floor ``100 rtol``, as :func:`~frictionkit.runtime.discretizations._shooting.find_periodic_orbit` does.
+Why a dedicated continuation loop (still; issue 11 measured why the generic one is slow):
+the generic engine (``engine.run(..., "newton")`` on the unscaled ``Z = [x0, T, Vdr]``,
+rtol 1e-10) took 9 s for 5 steps from Vdr = 0.14 and its ``Vdr`` steps shrank
+(3e-4, 2e-4, 1.6e-4, 1.1e-4, 0.9e-4), where this loop reaches Vdr = 0.151 in 4 steps and
+4.7 s.  Newton there converges only linearly (update ratio ~0.03 per iteration, 5-6
+iterations), so the step control, which targets 3 iterations, shortens every step.  The
+cause is the ``Vdr`` column of the shooting Jacobian: its sensitivity equation uses a
+central difference of ``f`` with step 6e-6, comparable to the width ``1/eps = 1e-5`` of
+``atan(eps v)``, and is 3-8 % wrong (against steps 1e-8 and 1e-10, which agree to 1e-6).
+A stiffness-scaled step (~1e-10) fixes the column but makes the sensitivity right-hand
+side noisy and the LSODA integration far slower (> 400 s for 5 steps): the fix needs the
+parameter derivative of ``f`` from the generated model, not a difference.  Here ``T`` and
+``Vdr`` are scaled and Newton stops at the noise floor ``100 rtol``, as
+:func:`~frictionkit.runtime.discretizations._shooting.find_periodic_orbit` does.
 """
 from __future__ import annotations
 

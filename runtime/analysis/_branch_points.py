@@ -9,6 +9,7 @@ import scipy.optimize
 import scipy.sparse
 
 from ..engine._bordered import Counters, bordered_factor
+from ..engine._locate import hermite_chord
 from ..engine._newton import correct
 from ..errors import ConvergenceError, InputError
 
@@ -55,13 +56,8 @@ def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol:
     b = chord / np.linalg.norm(chord)
     ref = _slogdet_bordered(disc.jacobian(Za), b, counters)[1]
     cache = {}
-    hc = np.linalg.norm(chord)
-    ta, tb = (np.asarray(t, dtype=float) for t in tangents) if tangents is not None else (chord / hc,) * 2
-
-    def guess(s):
-        h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
-        h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
-        return h00 * Za + h10 * hc * ta + h01 * (Za + chord) + h11 * hc * tb
+    ta, tb = tangents if tangents is not None else (b, b)
+    guess = hermite_chord(Za, ta, Za + chord, tb)
 
     def point(s):
         if s not in cache:
@@ -87,24 +83,23 @@ def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol:
     fa, fb = test(0.0), test(1.0)
     if fa * fb > 0:
         raise ConvergenceError("locate_branch_point: det [J; b^T] does not change sign")
-    # Illinois (modified regula falsi) on the chord coordinate, the root kept between x0
-    # and x1.  Right at the branch point every bordered system is singular and Newton may
-    # stall on trial points very close to it: then the better bracket end is returned.
-    x0, f0, x1, f1 = 0.0, fa, 1.0, fb
-    for _ in range(100):
-        if f1 == 0.0 or abs(x1 - x0) <= 1e-13:
-            break
-        x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
-        try:
-            f2 = test(x2)
-        except ConvergenceError:
-            break
-        if f2 * f1 < 0:
-            x0, f0 = x1, f1
+    # Brent's method on the chord coordinate.  Right at the branch point every bordered
+    # system is singular and Newton may stall on trial points very close to it: then the
+    # last bracket (kept by ``bracketed``) is handed to the interpolation.
+    bracket = [0.0, fa, 1.0, fb]
+
+    def bracketed(x):
+        fx = test(x)
+        if fx * bracket[1] > 0:
+            bracket[0:2] = x, fx
         else:
-            f0 = f0 / 2
-        x1, f1 = x2, f2
-    if abs(x1 - x0) <= 1e-10 or f1 == 0.0:
+            bracket[2:4] = x, fx
+        return fx
+    try:
+        return point(scipy.optimize.brentq(bracketed, 0.0, 1.0, xtol=1e-13))
+    except ConvergenceError:
+        x0, _, x1, _ = bracket
+    if abs(x1 - x0) <= 1e-10:
         return point(x1)
     return _interpolated_root(cache, test, x0, x1)
 

@@ -6,13 +6,32 @@ component and refined by a root-find along the branch (DESIGN §6).
 from __future__ import annotations
 
 import numpy as np
+import scipy.interpolate
 import scipy.optimize
 
 from ..errors import ConvergenceError
 from ..results._branch import SpecialPoint
 from ._newton import correct, tangent_at
 
-__all__ = ["locate_on_branch", "locate_folds"]
+__all__ = ["locate_on_branch", "locate_folds", "hermite_chord"]
+
+
+def hermite_chord(Za, ta, Zb, tb):
+    """Cubic Hermite interpolant of a branch between two points, in the chord coordinate.
+
+    ``s`` runs from 0 (``Za``) to 1 (``Zb``); the end slopes are the unit tangents
+    ``ta``, ``tb`` times the chord length (arclength ~ chord length between close points).
+
+    Returns
+    -------
+    scipy.interpolate.CubicHermiteSpline
+        ``Z(s)``, vector valued.
+    """
+    Za, Zb = np.asarray(Za, dtype=float), np.asarray(Zb, dtype=float)
+    hc = np.linalg.norm(Zb - Za)
+    return scipy.interpolate.CubicHermiteSpline([0.0, 1.0], np.vstack([Za, Zb]),
+                                                hc * np.vstack([np.asarray(ta, dtype=float),
+                                                                np.asarray(tb, dtype=float)]))
 
 
 def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15):

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.optimize
 
 from ..results._branch import SpecialPoint
+from ._locate import hermite_chord
 from ._newton import correct, tangent_at
 
 __all__ = ["Recorder", "amplitude_weights"]
@@ -222,12 +223,7 @@ class Recorder:
     @staticmethod
     def _hermite_zero(Zprev, tprev, Z, t, w):
         """Zero of the functional ``w . Z`` on the cubic Hermite interpolant between two points."""
-        hc = np.linalg.norm(Z - Zprev)
-
-        def herm(s):
-            h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
-            h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
-            return h00 * Zprev + h10 * hc * tprev + h01 * Z + h11 * hc * t
+        herm = hermite_chord(Zprev, tprev, Z, t)
         s = scipy.optimize.brentq(lambda s: float(herm(s) @ w), 0.0, 1.0, xtol=1e-14)
         return herm(s)
 

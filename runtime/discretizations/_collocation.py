@@ -70,7 +70,7 @@ of 1.3e-8 at N_int = 40): the derivative of an interpolated algebraic variable i
 O(h^p) accurate at the Gauss points.
 Models without dbil rows are unaffected (only the differential variables are nodal).
 
-Unknown layout (variable-major like the HBM layout of ``_discretization.py``)::
+Unknown layout (variable-major like the HBM layout of ``discretizations/_base.py``)::
 
     Y[r*G + q]   r-th variable, q = i*p + j (node j = 0..p-1 of interval i, nodal variable)
                                  or q = i*p + l (Gauss point l = 0..p-1 of interval i, otherwise)
@@ -160,11 +160,13 @@ class CollocationDiscretization(Discretization):
         A state without a differential row.
     """
 
-    supports_stability = True
+    kind = "collocation"
+    has_quadratic = True
+    floquet_route = "collocation"
 
     def __init__(self, model: Model, n_intervals: int = 50, degree: int = 3, *, phase: str = "extremum",
                  phase_state: int = 0, subharmonic: int = 1):
-        if getattr(model, "sampled", False):
+        if model.sampled:
             raise InputError(
                 f"model {model.name!r} is sampled (a non-analytic law, no quadratic recast): "
                 "use the AFT harmonic balance (AFTDiscretization) or shooting instead of collocation")
@@ -194,7 +196,7 @@ class CollocationDiscretization(Discretization):
         self.differential = self.nodal
         self.forced = model.forced
         self.autonomous = not self.forced
-        self.omega_is_lam = self.forced and model.module.FORCING_FREQUENCY == model.continuation
+        self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
         # forced models: the mesh spans ``subharmonic`` forcing periods (period-doubled orbits)
         self.nu = int(subharmonic)
         if self.nu != subharmonic or self.nu < 1 or (self.nu > 1 and not self.forced):
@@ -225,11 +227,11 @@ class CollocationDiscretization(Discretization):
     # -- derivative-bilinear rows and point conditions (DESIGN §2) ------------------------
     def _setup_point_conditions(self):
         """Nodal set, differentiated algebraic rows and point rows (module docstring)."""
-        model, mod = self.model, self.model.module
+        model = self.model
         N = self.N
-        kinds = mod.KINDS
+        kinds = model.kinds
         self.dbil_rows = np.array([i for i, k in enumerate(kinds) if k == "derivative_bilinear"], dtype=int)
-        self.point_rows = np.array(mod.POINT_ROWS, dtype=int)
+        self.point_rows = np.array(model.point_rows, dtype=int)
         self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
         self.nodal = self.mass_rows.copy()
         self.alg_nodal = np.zeros(N, dtype=bool)          # algebraic rows imposed differentiated
@@ -251,11 +253,11 @@ class CollocationDiscretization(Discretization):
         self.A = np.asarray(ops["A"], dtype=float)
         self.bc = np.asarray(ops["bc"], dtype=float)
         self.pc = np.asarray(ops["pc"], dtype=float)
-        self.B_K = np.asarray(mod.B_K, dtype=int)
-        self.B_J = np.asarray(mod.B_J, dtype=int)
-        self.B_L = np.asarray(mod.B_L, dtype=int)
-        self.point_funcs = tuple(mod.POINT_FUNCS)
-        self.point_args = np.asarray(mod.POINT_ARGS, dtype=int)
+        self.B_K = np.asarray(model.derivative_bilinear_terms[0], dtype=int)
+        self.B_J = np.asarray(model.derivative_bilinear_terms[1], dtype=int)
+        self.B_L = np.asarray(model.derivative_bilinear_terms[2], dtype=int)
+        self.point_funcs = tuple(model.point_funcs)
+        self.point_args = np.asarray(model.point_args, dtype=int)
         self._pvec = model.param_vector()
         # the differentiated variables, the dbil variables and the point arguments are nodal;
         # an algebraic nodal variable makes every variable of its row nodal (closure)
@@ -266,7 +268,7 @@ class CollocationDiscretization(Discretization):
         dbil = np.zeros(N, dtype=bool)
         dbil[self.dbil_rows] = True
         lin = (np.asarray(ops["L0"]) != 0) | (np.asarray(ops["L1"]) != 0)
-        QK, QI, QJ = (np.asarray(a, dtype=int) for a in (mod.Q_K, mod.Q_I, mod.Q_J))
+        QK, QI, QJ = (np.asarray(a, dtype=int) for a in model.quadratic_terms)
         while True:
             alg = self.nodal & ~self.mass_rows & ~dbil
             deps = lin[alg].any(axis=0)
@@ -300,7 +302,7 @@ class CollocationDiscretization(Discretization):
         elif self.omega_is_lam:
             omega = lam / self.nu
         else:
-            omega = self.model.value(self.model.module.FORCING_FREQUENCY) / self.nu
+            omega = self.model.value(self.model.forcing_frequency) / self.nu
         return U, omega, lam
 
     def _at_gauss(self, U):
@@ -421,7 +423,7 @@ class CollocationDiscretization(Discretization):
             R[a, 0] = -rhs0[a]
             # derivative-bilinear rows, the first Gauss equation replaced by the point condition
             R[self.dbil_rows] = self._dbil_gauss(Ug, dU)[self.dbil_rows]
-            R[self.point_rows, 0] = self.model.module.point(u0, self._pvec)
+            R[self.point_rows, 0] = self.model.point(u0, self._pvec)
         R = R.ravel()
         if self.autonomous:
             R = np.append(R, self._phase_row() @ Z[: self.N * self.G])
@@ -590,7 +592,7 @@ class CollocationDiscretization(Discretization):
         mask[rows * G] = 0.0
         Jkeep = sp.diags(mask) @ J[:, : N * G]
         Jq0 = self.model.quad_jac(ops["qc"], u0[:, None])[:, :, 0]
-        Pj = np.asarray(self.model.module.point_jac(u0, self._pvec), dtype=float)
+        Pj = np.asarray(self.model.point_jac(u0, self._pvec), dtype=float)
         ri, ci, vi = [], [], []
         for r in np.flatnonzero(self.alg_nodal):
             row = -(Lfull[r] + Jq0[r])
@@ -709,7 +711,7 @@ class CollocationDiscretization(Discretization):
         Lfull = ops["L0"] + lam * ops["L1"]
         Jq = self.model.quad_jac(ops["qc"], u[:, None])[:, :, 0]
         alg = -(Lfull + Jq)[self.alg_nodal]
-        Pj = np.asarray(self.model.module.point_jac(u, self._pvec), dtype=float)
+        Pj = np.asarray(self.model.point_jac(u, self._pvec), dtype=float)
         return np.vstack([alg, Pj])
 
     def monodromy(self, Z) -> np.ndarray:
@@ -893,7 +895,7 @@ class CollocationDiscretization(Discretization):
         """
         Z = np.array(Z0, dtype=float)
         N, G = self.N, self.G
-        floor = float(getattr(self, "noise_floor", 0.0))
+        floor = float(self.noise_floor)
         last = np.inf
         for it in range(1, int(max_iter) + 1):
             R = self.residual(Z)

@@ -155,6 +155,8 @@ class BifurcationCurve:
     status, message : str
         ``"range"``, ``"max_steps"``, ``"bogdanov-takens"`` (omega went to zero),
         ``"failed"`` or ``"interrupted"``; the points computed so far are kept.
+    success : bool
+        False after a failure or an interruption (the result convention).
     """
 
     model: str
@@ -172,6 +174,10 @@ class BifurcationCurve:
 
     def __len__(self):
         return len(self.lam)
+
+    @property
+    def success(self) -> bool:
+        return self.status not in ("failed", "interrupted")
 
     def save(self, path):
         """HDF5: root attributes ``kind`` (``hopf_curve`` or ``fold_curve``), ``model``,

@@ -12,9 +12,13 @@ Engine-recorder protocol (every engine honours it):
    own LU at a step end (the branch-point test then needs no factorization of its own);
    ``recorder.refine_tangent(Z, t)``: the exact tangent at the last step end.
 5. ``recorder.counters`` (:class:`~._bordered.Counters`) is the run's work account.
+6. ``recorder.stop_reason`` (``"range"``, ``"equilibrium"`` or None): the event the last
+   ``clip`` shortened the step to; ``recorder.points[-1]``, ``recorder.tangents[-1]``: the
+   last recorded point and its tangent (read, never modified, by the engines).
 
-After the run, ``points``, ``tangents``, ``step_ends``, ``det_signs``, ``special``, ``status``
-and ``message`` describe the branch.
+After the run, ``points``, ``tangents``, ``step_ends``, ``det_signs``, ``special``, ``status``,
+``message`` and ``amp_w`` (the signed-amplitude weights, :func:`amplitude_weights`) describe
+the branch.
 """
 from __future__ import annotations
 

@@ -168,3 +168,27 @@ def test_cli_collocation_method_and_engine(tmp_path):
     r = CliRunner().invoke(main, ["continue", "drill", "--param", "eta", "--start", "0.5", "--stop", "5",
                                   "--from-hopf", "1", "--method", "collocation", "-q"])
     assert r.exit_code != 0 and "non-analytic" in r.output and "--method aft" in r.output
+
+
+def test_every_runtime_error_derives_from_the_frictionkit_root():
+    """Every exception class defined in the runtime sits under ``FrictionkitError``."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    from frictionkit.runtime.errors import FrictionkitError
+
+    runtime = Path(__file__).resolve().parents[2] / "runtime"
+    found = []
+    for path in runtime.rglob("*.py"):
+        parts = list(path.relative_to(runtime).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                cls = getattr(importlib.import_module(".".join(["frictionkit.runtime"] + parts)), node.name)
+                if issubclass(cls, BaseException):
+                    found.append(cls)
+                    assert issubclass(cls, FrictionkitError), cls
+    assert len(found) >= 4          # the root, InputError, ModelInterfaceError, ConvergenceError
+    assert issubclass(InputError, ValueError)        # still caught by ``except ValueError``

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import ConvergenceError, InputError, ModelInterfaceError
+from ..errors import ConvergenceError, InputError
 
 __all__ = ["CollocationPointConditions"]
 
@@ -24,35 +24,15 @@ class CollocationPointConditions:
         """Nodal set, differentiated algebraic rows and point rows (module docstring)."""
         model = self.model
         N = self.N
-        kinds = model.kinds
-        self.dbil_rows = np.array([i for i, k in enumerate(kinds) if k == "derivative_bilinear"], dtype=int)
-        self.point_rows = np.array(model.point_rows, dtype=int)
-        self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
+        pcs = model.point_conditions()
+        self.dbil_rows, self.point_rows, self.has_point = pcs.dbil_rows, pcs.point_rows, pcs.present
         self.nodal = self.mass_rows.copy()
         self.alg_nodal = np.zeros(N, dtype=bool)          # algebraic rows imposed differentiated
         if not self.has_point:
             return
-        if set(self.dbil_rows.tolist()) != set(self.point_rows.tolist()):
-            raise ModelInterfaceError(
-                f"model {model.name!r}: every derivative-bilinear row needs a point condition "
-                f"(rows {self.dbil_rows.tolist()} vs POINT_ROWS {self.point_rows.tolist()})")
-        ops = model.operators()
-        lam0 = model.value(model.continuation)
-        other = model.operators(lam0 + 1.0 + abs(lam0))
-        for key in ("A", "bc", "pc"):
-            if not np.array_equal(np.asarray(other[key], dtype=float), np.asarray(ops[key], dtype=float)):
-                raise InputError(
-                    f"model {model.name!r}: the continuation parameter {model.continuation!r} enters a "
-                    f"derivative-bilinear row or point condition (operator {key!r}); regenerate the "
-                    "model with a current frictionkit codegen, which recasts it as a constant-in-time variable")
-        self.A = np.asarray(ops["A"], dtype=float)
-        self.bc = np.asarray(ops["bc"], dtype=float)
-        self.pc = np.asarray(ops["pc"], dtype=float)
-        self.B_K = np.asarray(model.derivative_bilinear_terms[0], dtype=int)
-        self.B_J = np.asarray(model.derivative_bilinear_terms[1], dtype=int)
-        self.B_L = np.asarray(model.derivative_bilinear_terms[2], dtype=int)
-        self.point_funcs = tuple(model.point_funcs)
-        self.point_args = np.asarray(model.point_args, dtype=int)
+        self.A, self.bc, self.pc = pcs.A, pcs.bc, pcs.pc
+        self.B_K, self.B_J, self.B_L = pcs.B_K, pcs.B_J, pcs.B_L
+        self.point_funcs, self.point_args = pcs.funcs, pcs.args
         self._pvec = model.param_vector()
         # the differentiated variables, the dbil variables and the point arguments are nodal;
         # an algebraic nodal variable makes every variable of its row nodal (closure)
@@ -62,6 +42,7 @@ class CollocationPointConditions:
         self.nodal[self.point_args] = True
         dbil = np.zeros(N, dtype=bool)
         dbil[self.dbil_rows] = True
+        ops = model.operators()
         lin = (np.asarray(ops["L0"]) != 0) | (np.asarray(ops["L1"]) != 0)
         QK, QI, QJ = (np.asarray(a, dtype=int) for a in model.quadratic_terms)
         while True:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.fft
 
-from ..errors import InputError, ModelInterfaceError
+from ..errors import InputError
 from ..model._interface import Model
 from ..model._series import taylor_remainder
 from ._base import Discretization
@@ -313,41 +313,18 @@ class HBMDiscretization(HarmonicLayout, Discretization):
         ``u_r(0) - f(pc u_v(0)) = 0`` at ``theta = 0`` (Karkar, Cochelin & Vergez, JSV 2013;
         DESIGN §2), where ``u(0) = u_0 + sum_k c_k`` is linear in the coefficients.
         """
-        model = self.model
-        self.dbil_rows = np.array([i for i, k in enumerate(model.kinds) if k == "derivative_bilinear"],
-                                  dtype=int)
-        self.point_rows = np.array(model.point_rows, dtype=int)
-        self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
+        pcs = self.model.point_conditions()
+        self.dbil_rows, self.point_rows, self.has_point = pcs.dbil_rows, pcs.point_rows, pcs.present
         #: Newton's rounding floor (``_newton.correct``): a point condition of a saturated
         #: tanh/atan/exp barely determines its integration constant (ill-conditioned)
         self.noise_floor = 1e-8 if self.has_point else 0.0
         if not self.has_point:
             return
-        if set(self.dbil_rows.tolist()) != set(self.point_rows.tolist()):
-            raise ModelInterfaceError(
-                f"model {self.model.name!r}: every derivative-bilinear row needs a point condition "
-                f"(rows {self.dbil_rows.tolist()} vs POINT_ROWS {self.point_rows.tolist()})")
-        ops = self.ops
-        self.A = np.asarray(ops["A"], dtype=float)
-        self.bc = np.asarray(ops["bc"], dtype=float)
-        self.pc = np.asarray(ops["pc"], dtype=float)
-        # the recast keeps lam out of these rows (it becomes a variable otherwise): check it
-        lam0 = self.model.value(self.model.continuation)
-        other = self.model.operators(lam0 + 1.0 + abs(lam0))
-        for key in ("A", "bc", "pc"):
-            if not np.array_equal(np.asarray(other[key], dtype=float), np.asarray(ops[key], dtype=float)):
-                raise InputError(
-                    f"model {self.model.name!r}: the continuation parameter "
-                    f"{self.model.continuation!r} enters a derivative-bilinear row or point "
-                    f"condition (operator {key!r}); regenerate the model with a current frictionkit "
-                    "codegen, which recasts it as a constant-in-time variable")
-        self.B_K = np.asarray(model.derivative_bilinear_terms[0], dtype=int)
-        self.B_J = np.asarray(model.derivative_bilinear_terms[1], dtype=int)
-        self.B_L = np.asarray(model.derivative_bilinear_terms[2], dtype=int)
+        self.A, self.bc, self.pc = pcs.A, pcs.bc, pcs.pc
+        self.B_K, self.B_J, self.B_L = pcs.B_K, pcs.B_J, pcs.B_L
+        self.point_funcs, self.point_args = pcs.funcs, pcs.args
         self._A_pairs = list(zip(*np.nonzero(self.A)))
         self._pvec = self.model.param_vector()
-        self.point_funcs = tuple(model.point_funcs)
-        self.point_args = np.asarray(model.point_args, dtype=int)
         e0 = np.zeros(self.nh)
         e0[0] = 1.0
         e0[1::2] = 1.0                     # u(theta = 0) = u_0 + sum_k c_k

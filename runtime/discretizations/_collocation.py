@@ -90,6 +90,10 @@ nodal row is a Gauss equation and reports a singular interval block on the point
 models with point conditions :meth:`monodromy` condenses the Gauss equations with the point
 relations at the nodes instead (tanh * exp model: multipliers of the variational equation to
 5e-7 at 40 x 3, 8e-9 at 80 x 3, order 2p), and ``floquet_collocation`` should dispatch to it.
+
+The class is written in three modules: the operators, residual, Jacobian and ANM series
+here; the point conditions and the monodromy in ``_collocation_points.py``; building and
+reading solutions in ``_collocation_solutions.py`` (mixins of the one class).
 """
 from __future__ import annotations
 

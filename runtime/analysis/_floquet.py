@@ -7,10 +7,11 @@ import numpy as np
 
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
+from ..results._result import Result
 
 
 @dataclass
-class FloquetResult:
+class FloquetResult(Result):
     """Floquet multipliers of one periodic orbit.
 
     Attributes
@@ -25,6 +26,8 @@ class FloquetResult:
         All non-trivial multipliers strictly inside the unit circle (within ``tol``).
     method : str
         "variational", "collocation" or "hill".
+    success, status, message :
+        The result convention (``status = "computed"``).
     """
 
     multipliers: np.ndarray
@@ -33,6 +36,9 @@ class FloquetResult:
     method: str
     exponents: np.ndarray | None = None
     monodromy: np.ndarray | None = None
+    success: bool = True
+    status: str = "computed"
+    message: str = ""
 
     @property
     def floquet_multipliers(self) -> np.ndarray:

@@ -25,6 +25,7 @@ from scipy.optimize import minimize_scalar
 
 from ..errors import InputError
 from ..model._interface import Model
+from ..results._result import Result
 
 MOTION_LABELS = ("slipping", "stick-slip", "multiple stick", "sticking")
 
@@ -68,7 +69,7 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
 
 
 @dataclass
-class MotionResult:
+class MotionResult(Result):
     """Motion type of one periodic orbit.
 
     Attributes
@@ -84,6 +85,8 @@ class MotionResult:
         Fraction of the period spent sticking, per contact.
     v_n : ndarray
         Limit velocities ``V_n`` per contact.
+    success, status, message :
+        The result convention (``status = "classified"``).
     """
 
     label: str
@@ -91,6 +94,9 @@ class MotionResult:
     stick_intervals: tuple
     stick_fraction: tuple
     v_n: np.ndarray
+    success: bool = True
+    status: str = "classified"
+    message: str = ""
 
 
 def _count_cyclic_intervals(mask: np.ndarray) -> int:

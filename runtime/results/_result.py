@@ -33,3 +33,7 @@ class Result:
 
     def __contains__(self, key) -> bool:
         return key in self.keys()
+
+    def __iter__(self):
+        """The field names, as iterating the former dict did (``dict(res)`` works)."""
+        return iter(self.keys())

@@ -20,6 +20,7 @@ from scipy.integrate import solve_ivp
 from frictionkit.runtime import discretizations
 from frictionkit.runtime.analysis import _curves
 from frictionkit.runtime.analysis._lyapunov import first_lyapunov
+from frictionkit.runtime.analysis._stability import orbit_stability
 from frictionkit.runtime.discretizations import (
     AFTDiscretization,
     CollocationDiscretization,
@@ -160,10 +161,14 @@ def test_results_carry_success_status_message():
     res = first_lyapunov(vdp(), 0.0, [0.0, 0.0])
     assert (res.success, res.status) == (True, "computed") and "supercritical" in res.message
     assert res["l1"] == res.l1 and "criticality" in res
+    assert dict(res)["omega0"] == res.omega0 and list(res)[:2] == ["l1", "omega0"]
     with pytest.raises(KeyError):
         res["nothing"]
     orbit = vdp_orbit(1.0)
     assert (orbit.success, orbit.status) == (True, "converged")
+    sh = ShootingDiscretization(orbit.model)
+    floquet = orbit_stability(sh, sh.from_orbit(orbit))
+    assert (floquet.success, floquet.status) == (True, "computed") and floquet["method"] == "variational"
     from frictionkit.runtime.analysis._curves import BifurcationCurve
     from frictionkit.runtime.results._branch import Branch
     for cls in (Branch, BifurcationCurve):

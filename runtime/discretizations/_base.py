@@ -36,7 +36,8 @@ them) are marked *abstract*; the others have defaults here.
    power-series recurrences (``model/_series.py``), which need ``origin``.
 7. ``unpack(Z) -> dict`` (default: ``lam`` and ``omega`` only) with at least ``lam``,
    ``omega`` (NaN for equilibria) and, for orbits, ``samples(n_t)``: a callable giving the
-   original states on ``n_t`` equispaced points of one period (shape (n, n_t)).
+   original states on ``n_t`` equispaced points of one period (shape (n, n_t)); harmonic
+   balances add ``coefficients`` (variables, 2H+1) and ``harmonics``, orbits may add ``T``.
 8. ``samples(Z, n_t) -> (t, x)``: times [s] of ``n_t`` equispaced points of one period
    and the original states there (n, n_t) (default from ``unpack``; equilibria: a unit
    interval and constant states).  ``Branch.time_series`` uses it.

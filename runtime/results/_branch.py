@@ -225,8 +225,8 @@ class Branch:
         validity = {var: [] for var, _, _ in checks}
         for Z in sol:
             if hbm:
-                U, om, lam = disc.split(Z)
-                om = om if disc.H else np.nan
+                info = disc.unpack(Z)
+                U, om, lam = info["coefficients"], info["omega"], info["lam"]
                 lo, hi = trig_extrema(U[:n])
                 mean = U[:n, 0]
                 if checks:

@@ -36,9 +36,6 @@ class FloquetResult(Result):
     method: str
     exponents: np.ndarray | None = None
     monodromy: np.ndarray | None = None
-    success: bool = True
-    status: str = "computed"
-    message: str = ""
 
     @property
     def floquet_multipliers(self) -> np.ndarray:

@@ -40,9 +40,6 @@ class LyapunovResult(Result):
     q: np.ndarray
     p: np.ndarray
     criticality: str
-    success: bool = True
-    status: str = "computed"
-    message: str = ""
 
 
 # ---------------------------------------------------------------------------------------

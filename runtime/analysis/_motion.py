@@ -86,7 +86,7 @@ class MotionResult(Result):
     v_n : ndarray
         Limit velocities ``V_n`` per contact.
     success, status, message :
-        The result convention (``status = "classified"``).
+        The result convention (``status = "computed"``).
     """
 
     label: str
@@ -94,9 +94,6 @@ class MotionResult(Result):
     stick_intervals: tuple
     stick_fraction: tuple
     v_n: np.ndarray
-    success: bool = True
-    status: str = "classified"
-    message: str = ""
 
 
 def _count_cyclic_intervals(mask: np.ndarray) -> int:

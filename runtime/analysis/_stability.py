@@ -150,9 +150,6 @@ class PeriodDoublingPoint(Result):
     orbit: PeriodicOrbit
     multiplier: complex
     eigenvector: np.ndarray
-    success: bool = True
-    status: str = "located"
-    message: str = ""
 
 
 def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: float | None = None, *,
@@ -207,7 +204,7 @@ def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: floa
     k = int(np.argmin(np.abs(w + 1)))
     vec = V[:, k].real
     return PeriodDoublingPoint(lam=float(lam), orbit=orbit, multiplier=complex(w[k]),
-                               eigenvector=vec / np.linalg.norm(vec),
+                               eigenvector=vec / np.linalg.norm(vec), status="located",
                                message=f"multiplier {complex(w[k]):.6g} at lam = {lam:.12g}")
 
 

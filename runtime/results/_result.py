@@ -7,24 +7,28 @@ former dict results keeps working.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 
 __all__ = ["Result"]
 
 
+@dataclass
 class Result:
-    """Mixin of the result dataclasses: ``success``, ``status``, ``message`` and key access.
+    """Base of the result dataclasses: ``success``, ``status``, ``message`` and key access.
 
-    A subclass is a dataclass that declares ``success: bool``, ``status: str`` and
-    ``message: str`` among its fields.
+    The three fields are keyword-only (after a subclass's own fields in ``__init__``);
+    ``status`` is ``"computed"`` unless the producer says otherwise.
     """
 
-    success: bool
-    status: str
-    message: str
+    success: bool = field(default=True, kw_only=True)
+    status: str = field(default="computed", kw_only=True)
+    message: str = field(default="", kw_only=True)
 
     def keys(self) -> list[str]:
-        """The field names (the keys of the former dict result)."""
-        return [f.name for f in dataclasses.fields(self)]
+        """The field names: a subclass's own (the keys of the former dict result), then
+        ``success``, ``status``, ``message``."""
+        fs = dataclasses.fields(self)
+        return [f.name for f in fs if not f.kw_only] + [f.name for f in fs if f.kw_only]
 
     def __getitem__(self, key: str):
         if key not in self.keys():

@@ -11,10 +11,11 @@ from ._energy import energy_ratio, energy_ratio_exponential, v_lw, v_lw_exponent
 from ._equilibria import eigenvalues, find_equilibrium
 from ._floquet import FloquetResult, floquet_collocation, floquet_from_orbit, floquet_variational
 from ._hill import hill_matrix, hill_multipliers, hill_multipliers_hbm, select_exponents
-from ._lyapunov import first_lyapunov
+from ._lyapunov import LyapunovResult, first_lyapunov
 from ._motion import MOTION_LABELS, MotionResult, classify_motion, limit_velocity
 from ._pass import analyse_branch
 from ._stability import (
+    PeriodDoublingPoint,
     branch_stability,
     locate_period_doubling,
     multiplier_crossings,
@@ -25,7 +26,7 @@ from ._stability import (
 
 __all__ = ["eigenvalues", "find_equilibrium", "FloquetResult", "floquet_collocation", "floquet_from_orbit",
            "floquet_variational", "hill_matrix", "hill_multipliers", "hill_multipliers_hbm", "select_exponents",
-           "first_lyapunov", "branch_stability", "locate_period_doubling", "multiplier_crossings",
+           "LyapunovResult", "first_lyapunov", "PeriodDoublingPoint", "branch_stability", "locate_period_doubling", "multiplier_crossings",
            "orbit_stability", "point_stability", "switch_period_doubling", "bordered_det_sign",
            "branch_point_tangents", "detect_branch_points", "locate_branch_point", "analyse_branch",
            "BifurcationCurve", "fold_curve", "hopf_curve", "MOTION_LABELS", "MotionResult", "classify_motion",

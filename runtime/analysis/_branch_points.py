@@ -189,10 +189,7 @@ def detect_branch_points(disc, solutions, tangents, *, amp_index=None, counters:
                 Zb, ok = locate_branch_point(disc, P[i], P[i + 1], counters, tangents=(T[i], T[i + 1])), True
             except (ConvergenceError, ValueError):
                 Zb = P[i]
-        om_i = getattr(disc, "omega_index", None)
-        om = float(Zb[om_i]) if isinstance(om_i, (int, np.integer)) else np.nan
-        if not np.isfinite(om) and hasattr(disc, "unpack"):
-            om = float(disc.unpack(Zb).get("omega", np.nan))
+        om = float(disc.unpack(Zb)["omega"])
         t = T[i] + T[i + 1]
         out.append(SpecialPoint("bp", float(Zb[-1]), om, int(i), np.array(Zb),
                                 data=dict(tangent=t / np.linalg.norm(t), located=ok,
@@ -241,7 +238,7 @@ def branch_point_tangents(disc, Z, known_tangent, *, fd_step: float | None = Non
         phi = null[1] - (null[1] @ t1) * t1
     phi /= np.linalg.norm(phi)
 
-    if hasattr(disc, "quadratic") and not _no_quadratic(disc):
+    if disc.has_quadratic:
         def second(u, v):
             return psi @ (disc.quadratic(u, v) + disc.quadratic(v, u))
     else:
@@ -266,8 +263,3 @@ def branch_point_tangents(disc, Z, known_tangent, *, fd_step: float | None = Non
     return dict(t_known=t1, t_new=t_new / np.linalg.norm(t_new), phi=phi, psi=psi, a=float(a), b=float(b),
                 c=float(c), singular_values=s[[0, -2, -1]].copy())
 
-
-def _no_quadratic(disc):
-    """Shooting has a ``quadratic`` that raises: detect it without calling it on data."""
-    from ..discretizations._shooting import ShootingDiscretization
-    return isinstance(disc, ShootingDiscretization)

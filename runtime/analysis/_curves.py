@@ -43,6 +43,7 @@ import json
 
 import numpy as np
 
+from ..discretizations._base import Discretization
 from ..discretizations._scaled import ScaledDiscretization
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
@@ -52,24 +53,25 @@ from ..model._interface import Model
 __all__ = ["BifurcationCurve", "hopf_curve", "fold_curve"]
 
 
-class _HopfSystem:
+class _HopfSystem(Discretization):
     """The extended Hopf system as a discretization (``m``, ``size``, ``residual``, ``jacobian``)."""
+
+    kind = "hopf-system"
 
     def __init__(self, model: Model, mu_name: str, c):
         self.model = model
         self.n = n = model.n
         self.i_lam = model.lam_index
-        if mu_name not in model.module.PARAMETERS:
+        if mu_name not in model.parameters:
             raise InputError(f"unknown parameter {mu_name!r} for model {model.name!r}; its parameters are "
-                             f"{', '.join(model.module.PARAMETERS)}")
-        self.i_mu = model.module.PARAMETERS.index(mu_name)
+                             f"{', '.join(model.parameters)}")
+        self.i_mu = model.parameters.index(mu_name)
         if self.i_mu == self.i_lam:
             raise InputError(f"the second parameter {mu_name!r} is the model's continuation parameter; "
                              "choose another one")
         self.c = np.asarray(c, dtype=float)
         self.fd_floor = (1e-12, 1e-12)      # smallest sizes of (mu, lam) for difference steps
         self.m = 3 * n + 2
-        self.size = 3 * n + 3
 
     def split(self, Y):
         n = self.n
@@ -153,6 +155,8 @@ class BifurcationCurve:
     status, message : str
         ``"range"``, ``"max_steps"``, ``"bogdanov-takens"`` (omega went to zero),
         ``"failed"`` or ``"interrupted"``; the points computed so far are kept.
+    success : bool
+        False after a failure or an interruption (the result convention).
     """
 
     model: str
@@ -170,6 +174,10 @@ class BifurcationCurve:
 
     def __len__(self):
         return len(self.lam)
+
+    @property
+    def success(self) -> bool:
+        return self.status not in ("failed", "interrupted")
 
     def save(self, path):
         """HDF5: root attributes ``kind`` (``hopf_curve`` or ``fold_curve``), ``model``,
@@ -300,9 +308,9 @@ def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *
 def _start_mu(model, mu_name, mu_min, mu_max):
     """The model's value of the second parameter (checked: a parameter, not the continuation
     one, inside its range)."""
-    if mu_name not in model.module.PARAMETERS:
+    if mu_name not in model.parameters:
         raise InputError(f"unknown parameter {mu_name!r} for model {model.name!r}; its parameters are "
-                         f"{', '.join(model.module.PARAMETERS)}")
+                         f"{', '.join(model.parameters)}")
     if mu_name == model.continuation:
         raise InputError(f"the second parameter {mu_name!r} is the model's continuation parameter; "
                          "choose another one")
@@ -313,7 +321,7 @@ def _start_mu(model, mu_name, mu_min, mu_max):
 
 
 def _parameters(model):
-    return {k: float(v) for k, v in zip(model.module.PARAMETERS, model.param_vector())}
+    return {k: float(v) for k, v in zip(model.parameters, model.param_vector())}
 
 
 def _floor(v0, bounds):
@@ -409,17 +417,17 @@ def _follow(sys_, W, rescale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, 
     return pts, [float(f) for f in turning if np.isfinite(f)], status, message
 
 
-class _FoldSystem:
+class _FoldSystem(Discretization):
     """The minimally augmented fold system in ``W = [Z, mu]`` (module docstring)."""
 
+    kind = "fold-system"
+
     def __init__(self, disc, mu_name, b, c):
-        from ..discretizations._hbm import HBMDiscretization
-        if not isinstance(disc, HBMDiscretization) or disc.H < 1:
+        if disc.kind != "hbm":
             raise InputError("fold_curve continues folds of HBM branches (HBMDiscretization with H >= 1)")
         self.base, self.mu_name = disc, mu_name
         self.b, self.c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
         self.m = disc.m + 1
-        self.size = disc.size + 1
         self.fd_floor = 1e-12                # smallest size of mu for difference steps
         self._discs = {}
 

@@ -33,13 +33,13 @@ def _law(law, model, contact):
     if model is None:
         raise InputError("give a friction law F(v_rel) or a model with a contact")
     p = model.param_vector()
-    k = model.module.CONTACTS.index(contact) if contact is not None else 0
+    k = model.contacts.index(contact) if contact is not None else 0
 
     def F(v):
         v = np.atleast_1d(np.asarray(v, dtype=float))
-        vr = np.zeros((len(model.module.CONTACTS),) + v.shape)
+        vr = np.zeros((len(model.contacts),) + v.shape)
         vr[k] = v
-        return model.module.contact_law(vr, p)[k]
+        return model.contact_law(vr, p)[k]
     return F
 
 

@@ -34,7 +34,7 @@ def find_equilibrium(model, lam, x_guess=None, discretization=None):
     n = model.n
     x0 = np.zeros(n) if x_guess is None else np.asarray(x_guess, dtype=float)
     if x0.shape != (n,):
-        raise InputError(f"x_guess must have {n} entries (states {', '.join(model.module.STATES)})")
+        raise InputError(f"x_guess must have {n} entries (states {', '.join(model.states)})")
     f = lambda x: np.asarray(model.rhs(0.0, x, lam), dtype=float)   # noqa: E731
     J = lambda x: np.asarray(model.jac(0.0, x, lam), dtype=float)   # noqa: E731
     best, msg = None, ""

@@ -7,10 +7,11 @@ import numpy as np
 
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
+from ..results._result import Result
 
 
 @dataclass
-class FloquetResult:
+class FloquetResult(Result):
     """Floquet multipliers of one periodic orbit.
 
     Attributes
@@ -25,6 +26,8 @@ class FloquetResult:
         All non-trivial multipliers strictly inside the unit circle (within ``tol``).
     method : str
         "variational", "collocation" or "hill".
+    success, status, message :
+        The result convention (``status = "computed"``).
     """
 
     multipliers: np.ndarray
@@ -92,7 +95,7 @@ def floquet_variational(model: Model, lam: float, x0, T: float, *, rtol: float =
     _check_options(method, rtol, atol, 1, 1.0)
     x0 = np.asarray(x0, dtype=float).ravel()
     if x0.shape != (model.n,):
-        raise InputError(f"x0 must have the {model.n} states {model.module.STATES}, got shape {x0.shape}")
+        raise InputError(f"x0 must have the {model.n} states {model.states}, got shape {x0.shape}")
     if not T > 0:
         raise InputError(f"T={T} must be positive")
     flow = _Flow(model, lam, variational=True, sensitivity=False)
@@ -135,7 +138,7 @@ def floquet_collocation(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
         Models with point conditions: the discretization's own ``monodromy`` (their point
         rows make the interval-wise condensation singular).
     """
-    if getattr(disc, "has_point", False):
+    if disc.has_point:
         M = disc.monodromy(Z)
         return _result(np.linalg.eigvals(M), disc.autonomous, "collocation", tol, monodromy=M)
     J = disc.jacobian(Z).tocoo()

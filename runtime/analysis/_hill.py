@@ -15,7 +15,7 @@ def hbm_states_on_grid(coefficients, n: int, harmonics: int, n_t: int) -> np.nda
     """Original states on ``n_t`` uniform points of one period from HBM coefficients.
 
     ``coefficients[i*(2H+1) + k]``: variable ``i``, k = 0 mean, 2j-1 cos(j w t), 2j sin(j w t)
-    (layout of ``_discretization.py``); only the first ``n`` variables are read.
+    (layout of ``discretizations/_base.py``); only the first ``n`` variables are read.
     """
     H = int(harmonics)
     c = np.asarray(coefficients, dtype=float)[: n * (2 * H + 1)].reshape(n, 2 * H + 1)
@@ -26,7 +26,7 @@ def hbm_states_on_grid(coefficients, n: int, harmonics: int, n_t: int) -> np.nda
 
 
 def hbm_coefficients_from_samples(samples, harmonics: int) -> np.ndarray:
-    """HBM coefficients (layout of ``_discretization.py``) of uniformly sampled periodic signals.
+    """HBM coefficients (layout of ``discretizations/_base.py``) of uniformly sampled periodic signals.
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ def hill_multipliers(model: Model, lam: float, coefficients, omega: float, harmo
         Only ``model.jac`` (the original ODE's Jacobian) is used: no auxiliary variables.
     lam : float
     coefficients : array_like
-        HBM coefficients in the layout of ``_discretization.py``; the first ``n`` variables
+        HBM coefficients in the layout of ``discretizations/_base.py``; the first ``n`` variables
         (the original states) are read, so the whole HBM unknown vector may be passed.
     omega : float
         Angular frequency of the orbit.
@@ -169,10 +169,6 @@ def hill_multipliers(model: Model, lam: float, coefficients, omega: float, harmo
 # ---------------------------------------------------------------------------------------
 # Hill's method on the HBM Jacobian of the quadratic system (consistent with the branch)
 # ---------------------------------------------------------------------------------------
-def _is_hbm(disc) -> bool:
-    return all(hasattr(disc, a) for a in ("split", "H", "nh", "n_coef", "mass"))
-
-
 def hill_multipliers_hbm(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     """Floquet multipliers from the HBM Jacobian of the quadratic (recast) system.
 
@@ -207,9 +203,9 @@ def hill_multipliers_hbm(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     """
     import scipy.sparse
 
-    if not _is_hbm(disc) or disc.H < 1:
+    if disc.kind != "hbm":
         raise InputError("hill_multipliers_hbm needs an HBM discretization with harmonics >= 1")
-    kinds = tuple(disc.model.module.KINDS)
+    kinds = tuple(disc.model.kinds)
     if "derivative_bilinear" in kinds:
         raise InputError(f"model {disc.model.name!r} has derivative-bilinear rows: use hill_multipliers "
                          "(original ODE) instead")

@@ -1,12 +1,45 @@
 """Criticality of a Hopf point: the first Lyapunov coefficient (Kuznetsov, 3rd ed., eq. 3.20, §8.7.2)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import product
 
 import numpy as np
 
 from ..errors import InputError
 from ..model._interface import Model
+from ..results._result import Result
+
+__all__ = ["LyapunovResult", "first_lyapunov"]
+
+
+@dataclass
+class LyapunovResult(Result):
+    """First Lyapunov coefficient at a Hopf point (:func:`first_lyapunov`).
+
+    Attributes
+    ----------
+    l1 : float
+        The coefficient: < 0 supercritical, > 0 subcritical.
+    omega0 : float
+        Angular frequency ``w0`` of the critical pair ``+-i w0``.
+    re_lambda : float
+        Real part of the pair used (close to 0 at a Hopf point: the caller's check).
+    q, p : ndarray (n,) complex
+        Right and adjoint eigenvectors, ``<q, q> = 1``, ``<p, q> = 1``.
+    criticality : str
+        ``"supercritical"`` or ``"subcritical"``.
+    success, status, message :
+        The result convention (``status = "computed"``).  ``res["l1"]`` reads like the
+        former dict result.
+    """
+
+    l1: float
+    omega0: float
+    re_lambda: float
+    q: np.ndarray
+    p: np.ndarray
+    criticality: str
 
 
 # ---------------------------------------------------------------------------------------
@@ -24,7 +57,7 @@ def _multilinear(real_form, *args):
     return out
 
 
-def first_lyapunov(model: Model, lam: float, x_eq, *, t: float = 0.0, step: float | None = None) -> dict:
+def first_lyapunov(model: Model, lam: float, x_eq, *, t: float = 0.0, step: float | None = None) -> LyapunovResult:
     """First Lyapunov coefficient at a Hopf point of an equilibrium of the original ODE.
 
     Kuznetsov's formula (Elements of applied bifurcation theory, eq. (3.20)):
@@ -56,34 +89,55 @@ def first_lyapunov(model: Model, lam: float, x_eq, *, t: float = 0.0, step: floa
 
     Returns
     -------
-    dict
+    LyapunovResult
         ``l1``, ``omega0``, ``re_lambda``, ``q``, ``p``, ``criticality``
-        ("supercritical" / "subcritical").
+        ("supercritical" / "subcritical"), ``success``, ``status``, ``message``.
     """
     if model.forced:
         raise InputError("first_lyapunov needs an autonomous model (an equilibrium of x' = f(x))")
     x_eq = np.asarray(x_eq, dtype=float).ravel()
     n = model.n
     if x_eq.shape != (n,):
-        raise InputError(f"x_eq must have the {n} states {model.module.STATES}, got shape {x_eq.shape}")
+        raise InputError(f"x_eq must have the {n} states {model.states}, got shape {x_eq.shape}")
     A = np.asarray(model.jac(t, x_eq, lam), dtype=float)
+    lam_c, q, pvec = _critical_pair(A, lam)
+    w0 = lam_c.imag
+    scale = max(1.0, float(np.max(np.abs(x_eq))))
+    h = step or np.finfo(float).eps ** 0.25 * scale
+    B, C = _forms(lambda d: np.asarray(model.jac(t, x_eq + d, lam), dtype=float), h)
+    qb = np.conj(q)
+    b_qqb = B(q, qb)
+    b_qq = B(q, q)
+    term1 = np.vdot(pvec, C(q, q, qb))
+    term2 = -2 * np.vdot(pvec, B(q, np.linalg.solve(A, b_qqb)))
+    term3 = np.vdot(pvec, B(qb, np.linalg.solve(2j * w0 * np.eye(n) - A, b_qq)))
+    l1 = float(np.real(term1 + term2 + term3) / (2 * w0))
+    crit = "supercritical" if l1 < 0 else "subcritical"
+    return LyapunovResult(l1=l1, omega0=float(w0), re_lambda=float(lam_c.real), q=q, p=pvec, criticality=crit,
+                          message=f"{crit} Hopf point (l1 = {l1:.6g})")
+
+
+def _critical_pair(A, lam):
+    """The eigenvalue ``i w0`` nearest the imaginary axis (``w0 > 0``), ``q`` and ``p``.
+
+    ``A q = i w0 q`` with ``<q, q> = 1`` and ``A^T p = -i w0 p`` with ``<p, q> = 1``.
+    """
     ev, V = np.linalg.eig(A)
     cand = np.flatnonzero(ev.imag > 0)
     if cand.size == 0:
         raise InputError(f"no complex eigenvalue pair of df/dx at lam={lam}: not a Hopf point")
     k = cand[np.argmin(np.abs(ev[cand].real))]
-    w0 = ev[k].imag
     q = V[:, k] / np.linalg.norm(V[:, k])
     evT, W = np.linalg.eig(A.T)
     kT = np.argmin(np.abs(evT - np.conj(ev[k])))
     pvec = W[:, kT]
     pvec = pvec / np.conj(np.vdot(pvec, q))        # <p, q> = conj(p) . q = 1
-    scale = max(1.0, float(np.max(np.abs(x_eq))))
-    h = step or np.finfo(float).eps ** 0.25 * scale
+    return ev[k], q, pvec
 
-    def jac_at(d):
-        return np.asarray(model.jac(t, x_eq + d, lam), dtype=float)
 
+def _forms(jac_at, h):
+    """Complex multilinear forms ``B(u, v)``, ``C(u, v, w)`` from central differences of
+    ``jac_at(d) = df/dx (x_eq + d)`` with step ``h``."""
     def B_real(u, v):
         return (jac_at(h * u) - jac_at(-h * u)) @ v / (2 * h)
 
@@ -97,12 +151,4 @@ def first_lyapunov(model: Model, lam: float, x_eq, *, t: float = 0.0, step: floa
     def C(u, v, w):
         return _multilinear(C_real, u, v, w)
 
-    qb = np.conj(q)
-    b_qqb = B(q, qb)
-    b_qq = B(q, q)
-    term1 = np.vdot(pvec, C(q, q, qb))
-    term2 = -2 * np.vdot(pvec, B(q, np.linalg.solve(A, b_qqb)))
-    term3 = np.vdot(pvec, B(qb, np.linalg.solve(2j * w0 * np.eye(n) - A, b_qq)))
-    l1 = float(np.real(term1 + term2 + term3) / (2 * w0))
-    return dict(l1=l1, omega0=float(w0), re_lambda=float(ev[k].real), q=q, p=pvec,
-                criticality="supercritical" if l1 < 0 else "subcritical")
+    return B, C

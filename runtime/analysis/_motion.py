@@ -25,6 +25,7 @@ from scipy.optimize import minimize_scalar
 
 from ..errors import InputError
 from ..model._interface import Model
+from ..results._result import Result
 
 MOTION_LABELS = ("slipping", "stick-slip", "multiple stick", "sticking")
 
@@ -47,10 +48,10 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
     p = model.param_vector(lam)
     mags = np.logspace(-10, np.log10(v_max), 4001)
     grid = np.concatenate([-mags[::-1], [0.0], mags])
-    n_c = len(model.module.CONTACTS)
+    n_c = len(model.contacts)
     # contact_law takes the relative velocities with the contact axis first, shaped like
     # contact_velocity's output (generated modules index vr[c])
-    law = np.atleast_2d(np.asarray(model.module.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
+    law = np.atleast_2d(np.asarray(model.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
     out = np.empty(n_c)
     for c in range(out.size):
         k = int(np.argmax(law[c]))
@@ -60,7 +61,7 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
             continue
 
         def neg(v, c=c):
-            return -float(np.ravel(model.module.contact_law(np.full((n_c, 1), v), p)[c])[0])
+            return -float(np.ravel(model.contact_law(np.full((n_c, 1), v), p)[c])[0])
 
         res = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options=dict(xatol=1e-14 * max(1, abs(grid[k]))))
         out[c] = res.x if res.fun <= -law[c, k] else grid[k]
@@ -68,7 +69,7 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
 
 
 @dataclass
-class MotionResult:
+class MotionResult(Result):
     """Motion type of one periodic orbit.
 
     Attributes
@@ -84,6 +85,8 @@ class MotionResult:
         Fraction of the period spent sticking, per contact.
     v_n : ndarray
         Limit velocities ``V_n`` per contact.
+    success, status, message :
+        The result convention (``status = "computed"``).
     """
 
     label: str
@@ -125,7 +128,7 @@ def classify_motion(model: Model, lam: float, samples, *, omega: float | None = 
     -------
     MotionResult
     """
-    if not len(model.module.CONTACTS):
+    if not len(model.contacts):
         raise InputError(f"model {model.name!r} declares no contact (CONTACTS is empty): "
                          "motion classification needs contact_velocity and contact_law")
     x = samples(int(n_t)) if callable(samples) else np.asarray(samples, dtype=float)
@@ -134,7 +137,7 @@ def classify_motion(model: Model, lam: float, samples, *, omega: float | None = 
     m = x.shape[1]
     t = 2 * np.pi / omega * np.arange(m) / m if omega else np.zeros(m)
     p = model.param_vector(lam)
-    vr = np.atleast_2d(np.asarray(model.module.contact_velocity(x, t, p), dtype=float))
+    vr = np.atleast_2d(np.asarray(model.contact_velocity(x, t, p), dtype=float))
     v_n = limit_velocity(model, lam)
     labels, counts, fractions = [], [], []
     for c in range(v_n.size):

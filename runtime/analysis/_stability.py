@@ -27,14 +27,21 @@ formula) with the forms ``B``, ``C`` from central finite differences of ``model.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 import os
 
 import numpy as np
+from scipy.optimize import brentq
 
+from ..discretizations._shooting import PeriodicOrbit, find_periodic_orbit
+from ..engine._locate import locate_on_branch
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
+from ..results._branch import SpecialPoint
+from ..results._result import Result
 from ._floquet import FloquetResult, _result, floquet_collocation
-from ._hill import _is_hbm, hill_multipliers, hill_multipliers_hbm
+from ._hill import hill_multipliers, hill_multipliers_hbm
+from ._motion import classify_motion
 
 
 # ---------------------------------------------------------------------------------------
@@ -43,9 +50,10 @@ from ._hill import _is_hbm, hill_multipliers, hill_multipliers_hbm
 def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     """Floquet multipliers of a converged orbit of any periodic discretization.
 
-    Dispatch by the discretization: collocation -> :func:`floquet_collocation`; shooting ->
-    the monodromy of its last integration at ``Z``; a Fourier (HBM) discretization, whose
-    ``unpack`` gives ``coefficients`` and ``harmonics`` -> :func:`hill_multipliers`.
+    Dispatch by the discretization's ``floquet_route`` (contract item 14):
+    ``"collocation"`` -> :func:`floquet_collocation`; ``"monodromy"`` (shooting) -> the
+    eigenvalues of ``disc.monodromy(Z)``; ``"hill"`` (harmonic balances, whose ``unpack``
+    gives ``coefficients`` and ``harmonics``) -> :func:`hill_multipliers`.
 
     Parameters
     ----------
@@ -59,22 +67,19 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     -------
     FloquetResult
     """
-    from ..discretizations._collocation import CollocationDiscretization
-    from ..discretizations._shooting import ShootingDiscretization
-
-    if isinstance(disc, CollocationDiscretization):
+    route = disc.floquet_route
+    if route == "collocation":
         return floquet_collocation(disc, Z, tol=tol)
-    if isinstance(disc, ShootingDiscretization):
-        M = disc._evaluate(Z)["M"]
+    if route == "monodromy":
+        M = disc.monodromy(Z)
         return _result(np.linalg.eigvals(M), not disc.forced, "variational", tol, monodromy=M)
-    info = disc.unpack(Z) if hasattr(disc, "unpack") else {}
-    if "coefficients" in info and "harmonics" in info:
-        H = int(info["harmonics"])
-        if H < 1:
-            raise InputError("orbit_stability: an equilibrium (H = 0) has eigenvalues, not Floquet multipliers")
+    if route == "hill":
+        info = disc.unpack(Z)
         coeffs = np.asarray(info["coefficients"])[: disc.model.n].ravel()
-        return hill_multipliers(disc.model, info["lam"], coeffs, info["omega"], H, tol=tol)
-    raise InputError(f"orbit_stability: unsupported discretization {type(disc).__name__} "
+        return hill_multipliers(disc.model, info["lam"], coeffs, info["omega"], int(info["harmonics"]), tol=tol)
+    if disc.kind == "equilibria":
+        raise InputError("orbit_stability: an equilibrium (H = 0) has eigenvalues, not Floquet multipliers")
+    raise InputError(f"orbit_stability: a {disc.kind} system has no Floquet multipliers "
                      "(collocation, shooting or HBM)")
 
 
@@ -122,8 +127,33 @@ def multiplier_crossings(results, *, tol: float = 1e-9) -> list[tuple[int, str]]
 # ---------------------------------------------------------------------------------------
 # period doubling by shooting
 # ---------------------------------------------------------------------------------------
+@dataclass
+class PeriodDoublingPoint(Result):
+    """A located period doubling (:func:`locate_period_doubling`).
+
+    Attributes
+    ----------
+    lam : float
+        Parameter value where a multiplier is -1.
+    orbit : PeriodicOrbit
+        The period-1 orbit there.
+    multiplier : complex
+        The multiplier closest to -1.
+    eigenvector : ndarray (n,)
+        Its real unit eigenvector of the monodromy.
+    success, status, message :
+        The result convention (``status = "located"``); ``pd["lam"]`` reads like the
+        former dict result.
+    """
+
+    lam: float
+    orbit: PeriodicOrbit
+    multiplier: complex
+    eigenvector: np.ndarray
+
+
 def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: float | None = None, *,
-                           xtol: float = 1e-12, **shooting) -> dict:
+                           xtol: float = 1e-12, **shooting) -> PeriodDoublingPoint:
     """Locate a period doubling (a multiplier through -1) between two parameter values.
 
     Orbits are found by shooting (warm-started from the nearest orbit already computed) and
@@ -145,14 +175,10 @@ def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: floa
 
     Returns
     -------
-    dict
+    PeriodDoublingPoint
         ``lam``, ``orbit`` (the period-1 orbit there), ``multiplier`` (closest to -1) and
         ``eigenvector`` (its real unit eigenvector of the monodromy).
     """
-    from scipy.optimize import brentq
-
-    from ..discretizations._shooting import find_periodic_orbit
-
     known = {}
 
     def orbit_at(lam):
@@ -177,10 +203,12 @@ def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: floa
     w, V = np.linalg.eig(orbit.monodromy)
     k = int(np.argmin(np.abs(w + 1)))
     vec = V[:, k].real
-    return dict(lam=float(lam), orbit=orbit, multiplier=complex(w[k]), eigenvector=vec / np.linalg.norm(vec))
+    return PeriodDoublingPoint(lam=float(lam), orbit=orbit, multiplier=complex(w[k]),
+                               eigenvector=vec / np.linalg.norm(vec), status="located",
+                               message=f"multiplier {complex(w[k]):.6g} at lam = {lam:.12g}")
 
 
-def switch_period_doubling(model: Model, pd: dict, delta: float, amplitude: float, **shooting):
+def switch_period_doubling(model: Model, pd: PeriodDoublingPoint, delta: float, amplitude: float, **shooting):
     """Orbit of the period-doubled branch at ``lam = pd["lam"] + delta`` by shooting.
 
     The guess is the period-1 orbit's start plus ``+-amplitude`` times the eigenvector of
@@ -190,7 +218,7 @@ def switch_period_doubling(model: Model, pd: dict, delta: float, amplitude: floa
     Parameters
     ----------
     model : Model
-    pd : dict
+    pd : PeriodDoublingPoint
         Result of :func:`locate_period_doubling`.
     delta : float
         Parameter offset; its sign must point to the side where the doubled orbit exists
@@ -210,13 +238,11 @@ def switch_period_doubling(model: Model, pd: dict, delta: float, amplitude: floa
     ConvergenceError
         Both signs of the displacement converge back to the period-1 orbit or fail.
     """
-    from ..discretizations._shooting import find_periodic_orbit
-
-    base = pd["orbit"]
-    lam = pd["lam"] + float(delta)
+    base = pd.orbit
+    lam = pd.lam + float(delta)
     last = None
     for sign in (1.0, -1.0):
-        guess = base.x0 + sign * float(amplitude) * pd["eigenvector"]
+        guess = base.x0 + sign * float(amplitude) * pd.eigenvector
         try:
             if model.forced:
                 orbit = find_periodic_orbit(model, lam, guess, periods=2, **shooting)
@@ -246,8 +272,8 @@ def point_stability(disc, Z, *, tol: float = 1e-6, which: str = "both"):
     reference.  Collocation and shooting: :func:`orbit_stability`, no reference.
     ``which`` = ``"primary"`` or ``"reference"`` computes only that one (the other is None).
     """
-    if _is_hbm(disc):
-        if "derivative_bilinear" in tuple(disc.model.module.KINDS):
+    if disc.kind == "hbm":
+        if "derivative_bilinear" in tuple(disc.model.kinds):
             return orbit_stability(disc, Z, tol=tol), None
         prim = hill_multipliers_hbm(disc, Z, tol=tol) if which != "reference" else None
         ref = orbit_stability(disc, Z, tol=tol) if which != "primary" else None
@@ -339,14 +365,30 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     list of FloquetResult
         The primary result of every branch point (None where not computed, see ``points``).
     """
-    from ..engine._locate import locate_on_branch
-    from ..results._branch import SpecialPoint
-
     disc = disc if disc is not None else branch.discretization
     if disc is None:
         raise InputError("branch_stability needs the branch's discretization (disc=...)")
     if branch.kind != "periodic":
         raise InputError("branch_stability: equilibrium branches carry eigenvalues, not multipliers")
+    prim, refs, stable = _multipliers_along(branch, disc, tol, points, workers)
+    done = [i for i in range(len(prim)) if prim[i] is not None]
+    _store_columns(branch, prim, refs, stable, done)
+    model = disc.model
+    if motion and len(model.contacts):
+        labels = []
+        for Z in branch.solutions:
+            info = disc.unpack(Z)
+            om = info["omega"] if model.forced else None
+            labels.append(classify_motion(model, info["lam"], info["samples"], omega=om).label)
+        branch.motion = labels
+    if locate:
+        _locate_crossings(branch, disc, prim, refs, done, tol, counters)
+    return prim
+
+
+def _multipliers_along(branch, disc, tol, points, workers):
+    """Primary and reference multipliers at ``points`` (and wherever a step between two of
+    them may hide a crossing), and the inherited stable flags (:func:`branch_stability`)."""
     n_pts = len(branch.solutions)
     prim, refs = [None] * n_pts, [None] * n_pts
 
@@ -357,7 +399,7 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     idx = sorted(set(range(n_pts)) if points is None else {int(i) for i in points} | {0, n_pts - 1})
     # threads for the harmonic balances (pure functions of Z, LAPACK-bound condensation);
     # shooting and collocation compute their multipliers one point at a time
-    workers = (min(4, os.cpu_count() or 1) if _is_hbm(disc) else 1) if workers is None else max(1, int(workers))
+    workers = (min(4, os.cpu_count() or 1) if disc.kind == "hbm" else 1) if workers is None else max(1, int(workers))
     if workers > 1 and len(idx) > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for i, res in zip(idx, pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol), idx)):
@@ -373,7 +415,12 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         else:
             for i in range(a + 1, b):
                 compute(i)
-    done = [i for i in range(n_pts) if prim[i] is not None]
+    return prim, refs, stable
+
+
+def _store_columns(branch, prim, refs, stable, done):
+    """The stability columns of ``branch`` from the multipliers of the points ``done``."""
+    n_pts = len(prim)
     n_mult = max(len(prim[i].multipliers) for i in done)
     mult = np.full((n_pts, n_mult), np.nan, dtype=complex)
     branch.max_multiplier = np.full(n_pts, np.nan)
@@ -390,17 +437,11 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     branch.multipliers = mult
     branch.stable = stable
     branch.stability_method = prim[done[0]].method if done else ""
-    model = disc.model
-    if motion and len(model.module.CONTACTS):
-        from ._motion import classify_motion
-        labels = []
-        for Z in branch.solutions:
-            info = disc.unpack(Z)
-            om = info["omega"] if model.forced else None
-            labels.append(classify_motion(model, info["lam"], info["samples"], omega=om).label)
-        branch.motion = labels
-    if not locate:
-        return prim
+
+
+def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
+    """Special points from the multiplier crossings between the points ``done``
+    (:func:`branch_stability`, ``locate``)."""
     P = branch.solutions
     nxt = {i: j for i, j in zip(done[:-1], done[1:])}     # the next computed point
 
@@ -465,12 +506,10 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
                                 data=dict(detected_by=detected, located=ok, multipliers=at.multipliers)))
     branch.special.extend(new)
     branch.special.sort(key=lambda s: s.index)
-    return prim
 
 
 def _reference_crossing(branch, disc, refs, i, tol, counters):
     """Parameter where the original-ODE Hill multiplier passes +1, nearest to point i."""
-    from ..engine._locate import locate_on_branch
 
     have = [k for k, r in enumerate(refs) if r is not None]
     g = np.array([_near_one_product(refs[k]) for k in have])

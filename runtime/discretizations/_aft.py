@@ -79,12 +79,12 @@ class AFTDiscretization(HarmonicLayout, Discretization):
 
     Notes
     -----
-    Implements the contract of ``_discretization.py`` except items 4-5: ``quadratic`` and
+    Implements the contract of ``_base.py`` except items 5-6 (``has_quadratic`` is False): ``quadratic`` and
     ``series_rhs`` raise ``NotImplementedError`` (no ANM without the quadratic recast).
     Work counters ``n_residuals``/``n_jacobians`` as in the HBM.
     """
 
-    name = "aft"
+    method = "aft"
 
     jacobian_accepts_out = True      # jacobian(Z, out=...) assembles into a given array
 
@@ -94,7 +94,6 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         if int(harmonics) != harmonics or harmonics < 0:
             raise InputError(f"harmonics = {harmonics}: the number of harmonics must be an integer >= 1 "
                              "(or 0 for equilibria)")
-        mod = model.module
         self.model = model
         self.H = H = int(harmonics)
         self.nh = 2 * H + 1
@@ -115,14 +114,14 @@ class AFTDiscretization(HarmonicLayout, Discretization):
                 raise InputError(f"n_t = {self.n_t} < 4H+1 = {4 * H + 1}: the AFT Jacobian needs the "
                                  f"harmonics 0..2H of df/dx unaliased; raise n_t (default {default_n_t(H)})")
         self.autonomous = (not self.forced) and H > 0
-        self.omega_is_lam = self.forced and mod.FORCING_FREQUENCY == mod.CONTINUATION
+        self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
         if self.autonomous:
-            pv = mod.STATES[0] if phase_variable is None else phase_variable
+            pv = model.states[0] if phase_variable is None else phase_variable
             if isinstance(pv, str):
-                if pv not in mod.STATES:
+                if pv not in model.states:
                     raise InputError(f"phase_variable {pv!r} is not a state of model {model.name!r}; "
-                                     f"its states are {', '.join(mod.STATES)}")
-                pv = mod.STATES.index(pv)
+                                     f"its states are {', '.join(model.states)}")
+                pv = model.states.index(pv)
             if not 0 <= int(pv) < self.n:
                 raise InputError(f"phase_variable = {pv} must index a state (0..{self.n - 1})")
             self.phase_index = int(pv) * self.nh + 2
@@ -229,12 +228,12 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             "numerical method (ANM) needs the quadratic recast, which a non-analytic law does not "
             "have; continue with method='newton' (pseudo-arclength)")
 
-    def series_rhs(self, terms):
+    def series_rhs(self, terms, origin=None):
         return self.quadratic(None, None)
 
     # -- results ------------------------------------------------------------------------
     def unpack(self, Z):
-        """Readable form of Z (contract item 6); ``path == "aft"``."""
+        """Readable form of Z (contract item 7); ``path == "aft"``."""
         U, omega, lam = self.split(Z)
 
         def samples(n_t=256, variables=False):

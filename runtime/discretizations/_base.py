@@ -1,7 +1,7 @@
 """Contract between a discretization (HBM, collocation, ...) and the continuation engines.
 
-A discretization turns the quadratic system of a model (``_model.py``) into a discrete
-algebraic system in one unknown vector ``Z = [Y, lam]`` of length ``m + 1``::
+A discretization turns the quadratic system of a model (``model/_interface.py``) into a
+discrete algebraic system in one unknown vector ``Z = [Y, lam]`` of length ``m + 1``::
 
     R(Z) = C + L Z + Q(Z, Z) = 0,        R: R^(m+1) -> R^m
 
@@ -10,25 +10,55 @@ variable, then the angular frequency ``omega`` for autonomous orbits) and ``lam`
 Because ``lam`` and ``omega`` are unknowns, the products ``lam*L1 u`` and ``omega*D u`` are
 quadratic and ``R`` is exactly quadratic: that is what the ANM needs (DESIGN §5.3).
 
-Subclasses must provide (numbered, as in scipy's ``OdeSolver``):
+The engines (``engine/``), the analyses (``analysis/``), the results (``results/``) and the
+drivers use a discretization only through the members below (numbered, as in scipy's
+``OdeSolver``); they never test its class.  Abstract members (a subclass must define
+them) are marked *abstract*; the others have defaults here.
 
-1. ``m`` (number of equations) and ``size = m + 1`` (number of unknowns).
-2. ``residual(Z) -> (m,)``.
-3. ``jacobian(Z) -> (m, m+1)`` dense ndarray or scipy.sparse matrix: dR/dZ.  A dense
-   discretization may set the class attribute ``jacobian_accepts_out = True`` and accept
+1. ``kind`` (*abstract*, str): what the unknowns are, in provenance words: ``"hbm"``,
+   ``"aft"``, ``"collocation"``, ``"shooting"``, ``"equilibria"`` (a harmonic balance
+   with ``H = 0``), or the name of an augmented system (``"scaled"``, ``"hopf-system"``,
+   ``"fold-system"``).
+2. ``m`` (number of equations, set by ``__init__``) and ``size = m + 1`` (unknowns).
+3. ``residual(Z) -> (m,)`` (*abstract*).
+4. ``jacobian(Z) -> (m, m+1)`` (*abstract*) dense ndarray or scipy.sparse matrix: dR/dZ.
+   With ``jacobian_accepts_out = True`` (default False) a dense discretization accepts
    ``jacobian(Z, out=A)`` with ``A`` a zero-filled (m, m+1) array to assemble into; the
    engines then assemble it straight into their reusable bordered buffer
-   (``_newton.factor_jacobian``).
-4. ``quadratic(Z1, Z2) -> (m,)``: the bilinear part ``Q(Z1, Z2)`` (symmetrised or not:
-   the ANM only uses sums symmetric in the two arguments).
-5. ``series_rhs(terms, origin=None) -> (m,)`` (optional, default ``sum_r Q(Z_r, Z_{p-r})``):
-   the right-hand side of order ``p`` of the ANM recurrence given the list ``[Z_1..Z_{p-1}]``
-   and the series origin ``Z_0``; non-polynomial point conditions override it with their
-   power-series recurrences (``_series.py``), which need ``origin``.
-6. ``unpack(Z) -> dict`` with at least ``lam``, ``omega`` (NaN for equilibria) and
-   ``samples(n_t)``: a callable giving the original states on ``n_t`` points of one period
-   (shape (n, n_t)), used by results, plots and stability.
-7. ``phase_fix`` (optional): the linear phase condition is one of the m rows.
+   (``engine/_bordered.factor_jacobian``).
+5. ``has_quadratic`` (default False) and ``quadratic(Z1, Z2) -> (m,)``: the bilinear part
+   ``Q(Z1, Z2)`` (symmetrised or not: the ANM only uses sums symmetric in the two
+   arguments).  Without it the ANM is impossible and second derivatives are taken by
+   differences of the Jacobian.
+6. ``series_rhs(terms, origin=None) -> (m,)`` (default ``sum_r Q(Z_r, Z_{p-r})``): the
+   right-hand side of order ``p`` of the ANM recurrence given ``[Z_1..Z_{p-1}]`` and the
+   series origin ``Z_0``; non-polynomial point conditions override it with their
+   power-series recurrences (``model/_series.py``), which need ``origin``.
+7. ``unpack(Z) -> dict`` (default: ``lam`` and ``omega`` only) with at least ``lam``,
+   ``omega`` (NaN for equilibria) and, for orbits, ``samples(n_t)``: a callable giving the
+   original states on ``n_t`` equispaced points of one period (shape (n, n_t)); harmonic
+   balances add ``coefficients`` (variables, 2H+1) and ``harmonics``, orbits may add ``T``.
+8. ``samples(Z, n_t) -> (t, x)``: times [s] of ``n_t`` equispaced points of one period
+   and the original states there (n, n_t) (default from ``unpack``; equilibria: a unit
+   interval and constant states).  ``Branch.time_series`` uses it.
+9. ``omega_index`` (default None): position of ``omega`` in ``Z`` when it is an unknown.
+10. ``H`` and ``n_t`` (default None): the harmonics and time samples of a harmonic
+    balance (provenance and layout of HBM branches).
+11. ``phase_index`` and ``amplitude_weights`` (default None): the phase-fixed coefficient
+    (``Z[phase_index - 1]`` is the cos coefficient of the phase variable) or explicit
+    weights ``w`` of a signed amplitude ``w . Z``, whose sign change marks the passage of a
+    periodic branch through a Hopf point (``engine/_recorder.amplitude_weights``).
+12. ``noise_floor`` (default 0): the residual size below which Newton stops improving
+    (point conditions evaluated in floating point).
+13. ``n_residuals``, ``n_jacobians`` (default 0): work counters the discretization
+    increments itself (reported in ``Branch.counters``).
+14. ``floquet_route`` (default None): how the Floquet multipliers of an orbit are computed
+    (``"hill"``: Hill's method on the harmonic coefficients, ``"collocation"``: condensed
+    collocation Jacobian, ``"monodromy"``: ``monodromy(Z)`` of the variational equation);
+    ``supports_stability`` is ``floquet_route is not None``.
+15. ``monodromy(Z)`` (routes ``"monodromy"``, and collocation with point conditions): the
+    monodromy matrix of the orbit ``Z``.
+16. ``forced`` (default False), ``model`` (default None): the model the system discretizes.
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -36,39 +66,82 @@ autonomous models ``Y[-1]`` is ``omega``.
 """
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
+__all__ = ["Discretization"]
 
-class Discretization:
-    """Base class; see the module docstring for the contract."""
+
+class Discretization(abc.ABC):
+    """Abstract base of every discrete system the engines continue (module docstring)."""
 
     m: int
+    model = None
+    forced = False
+    jacobian_accepts_out = False
+    has_quadratic = False
+    omega_index = None
+    phase_index = None
+    amplitude_weights = None
+    H = None
+    n_t = None
+    noise_floor = 0.0
+    n_residuals = 0
+    n_jacobians = 0
+    floquet_route = None
 
     @property
-    def supports_stability(self) -> bool:
-        """Whether the analysis can compute Floquet multipliers of its points (periodic orbits)."""
-        return False
+    @abc.abstractmethod
+    def kind(self) -> str:
+        """What the unknowns are (contract item 1)."""
 
     @property
     def size(self) -> int:
         return self.m + 1
 
-    def residual(self, Z):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @property
+    def supports_stability(self) -> bool:
+        """Whether the analysis can compute Floquet multipliers of its points (item 14)."""
+        return self.floquet_route is not None
 
-    def jacobian(self, Z):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def residual(self, Z):
+        """``R(Z)``, shape (m,) (contract item 3)."""
 
-    def quadratic(self, Z1, Z2):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def jacobian(self, Z):
+        """``dR/dZ``, shape (m, m+1) (contract item 4)."""
+
+    def quadratic(self, Z1, Z2):
+        """The bilinear part ``Q(Z1, Z2)`` (contract item 5)."""
+        raise NotImplementedError(f"a {self.kind} system has no quadratic part (has_quadratic is False)")
 
     def series_rhs(self, terms, origin=None):
-        """Order-p right-hand side ``sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})`` (contract item 5)."""
+        """Order-p right-hand side ``sum_{r=1}^{p-1} Q(Z_r, Z_{p-r})`` (contract item 6)."""
         p = len(terms) + 1
         out = np.zeros(self.m)
         for r in range(1, p):
             out += self.quadratic(terms[r - 1], terms[p - r - 1])
         return out
 
-    def unpack(self, Z):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def unpack(self, Z) -> dict:
+        """``lam`` and ``omega`` of ``Z`` (contract item 7); orbits add ``samples``."""
+        Z = np.asarray(Z, dtype=float)
+        om = float(Z[self.omega_index]) if self.omega_index is not None else np.nan
+        return dict(lam=float(Z[-1]), omega=om)
+
+    def samples(self, Z, n_t: int):
+        """Times of one period and the original states there, ``(t, x (n, n_t))`` (item 8)."""
+        info = self.unpack(Z)
+        if "samples" not in info:
+            raise NotImplementedError(f"a {self.kind} system has no time series")
+        x = np.asarray(info["samples"](int(n_t)))
+        if not np.isfinite(info["omega"]):
+            return np.linspace(0.0, 1.0, int(n_t)), x
+        T = info.get("T", 2 * np.pi / info["omega"])
+        return T * np.arange(int(n_t)) / int(n_t), x
+
+    def monodromy(self, Z):
+        """The monodromy matrix of the orbit ``Z`` (contract item 15)."""
+        raise NotImplementedError(f"a {self.kind} system has no monodromy matrix")

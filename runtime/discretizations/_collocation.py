@@ -70,7 +70,7 @@ of 1.3e-8 at N_int = 40): the derivative of an interpolated algebraic variable i
 O(h^p) accurate at the Gauss points.
 Models without dbil rows are unaffected (only the differential variables are nodal).
 
-Unknown layout (variable-major like the HBM layout of ``_discretization.py``)::
+Unknown layout (variable-major like the HBM layout of ``discretizations/_base.py``)::
 
     Y[r*G + q]   r-th variable, q = i*p + j (node j = 0..p-1 of interval i, nodal variable)
                                  or q = i*p + l (Gauss point l = 0..p-1 of interval i, otherwise)
@@ -90,6 +90,10 @@ nodal row is a Gauss equation and reports a singular interval block on the point
 models with point conditions :meth:`monodromy` condenses the Gauss equations with the point
 relations at the nodes instead (tanh * exp model: multipliers of the variational equation to
 5e-7 at 40 x 3, 8e-9 at 80 x 3, order 2p), and ``floquet_collocation`` should dispatch to it.
+
+The class is written in three modules: the operators, residual, Jacobian and ANM series
+here; the point conditions and the monodromy in ``_collocation_points.py``; building and
+reading solutions in ``_collocation_solutions.py`` (mixins of the one class).
 """
 from __future__ import annotations
 
@@ -98,10 +102,12 @@ from numpy.polynomial.legendre import leggauss
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from ..errors import ConvergenceError, InputError, ModelInterfaceError
+from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
 from ..model._series import taylor_remainder
 from ._base import Discretization
+from ._collocation_points import CollocationPointConditions
+from ._collocation_solutions import CollocationSolutions
 
 
 def _lagrange_tables(p: int):
@@ -128,7 +134,7 @@ def _lagrange_tables(p: int):
     return nodes, gauss, weights, values(gauss), derivs(gauss), derivs(0.0)[0], Vinv
 
 
-class CollocationDiscretization(Discretization):
+class CollocationDiscretization(CollocationPointConditions, CollocationSolutions, Discretization):
     """Orthogonal collocation of periodic orbits (module docstring), discretization contract.
 
     Parameters
@@ -160,11 +166,13 @@ class CollocationDiscretization(Discretization):
         A state without a differential row.
     """
 
-    supports_stability = True
+    kind = "collocation"
+    has_quadratic = True
+    floquet_route = "collocation"
 
     def __init__(self, model: Model, n_intervals: int = 50, degree: int = 3, *, phase: str = "extremum",
                  phase_state: int = 0, subharmonic: int = 1):
-        if getattr(model, "sampled", False):
+        if model.sampled:
             raise InputError(
                 f"model {model.name!r} is sampled (a non-analytic law, no quadratic recast): "
                 "use the AFT harmonic balance (AFTDiscretization) or shooting instead of collocation")
@@ -194,7 +202,7 @@ class CollocationDiscretization(Discretization):
         self.differential = self.nodal
         self.forced = model.forced
         self.autonomous = not self.forced
-        self.omega_is_lam = self.forced and model.module.FORCING_FREQUENCY == model.continuation
+        self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
         # forced models: the mesh spans ``subharmonic`` forcing periods (period-doubled orbits)
         self.nu = int(subharmonic)
         if self.nu != subharmonic or self.nu < 1 or (self.nu > 1 and not self.forced):
@@ -222,64 +230,6 @@ class CollocationDiscretization(Discretization):
         self.tau_nodes = np.arange(G) / G
         self._reference = None
 
-    # -- derivative-bilinear rows and point conditions (DESIGN §2) ------------------------
-    def _setup_point_conditions(self):
-        """Nodal set, differentiated algebraic rows and point rows (module docstring)."""
-        model, mod = self.model, self.model.module
-        N = self.N
-        kinds = mod.KINDS
-        self.dbil_rows = np.array([i for i, k in enumerate(kinds) if k == "derivative_bilinear"], dtype=int)
-        self.point_rows = np.array(mod.POINT_ROWS, dtype=int)
-        self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
-        self.nodal = self.mass_rows.copy()
-        self.alg_nodal = np.zeros(N, dtype=bool)          # algebraic rows imposed differentiated
-        if not self.has_point:
-            return
-        if set(self.dbil_rows.tolist()) != set(self.point_rows.tolist()):
-            raise ModelInterfaceError(
-                f"model {model.name!r}: every derivative-bilinear row needs a point condition "
-                f"(rows {self.dbil_rows.tolist()} vs POINT_ROWS {self.point_rows.tolist()})")
-        ops = model.operators()
-        lam0 = model.value(model.continuation)
-        other = model.operators(lam0 + 1.0 + abs(lam0))
-        for key in ("A", "bc", "pc"):
-            if not np.array_equal(np.asarray(other[key], dtype=float), np.asarray(ops[key], dtype=float)):
-                raise InputError(
-                    f"model {model.name!r}: the continuation parameter {model.continuation!r} enters a "
-                    f"derivative-bilinear row or point condition (operator {key!r}); regenerate the "
-                    "model with a current frictionkit codegen, which recasts it as a constant-in-time variable")
-        self.A = np.asarray(ops["A"], dtype=float)
-        self.bc = np.asarray(ops["bc"], dtype=float)
-        self.pc = np.asarray(ops["pc"], dtype=float)
-        self.B_K = np.asarray(mod.B_K, dtype=int)
-        self.B_J = np.asarray(mod.B_J, dtype=int)
-        self.B_L = np.asarray(mod.B_L, dtype=int)
-        self.point_funcs = tuple(mod.POINT_FUNCS)
-        self.point_args = np.asarray(mod.POINT_ARGS, dtype=int)
-        self._pvec = model.param_vector()
-        # the differentiated variables, the dbil variables and the point arguments are nodal;
-        # an algebraic nodal variable makes every variable of its row nodal (closure)
-        self.nodal[self.dbil_rows] = True
-        self.nodal[np.unique(np.nonzero(self.A)[1])] = True
-        self.nodal[self.B_L] = True
-        self.nodal[self.point_args] = True
-        dbil = np.zeros(N, dtype=bool)
-        dbil[self.dbil_rows] = True
-        lin = (np.asarray(ops["L0"]) != 0) | (np.asarray(ops["L1"]) != 0)
-        QK, QI, QJ = (np.asarray(a, dtype=int) for a in (mod.Q_K, mod.Q_I, mod.Q_J))
-        while True:
-            alg = self.nodal & ~self.mass_rows & ~dbil
-            deps = lin[alg].any(axis=0)
-            sel = alg[QK]
-            deps[QI[sel]] = True
-            deps[QJ[sel]] = True
-            if not np.any(deps & ~self.nodal):
-                break
-            self.nodal |= deps
-        self.alg_nodal = self.nodal & ~self.mass_rows & ~dbil
-        #: Newton's rounding floor (``_newton.correct``), as for the HBM with point conditions
-        self.noise_floor = 1e-8
-
     # -- sizes and layout -----------------------------------------------------------------
     @property
     def n_dis(self) -> int:
@@ -300,7 +250,7 @@ class CollocationDiscretization(Discretization):
         elif self.omega_is_lam:
             omega = lam / self.nu
         else:
-            omega = self.model.value(self.model.module.FORCING_FREQUENCY) / self.nu
+            omega = self.model.value(self.model.forcing_frequency) / self.nu
         return U, omega, lam
 
     def _at_gauss(self, U):
@@ -421,7 +371,7 @@ class CollocationDiscretization(Discretization):
             R[a, 0] = -rhs0[a]
             # derivative-bilinear rows, the first Gauss equation replaced by the point condition
             R[self.dbil_rows] = self._dbil_gauss(Ug, dU)[self.dbil_rows]
-            R[self.point_rows, 0] = self.model.module.point(u0, self._pvec)
+            R[self.point_rows, 0] = self.model.point(u0, self._pvec)
         R = R.ravel()
         if self.autonomous:
             R = np.append(R, self._phase_row() @ Z[: self.N * self.G])
@@ -581,32 +531,6 @@ class CollocationDiscretization(Discretization):
             J = sp.vstack([J, sp.csr_matrix(phase)], format="csr")
         return J
 
-    def _replace_point_rows(self, J, U, Lfull, ops):
-        """Rows ``r*G`` (first Gauss point) of the special rows -> the conditions at tau = 0."""
-        N, G = self.N, self.G
-        u0 = self._at_origin(U)
-        rows = np.concatenate([np.flatnonzero(self.alg_nodal), self.point_rows])
-        mask = np.ones(J.shape[0])
-        mask[rows * G] = 0.0
-        Jkeep = sp.diags(mask) @ J[:, : N * G]
-        Jq0 = self.model.quad_jac(ops["qc"], u0[:, None])[:, :, 0]
-        Pj = np.asarray(self.model.module.point_jac(u0, self._pvec), dtype=float)
-        ri, ci, vi = [], [], []
-        for r in np.flatnonzero(self.alg_nodal):
-            row = -(Lfull[r] + Jq0[r])
-            for s in np.flatnonzero(row):
-                ri.append(r * G)
-                ci.append(s * G)
-                vi.append(row[s])
-        for k, r in enumerate(self.point_rows):
-            for s in np.flatnonzero(Pj[k]):
-                ri.append(r * G)
-                ci.append(s * G)
-                vi.append(Pj[k, s])
-        P = sp.csr_matrix((vi, (ri, ci)), shape=(J.shape[0], N * G))
-        # the omega and lam columns of these rows are set in jacobian()
-        return sp.hstack([Jkeep + P, J[:, N * G:]], format="csr")
-
     def quadratic(self, Z1, Z2):
         """Bilinear part ``Q(Z1, Z2)`` (not symmetrised): omega1 m D u2 / 2pi - lam1 L1 u2 - Q(u1, u2).
 
@@ -697,173 +621,6 @@ class CollocationDiscretization(Discretization):
             out = np.append(out, 0.0)
         return out
 
-    # -- Floquet multipliers of models with point conditions ------------------------------
-    def _node_relations(self, U, lam, node):
-        """Linearised relations tying the constrained nodal variables to the others at a node.
-
-        Rows: the algebraic rows of nodal variables and the point conditions, evaluated at
-        node ``node`` (``tau = node / G``); columns: the N variables (non-nodal ones zero).
-        """
-        ops = self._ops()
-        u = np.where(self.nodal, U[:, node], 0.0)
-        Lfull = ops["L0"] + lam * ops["L1"]
-        Jq = self.model.quad_jac(ops["qc"], u[:, None])[:, :, 0]
-        alg = -(Lfull + Jq)[self.alg_nodal]
-        Pj = np.asarray(self.model.module.point_jac(u, self._pvec), dtype=float)
-        return np.vstack([alg, Pj])
-
-    def monodromy(self, Z) -> np.ndarray:
-        """Monodromy of the discretised variational equation of a model with point conditions.
-
-        The counterpart of the condensation of ``_stability.floquet_collocation`` (which
-        assumes every nodal row is a Gauss equation): on each sub-interval the Gauss
-        equations of all rows (the first one of the dbil and differentiated algebraic rows
-        included) are solved for the inner and end nodes and the Gauss-point variables, given
-        the differential variables at the start node; the other nodal variables at the start
-        node follow from the linearised algebraic rows and point relations ``r = f(pc v)`` at
-        that node (the invariants the collocation keeps at the mesh points, module
-        docstring).  Period and ``lam`` fixed.
-
-        Returns
-        -------
-        ndarray (nd, nd)
-            Monodromy of the differential variables (the states of a generated model).
-        """
-        if not self.has_point:
-            raise InputError("monodromy() is for models with point conditions; use "
-                             "_stability.floquet_collocation for the others")
-        U, _, lam = self._parts(Z)
-        N, G, p, n_int = self.N, self.G, self.degree, self.n_intervals
-        J = self._jacobian(Z, point_rows=False).tocsr()[: N * G, : N * G]
-        dif = np.flatnonzero(self.mass_rows)
-        con = np.flatnonzero(self.nodal & ~self.mass_rows)
-        nod = np.flatnonzero(self.nodal)
-        gau = np.flatnonzero(~self.nodal)
-        nn, ng = nod.size, gau.size
-        rows = (np.arange(N)[:, None] * G + np.arange(p)[None, :]).ravel()        # interval 0
-        M = np.eye(dif.size)
-        for i in range(n_int):
-            sub_rows = rows + i * p
-            nodes = (i * p + np.arange(p + 1)) % G
-            cols_nodal = (nod[:, None] * G + nodes[None, :])                     # (nn, p+1)
-            cols_gauss = (gau[:, None] * G + i * p + np.arange(p)[None, :])       # (ng, p)
-            Jr = J[sub_rows]
-            start = Jr[:, cols_nodal[:, 0]].toarray()                            # (Np, nn)
-            rest_cols = np.concatenate([cols_nodal[:, 1:].ravel(), cols_gauss.ravel()])
-            A = Jr[:, rest_cols].toarray()                                        # (Np, Np)
-            rel = self._node_relations(U, lam, i * p)[:, nod]                     # (nc, nn)
-            pos = {v: k for k, v in enumerate(nod)}
-            ic = [pos[v] for v in con]
-            idf = [pos[v] for v in dif]
-            T = np.zeros((nn, dif.size))
-            T[idf] = np.eye(dif.size)
-            T[ic] = -np.linalg.solve(rel[:, ic], rel[:, idf])
-            try:
-                X = np.linalg.solve(A, -start @ T)
-            except np.linalg.LinAlgError as exc:
-                raise ConvergenceError("collocation condensation: a singular interval block") from exc
-            end = np.array([pos[v] * p + p - 1 for v in dif])                     # end node of dif vars
-            M = X[end] @ M
-        return M
-
-    # -- building and reading solutions --------------------------------------------------
-    def from_states(self, states, lam: float, omega: float) -> np.ndarray:
-        """Unknown vector ``Z`` from a callable giving the states at times ``t`` (s).
-
-        Parameters
-        ----------
-        states : callable
-            ``states(t) -> (n, M)`` for an array of physical times ``t`` in one period
-            (e.g. :meth:`frictionkit.runtime._shooting.PeriodicOrbit.at`).
-        lam, omega : float
-            Parameter value and angular frequency of the orbit (``omega`` ignored for
-            forced models, whose frequency is the forcing one).
-        """
-        U, omega_used, _ = self._parts(np.zeros(self.size))
-        if self.autonomous:
-            omega_used = float(omega)
-        elif self.omega_is_lam:
-            omega_used = float(lam) / self.nu
-        T = 2 * np.pi / omega_used
-        d = self.nodal
-        t_nodes, t_gauss = self.tau_nodes * T, self.tau_gauss * T
-        u_nodes = np.asarray(self.model.aux(states(t_nodes), t_nodes, lam))
-        u_gauss = np.asarray(self.model.aux(states(t_gauss), t_gauss, lam))
-        U = np.where(d[:, None], u_nodes, u_gauss)
-        Z = U.ravel()
-        if self.autonomous:
-            Z = np.append(Z, omega_used)
-        return np.append(Z, lam)
-
-    def from_orbit(self, orbit, *, accurate: bool = False) -> np.ndarray:
-        """Unknown vector ``Z`` from a shooting :class:`PeriodicOrbit` (auxiliaries by ``model.aux``)."""
-        return self.from_states(lambda t: orbit.at(t, accurate=accurate), orbit.lam, orbit.omega)
-
-    def states_at(self, Z, tau) -> np.ndarray:
-        """States (the n first variables, nodal) at normalised times ``tau``, shape (n, M)."""
-        U, _, _ = self._parts(Z)
-        tau = np.mod(np.asarray(tau, dtype=float).ravel(), 1.0)
-        i = np.minimum((tau / self.h).astype(int), self.n_intervals - 1)
-        s = tau / self.h - i
-        L = np.vander(s, self.degree + 1, increasing=True) @ self._Vinv      # (M, p+1)
-        idx = (i[:, None] * self.degree + np.arange(self.degree + 1)[None, :]) % self.G
-        n = self.model.n
-        return np.einsum("mj,rmj->rm", L, U[:n][:, idx])
-
-    def ptp(self, Z) -> np.ndarray:
-        """Peak-to-peak of each state: extrema of the piecewise polynomials located exactly
-        (real roots in (0, 1) of each interval's derivative, from the eigenvalues of the
-        stacked companion matrices; intervals whose derivative loses its degree, ``np.roots``)."""
-        U, _, _ = self._parts(Z)
-        n, p = self.model.n, self.degree
-        idx = (np.arange(self.n_intervals)[:, None] * p + np.arange(p + 1)[None, :]) % self.G
-        out = np.empty(n)
-        for r in range(n):
-            vals = U[r][idx]                                   # (N_int, p+1) nodal values
-            coef = vals @ self._Vinv.T                          # monomial coefficients in s
-            lo, hi = vals.min(), vals.max()
-            for i, s_ in self._derivative_roots(coef[:, 1:] * np.arange(1, p + 1)):
-                v = np.polynomial.polynomial.polyval(s_, coef[i].T, tensor=False)
-                if v.size:
-                    lo, hi = min(lo, v.min()), max(hi, v.max())
-            out[r] = hi - lo
-        return out
-
-    @staticmethod
-    def _derivative_roots(d):
-        """Real roots in (0, 1) of the polynomials ``sum_j d[k, j] s^j``: pairs (interval
-        indices, roots) of equal length."""
-        K, m = d.shape
-        deg = m - 1
-        if deg < 1:
-            return []
-        lead = d[:, -1]
-        ok = np.abs(lead) > 1e-12 * np.maximum(np.abs(d).max(axis=1), 1e-300)
-        out = []
-        if np.any(ok):
-            C = np.zeros((int(ok.sum()), deg, deg))
-            C[:, np.arange(1, deg), np.arange(deg - 1)] = 1.0
-            C[:, :, -1] = -d[ok, :-1] / lead[ok, None]
-            w = np.linalg.eigvals(C)                                  # (K_ok, deg)
-            real = np.abs(w.imag) <= 1e-9 * (1.0 + np.abs(w.real))
-            inside = real & (w.real > 0) & (w.real < 1)
-            rows = np.flatnonzero(ok)[:, None].repeat(deg, axis=1)
-            out.append((rows[inside], w.real[inside]))
-        for k in np.flatnonzero(~ok):                                  # lower degree: np.roots
-            roots = np.roots(np.trim_zeros(d[k][::-1], "f")) if np.any(d[k]) else np.zeros(0)
-            roots = roots[np.isreal(roots)].real
-            roots = roots[(roots > 0) & (roots < 1)]
-            out.append((np.full(roots.size, k), roots))
-        return out
-
-    def unpack(self, Z) -> dict:
-        """``lam``, ``omega``, ``T``, ``ptp`` of the states and ``samples(n_t)`` (n, n_t)."""
-        U, omega, lam = self._parts(Z)
-        Zc = np.array(Z, dtype=float)
-        return dict(lam=float(lam), omega=float(omega), T=2 * np.pi / omega, ptp=self.ptp(Zc),
-                    samples=lambda n_t: self.states_at(Zc, np.arange(int(n_t)) / int(n_t)),
-                    variables=U.copy())
-
     # -- standalone Newton at fixed lam ----------------------------------------------------
     def solve(self, Z0, *, tol: float = 1e-12, max_iter: int = 30) -> tuple[np.ndarray, dict]:
         """Newton's method on ``Y`` at the fixed ``lam = Z0[-1]`` (square system, sparse LU).
@@ -893,7 +650,7 @@ class CollocationDiscretization(Discretization):
         """
         Z = np.array(Z0, dtype=float)
         N, G = self.N, self.G
-        floor = float(getattr(self, "noise_floor", 0.0))
+        floor = float(self.noise_floor)
         last = np.inf
         for it in range(1, int(max_iter) + 1):
             R = self.residual(Z)

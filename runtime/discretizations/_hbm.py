@@ -5,7 +5,7 @@ normalized time ``theta = omega t`` (seed 003 eq. (11))::
 
     u_i(theta) = u_i0 + sum_{k=1}^H  u_ick cos(k theta) + u_isk sin(k theta)
 
-with the coefficients stored as in ``_discretization.py``: ``Y[i*(2H+1) + k]`` with k = 0
+with the coefficients stored as in ``discretizations/_base.py``: ``Y[i*(2H+1) + k]`` with k = 0
 the mean, k = 2j-1 the cos(j theta) and k = 2j the sin(j theta) coefficient.  Balancing the
 harmonics 0..H of every row of the quadratic system (seed 000 eq. (18), seed 003 eq. (9))
 gives, for variable row i,
@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.fft
 
-from ..errors import InputError, ModelInterfaceError
+from ..errors import InputError
 from ..model._interface import Model
 from ..model._series import taylor_remainder
 from ._base import Discretization
@@ -149,9 +149,14 @@ class HarmonicLayout:
     nu = 1
 
     @property
-    def supports_stability(self) -> bool:
+    def floquet_route(self):
         """Periodic orbits (``H >= 1``): Hill's method gives their multipliers."""
-        return self.H >= 1
+        return "hill" if self.H >= 1 else None
+
+    @property
+    def kind(self) -> str:
+        """``"equilibria"`` for ``H = 0``, else the class's ``method`` (contract item 1)."""
+        return "equilibria" if self.H == 0 else self.method
 
     def split(self, Z):
         """Return ``(U (variables, 2H+1), omega, lam)`` of an unknown vector."""
@@ -165,7 +170,7 @@ class HarmonicLayout:
         elif self.omega_is_lam:
             omega = lam / self.nu
         elif self.forced:
-            omega = self.model.value(self.model.module.FORCING_FREQUENCY) / self.nu
+            omega = self.model.value(self.model.forcing_frequency) / self.nu
         else:
             omega = np.nan
         return U, omega, lam
@@ -211,12 +216,14 @@ class HBMDiscretization(HarmonicLayout, Discretization):
 
     Notes
     -----
-    Implements the contract of ``_discretization.py``; ``residual``, ``jacobian`` and
+    Implements the contract of ``_base.py``; ``residual``, ``jacobian`` and
     ``quadratic`` are exact (no aliasing).  Models with derivative-bilinear rows (point
     conditions, DESIGN §2) are balanced with their mean replaced by the point condition at
     ``theta = 0``; :meth:`series_rhs` then needs the series origin for the ANM.
     """
 
+    method = "hbm"
+    has_quadratic = True
     jacobian_accepts_out = True      # jacobian(Z, out=...) assembles into a given array
 
     def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None,
@@ -227,7 +234,6 @@ class HBMDiscretization(HarmonicLayout, Discretization):
         if harmonics < 0:
             raise InputError(f"harmonics = {harmonics}: the number of harmonics must be >= 1 "
                              "(or 0 for equilibria)")
-        mod = model.module
         if model.sampled:
             raise InputError(
                 f"model {model.name!r} is sampled (a non-analytic law, no quadratic recast): "
@@ -251,14 +257,14 @@ class HBMDiscretization(HarmonicLayout, Discretization):
                              "a period-doubled autonomous orbit is an ordinary orbit of half the frequency")
         if self.forced and H < self.nu:
             raise InputError(f"harmonics = {H} < subharmonic = {self.nu}: the forcing harmonic is not resolved")
-        self.omega_is_lam = self.forced and mod.FORCING_FREQUENCY == mod.CONTINUATION
+        self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
         if self.autonomous:
-            pv = mod.STATES[0] if phase_variable is None else phase_variable
+            pv = model.states[0] if phase_variable is None else phase_variable
             if isinstance(pv, str):
-                if pv not in mod.VARIABLES:
+                if pv not in model.variables:
                     raise InputError(f"phase_variable {pv!r} is not a variable of model "
-                                     f"{model.name!r}; its variables are {', '.join(mod.VARIABLES)}")
-                pv = mod.VARIABLES.index(pv)
+                                     f"{model.name!r}; its variables are {', '.join(model.variables)}")
+                pv = model.variables.index(pv)
             self.phase_index = int(pv) * self.nh + 2
         else:
             self.phase_index = None
@@ -290,7 +296,7 @@ class HBMDiscretization(HarmonicLayout, Discretization):
         k = np.arange(1, H + 1, dtype=float)
         self._k = k
         # which (row, col) blocks of quad_jac can be non-zero
-        QK, QI, QJ = mod.Q_K, mod.Q_I, mod.Q_J
+        QK, QI, QJ = model.quadratic_terms
         self._qblocks = sorted(set(zip(map(int, QK), map(int, QI))) | set(zip(map(int, QK), map(int, QJ))))
         self._setup_point_conditions()
         self.n_residuals = 0
@@ -307,41 +313,18 @@ class HBMDiscretization(HarmonicLayout, Discretization):
         ``u_r(0) - f(pc u_v(0)) = 0`` at ``theta = 0`` (Karkar, Cochelin & Vergez, JSV 2013;
         DESIGN §2), where ``u(0) = u_0 + sum_k c_k`` is linear in the coefficients.
         """
-        mod = self.model.module
-        self.dbil_rows = np.array([i for i, k in enumerate(mod.KINDS) if k == "derivative_bilinear"],
-                                  dtype=int)
-        self.point_rows = np.array(mod.POINT_ROWS, dtype=int)
-        self.has_point = len(self.dbil_rows) > 0 or len(self.point_rows) > 0
+        pcs = self.model.point_conditions()
+        self.dbil_rows, self.point_rows, self.has_point = pcs.dbil_rows, pcs.point_rows, pcs.present
         #: Newton's rounding floor (``_newton.correct``): a point condition of a saturated
         #: tanh/atan/exp barely determines its integration constant (ill-conditioned)
         self.noise_floor = 1e-8 if self.has_point else 0.0
         if not self.has_point:
             return
-        if set(self.dbil_rows.tolist()) != set(self.point_rows.tolist()):
-            raise ModelInterfaceError(
-                f"model {self.model.name!r}: every derivative-bilinear row needs a point condition "
-                f"(rows {self.dbil_rows.tolist()} vs POINT_ROWS {self.point_rows.tolist()})")
-        ops = self.ops
-        self.A = np.asarray(ops["A"], dtype=float)
-        self.bc = np.asarray(ops["bc"], dtype=float)
-        self.pc = np.asarray(ops["pc"], dtype=float)
-        # the recast keeps lam out of these rows (it becomes a variable otherwise): check it
-        lam0 = self.model.value(self.model.continuation)
-        other = self.model.operators(lam0 + 1.0 + abs(lam0))
-        for key in ("A", "bc", "pc"):
-            if not np.array_equal(np.asarray(other[key], dtype=float), np.asarray(ops[key], dtype=float)):
-                raise InputError(
-                    f"model {self.model.name!r}: the continuation parameter "
-                    f"{self.model.continuation!r} enters a derivative-bilinear row or point "
-                    f"condition (operator {key!r}); regenerate the model with a current frictionkit "
-                    "codegen, which recasts it as a constant-in-time variable")
-        self.B_K = np.asarray(mod.B_K, dtype=int)
-        self.B_J = np.asarray(mod.B_J, dtype=int)
-        self.B_L = np.asarray(mod.B_L, dtype=int)
+        self.A, self.bc, self.pc = pcs.A, pcs.bc, pcs.pc
+        self.B_K, self.B_J, self.B_L = pcs.B_K, pcs.B_J, pcs.B_L
+        self.point_funcs, self.point_args = pcs.funcs, pcs.args
         self._A_pairs = list(zip(*np.nonzero(self.A)))
         self._pvec = self.model.param_vector()
-        self.point_funcs = tuple(mod.POINT_FUNCS)
-        self.point_args = np.asarray(mod.POINT_ARGS, dtype=int)
         e0 = np.zeros(self.nh)
         e0[0] = 1.0
         e0[1::2] = 1.0                     # u(theta = 0) = u_0 + sum_k c_k
@@ -411,7 +394,7 @@ class HBMDiscretization(HarmonicLayout, Discretization):
             R -= omega * self.mass[:, None] * self._deriv(U)
         if self.has_point:
             R += self._dbil_coef(U, U)
-            R[self.point_rows, 0] = self.model.module.point(self._u_at_origin(U), self._pvec)
+            R[self.point_rows, 0] = self.model.point(self._u_at_origin(U), self._pvec)
         out = R.reshape(-1)
         if self.autonomous:
             out = np.append(out, Z[self.phase_index])
@@ -563,7 +546,7 @@ class HBMDiscretization(HarmonicLayout, Discretization):
                 # d/dU_j (U_j * DU_l) = P(DU_l);  d/dU_l (U_j * DU_l) = P(U_j) D
                 J[k * nh:(k + 1) * nh, j * nh:(j + 1) * nh] += c * _product_matrix(DU[l], self.H)
                 J[k * nh:(k + 1) * nh, l * nh:(l + 1) * nh] += c * (_product_matrix(U[j], self.H) @ self._Dm)
-        Pj = np.asarray(self.model.module.point_jac(self._u_at_origin(U), self._pvec), dtype=float)
+        Pj = np.asarray(self.model.point_jac(self._u_at_origin(U), self._pvec), dtype=float)
         for k, r in enumerate(self.point_rows):
             row = r * nh
             J[row, :] = 0.0
@@ -578,7 +561,7 @@ class HBMDiscretization(HarmonicLayout, Discretization):
 
     # -- results ----------------------------------------------------------------------
     def unpack(self, Z):
-        """Readable form of Z (contract item 6)."""
+        """Readable form of Z (contract item 7)."""
         U, omega, lam = self.split(Z)
         n = self.model.n
 

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._base import Discretization
+
 __all__ = ["ScaledDiscretization"]
 
 
-class ScaledDiscretization:
+class ScaledDiscretization(Discretization):
     """``Z = scale * W``: the same discrete system in scaled unknowns ``W``.
 
     Pseudo-arclength steps, chords and tangents use the Euclidean norm of the unknowns;
@@ -15,15 +17,13 @@ class ScaledDiscretization:
     hyperplanes of the corrector transverse to the branch.  ``lam`` stays last.
     """
 
+    kind = "scaled"
+
     def __init__(self, disc, scale):
         self.disc = disc
         self.scale = np.asarray(scale, dtype=float)
         self.m = disc.m
-        self.model = getattr(disc, "model", None)
-
-    @property
-    def size(self):
-        return self.m + 1
+        self.model = disc.model
 
     def residual(self, W):
         return self.disc.residual(self.scale * np.asarray(W))

@@ -44,8 +44,8 @@ _FD_STEP = np.finfo(float).eps ** (1 / 3)
 
 def _forcing_period(model: Model, lam: float) -> float:
     """Period ``2 pi / w`` of a forced model (``w`` possibly the continuation parameter)."""
-    name = model.module.FORCING_FREQUENCY
-    w = model.param_vector(lam)[model.module.PARAMETERS.index(name)]
+    name = model.forcing_frequency
+    w = model.param_vector(lam)[model.parameters.index(name)]
     if not np.isfinite(w) or w <= 0:
         raise InputError(f"forcing frequency {name} = {w} must be positive and finite for shooting")
     return 2 * np.pi / w
@@ -75,10 +75,10 @@ class _Flow:
         self.size = self.n * self.nblocks
 
     def _f(self, t, x, p=None):
-        return np.asarray(self.model.module.rhs(t, x, self.p if p is None else p), dtype=float)
+        return np.asarray(self.model.rhs(t, x, params=self.p if p is None else p), dtype=float)
 
     def _J(self, t, x):
-        return np.asarray(self.model.module.jac(t, x, self.p), dtype=float)
+        return np.asarray(self.model.jac(t, x, params=self.p), dtype=float)
 
     def dfdlam(self, t, x):
         """Central finite difference of f with respect to the continuation parameter."""
@@ -160,6 +160,9 @@ class PeriodicOrbit:
         Newton iterations.
     success : bool
     message : str
+    status : str
+        ``"converged"`` for an orbit found by Newton (the result convention of
+        ``results/_result.py``; the orbit is a dataclass of its own, one layer lower).
     """
 
     x0: np.ndarray
@@ -175,6 +178,7 @@ class PeriodicOrbit:
     model: Model = field(default=None, repr=False)
     options: dict = field(default_factory=dict, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
+    status: str = "converged"
 
     @property
     def omega(self) -> float:
@@ -324,7 +328,7 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
     n = model.n
     x = np.array(x0, dtype=float).ravel()
     if x.shape != (n,):
-        raise InputError(f"x0 must have the {n} states {model.module.STATES}, got shape {np.shape(x0)}")
+        raise InputError(f"x0 must have the {n} states {model.states}, got shape {np.shape(x0)}")
     forced = model.forced
     if int(periods) != periods or periods < 1:
         raise InputError(f"periods={periods} must be a positive integer")
@@ -415,7 +419,7 @@ class ShootingDiscretization(Discretization):
     Unknown ``Z = [x0 (n), T, lam]`` for autonomous models (``m = n + 1`` equations:
     periodicity and the phase condition ``f_k(x0) = 0``), ``Z = [x0 (n), lam]`` for forced
     models (``m = n``, period ``2 pi / w``).  ``residual`` and ``jacobian`` follow
-    ``_discretization.py``; the system is not quadratic, so ``quadratic`` and ``series_rhs``
+    ``_base.py``; the system is not quadratic, so ``quadratic`` and ``series_rhs``
     raise ``NotImplementedError`` (use the pseudo-arclength engine, not the ANM).
 
     The Jacobian column of ``lam`` comes from the sensitivity equation
@@ -432,7 +436,8 @@ class ShootingDiscretization(Discretization):
         Forced models: period = ``periods`` forcing periods (2 on a period-doubled branch).
     """
 
-    supports_stability = True
+    kind = "shooting"
+    floquet_route = "monodromy"
 
     def __init__(self, model: Model, *, rtol: float = 1e-10, atol: float = 1e-13, method: str = "LSODA",
                  phase_state: int = 0, periods: int = 1):
@@ -497,7 +502,7 @@ class ShootingDiscretization(Discretization):
         f_end = flow._f(e["T"], e["x_end"])
         if self.forced:
             Jac[:n, n] = e["s"]
-            name = self.model.module.FORCING_FREQUENCY
+            name = self.model.forcing_frequency
             if name == self.model.continuation:     # T = 2 pi / lam
                 Jac[:n, n] += f_end * (-2 * np.pi * self.periods / e["lam"] ** 2)
         else:
@@ -507,6 +512,10 @@ class ShootingDiscretization(Discretization):
             Jac[n, :n] = flow._J(0.0, e["x0"])[k]
             Jac[n, n + 1] = flow.dfdlam(0.0, e["x0"])[k]
         return Jac
+
+    def monodromy(self, Z):
+        """The monodromy matrix of the last integration at ``Z`` (contract item 15)."""
+        return self._evaluate(Z)["M"]
 
     def quadratic(self, Z1, Z2):
         raise NotImplementedError("shooting is not a quadratic discretization: continue it with the "
@@ -559,10 +568,10 @@ def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient
     n, k = model.n, int(phase_state)
     x_init = np.array(x_init, dtype=float).ravel()
     if x_init.shape != (n,):
-        raise InputError(f"x_init must have the {n} states {model.module.STATES}, got shape {x_init.shape}")
+        raise InputError(f"x_init must have the {n} states {model.states}, got shape {x_init.shape}")
     p = model.param_vector(lam)
-    fun = lambda t, x: model.module.rhs(t, x, p)          # noqa: E731
-    jac = lambda t, x: model.module.jac(t, x, p)          # noqa: E731
+    fun = lambda t, x: model.rhs(t, x, params=p)          # noqa: E731
+    jac = lambda t, x: model.jac(t, x, params=p)          # noqa: E731
     if model.forced:
         T = _forcing_period(model, lam)
         t_end = T * max(1, round(float(t_transient) / T))    # whole forcing periods: phase 0
@@ -572,12 +581,12 @@ def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient
         return find_periodic_orbit(model, lam, sol.y[:, -1], None, **options)
 
     def ev(t, x):
-        return model.module.rhs(t, x, p)[k]
+        return model.rhs(t, x, params=p)[k]
     ev.direction = -1
     sol = solve_ivp(fun, (0.0, float(t_transient)), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12,
                     events=ev)
     te, ye = sol.t_events[0], sol.y_events[0]
     if len(te) < 2:
-        raise ConvergenceError(f"no sustained oscillation of {model.module.STATES[k]} in t_transient="
+        raise ConvergenceError(f"no sustained oscillation of {model.states[k]} in t_transient="
                                f"{t_transient} at lam={lam}; lengthen the transient or start elsewhere")
     return find_periodic_orbit(model, lam, ye[-1], te[-1] - te[-2], phase_state=k, **options)

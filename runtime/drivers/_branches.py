@@ -303,7 +303,7 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
     (not quadratic: the ANM is impossible there); AFT branches are labelled
     ``discretization = "aft"`` in their provenance.
     """
-    use_aft = isinstance(disc, AFTDiscretization)
+    use_aft = disc.kind == "aft"
     method = _resolve_method(disc.model, method, use_aft)
     if use_aft:
         provenance = dict(provenance or {})

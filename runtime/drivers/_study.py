@@ -508,7 +508,7 @@ class ConvergenceStudy:
 
 
 def _variable_index(model: Model, name, what):
-    names = model.module.VARIABLES
+    names = model.variables
     if name not in names:
         raise InputError(f"{what} {name!r} is not a variable of model {model.name!r}; its variables are "
                          f"{', '.join(names)}")
@@ -584,7 +584,7 @@ def convergence_study(model: Model, at: float, *, harmonics=range(1, 61), interv
     if energy_variable is None:
         if model.n < 2:
             raise InputError(f"model {model.name!r} has one state: name the velocity with energy_variable")
-        energy_variable = model.module.STATES[1]
+        energy_variable = model.states[1]
     k_energy = _variable_index(model, energy_variable, "energy variable")
     mass = np.asarray(model.operators(at)["mass"])
     if mass[k_energy] == 0:
@@ -666,9 +666,9 @@ def convergence_study(model: Model, at: float, *, harmonics=range(1, 61), interv
                 progress("collocation", n_int, col.message[i])
 
     return ConvergenceStudy(
-        model=model.name, model_hash=str(model.module.MODEL_HASH), param=model.continuation, at=float(at),
-        parameters=dict(zip(model.module.PARAMETERS, map(float, model.param_vector(at)))),
-        variables=tuple(model.module.VARIABLES), variable_scales={k: float(v) for k, v in (variable_scales or {}).items()},
+        model=model.name, model_hash=str(model.model_hash), param=model.continuation, at=float(at),
+        parameters=dict(zip(model.parameters, map(float, model.param_vector(at)))),
+        variables=tuple(model.variables), variable_scales={k: float(v) for k, v in (variable_scales or {}).items()},
         energy_variable=energy_variable, energy=energy, n_t=int(n_t), degree=int(degree),
         reference_harmonics=int(rdisc.H), reference_lam=float(lam_r), reference_omega=float(omega_r),
         reference_energy=float(K_ref), reference_coefficients=Ur, hbm=hbm, collocation=col)

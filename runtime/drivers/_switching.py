@@ -44,11 +44,12 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from ..analysis._branch_points import _dense, branch_point_tangents
+from ..discretizations._collocation import CollocationDiscretization
+from ..discretizations._hbm import to_subharmonic
 from ..engine._newton import correct
 from ..errors import ConvergenceError, InputError
 
-__all__ = [
-           "switch_branch", "switch_period_doubling_hbm", "switch_period_doubling_collocation"]
+__all__ = ["switch_branch", "switch_period_doubling_hbm", "switch_period_doubling_collocation"]
 
 
 def switch_branch(disc, branch, special_point, *, step: float | None = None, direction: float = 1.0,
@@ -159,11 +160,10 @@ def switch_period_doubling_hbm(disc, special_point, *, amplitude: float | None =
         The doubled branch (``omega`` = half the forcing frequency);
         ``provenance["switched_from"]`` = the PD point's ``lam``.
     """
-    from ..discretizations._hbm import HBMDiscretization, to_subharmonic
 
     if special_point.kind != "pd":
         raise InputError(f"switch_period_doubling_hbm needs a 'pd' special point, not {special_point.kind!r}")
-    if not isinstance(disc, HBMDiscretization) or not disc.forced:
+    if disc.kind != "hbm" or not disc.forced:
         raise InputError("switch_period_doubling_hbm: a forced HBM branch is needed (shooting: "
                          "switch_period_doubling; autonomous orbits: continue with half the frequency)")
     d2, Zs = to_subharmonic(disc, special_point.solution, 2, harmonics)
@@ -217,11 +217,9 @@ def switch_period_doubling_collocation(disc, special_point, *, amplitude: float 
     -------
     Branch
     """
-    from ..discretizations._collocation import CollocationDiscretization
-
     if special_point.kind != "pd":
         raise InputError(f"switch_period_doubling_collocation needs a 'pd' special point, not {special_point.kind!r}")
-    if not isinstance(disc, CollocationDiscretization) or not disc.forced:
+    if disc.kind != "collocation" or not disc.forced:
         raise InputError("switch_period_doubling_collocation: a forced collocation branch is needed")
     Zs1 = np.asarray(special_point.solution, dtype=float)
     d2 = CollocationDiscretization(disc.model, 2 * disc.n_intervals, disc.degree, subharmonic=2 * disc.nu)

@@ -186,7 +186,7 @@ def factor_jacobian(disc, Z, border, counters: Counters | None = None, *, scales
     if counters is not None:
         counters.jacobian_evaluations += 1
     border = np.asarray(border, dtype=float)
-    if getattr(disc, "jacobian_accepts_out", False):
+    if disc.jacobian_accepts_out:
         ws = _Workspace.of(disc)
         J = ws.K[:-1]
         J[...] = 0.0

@@ -103,7 +103,7 @@ def locate_folds(disc, rec, counters, opts):
                 continue
         if Zf is None:
             continue
-        om = Zf[disc.omega_index] if getattr(disc, "omega_index", None) is not None else np.nan
+        om = Zf[disc.omega_index] if disc.omega_index is not None else np.nan
         kind = "fold"
         if A is not None and abs(Zf @ rec.amp_w) < 1e-4 * np.max(np.abs(A)):
             # lam' also vanishes where a periodic branch passes through a Hopf point (zero

@@ -76,7 +76,7 @@ def _correct(disc, Z, border, value, counters, xtol, max_iter, divergence_factor
     if value is None:
         value = float(border @ Z)
     if noise_floor is None:
-        noise_floor = float(getattr(disc, "noise_floor", 0.0))
+        noise_floor = float(disc.noise_floor)
     first = None
     last = np.inf
     for it in range(1, max_iter + 1):

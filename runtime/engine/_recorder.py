@@ -12,9 +12,13 @@ Engine-recorder protocol (every engine honours it):
    own LU at a step end (the branch-point test then needs no factorization of its own);
    ``recorder.refine_tangent(Z, t)``: the exact tangent at the last step end.
 5. ``recorder.counters`` (:class:`~._bordered.Counters`) is the run's work account.
+6. ``recorder.stop_reason`` (``"range"``, ``"equilibrium"`` or None): the event the last
+   ``clip`` shortened the step to; ``recorder.points[-1]``, ``recorder.tangents[-1]``: the
+   last recorded point and its tangent (read, never modified, by the engines).
 
-After the run, ``points``, ``tangents``, ``step_ends``, ``det_signs``, ``special``, ``status``
-and ``message`` describe the branch.
+After the run, ``points``, ``tangents``, ``step_ends``, ``det_signs``, ``special``, ``status``,
+``message`` and ``amp_w`` (the signed-amplitude weights, :func:`amplitude_weights`) describe
+the branch.
 """
 from __future__ import annotations
 
@@ -37,10 +41,10 @@ def amplitude_weights(disc):
     state at ``tau = 0`` minus its mean); harmonic balances use the cos(theta) coefficient
     of the phase variable, whose sin(theta) coefficient is fixed to zero.
     """
-    w = getattr(disc, "amplitude_weights", None)
+    w = disc.amplitude_weights
     if w is not None:
         return np.asarray(w, dtype=float)
-    k = getattr(disc, "phase_index", None)
+    k = disc.phase_index
     if k is None:
         return None
     w = np.zeros(disc.size)
@@ -174,7 +178,7 @@ class Recorder:
             hs = getattr(self, "_hopf_on_series", None)
             Zh = hs[1] if hs is not None else self._hermite_zero(Zprev, self.tangents[-1], Z, t, self.amp_w)
             self._hopf_on_series = None
-            om = Zh[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
+            om = Zh[self.disc.omega_index] if self.disc.omega_index is not None else np.nan
             self._add_hopf(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
         self.points.append(np.array(Z))
         self.tangents.append(np.array(t))
@@ -190,7 +194,7 @@ class Recorder:
                 self.status = "equilibrium"
                 self.message = (f"the periodic branch reached an equilibrium (zero amplitude, a Hopf "
                                 f"point) at lam = {Z[-1]:.10g}")
-                om = Z[self.disc.omega_index] if getattr(self.disc, "omega_index", None) is not None else np.nan
+                om = Z[self.disc.omega_index] if self.disc.omega_index is not None else np.nan
                 self.special.append(SpecialPoint("hopf", float(Z[-1]), float(om), len(self.points) - 1,
                                                  np.array(Z)))
             return

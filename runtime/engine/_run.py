@@ -61,7 +61,7 @@ def run(problem: ContinuationProblem, method: str = "anm", options=None, progres
     opts = default_options(method, options, -math.inf, math.inf)
     engine = ENGINES[method]
     counters = Counters()
-    r0, j0 = getattr(disc, "n_residuals", 0), getattr(disc, "n_jacobians", 0)
+    r0, j0 = disc.n_residuals, disc.n_jacobians
     Z0 = np.asarray(problem.start, dtype=float)
     if Z0.shape != (disc.size,):
         raise InputError(f"start vector has shape {Z0.shape}, the discretization needs ({disc.size},)")
@@ -100,8 +100,8 @@ def run(problem: ContinuationProblem, method: str = "anm", options=None, progres
             status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
         if rec is None:
             raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
-        counters.residual_evaluations = getattr(disc, "n_residuals", 0) - r0 or counters.residual_evaluations
-        counters.jacobian_evaluations = getattr(disc, "n_jacobians", 0) - j0 or counters.jacobian_evaluations
+        counters.residual_evaluations = disc.n_residuals - r0 or counters.residual_evaluations
+        counters.jacobian_evaluations = disc.n_jacobians - j0 or counters.jacobian_evaluations
         special = list(rec.special)
         if opts.locate_folds and success:
             special.extend(locate_folds(disc, rec, counters, opts))
@@ -123,7 +123,7 @@ def run(problem: ContinuationProblem, method: str = "anm", options=None, progres
 
 def _warn_validity(br):
     """One warning per violated validity condition (reported, not fatal: DESIGN §6)."""
-    texts = {var: text for var, _, text in br.discretization.model.module.VALIDITY}
+    texts = {var: text for var, _, text in br.discretization.model.validity}
     for var, rel in br.validity.items():
         bad = np.flatnonzero(~(rel > 0))
         if len(bad):
@@ -138,23 +138,11 @@ def _warn_validity(br):
 def _provenance(disc, method, opts):
     model = disc.model
     fk = __version__
-    mod = model.module
-    return dict(model=model.name, model_hash=str(mod.MODEL_HASH), continuation_parameter=model.continuation,
+    return dict(model=model.name, model_hash=model.model_hash, continuation_parameter=model.continuation,
                 method=method, frictionkit_version=fk, numpy_version=np.__version__,
-                scipy_version=scipy.__version__, generator_version=str(mod.GENERATOR_VERSION),
-                backend=str(mod.BACKEND), discretization=_disc_name(disc),
-                parameters={k: float(v) for k, v in zip(mod.PARAMETERS, model.param_vector())},
-                options=dict(opts.as_dict(), harmonics=getattr(disc, "H", None), n_t=getattr(disc, "n_t", None)))
+                scipy_version=scipy.__version__, generator_version=model.generator_version,
+                backend=model.backend, discretization=disc.kind,
+                parameters={k: float(v) for k, v in zip(model.parameters, model.param_vector())},
+                options=dict(opts.as_dict(), harmonics=disc.H, n_t=disc.n_t))
 
-
-def _disc_name(disc):
-    names = {"AFTDiscretization": "aft", "CollocationDiscretization": "collocation",
-             "ShootingDiscretization": "shooting"}
-    kind = type(disc).__name__
-    H = getattr(disc, "H", None)
-    if H == 0:
-        return "equilibria"
-    if kind in names:
-        return names[kind]
-    return "hbm" if H is not None else kind
 

@@ -138,6 +138,82 @@ class Model:
         return self.module.CONTINUATION
 
     @property
+    def model_hash(self) -> str:
+        """Hex hash of the canonical recast (contract item 1)."""
+        return str(self.module.MODEL_HASH)
+
+    @property
+    def generator_version(self) -> str:
+        return str(self.module.GENERATOR_VERSION)
+
+    @property
+    def backend(self) -> str:
+        """``"numpy"``, ``"cython"`` or ``"hand-written"``."""
+        return str(self.module.BACKEND)
+
+    @property
+    def parameters(self) -> tuple:
+        """Parameter names, in the order of :meth:`param_vector`."""
+        return tuple(self.module.PARAMETERS)
+
+    @property
+    def states(self) -> tuple:
+        """Names of the n original first-order states."""
+        return tuple(self.module.STATES)
+
+    @property
+    def variables(self) -> tuple:
+        """Names of the N variables of the quadratic system (``states`` first)."""
+        return tuple(self.module.VARIABLES)
+
+    @property
+    def kinds(self) -> tuple:
+        """Row kinds: "differential", "algebraic" or "derivative_bilinear", one per row."""
+        return tuple(self.module.KINDS)
+
+    @property
+    def forcing_frequency(self):
+        """Name of the forcing-frequency parameter, None for autonomous models."""
+        return self.module.FORCING_FREQUENCY
+
+    @property
+    def validity(self) -> tuple:
+        """Validity conditions ``(variable, "positive" | "nonzero", text)`` of the recast."""
+        return tuple(self.module.VALIDITY)
+
+    @property
+    def contacts(self) -> tuple:
+        """Names of the friction contacts (contract item 8)."""
+        return tuple(self.module.CONTACTS)
+
+    @property
+    def quadratic_terms(self) -> tuple:
+        """``(Q_K, Q_I, Q_J)``: sparse structure of the bilinear terms (contract item 2)."""
+        mod = self.module
+        return mod.Q_K, mod.Q_I, mod.Q_J
+
+    @property
+    def derivative_bilinear_terms(self) -> tuple:
+        """``(B_K, B_J, B_L)``: sparse structure of the derivative-bilinear terms (item 2)."""
+        mod = self.module
+        return mod.B_K, mod.B_J, mod.B_L
+
+    @property
+    def point_rows(self) -> tuple:
+        """Derivative-bilinear rows replaced by a point condition (contract item 7)."""
+        return tuple(self.module.POINT_ROWS)
+
+    @property
+    def point_funcs(self) -> tuple:
+        """The function (exp, tanh, ...) of each point condition (contract item 7)."""
+        return tuple(self.module.POINT_FUNCS)
+
+    @property
+    def point_args(self):
+        """The variable inside each point condition's function (contract item 7)."""
+        return self.module.POINT_ARGS
+
+    @property
     def sampled(self) -> bool:
         """True for models with a non-analytic law (no quadratic recast; contract item 9)."""
         return bool(getattr(self.module, "SAMPLED", False))
@@ -195,6 +271,55 @@ class Model:
     def aux(self, x, t=0.0, lam: float | None = None):
         return self.module.aux(np.asarray(x, dtype=float), t, self.param_vector(lam))
 
+    def point_conditions(self) -> "PointConditions":
+        """The derivative-bilinear rows and point conditions, checked (contract items 2, 3, 7).
+
+        Raises
+        ------
+        ModelInterfaceError
+            A derivative-bilinear row without its point condition, or the reverse.
+        InputError
+            The continuation parameter enters ``A``, ``bc`` or ``pc`` (the recast keeps it
+            out of these rows: it becomes a constant-in-time variable otherwise).
+        """
+        dbil = np.array([i for i, k in enumerate(self.kinds) if k == "derivative_bilinear"], dtype=int)
+        rows = np.array(self.point_rows, dtype=int)
+        if not (dbil.size or rows.size):
+            return PointConditions(dbil, rows)
+        if set(dbil.tolist()) != set(rows.tolist()):
+            raise ModelInterfaceError(
+                f"model {self.name!r}: every derivative-bilinear row needs a point condition "
+                f"(rows {dbil.tolist()} vs POINT_ROWS {rows.tolist()})")
+        ops = self.operators()
+        lam0 = self.value(self.continuation)
+        other = self.operators(lam0 + 1.0 + abs(lam0))
+        for key in ("A", "bc", "pc"):
+            if not np.array_equal(np.asarray(other[key], dtype=float), np.asarray(ops[key], dtype=float)):
+                raise InputError(
+                    f"model {self.name!r}: the continuation parameter {self.continuation!r} enters a "
+                    f"derivative-bilinear row or point condition (operator {key!r}); regenerate the "
+                    "model with a current frictionkit codegen, which recasts it as a constant-in-time variable")
+        B_K, B_J, B_L = (np.asarray(a, dtype=int) for a in self.derivative_bilinear_terms)
+        return PointConditions(dbil, rows, A=np.asarray(ops["A"], dtype=float), bc=np.asarray(ops["bc"], dtype=float),
+                               pc=np.asarray(ops["pc"], dtype=float), B_K=B_K, B_J=B_J, B_L=B_L,
+                               funcs=tuple(self.point_funcs), args=np.asarray(self.point_args, dtype=int))
+
+    def point(self, u0, params):
+        """Point conditions at ``u(0) = u0`` (contract item 7); ``params`` all parameter values."""
+        return self.module.point(u0, params)
+
+    def point_jac(self, u0, params):
+        """``d point / d u0``, shape (len(POINT_ROWS), N)."""
+        return self.module.point_jac(u0, params)
+
+    def contact_velocity(self, x, t, params):
+        """Relative velocity of each contact (contract item 8), shape (n_contacts, ...)."""
+        return self.module.contact_velocity(x, t, params)
+
+    def contact_law(self, vr, params):
+        """Friction coefficient of each contact at relative velocities ``vr``."""
+        return self.module.contact_law(vr, params)
+
     def validity_report(self, u: np.ndarray) -> list[dict]:
         """Check the validity conditions of the recast on samples ``u`` of shape (N, M).
 
@@ -216,6 +341,28 @@ class Model:
             out.append(dict(variable=var, condition=cond, text=text, worst=worst,
                             relative=worst / scale, ok=ok))
         return out
+
+
+@dataclass(frozen=True)
+class PointConditions:
+    """Derivative-bilinear rows ``0 = (A u')_i + sum_t bc_t u_{B_J[t]} u'_{B_L[t]}`` and their
+    point conditions ``u_r(0) - f(pc u_v(0))`` (contract items 2, 3 and 7), from
+    :meth:`Model.point_conditions`; the arrays after ``point_rows`` are None without them."""
+
+    dbil_rows: np.ndarray
+    point_rows: np.ndarray
+    A: np.ndarray | None = None
+    bc: np.ndarray | None = None
+    pc: np.ndarray | None = None
+    B_K: np.ndarray | None = None
+    B_J: np.ndarray | None = None
+    B_L: np.ndarray | None = None
+    funcs: tuple = ()
+    args: np.ndarray | None = None
+
+    @property
+    def present(self) -> bool:
+        return bool(self.dbil_rows.size or self.point_rows.size)
 
 
 def load_module_from_path(path: str | Path, name: str | None = None) -> ModuleType:

@@ -25,7 +25,7 @@ def simulate(model, x0, t_span, lam=None, *, method="Radau", rtol=1e-10, atol=1e
     ----------
     model : Model
     x0 : array_like (n,)
-        Initial states, in ``model.module.STATES`` order.
+        Initial states, in ``model.states`` order.
     t_span : (float, float)
     lam : float, optional
         Value of the continuation parameter (default: the model's value).
@@ -41,13 +41,12 @@ def simulate(model, x0, t_span, lam=None, *, method="Radau", rtol=1e-10, atol=1e
     x0 = np.asarray(x0, dtype=float)
     if x0.shape != (model.n,):
         raise InputError(f"x0 has shape {x0.shape}; model {model.name!r} has {model.n} states "
-                         f"({', '.join(model.module.STATES)})")
+                         f"({', '.join(model.states)})")
     p = model.param_vector(lam)
-    f, J = model.module.rhs, model.module.jac
     implicit = method in ("Radau", "BDF", "LSODA")
-    sol = solve_ivp(lambda t, x: f(t, x, p), t_span, x0, method=method, rtol=rtol, atol=atol,
+    sol = solve_ivp(lambda t, x: model.rhs(t, x, params=p), t_span, x0, method=method, rtol=rtol, atol=atol,
                     t_eval=t_eval, dense_output=dense_output,
-                    **({"jac": lambda t, x: J(t, x, p)} if implicit else {}), **kwargs)
+                    **({"jac": lambda t, x: model.jac(t, x, params=p)} if implicit else {}), **kwargs)
     if sol.status < 0:
         raise ConvergenceError(f"time integration of {model.name!r} failed: {sol.message}")
     return sol

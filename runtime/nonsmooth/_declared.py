@@ -28,11 +28,10 @@ def force_from_model(model):
     """
     if model.n != 2:
         raise InputError(f"the two-phase model needs one degree of freedom (states x, v); model "
-                         f"{model.name!r} has states {', '.join(model.module.STATES)}")
+                         f"{model.name!r} has states {', '.join(model.states)}")
     p = model.param_vector()
-    mass = float(model.module.operators(p)["mass"][1])
-    rhs = model.module.rhs
+    mass = float(model.operators()["mass"][1])
 
     def b(x, v, t):
-        return mass * float(rhs(float(t), np.array([x, v], dtype=float), p)[1])
+        return mass * float(model.rhs(float(t), np.array([x, v], dtype=float), params=p)[1])
     return b

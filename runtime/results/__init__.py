@@ -2,5 +2,6 @@
 layout, and the plots of branches and orbits."""
 from ._branch import Branch, SpecialPoint, load_branch, trig_extrema
 from ._plots import plot_branches, plot_orbit
+from ._result import Result
 
-__all__ = ["Branch", "SpecialPoint", "load_branch", "trig_extrema", "plot_branches", "plot_orbit"]
+__all__ = ["Branch", "SpecialPoint", "load_branch", "trig_extrema", "plot_branches", "plot_orbit", "Result"]

@@ -214,19 +214,19 @@ class Branch:
     # -- construction ---------------------------------------------------------------
     @classmethod
     def from_solutions(cls, disc, solutions, tangents, **kw):
-        """Compute the columns of each solution of an HBM (or H = 0) discretization."""
+        """Compute the columns of each solution of any discretization (contract items 7, 9, 10)."""
         model = disc.model
         n = model.n
         sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
         param, omega = [], []
         mins, maxs, means = [], [], []
-        hbm = hasattr(disc, "split") and hasattr(disc, "H")
-        checks = model.module.VALIDITY
+        hbm = disc.H is not None      # a harmonic balance: exact extrema of its Fourier series
+        checks = model.validity
         validity = {var: [] for var, _, _ in checks}
         for Z in sol:
             if hbm:
-                U, om, lam = disc.split(Z)
-                om = om if disc.H else np.nan
+                info = disc.unpack(Z)
+                U, om, lam = info["coefficients"], info["omega"], info["lam"]
                 lo, hi = trig_extrema(U[:n])
                 mean = U[:n, 0]
                 if checks:
@@ -248,13 +248,12 @@ class Branch:
         mins = np.array(mins).reshape(-1, n)
         maxs = np.array(maxs).reshape(-1, n)
         means = np.array(means).reshape(-1, n)
-        st = model.module.STATES
+        st = model.states
         ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
-        H = getattr(disc, "H", -1)
-        om_idx = getattr(disc, "omega_index", None)
+        H = disc.H if disc.H is not None else -1
         return cls(kind="equilibrium" if H == 0 else "periodic", states=st,
-                   variables=model.module.VARIABLES, harmonics=H,
-                   index_omega=om_idx if isinstance(om_idx, (int, np.integer)) else -1,
+                   variables=model.variables, harmonics=H,
+                   index_omega=disc.omega_index if disc.omega_index is not None else -1,
                    solutions=sol, tangents=np.asarray(tangents, dtype=float).reshape(-1, disc.size),
                    param=param, omega=omega, ptp=ptp,
                    vmin={s: mins[:, i] for i, s in enumerate(st)},
@@ -268,7 +267,13 @@ class Branch:
         return [s for s in self.special if kind is None or s.kind == kind]
 
     def time_series(self, index, n_t=512, periods=1.0):
-        """Reconstruct the original states at branch point ``index`` from its coefficients.
+        """The original states at branch point ``index`` over ``periods`` periods.
+
+        Harmonic-balance branches (``harmonics >= 0``, also loaded from HDF5) are summed from
+        their coefficients; collocation and shooting branches are sampled by their
+        discretization (``discretization.samples``, contract item 8: the collocation
+        polynomials, an integration of the ODE for shooting), which needs a whole number of
+        periods dividing ``n_t``.
 
         Returns
         -------
@@ -277,6 +282,8 @@ class Branch:
         """
         Z = self.solutions[index]
         H = self.harmonics
+        if H < 0:
+            return self._sampled_time_series(Z, n_t, periods)
         nh = 2 * H + 1
         n = len(self.states)
         U = Z[: n * nh].reshape(n, nh)
@@ -287,6 +294,19 @@ class Branch:
         k = np.arange(1, H + 1)
         x = U[:, :1] + U[:, 1::2] @ np.cos(np.outer(k, theta)) + U[:, 2::2] @ np.sin(np.outer(k, theta))
         return theta / om, x
+
+    def _sampled_time_series(self, Z, n_t, periods):
+        """:meth:`time_series` of a branch without Fourier coefficients."""
+        if self.discretization is None:
+            raise InputError("time_series of a collocation or shooting branch needs its discretization "
+                             "(branch.discretization; a branch loaded from HDF5 has none)")
+        k = int(round(periods))
+        if k < 1 or k != periods or n_t % k:
+            raise InputError(f"periods = {periods}: a {self.discretization.kind} branch is sampled over a "
+                             f"whole number of periods dividing n_t = {n_t}")
+        t, x = self.discretization.samples(Z, n_t // k)
+        T = (t[1] - t[0]) * len(t) if len(t) > 1 else 0.0
+        return np.concatenate([t + j * T for j in range(k)]), np.tile(x, (1, k))
 
     # -- HDF5 -------------------------------------------------------------------------
     def save(self, path):

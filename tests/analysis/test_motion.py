@@ -16,7 +16,7 @@ def test_limit_velocity_analytic(n):
     v_n = limit_velocity(model, 0.5)
     assert v_n.shape == (1,)
     assert v_n[0] == pytest.approx(-np.sqrt(2) / n, rel=1e-4)
-    assert model.module.contact_law(v_n, model.param_vector()).item() == pytest.approx(0.4, rel=1e-4)
+    assert model.contact_law(v_n, model.param_vector()).item() == pytest.approx(0.4, rel=1e-4)
 
 
 @pytest.mark.parametrize("Vb", [0.5, 2.0])

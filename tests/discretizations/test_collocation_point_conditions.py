@@ -56,7 +56,7 @@ def test_missing_point_row_is_refused_naming_the_model():
 def tanh_exp_orbit():
     """Stable cycle of the tanh * exp belt oscillator at vb = 0.8 by shooting (rtol 1e-12)."""
     model = load_model(_tanh_exp_model(), continuation="vb", backend="numpy")
-    assert model.module.KINDS.count("derivative_bilinear") == 2
+    assert model.kinds.count("derivative_bilinear") == 2
     orbit = periodic_orbit_from_simulation(model, 0.8, [0.0, 0.0], 200.0, rtol=1e-12, atol=1e-14)
     assert orbit.success and orbit.ptp[0] > 1.0
     return model, orbit
@@ -66,7 +66,7 @@ def test_tanh_exp_collocation_agrees_with_shooting(tanh_exp_orbit):
     model, orbit = tanh_exp_orbit
     disc, Z, info = collocation_orbit(model, orbit, n_intervals=160, degree=3)
     # vr, a1 (differentiated algebraic variables) and e1, th1 (dbil) are nodal
-    assert [model.module.VARIABLES[i] for i in np.flatnonzero(disc.nodal)] == ["x", "v", "vr", "a1", "e1", "th1"]
+    assert [model.variables[i] for i in np.flatnonzero(disc.nodal)] == ["x", "v", "vr", "a1", "e1", "th1"]
     out = disc.unpack(Z)
     # measured: 3.0e-12 and 6.7e-10
     assert out["omega"] == pytest.approx(orbit.omega, rel=1e-11)

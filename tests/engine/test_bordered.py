@@ -8,8 +8,6 @@
   column blocks equal ``|J| |Z|``, and a factorization whose buffer was reused refuses to solve;
 * the engines' recorded determinant signs equal the ones recomputed on the finished branch.
 """
-import types
-
 import numpy as np
 import pytest
 import scipy.sparse
@@ -17,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import frictionkit.runtime.analysis._pass as analysis_pass   # where the analysis pass calls it
 from frictionkit.runtime.discretizations._aft import AFTDiscretization
+from frictionkit.runtime.discretizations._base import Discretization
 from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
 from frictionkit.runtime.discretizations._hbm import HBMDiscretization
 from frictionkit.runtime.model._interface import Model
@@ -26,9 +25,23 @@ from frictionkit.runtime.analysis._branch_points import bordered_det_sign
 from tests.models import belt_handwritten, pitchfork_handwritten
 
 
+class _Fixed(Discretization):
+    """A linear discretization ``R(Z) = J Z`` with a fixed Jacobian (contract items 1-4 only)."""
+
+    kind = "fixed"
+
+    def __init__(self, J):
+        self.m, self.J = J.shape[0], J
+
+    def residual(self, Z):
+        return self.J @ Z
+
+    def jacobian(self, Z):
+        return self.J
+
+
 def _stub(J):
-    """A discretization with a fixed Jacobian (contract items 1 and 3 only)."""
-    return types.SimpleNamespace(m=J.shape[0], jacobian=lambda Z: J)
+    return _Fixed(J)
 
 
 @settings(max_examples=40, deadline=None)
@@ -66,8 +79,7 @@ def test_permutation_parity_is_the_determinant_of_its_matrix(n, seed):
 def test_reused_buffer_refuses_a_stale_factorization():
     rng = np.random.default_rng(3)
     J1, J2 = rng.normal(size=(5, 6)), rng.normal(size=(5, 6))
-    disc = types.SimpleNamespace(m=5, J=J1)
-    disc.jacobian = lambda Z: disc.J
+    disc = _Fixed(J1)
     b = rng.normal(size=6)
     rhs = rng.normal(size=6)
     lu1, _ = factor_jacobian(disc, np.zeros(6), b)

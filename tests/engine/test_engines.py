@@ -6,6 +6,7 @@ import pytest
 from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
 from frictionkit.runtime.engine._options import ContinuationProblem
 from frictionkit.runtime.drivers._continue import continuation
+from frictionkit.runtime.discretizations._scaled import ScaledDiscretization
 from frictionkit.runtime.discretizations._shooting import ShootingDiscretization
 from frictionkit.runtime.analysis._floquet import floquet_from_orbit
 from frictionkit.runtime.analysis._stability import orbit_stability
@@ -49,8 +50,10 @@ def test_orbit_stability_same_multipliers_from_three_discretizations():
         assert res.method == method
         assert abs(res.nontrivial()[0] - reference) < 1e-6, method
         assert res.trivial_multiplier_error < 1e-6 and res.stable
-    with pytest.raises(InputError, match="unsupported"):
-        orbit_stability(object(), Zc)
+    with pytest.raises(InputError, match="eigenvalues, not Floquet"):
+        orbit_stability(HBMDiscretization(model, 0), Zh[:model.N + 1])
+    with pytest.raises(InputError, match="no Floquet multipliers"):
+        orbit_stability(ScaledDiscretization(sh, np.ones(sh.size)), Zs)
 
 
 def test_fold_of_the_n10_branch_is_where_the_multiplier_crosses_one():

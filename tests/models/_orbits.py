@@ -31,8 +31,8 @@ def vdp_orbit(mu):
 
 def belt_equilibrium(model, Vb):
     """Sliding equilibrium v = 0, y = FN mu_n(-Vb) / (M1 omega1^2) (seed 000 eq. (5))."""
-    p = dict(zip(model.module.PARAMETERS, model.param_vector(Vb)))
-    mu = float(model.module.contact_law(-Vb, model.param_vector(Vb)))
+    p = dict(zip(model.parameters, model.param_vector(Vb)))
+    mu = float(model.contact_law(-Vb, model.param_vector(Vb)))
     return np.array([p["FN"] / (p["M1"] * p["omega1"] ** 2) * mu, 0.0])
 
 

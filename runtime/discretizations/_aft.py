@@ -115,18 +115,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
                                  f"harmonics 0..2H of df/dx unaliased; raise n_t (default {default_n_t(H)})")
         self.autonomous = (not self.forced) and H > 0
         self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
-        if self.autonomous:
-            pv = model.states[0] if phase_variable is None else phase_variable
-            if isinstance(pv, str):
-                if pv not in model.states:
-                    raise InputError(f"phase_variable {pv!r} is not a state of model {model.name!r}; "
-                                     f"its states are {', '.join(model.states)}")
-                pv = model.states.index(pv)
-            if not 0 <= int(pv) < self.n:
-                raise InputError(f"phase_variable = {pv} must index a state (0..{self.n - 1})")
-            self.phase_index = int(pv) * self.nh + 2
-        else:
-            self.phase_index = None
+        self.phase_index = (self._phase_index(model, phase_variable, model.states, "state")
+                            if self.autonomous else None)
         self.n_coef = self.n * self.nh
         self.m = self.n_coef + (1 if self.autonomous else 0)
         self.omega_index = self.n_coef if self.autonomous else None

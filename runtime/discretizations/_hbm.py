@@ -158,6 +158,20 @@ class HarmonicLayout:
         """``"equilibria"`` for ``H = 0``, else the class's ``method`` (contract item 1)."""
         return "equilibria" if self.H == 0 else self.method
 
+    def _phase_index(self, model, phase_variable, names, what):
+        """Index in Z of the sin(theta) coefficient of the phase variable (fixed to 0 by the
+        phase condition); ``phase_variable`` is a name among ``names`` or an index, default the
+        first state."""
+        pv = model.states[0] if phase_variable is None else phase_variable
+        if isinstance(pv, str):
+            if pv not in names:
+                raise InputError(f"phase_variable {pv!r} is not a {what} of model {model.name!r}; "
+                                 f"its {what}s are {', '.join(names)}")
+            pv = list(names).index(pv)
+        if not 0 <= int(pv) < len(names):
+            raise InputError(f"phase_variable = {pv} must index a {what} (0..{len(names) - 1})")
+        return int(pv) * self.nh + 2
+
     def split(self, Z):
         """Return ``(U (variables, 2H+1), omega, lam)`` of an unknown vector."""
         Z = np.asarray(Z, dtype=float)
@@ -258,16 +272,8 @@ class HBMDiscretization(HarmonicLayout, Discretization):
         if self.forced and H < self.nu:
             raise InputError(f"harmonics = {H} < subharmonic = {self.nu}: the forcing harmonic is not resolved")
         self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
-        if self.autonomous:
-            pv = model.states[0] if phase_variable is None else phase_variable
-            if isinstance(pv, str):
-                if pv not in model.variables:
-                    raise InputError(f"phase_variable {pv!r} is not a variable of model "
-                                     f"{model.name!r}; its variables are {', '.join(model.variables)}")
-                pv = model.variables.index(pv)
-            self.phase_index = int(pv) * self.nh + 2
-        else:
-            self.phase_index = None
+        self.phase_index = (self._phase_index(model, phase_variable, model.variables, "variable")
+                            if self.autonomous else None)
         self.n_coef = self.N * self.nh
         self.m = self.n_coef + (1 if self.autonomous else 0)
         self.omega_index = self.n_coef if self.autonomous else None

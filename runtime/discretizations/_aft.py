@@ -114,13 +114,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
                 raise InputError(f"n_t = {self.n_t} < 4H+1 = {4 * H + 1}: the AFT Jacobian needs the "
                                  f"harmonics 0..2H of df/dx unaliased; raise n_t (default {default_n_t(H)})")
         self.autonomous = (not self.forced) and H > 0
-        self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
-        self.phase_index = (self._phase_index(model, phase_variable, model.states, "state")
-                            if self.autonomous else None)
-        self.n_coef = self.n * self.nh
-        self.m = self.n_coef + (1 if self.autonomous else 0)
-        self.omega_index = self.n_coef if self.autonomous else None
-        self.lam_index = self.m
+        self._layout(model, phase_variable, model.states, "state")
         self._k = np.arange(1, H + 1, dtype=float)
         self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
         self.n_residuals = 0

@@ -158,6 +158,16 @@ class HarmonicLayout:
         """``"equilibria"`` for ``H = 0``, else the class's ``method`` (contract item 1)."""
         return "equilibria" if self.H == 0 else self.method
 
+    def _layout(self, model, phase_variable, names, what):
+        """Set the unknown layout: ``len(names) * (2H+1)`` coefficients, then ``omega`` for an
+        autonomous orbit, then ``lam`` (needs ``nh``, ``forced`` and ``autonomous``)."""
+        self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
+        self.phase_index = self._phase_index(model, phase_variable, names, what) if self.autonomous else None
+        self.n_coef = len(names) * self.nh
+        self.m = self.n_coef + (1 if self.autonomous else 0)
+        self.omega_index = self.n_coef if self.autonomous else None
+        self.lam_index = self.m
+
     def _phase_index(self, model, phase_variable, names, what):
         """Index in Z of the sin(theta) coefficient of the phase variable (fixed to 0 by the
         phase condition); ``phase_variable`` is a name among ``names`` or an index, default the
@@ -271,13 +281,7 @@ class HBMDiscretization(HarmonicLayout, Discretization):
                              "a period-doubled autonomous orbit is an ordinary orbit of half the frequency")
         if self.forced and H < self.nu:
             raise InputError(f"harmonics = {H} < subharmonic = {self.nu}: the forcing harmonic is not resolved")
-        self.omega_is_lam = self.forced and model.forcing_frequency == model.continuation
-        self.phase_index = (self._phase_index(model, phase_variable, model.variables, "variable")
-                            if self.autonomous else None)
-        self.n_coef = self.N * self.nh
-        self.m = self.n_coef + (1 if self.autonomous else 0)
-        self.omega_index = self.n_coef if self.autonomous else None
-        self.lam_index = self.m
+        self._layout(model, phase_variable, model.variables, "variable")
         ops = model.operators()
         self.ops = ops
         self.mass = np.asarray(ops["mass"], dtype=float)

@@ -64,13 +64,12 @@ class AFTDiscretization(HarmonicLayout, Discretization):
 
     Parameters
     ----------
-    model : Model
-        Any model (sampled or not); only ``rhs`` and ``jac`` are used.
-    harmonics : int
-        Number of harmonics H (>= 1 for periodic orbits; 0 gives equilibria).
+    model, harmonics :
+        As for :class:`~frictionkit.runtime.discretizations.HBMDiscretization`, but any model
+        (sampled or not) will do: only ``rhs`` and ``jac`` of the original ODE are used.
     phase_variable : str or int, optional
-        State whose sin(theta) coefficient is set to zero (autonomous models only);
-        default the first state.
+        The state (not an auxiliary: there are none here) whose sin(theta) coefficient the
+        phase condition fixes to zero; default the first state.
     n_t : int, optional
         Number of time samples of one period, at least ``4H + 1`` (exact Jacobian);
         default ``max(8H + 8, 64)``.  Raise it when the law is non-smooth: aliasing of the

@@ -197,7 +197,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
 
 EXIT_CODES = """\b
 Exit codes: 0 success; 1 bad input or an error (message on stderr); 2 command-line usage;
-3 the branch stopped early (failed, step budget, invalid region; the partial branch is saved);
+3 the branch stopped early (failed, step budget exhausted; the partial branch is saved);
 130 interrupted by Ctrl-C or SIGTERM (the branch so far is saved)."""
 EXIT_INCOMPLETE, EXIT_INTERRUPTED = 3, 130
 # bytes per float64 times the dense copies of the Jacobian a run holds (LU, bordered buffer, ...)

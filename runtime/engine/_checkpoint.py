@@ -3,7 +3,7 @@
 * :func:`interrupt_signals` turns SIGTERM (a batch system's stop, ``kill``) into the same
   :class:`KeyboardInterrupt` as Ctrl-C (SIGINT), so that every phase that keeps its partial
   result on Ctrl-C (the engine run, the fold location, the analysis pass) does so on
-  SIGTERM too.  :data:`Interrupted.signal` tells which signal it was.
+  SIGTERM too (the exception's text names the signal).
 * :func:`deferred_interrupts` holds SIGINT/SIGTERM back while a file is being saved and
   raises the interrupt afterwards: the save completes, so the branch is on disk.
 * :class:`Checkpoint` is a ``progress`` callback of :func:`~._run.run`: every ``every_steps``
@@ -22,19 +22,12 @@ import time
 from ..results._branch import Branch
 from ._options import ANMOptions
 
-__all__ = ["Interrupted", "interrupt_signals", "deferred_interrupts", "Checkpoint", "partial_branch"]
-
-
-class Interrupted(KeyboardInterrupt):
-    """A SIGTERM (or SIGINT) turned into a ``KeyboardInterrupt``; ``signal`` is its number."""
-
-    def __init__(self, signum=signal.SIGINT):
-        super().__init__(signal.Signals(signum).name)
-        self.signal = int(signum)
+__all__ = ["interrupt_signals", "deferred_interrupts", "Checkpoint", "partial_branch"]
 
 
 def _raise(signum, frame):
-    raise Interrupted(signum)
+    # a plain KeyboardInterrupt: every phase that keeps its branch on Ctrl-C catches it
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def _main_thread():
@@ -43,7 +36,7 @@ def _main_thread():
 
 @contextmanager
 def interrupt_signals():
-    """Within the block, SIGTERM raises :class:`Interrupted` (a ``KeyboardInterrupt``) like Ctrl-C."""
+    """Within the block, SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C."""
     if not _main_thread():           # signal handlers can only be set in the main thread
         yield
         return
@@ -69,7 +62,7 @@ def deferred_interrupts():
         for s, old in olds.items():
             signal.signal(s, old)
     if caught:
-        raise Interrupted(caught[0])
+        raise KeyboardInterrupt(signal.Signals(caught[0]).name)
 
 
 def partial_branch(rec, status, message, provenance):

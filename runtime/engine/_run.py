@@ -152,7 +152,6 @@ def _provenance(disc, method, opts):
                 options=dict(opts.as_dict(), harmonics=disc.H, n_t=disc.n_t),
                 # what rebuilds the discretization (``Branch.restart``)
                 model_source=getattr(model, "source", ""),
-                sizes=dict(harmonics=disc.H, n_t=disc.n_t,
-                           n_intervals=getattr(disc, "n_intervals", None), degree=getattr(disc, "degree", None)))
+                sizes=dict(disc.sizes, harmonics=disc.H, n_t=disc.n_t))
 
 

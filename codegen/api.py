@@ -35,17 +35,28 @@ def resolve_spec(model) -> ModelSpec:
         path = Path(model)
         if not path.is_file():
             raise ModelSpecError(f"model file {str(path)!r} does not exist")
+        if path.suffix != ".py":
+            raise ModelSpecError(f"model file {str(path)!r} is not a Python file (.py); a model file "
+                                 "defines `def model(): ... return spec` returning a ModelSpec")
         name = f"_fk_spec_{path.stem}_{abs(hash(str(path.resolve())))}"
         spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        if hasattr(mod, "model"):
-            out = mod.model()
-        elif hasattr(mod, "MODEL"):
-            out = mod.MODEL
-        else:
-            raise ModelSpecError(f"model file {str(path)!r} defines neither model() nor MODEL; add "
-                                 f"`def model(): ... return spec` returning a ModelSpec")
+        try:        # the user's code: any error it raises is reported with the file's name
+            spec.loader.exec_module(mod)
+            if hasattr(mod, "model"):
+                out = mod.model()
+            elif hasattr(mod, "MODEL"):
+                out = mod.MODEL
+            else:
+                raise ModelSpecError(f"model file {str(path)!r} defines neither model() nor MODEL; add "
+                                     f"`def model(): ... return spec` returning a ModelSpec")
+        except ModelSpecError:
+            raise
+        except SyntaxError as exc:
+            raise ModelSpecError(f"model file {str(path)!r}: syntax error at line {exc.lineno}: "
+                                 f"{exc.msg}") from None
+        except Exception as exc:
+            raise ModelSpecError(f"model file {str(path)!r} raised {type(exc).__name__}: {exc}") from None
         if not isinstance(out, ModelSpec):
             raise ModelSpecError(f"model file {str(path)!r}: model() returned {type(out).__name__}, "
                                  f"expected a frictionkit.modelspec.ModelSpec")

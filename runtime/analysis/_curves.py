@@ -47,6 +47,7 @@ from ..discretizations._base import Discretization
 from ..discretizations._scaled import ScaledDiscretization
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
+from ..results._atomic import atomic_path
 from ..results._figure import finish, subplots
 from ..model._interface import Model
 
@@ -185,7 +186,7 @@ class BifurcationCurve:
         ``folds_mu``; datasets ``lam``, ``mu``, ``omega`` (n_points,) and ``states``
         (n_points, n)."""
         import h5py
-        with h5py.File(path, "w") as f:
+        with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
             for k in ("model", "lam_name", "mu_name", "status", "message"):
                 f.attrs[k] = str(getattr(self, k))
             f.attrs["kind"] = f"{self.kind}_curve"

@@ -19,9 +19,24 @@ def analyse_branch(br):
     Uses what the engine run left on the branch (``step_ends``, ``det_signs``,
     ``amplitude_weights``, ``options``); the options' ``branch_points`` and ``stability``
     flags choose the passes.  Work is counted in ``br.counters["analysis_factorizations"]``.
+    A Ctrl-C or SIGTERM during the passes keeps the branch: ``status = "interrupted"``,
+    ``success = False``, the columns not computed yet NaN.
     """
-    disc, opts = br.discretization, br.options
     extra = Counters()
+    try:
+        _passes(br, extra)
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM: the branch is kept; the columns not computed yet stay NaN
+        done = [s.kind for s in br.special]
+        br.status, br.success = "interrupted", False
+        br.message = ("interrupted during the analysis (Ctrl-C or SIGTERM): the branch is complete; "
+                      f"special points found: {', '.join(done) or 'none'}; stability columns not computed "
+                      "are NaN")
+    br.counters["analysis_factorizations"] = extra.factorizations
+
+
+def _passes(br, extra):
+    disc, opts = br.discretization, br.options
     # the step ends (Newton-corrected for the ANM); the extra series points in between add
     # cost, not information, to the determinant test and are skipped
     ends = np.asarray(br.step_ends, dtype=int)
@@ -35,7 +50,7 @@ def analyse_branch(br):
             br.special.extend(found)
             br.special.sort(key=lambda s: s.index)
         except ConvergenceError as exc:
-            warnings.warn(f"branch-point detection skipped: {exc}", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"branch-point detection skipped: {exc}", RuntimeWarning, stacklevel=4)
     if opts.stability and br.kind == "periodic" and disc.supports_stability:
         try:
             # multipliers at the step ends; the ANM's extra series points in between only
@@ -43,5 +58,4 @@ def analyse_branch(br):
             branch_stability(br, disc, counters=extra,
                              points=ends.tolist() if len(ends) < len(br) else None)
         except (ConvergenceError, InputError) as exc:
-            warnings.warn(f"stability of the periodic branch not computed: {exc}", RuntimeWarning, stacklevel=3)
-    br.counters["analysis_factorizations"] = extra.factorizations
+            warnings.warn(f"stability of the periodic branch not computed: {exc}", RuntimeWarning, stacklevel=4)

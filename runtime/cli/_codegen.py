@@ -5,6 +5,7 @@ import time
 import click
 
 from ..cli import main
+from ..results._atomic import atomic_path
 
 
 @main.command("codegen")
@@ -54,7 +55,8 @@ def codegen_cmd(model, param, backend, out, explain, all_, build):
     stem = f"{system.name}__{system.continuation}"
     for b, src in sources.items():
         path = out / f"{stem}{'.py' if b == 'numpy' else '.pyx'}"
-        path.write_text(src)
+        with atomic_path(path) as tmp:
+            tmp.write_text(src)
         click.echo(f"wrote {path}")
     click.echo(f"{system.n_vars} variables, {len(system.Q)} quadratic terms, model hash {system.model_hash}, "
                f"codegen {dt:.3f} s")

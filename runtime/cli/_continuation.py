@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 import sys
 import time
@@ -24,7 +25,11 @@ from ..drivers._branches import (
 )
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, FrictionkitError, InputError
+from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
+from ..engine._run import _provenance as run_provenance
 from ..model._load import load_model
+from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
+from ..results._branch import load_branch
 from ..results._plots import plot_branches
 from ._params import ASSIGNMENT, param_values
 
@@ -114,7 +119,7 @@ def _to_collocation(model, disc, Z, n_intervals, degree, direction):
 
 def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=30,
                      method=None, options=None, progress=True, echo=print, discretization=None,
-                     intervals=40, degree=3):
+                     intervals=40, degree=3, checkpoint=None):
     """The work behind ``frictionkit continue``; returns ``(equilibrium_branch, periodic_branch)``.
 
     ``start`` is ``"equilibria"`` (equilibria only), ``"hopf"`` (periodic branch from Hopf
@@ -126,7 +131,11 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     original ODE); ``None`` picks ``"aft"`` for sampled models (non-analytic laws) and
     ``"hbm"`` otherwise.  ``method`` is the continuation engine: ``None`` picks ``"anm"`` on
     the quadratic recast and ``"newton"`` for the AFT (the ANM needs the quadratic recast).
+    ``checkpoint(label, progress)``, if given, wraps each phase's progress callback (e.g. a
+    :class:`~frictionkit.runtime.engine._checkpoint.Checkpoint` saving the branch so far).
+    An interrupted equilibrium branch ends the work (no periodic branch is started).
     """
+    wrap = checkpoint or (lambda label, bar: bar)
     colloc = discretization == "collocation"
     if colloc:
         if model.sampled:
@@ -146,12 +155,14 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     if start in ("equilibria", "hopf"):
         bar = _Progress(lam_start, lam_stop, "equilibria") if progress else None
         try:
-            eq = equilibrium_branch(model, lam_start, lam_stop, method=method, progress=bar,
-                                    discretization=discretization)
+            eq = equilibrium_branch(model, lam_start, lam_stop, method=method,
+                                    progress=wrap("equilibria", bar), discretization=discretization)
         finally:
             if bar:
                 bar.close()
         echo(_summary(eq))
+        if eq.status == "interrupted":
+            return eq, None
     if start == "hopf":
         hopf = _pick(eq.special_points("hopf"), hopf_index, "--from-hopf", "Hopf point",
                      f"the equilibrium branch on [{lo:g}, {hi:g}] of {model.continuation}")
@@ -175,7 +186,8 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             opts.setdefault("max_steps", 5000)
             if method == "anm":
                 opts.setdefault("points_per_step", 4)     # smooth curves, no extra LU
-            per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts, progress=bar)
+            per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts,
+                                  progress=wrap("periodic branch", bar))
         finally:
             if bar:
                 bar.close()
@@ -183,12 +195,64 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     return eq, per
 
 
-@main.command("continue")
-@click.argument("model")
+EXIT_CODES = """\b
+Exit codes: 0 success; 1 bad input or an error (message on stderr); 2 command-line usage;
+3 the branch stopped early (failed, step budget exhausted; the partial branch is saved);
+130 interrupted by Ctrl-C or SIGTERM (the branch so far is saved)."""
+EXIT_INCOMPLETE, EXIT_INTERRUPTED = 3, 130
+# bytes per float64 times the dense copies of the Jacobian a run holds (LU, bordered buffer, ...)
+_JACOBIAN_COPIES = 4
+
+
+def _check_size(model, harmonics, intervals, degree, collocation):
+    """Refuse a size whose dense Jacobian needs more memory than the machine has (before allocating)."""
+    unknowns = (model.N * intervals * (degree + 1) if collocation else model.N * (2 * harmonics + 1)) + 2
+    need = _JACOBIAN_COPIES * 8 * unknowns ** 2
+    avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if need > avail:
+        what = f"--intervals {intervals} --degree {degree}" if collocation else f"--harmonics {harmonics}"
+        raise InputError(f"{what}: {unknowns} unknowns need about {need / 2**30:.3g} GiB for the Jacobian, "
+                         f"more than the {avail / 2**30:.3g} GiB of memory of this machine; choose a smaller size")
+
+
+def _parse_restart(text):
+    """``FILE.h5[@INDEX]`` -> (path, index); the default index is the last point (-1)."""
+    path, sep, idx = str(text).rpartition("@")
+    if not sep or not idx.lstrip("-").isdigit():
+        return Path(text), -1
+    return Path(path), int(idx)
+
+
+def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
+    """Save, plot and set the exit status of ``continue`` (saves cannot be interrupted halfway)."""
+    if main_branch.status == "max_steps":
+        main_branch.success = False
+        main_branch.message += "; raise --max-steps or continue with --restart"
+    with deferred_interrupts():
+        if out is not None:
+            main_branch.save(out)
+            click.echo(f"wrote {out}")
+        if plot is not None:
+            plot_branches(branches, path=plot)
+            click.echo(f"wrote {plot}")
+    click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
+    if main_branch.status == "interrupted" or interrupted:
+        click.echo(f"Error: interrupted: {main_branch.message}" + (f"; the branch so far is in {out}" if out else ""),
+                   err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    if not main_branch.success:
+        click.echo(f"Error: the continuation stopped early ({main_branch.status}): {main_branch.message}; "
+                   "the partial branch was kept", err=True)
+        sys.exit(EXIT_INCOMPLETE)
+
+
+@main.command("continue", epilog=EXIT_CODES)
+@click.argument("model", required=False)
 @click.argument("assignments", nargs=-1, type=ASSIGNMENT)
-@click.option("--param", "-p", required=True, help="Continuation parameter, e.g. Vb.")
-@click.option("--start", type=float, required=True, help="Start value of the parameter.")
-@click.option("--stop", type=float, required=True, help="End of the parameter range.")
+@click.option("--param", "-p", default=None, help="Continuation parameter, e.g. Vb.")
+@click.option("--start", type=float, default=None, help="Start value of the parameter.")
+@click.option("--stop", type=float, default=None,
+              help="End of the parameter range; below --start continues downwards.")
 @click.option("--set", "set_", multiple=True, type=ASSIGNMENT,
               help="Parameter values NAME=VALUE (several allowed).")
 @click.option("--equilibria", "mode", flag_value="equilibria", default=True,
@@ -206,19 +270,36 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
                    "[default: anm; newton on the AFT path].")
-@click.option("--harmonics", "-H", type=int, default=30, show_default=True,
-              help="Number of harmonics (HBM, AFT; also the HBM start of collocation).")
+@click.option("--harmonics", "-H", type=int, default=None,
+              help="Number of harmonics (HBM, AFT; also the HBM start of collocation) [default: 30; "
+                   "with --restart: the file's].")
 @click.option("--intervals", type=int, default=40, show_default=True, help="Collocation sub-intervals N_int.")
 @click.option("--degree", type=int, default=3, show_default=True, help="Collocation polynomial degree p.")
-@click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget.")
+@click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget (>= 1).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="HDF5 file for the branch (periodic if computed, else equilibria).")
+              help="HDF5 file for the branch (periodic if computed, else equilibria); an existing file "
+                   "is replaced only once the new one is complete.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Image file of the bifurcation diagram.")
+              help="Image file of the bifurcation diagram (.png, .pdf, .svg, ...).")
+@click.option("--no-clobber", is_flag=True, help="Refuse to replace an existing --out or --plot file.")
+@click.option("--checkpoint-steps", type=click.IntRange(min=0), default=100, show_default=True,
+              help="Save the branch so far to --out every this many steps (0: never).")
+@click.option("--checkpoint-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              help="... and every this many seconds (0: never).")
+@click.option("--restart", "restart", default=None, metavar="FILE.h5[@INDEX]",
+              help="Continue the branch saved in FILE from its point INDEX (default: the last; "
+                   "negative counts from the end), like AUTO's IRS.")
+@click.option("--direction", type=click.Choice(["up", "down"]), default=None,
+              help="With --restart: continue with the parameter rising or falling [default: along the branch].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
-                 intervals, degree, max_steps, out, plot, quiet):
+                 intervals, degree, max_steps, out, plot, no_clobber, checkpoint_steps, checkpoint_seconds,
+                 restart, direction, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
+
+    --stop may lie below --start (the continuation then runs downwards).  With --out, the
+    branch so far is saved every --checkpoint-steps steps or --checkpoint-seconds seconds,
+    and on Ctrl-C or SIGTERM; every file is replaced only after the new one is complete.
 
     \b
     Examples:
@@ -229,36 +310,100 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
           --from-hopf 1 --method collocation --intervals 60 --degree 3 --engine newton
       frictionkit continue drill --param eta --start 0.5 --stop 5 --set kappa=1 \\
           --from-hopf 1 -H 20                                  (sampled law: AFT + Newton)
+      frictionkit continue --restart branch.h5@40 --stop 12 -H 60 --out more.h5
     """
     t0 = time.perf_counter()
     try:
-        params = param_values(set_, assignments)
-        if param in params:
-            params.pop(param)
-        if harmonics < 1:
+        check_output(out, HDF5_FORMATS, "--out", no_clobber)
+        check_output(plot, FIGURE_FORMATS, "--plot", no_clobber)
+        if max_steps < 1:
+            raise InputError(f"--max-steps {max_steps}: the step budget must be >= 1")
+        if hopf is not None and hopf < 1:
+            raise InputError(f"--from-hopf {hopf}: Hopf points are numbered from 1")
+        if harmonics is not None and harmonics < 1:
             raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
-        m = _load(model, param, params)
-        m.value(param)
-        kind = "hopf" if hopf is not None else mode
-        eq, per = run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
-                                   method=method, options=dict(max_steps=max_steps), progress=not quiet,
-                                   echo=click.echo, discretization=discretization, intervals=intervals,
-                                   degree=degree)
+        checkpoint = _checkpointer(out, checkpoint_steps, checkpoint_seconds)
+        with interrupt_signals():
+            if restart is not None:
+                br = _restart(restart, model, stop, direction, method, harmonics, max_steps, quiet, checkpoint)
+                branches = [br]
+            else:
+                eq, per = _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
+                                 harmonics, intervals, degree, max_steps, quiet, checkpoint)
+                br = per or eq
+                branches = [b for b in (eq, per) if b is not None]
     except (InputError, NotImplementedError) as exc:
         raise click.ClickException(str(exc)) from None
     except FrictionkitError as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
-    main_branch = per or eq
-    if out is not None:
-        main_branch.save(out)
-        click.echo(f"wrote {out}")
-    if plot is not None:
-        plot_branches([b for b in (eq, per) if b is not None], path=plot)
-        click.echo(f"wrote {plot}")
-    click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
-    if not main_branch.success:
-        raise click.ClickException(f"the continuation stopped early ({main_branch.status}): "
-                                   f"{main_branch.message}; the partial branch was kept")
+    except KeyboardInterrupt:
+        click.echo("Error: interrupted before the first point of a branch: nothing to save", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    try:
+        _finish_branch(br, branches, out, plot, t0)
+    except KeyboardInterrupt:            # during the plot after the save: the branch is on disk
+        _finish_branch(br, [], None, None, t0, interrupted=True)
+
+
+def _checkpointer(out, every_steps, every_seconds):
+    """The ``checkpoint`` hook of :func:`run_continuation`: saves to ``out`` (None: no checkpoints)."""
+    if out is None or not (every_steps or every_seconds):
+        return None
+
+    def wrap(label, bar):
+        return Checkpoint(lambda br: br.save(out), run_provenance, every_steps, every_seconds, bar, label)
+    return wrap
+
+
+def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
+           intervals, degree, max_steps, quiet, checkpoint):
+    """A new run of ``continue`` (not ``--restart``): (equilibria, periodic branch or None)."""
+    missing = [o for o, v in (("MODEL", model), ("--param", param), ("--start", start), ("--stop", stop))
+               if v is None]
+    if missing:
+        raise InputError(f"missing {', '.join(missing)} (or give --restart FILE.h5); see --help")
+    harmonics = 30 if harmonics is None else harmonics
+    params = param_values(set_, assignments)
+    params.pop(param, None)
+    m = _load(model, param, params)
+    m.value(param)
+    kind = "hopf" if hopf is not None else mode
+    if kind != "equilibria":
+        _check_size(m, harmonics, intervals, degree, discretization == "collocation")
+    return run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
+                            method=method, options=dict(max_steps=max_steps), progress=not quiet,
+                            echo=click.echo, discretization=discretization, intervals=intervals,
+                            degree=degree, checkpoint=checkpoint)
+
+
+def _restart(text, model, stop, direction, method, harmonics, max_steps, quiet, checkpoint):
+    """``continue --restart FILE[@INDEX]``: the continued branch."""
+    if model is not None:
+        raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
+    path, index = _parse_restart(text)
+    saved = load_branch(path)
+    if stop is not None and not math.isfinite(stop):
+        raise InputError(f"--stop {stop}: must be finite")
+    lam = float(saved.param[index]) if -len(saved) <= index < len(saved) else math.nan
+    sign = None if direction is None else (1.0 if direction == "up" else -1.0)
+    if stop is not None and sign is not None and (stop - lam) * sign < 0:
+        raise InputError(f"--stop {stop:g} lies {'below' if sign > 0 else 'above'} the restart point "
+                         f"{lam:g} but --direction is {direction}")
+    if stop is not None and sign is None and stop != lam:
+        sign = 1.0 if stop > lam else -1.0
+    label = "restarted branch"
+    bar = _Progress(lam, stop if stop is not None else lam + 1, label) if not quiet else None
+    try:
+        br = saved.restart(index, stop=stop, direction=sign, method=method, harmonics=harmonics,
+                           options=dict(max_steps=max_steps),
+                           progress=checkpoint(label, bar) if checkpoint else bar)
+    finally:
+        if bar:
+            bar.close()
+    click.echo(f"restarted {path} at point {index % len(saved)} ({saved.provenance.get('continuation_parameter')}"
+               f" = {lam:.10g})")
+    click.echo(_summary(br))
+    return br
 
 
 def _curve_options(command):

@@ -92,6 +92,12 @@ class Discretization(abc.ABC):
     floquet_route = None
 
     @property
+    def sizes(self) -> dict:
+        """Sizes beyond ``H`` and ``n_t`` that rebuild this discretization (saved with a branch
+        for its restart), e.g. collocation's ``n_intervals`` and ``degree``; none by default."""
+        return {}
+
+    @property
     @abc.abstractmethod
     def kind(self) -> str:
         """What the unknowns are (contract item 1)."""

@@ -170,6 +170,11 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
     has_quadratic = True
     floquet_route = "collocation"
 
+    @property
+    def sizes(self) -> dict:
+        """Contract: what rebuilds this discretization for a restart."""
+        return dict(n_intervals=self.n_intervals, degree=self.degree)
+
     def __init__(self, model: Model, n_intervals: int = 50, degree: int = 3, *, phase: str = "extremum",
                  phase_state: int = 0, subharmonic: int = 1):
         if model.sampled:

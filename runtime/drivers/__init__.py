@@ -6,6 +6,7 @@ from ._branches import (
     periodic_start_from_hopf,
     periodic_start_from_orbit,
     periodic_start_from_simulation,
+    restart_branch,
 )
 from ._continue import continuation
 from ._study import convergence_study
@@ -13,4 +14,5 @@ from ._switching import switch_branch, switch_period_doubling_collocation, switc
 
 __all__ = ["continuation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf",
            "periodic_start_from_orbit", "periodic_start_from_simulation", "switch_branch",
-           "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study"]
+           "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study",
+           "restart_branch"]

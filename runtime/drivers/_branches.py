@@ -28,10 +28,11 @@ from ..engine._bordered import Counters
 from ..engine._newton import correct
 from ..engine._options import ContinuationProblem, default_options
 from ..errors import ConvergenceError, InputError
-from ..results._branch import SpecialPoint
+from ..model._load import load_model
+from ..results._branch import SpecialPoint, register_restart
 from ._continue import continuation
 
-__all__ = ["equilibrium_branch", "periodic_start_from_hopf",
+__all__ = ["restart_branch", "equilibrium_branch", "periodic_start_from_hopf",
            "periodic_start_from_simulation", "periodic_start_from_orbit", "periodic_branch"]
 
 
@@ -94,7 +95,12 @@ def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_
     br = continuation(ContinuationProblem(disc, Z0, 1.0 if lam_stop >= lam_start else -1.0),
                       method, options, progress, dict(discretization="aft") if use_aft else None)
     n = model.n
-    ev = np.array([eigenvalues(model, Z[:n], Z[-1]) for Z in br.solutions])
+    try:
+        ev = np.array([eigenvalues(model, Z[:n], Z[-1]) for Z in br.solutions])
+    except KeyboardInterrupt:           # Ctrl-C or SIGTERM: keep the branch, stability unknown (NaN)
+        br.status, br.success = "interrupted", False
+        br.message = "interrupted during the eigenvalues of the equilibria; the branch is kept, stable is NaN"
+        return br
     br.eigenvalues = ev
     br.stable = np.where(np.all(ev.real < 0, axis=1), 1.0, 0.0)
     if locate_hopf:
@@ -314,3 +320,112 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
         opts.setdefault("lam_max", lam_max)
         opts = default_options(method, opts, lam_min, lam_max)
     return continuation(ContinuationProblem(disc, Z, direction), method, opts, progress, provenance)
+
+
+def _resize_harmonics(Z, disc_old_H, disc_new):
+    """An HBM unknown vector with ``disc_old_H`` harmonics padded or truncated to ``disc_new.H``."""
+    H0, H1 = disc_old_H, disc_new.H
+    n_var = disc_new.model.N
+    U = Z[: n_var * (2 * H0 + 1)].reshape(n_var, 2 * H0 + 1)
+    V = np.zeros((n_var, 2 * H1 + 1))
+    k = min(2 * H0 + 1, 2 * H1 + 1)
+    V[:, :k] = U[:, :k]
+    return np.concatenate([V.ravel(), Z[n_var * (2 * H0 + 1):]])
+
+
+def restart_branch(branch, index=-1, stop=None, direction=None, method=None, harmonics=None,
+                   options=None, progress=None):
+    """Continue a (saved) branch from its point ``index`` (AUTO's ``IRS``); :meth:`Branch.restart`.
+
+    Parameters
+    ----------
+    branch : Branch
+        E.g. ``load_branch("run.h5")``: its provenance names the model (zoo name or file,
+        ``model_source``) and its hash, the continuation parameter, the parameter values,
+        the discretization and its sizes and the engine options.
+    index : int
+        The point to restart from (default: the last; negative counts from the end).
+    stop : float, optional
+        The other end of the range (default: the branch's ``lam_max`` or ``lam_min``,
+        whichever lies in ``direction``).
+    direction : {+1, -1, None}
+        Increasing or decreasing parameter; None follows the branch's tangent at ``index``.
+    method : {"anm", "newton"}, optional
+        The engine (default: the branch's).
+    harmonics : int, optional
+        Another number of harmonics (HBM/AFT periodic branches; the coefficients are padded
+        with zeros or truncated, then corrected).
+    options : dict, optional
+        Engine options overriding the branch's.
+
+    Raises
+    ------
+    InputError
+        Unknown or out-of-range ``index``, a model that cannot be found or whose hash no
+        longer matches the file, a discretization that cannot be rebuilt.
+    """
+    prov = branch.provenance
+    n_pts = len(branch)
+    if not -n_pts <= int(index) < n_pts:
+        raise InputError(f"restart index {index}: the branch has {n_pts} points (0..{n_pts - 1}, or negative "
+                         "from the end)")
+    index = int(index) % n_pts
+    source = prov.get("model_source") or prov.get("model")
+    if not source:
+        raise InputError("the branch does not name its model (saved before restart metadata); cannot restart")
+    params = dict(prov.get("parameters", {}))
+    lam_name = prov["continuation_parameter"]
+    params.pop(lam_name, None)
+    model = load_model(source, continuation=lam_name, **params)
+    if prov.get("model_hash") and model.model_hash != prov["model_hash"]:
+        raise InputError(f"model {source!r} has changed since the branch was computed (hash "
+                         f"{model.model_hash} now, {prov['model_hash']} in the file): restarting would mix "
+                         "two models; recompute the branch")
+    saved = dict(prov.get("options", {}))
+    sizes = prov.get("sizes") or {}
+    kind = prov.get("discretization", "hbm")
+    Z = np.array(branch.solutions[index], dtype=float)
+    H0 = int(sizes.get("harmonics", branch.harmonics) or 0)
+    if kind == "collocation":
+        from ..discretizations._collocation import CollocationDiscretization
+        if harmonics is not None:
+            raise InputError("harmonics: a collocation branch has no harmonics (restart keeps its intervals)")
+        disc = CollocationDiscretization(model, int(sizes["n_intervals"]), int(sizes["degree"]))
+    elif kind in ("hbm", "aft", "equilibria"):
+        H = H0 if harmonics is None else int(harmonics)
+        if branch.kind == "equilibrium" and H != 0:
+            raise InputError("harmonics: an equilibrium branch has none; restart it without --harmonics")
+        cls = AFTDiscretization if kind == "aft" else HBMDiscretization
+        disc = cls(model, H, n_t=sizes.get("n_t") if H == H0 else None)
+        if H != H0:
+            Z = _resize_harmonics(Z, H0, disc)
+    else:
+        raise InputError(f"restart of a {kind!r} branch is not supported (HBM, AFT, collocation, equilibria)")
+    if Z.shape != (disc.size,):
+        raise InputError(f"the saved solution has {Z.size} unknowns, the rebuilt {kind} discretization "
+                         f"{disc.size}: the file does not match its own metadata")
+    t = np.asarray(branch.tangents[index], dtype=float)
+    if direction is None:
+        direction = 1.0 if t[-1] >= 0 else -1.0
+    lo = float(saved.get("lam_min", -np.inf)) if not isinstance(saved.get("lam_min"), str) else -np.inf
+    hi = float(saved.get("lam_max", np.inf)) if not isinstance(saved.get("lam_max"), str) else np.inf
+    lam = float(Z[-1])
+    if stop is not None:
+        lo, hi = min(lam, float(stop)), max(lam, float(stop))
+    method = method or prov.get("method") or None
+    opts = {k: v for k, v in saved.items() if k in _OPTION_KEYS}
+    opts.update(options or {})
+    opts.update(lam_min=lo, lam_max=hi)
+    if branch.kind == "equilibrium":
+        return equilibrium_branch(model, lam, hi if direction > 0 else lo, method=method,
+                                  options=opts, x_guess=Z[:model.n], progress=progress,
+                                  discretization="aft" if kind == "aft" else None)
+    return periodic_branch(disc, Z, lo, hi, float(np.sign(direction) or 1.0), method=method, options=opts,
+                           progress=progress)
+
+
+# engine options a restart takes over from the saved branch (not the range: that is the restart's)
+_OPTION_KEYS = ("stability", "branch_points", "locate_folds")
+
+
+register_restart(restart_branch)

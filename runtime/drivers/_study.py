@@ -77,6 +77,7 @@ from ..discretizations._hbm import (
 from ..engine._bordered import bordered_factor
 from .._version import __version__
 from ..errors import ConvergenceError, FrictionkitError, InputError
+from ..results._atomic import atomic_path
 from ..results._figure import finish, subplots
 from ..model._interface import Model
 
@@ -417,7 +418,7 @@ class ConvergenceStudy:
         """Write the HDF5 layout of the module docstring."""
         import h5py
 
-        with h5py.File(path, "w") as f:
+        with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
             a = f.attrs
             a["format"] = FORMAT
             a["format_version"] = 1

@@ -99,12 +99,18 @@ def run(problem: ContinuationProblem, method: str = "anm", options=None, progres
             lam = rec.points[-1][-1] if rec is not None else lam0
             status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
         if rec is None:
+            if status == "interrupted":
+                raise KeyboardInterrupt("interrupted before the first point of the branch")
             raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
         counters.residual_evaluations = disc.n_residuals - r0 or counters.residual_evaluations
         counters.jacobian_evaluations = disc.n_jacobians - j0 or counters.jacobian_evaluations
         special = list(rec.special)
         if opts.locate_folds and success:
-            special.extend(locate_folds(disc, rec, counters, opts))
+            try:
+                special.extend(locate_folds(disc, rec, counters, opts))
+            except KeyboardInterrupt:       # the branch is kept; the folds found by the recorder too
+                status, success = "interrupted", False
+                message = "interrupted during the fold location (Ctrl-C or SIGTERM); the branch is kept"
         special.sort(key=lambda s: s.index)
         prov = _provenance(disc, method, opts)
         prov.update(provenance or {})
@@ -143,6 +149,9 @@ def _provenance(disc, method, opts):
                 scipy_version=scipy.__version__, generator_version=model.generator_version,
                 backend=model.backend, discretization=disc.kind,
                 parameters={k: float(v) for k, v in zip(model.parameters, model.param_vector())},
-                options=dict(opts.as_dict(), harmonics=disc.H, n_t=disc.n_t))
+                options=dict(opts.as_dict(), harmonics=disc.H, n_t=disc.n_t),
+                # what rebuilds the discretization (``Branch.restart``)
+                model_source=getattr(model, "source", ""),
+                sizes=dict(disc.sizes, harmonics=disc.H, n_t=disc.n_t))
 
 

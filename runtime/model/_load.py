@@ -1,6 +1,8 @@
 """Loading a model for the runtime: a zoo name, a model file, a ModelSpec or a model module."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from types import ModuleType
 
 from ..errors import InputError
@@ -44,4 +46,8 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
         module.check_parameters(loaded.param_vector())
     except ModelSpecError as exc:
         raise InputError(str(exc)) from exc
+    # the model reference a saved branch keeps to be restarted (a zoo name or a file path)
+    loaded.source = (str(Path(model).resolve()) if isinstance(model, (str, os.PathLike))
+                     and (str(model).endswith(".py") or os.sep in str(model)) else
+                     model if isinstance(model, str) else "")
     return loaded

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..results._figure import file_subplots
+from ..results._figure import file_subplots, finish
 
 __all__ = ["plot_coulomb_comparison", "plot_coulomb_phase", "plot_two_phase"]
 
@@ -68,7 +68,7 @@ def plot_coulomb_comparison(coulomb, regularized=(), out_prefix="coulomb", omega
         ax.grid(alpha=0.3)
         path = Path(f"{out_prefix}_{what}_{par}.png")
         fig.tight_layout()
-        fig.savefig(path, dpi=120)
+        finish(fig, path, dpi=120)
         files.append(path)
     return files
 
@@ -98,7 +98,7 @@ def plot_coulomb_phase(cycles, labels, path, extra=()) -> Path:
         ax.grid(alpha=0.3)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=120)
+    finish(fig, path, dpi=120)
     return path
 
 
@@ -129,5 +129,5 @@ def plot_two_phase(result, b, path, title="") -> Path:
         axes[0].set_title(title)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=120)
+    finish(fig, path, dpi=120)
     return path

@@ -99,9 +99,9 @@ class CoulombBranch:
         """Write the branch to HDF5 (layout in this module's docstring)."""
         import h5py
         path = Path(path)
-        self.to_branch().save(path)
         kinds, params, omegas = self._limits()
-        with h5py.File(path, "r+") as f:
+
+        def limits(f):
             f["solution"].attrs["layout"] = ("lam only: the exact Coulomb cycle (seed 000 §3) has no discrete "
                                              "unknowns; rebuild it with frictionkit.runtime.nonsmooth.coulomb_cycle")
             f["period"] = self.period
@@ -109,6 +109,7 @@ class CoulombBranch:
             f["limits/kind"] = np.array(kinds, dtype=h5py.string_dtype())
             f["limits/param"] = np.array(params, dtype=float)
             f["limits/omega"] = np.array(omegas, dtype=float)
+        self.to_branch().save(path, extra=limits)
         return path
 
 

@@ -78,10 +78,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import json
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
+from ._atomic import atomic_path
 
 __all__ = ["Branch", "SpecialPoint", "load_branch", "trig_extrema"]
 
@@ -205,6 +207,23 @@ class Branch:
     def __len__(self):
         return len(self.param)
 
+    def restart(self, index=-1, **kwargs):
+        """Continue from point ``index`` (default: the last) of this branch (AUTO's ``IRS``).
+
+        Rebuilds the model (its zoo name or file, refused if its hash no longer matches),
+        the parameter values and the discretization from the branch's provenance, and runs
+        the continuation again from that point; see
+        :func:`frictionkit.runtime.drivers.restart_branch` for ``kwargs`` (``stop``,
+        ``direction``, ``method``, ``harmonics``, ``options``, ``progress``).
+
+        Returns
+        -------
+        Branch
+        """
+        if _RESTART is None:
+            raise InputError("Branch.restart needs frictionkit.runtime.drivers (import frictionkit.runtime)")
+        return _RESTART(self, index, **kwargs)
+
     def __repr__(self):
         sp = ", ".join(f"{s.kind}@{s.param:.6g}" for s in self.special)
         return (f"<Branch {self.kind} {self.provenance.get('model', '?')} in "
@@ -309,8 +328,18 @@ class Branch:
         return np.concatenate([t + j * T for j in range(k)]), np.tile(x, (1, k))
 
     # -- HDF5 -------------------------------------------------------------------------
-    def save(self, path):
-        """Write the branch to HDF5 with the layout of this module's docstring."""
+    def save(self, path, extra=None):
+        """Write the branch to HDF5 with the layout of this module's docstring, atomically.
+
+        The file is written next to ``path`` and renamed over it when complete
+        (:func:`~frictionkit.runtime.results._atomic.atomic_path`): an interrupted or failed
+        save leaves the previous file intact.  ``extra(f)``, if given, adds datasets to the
+        open :class:`h5py.File` within the same atomic write.
+        """
+        with atomic_path(path) as tmp:
+            self._write(tmp, extra)
+
+    def _write(self, path, extra):
         import h5py
         prov = self.provenance
         with h5py.File(path, "w") as f:
@@ -323,6 +352,8 @@ class Branch:
             a["status"] = self.status
             a["message"] = self.message
             a["success"] = self.success
+            a["model_source"] = str(prov.get("model_source", ""))
+            a["sizes"] = json.dumps(prov.get("sizes", {}))
             a["parameters"] = json.dumps(prov.get("parameters", {}))
             a["options"] = json.dumps(prov.get("options", {}), default=str)
             a["states"] = json.dumps(list(self.states))
@@ -367,49 +398,92 @@ class Branch:
             g = f.create_group("validity")
             for var, v in self.validity.items():
                 g[var] = np.asarray(v, dtype=float)
+            if extra is not None:
+                extra(f)
 
     @classmethod
     def load(cls, path):
-        """Read a branch written by :meth:`save`."""
+        """Read a branch written by :meth:`save`.
+
+        Raises
+        ------
+        InputError
+            The file does not exist, is not HDF5 (empty, truncated, text, random bytes) or is
+            an HDF5 file without the layout of this module (foreign, missing or mistyped
+            datasets); the message names the path and the problem.
+        """
         import h5py
-        with h5py.File(path, "r") as f:
-            a = f.attrs
-            states = json.loads(a["states"])
-            prov = {k: str(a[k]) for k in ("model", "model_hash", "continuation_parameter", "method",
-                                           "frictionkit_version", "numpy_version", "scipy_version",
-                                           "generator_version", "backend", "discretization")}
-            prov["parameters"] = json.loads(a["parameters"])
-            prov["options"] = json.loads(a["options"])
-            counters = {k: int(a[k]) for k in ("steps", "factorizations", "residual_evaluations",
-                                               "jacobian_evaluations", "analysis_factorizations") if k in a}
-            sp = f["special"]
-            kinds = [k.decode() if isinstance(k, bytes) else str(k) for k in sp["kind"][()]]
-            data = ([json.loads(_text(d)) for d in sp["data"][()]] if "data" in sp
-                    else [{} for _ in kinds])
-            special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z, data=dd)
-                       for k, p, o, i, z, dd in zip(kinds, sp["param"][()], sp["omega"][()],
-                                                    sp["index"][()], sp["solution"][()], data)]
-            sol = f["solution"]
-            br = cls(kind=str(a["kind"]), states=states, variables=json.loads(sol.attrs["variables"]),
-                       harmonics=int(sol.attrs["harmonics"]), index_omega=int(sol.attrs["index_omega"]),
-                       solutions=sol[()], tangents=f["tangent"][()], param=f["param"][()],
-                       omega=f["omega"][()],
-                       ptp={s: f["ptp"][s][()] for s in states}, vmin={s: f["min"][s][()] for s in states},
-                       vmax={s: f["max"][s][()] for s in states}, mean={s: f["mean"][s][()] for s in states},
-                       stable=f["stable"][()],
-                       validity={k: f["validity"][k][()] for k in f["validity"]} if "validity" in f else None,
-                       eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
-                       special=special, counters=counters, status=str(a["status"]),
-                       message=str(a["message"]), success=bool(a["success"]), provenance=prov)
-            if "multipliers" in f:                # files written before the stability columns lack them
-                br.multipliers = f["multipliers"][()]
-                br.stability_method = _text(f["multipliers"].attrs.get("method", ""))
-                for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
-                    br_val = f[key][()] if key in f else None
-                    setattr(br, key, br_val)
-            if "motion" in f:
-                br.motion = [_text(x) for x in f["motion"][()]]
-            return br
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f"branch file {path}: does not exist")
+        try:
+            f = h5py.File(path, "r")
+        except OSError as exc:
+            raise InputError(f"branch file {path}: not a readable HDF5 file (empty, truncated or another "
+                             f"format): {exc}") from None
+        try:
+            with f:
+                return cls._read(f)
+        except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
+            what = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+            raise InputError(f"branch file {path}: not a frictionkit branch file or damaged ({what})") from None
+
+    @classmethod
+    def _read(cls, f):
+        if "states" not in f.attrs or "solution" not in f:
+            raise KeyError("the root attribute 'states' or the dataset 'solution' (a foreign HDF5 file?)")
+        a = f.attrs
+        states = json.loads(a["states"])
+        prov = {k: str(a[k]) for k in ("model", "model_hash", "continuation_parameter", "method",
+                                       "frictionkit_version", "numpy_version", "scipy_version",
+                                       "generator_version", "backend", "discretization")}
+        prov["model_source"] = str(a.get("model_source", ""))
+        prov["sizes"] = json.loads(a["sizes"]) if "sizes" in a else {}
+        prov["parameters"] = json.loads(a["parameters"])
+        prov["options"] = json.loads(a["options"])
+        counters = {k: int(a[k]) for k in ("steps", "factorizations", "residual_evaluations",
+                                           "jacobian_evaluations", "analysis_factorizations") if k in a}
+        sp = f["special"]
+        kinds = [k.decode() if isinstance(k, bytes) else str(k) for k in sp["kind"][()]]
+        data = ([json.loads(_text(d)) for d in sp["data"][()]] if "data" in sp
+                else [{} for _ in kinds])
+        special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z, data=dd)
+                   for k, p, o, i, z, dd in zip(kinds, sp["param"][()], sp["omega"][()],
+                                                sp["index"][()], sp["solution"][()], data)]
+        sol = f["solution"]
+        br = cls(kind=str(a["kind"]), states=states, variables=json.loads(sol.attrs["variables"]),
+                   harmonics=int(sol.attrs["harmonics"]), index_omega=int(sol.attrs["index_omega"]),
+                   solutions=sol[()], tangents=f["tangent"][()], param=f["param"][()],
+                   omega=f["omega"][()],
+                   ptp={s: f["ptp"][s][()] for s in states}, vmin={s: f["min"][s][()] for s in states},
+                   vmax={s: f["max"][s][()] for s in states}, mean={s: f["mean"][s][()] for s in states},
+                   stable=f["stable"][()],
+                   validity={k: f["validity"][k][()] for k in f["validity"]} if "validity" in f else None,
+                   eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
+                   special=special, counters=counters, status=str(a["status"]),
+                   message=str(a["message"]), success=bool(a["success"]), provenance=prov)
+        if "multipliers" in f:                # files written before the stability columns lack them
+            br.multipliers = f["multipliers"][()]
+            br.stability_method = _text(f["multipliers"].attrs.get("method", ""))
+            for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
+                br_val = f[key][()] if key in f else None
+                setattr(br, key, br_val)
+        if "motion" in f:
+            br.motion = [_text(x) for x in f["motion"][()]]
+        if br.solutions.ndim != 2 or not len(br.param) == len(br.solutions) == len(br.tangents):
+            raise ValueError(f"inconsistent sizes: {len(br.param)} parameter values, solution "
+                             f"{br.solutions.shape}, tangent {br.tangents.shape}")
+        return br
+
+
+# the restart driver, registered by ``drivers._branches`` (a higher layer: passed in, not imported)
+_RESTART = None
+
+
+def register_restart(function):
+    """Set the function behind :meth:`Branch.restart` (called once by the drivers layer)."""
+    global _RESTART
+    _RESTART = function
 
 
 def _text(x) -> str:

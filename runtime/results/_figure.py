@@ -6,6 +6,10 @@ A figure to be shown (no path) comes from pyplot, in the user's backend.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+from ._atomic import atomic_path
+
 __all__ = ["subplots", "file_subplots", "finish"]
 
 
@@ -27,4 +31,10 @@ def file_subplots(nrows: int = 1, ncols: int = 1, **kwargs):
 def finish(fig, path=None, **savefig):
     """Write ``fig`` to ``path`` when given (the figure is then released)."""
     if path is not None:
-        fig.savefig(path, **savefig)
+        with atomic_path(path) as tmp:          # the format from the target's suffix
+            fig.savefig(tmp, format=_format(path, savefig), **savefig)
+
+
+def _format(path, savefig):
+    """The image format: ``savefig``'s ``format`` or the target's extension."""
+    return savefig.pop("format", None) or (Path(path).suffix[1:].lower() or None)

@@ -1,0 +1,110 @@
+"""The command line never answers bad input with a traceback (issue 14).
+
+Each row: the arguments, the exit code and a text the message must contain (the culprit).
+"""
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from frictionkit.runtime.cli import main
+
+BELT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12"]
+HOPF = BELT + ["--set", "n=10", "FN=5", "--from-hopf", "1"]
+
+
+def _files(tmp):
+    (tmp / "raises.py").write_text("raise RuntimeError('boom in model file')\n")
+    (tmp / "syntax.py").write_text("def model(:\n")
+    (tmp / "notpy.txt").write_text("x = 1\n")
+    (tmp / "nomodel.py").write_text("x = 1\n")
+    (tmp / "wrongret.py").write_text("def model():\n    return 3\n")
+    (tmp / "empty.h5").write_bytes(b"")
+    (tmp / "text.h5").write_text("hello\n")
+    (tmp / "random.h5").write_bytes(np.random.default_rng(1).bytes(2048))
+    with h5py.File(tmp / "foreign.h5", "w") as f:
+        f["x"] = np.arange(3)
+    (tmp / "exists.h5").write_bytes(b"x")
+    (tmp / "exists.png").write_bytes(b"x")
+
+
+CASES = [
+    # sizes and budgets
+    (HOPF + ["-H", "100000"], 1, "GiB"),
+    (HOPF + ["-H", "0"], 1, "--harmonics 0"),
+    (HOPF + ["-H", "-3"], 1, "--harmonics -3"),
+    (BELT + ["--max-steps", "0"], 1, "--max-steps 0"),
+    (BELT + ["--max-steps", "-5"], 1, "--max-steps -5"),
+    (BELT + ["--from-hopf", "0"], 1, "--from-hopf 0"),
+    (BELT + ["--from-hopf", "-1"], 1, "--from-hopf -1"),
+    (BELT + ["--set", "n=10", "FN=5", "--from-hopf", "7"], 1, "--from-hopf 7"),
+    (HOPF + ["--method", "collocation", "--intervals", "1"], 1, "--intervals 1"),
+    (HOPF + ["--method", "collocation", "--degree", "40"], 1, "--degree 40"),
+    (HOPF + ["--method", "collocation", "--intervals", "100000"], 1, "GiB"),
+    (BELT + ["--checkpoint-steps", "-1"], 2, "--checkpoint-steps"),
+    (BELT + ["--checkpoint-seconds", "-1"], 2, "--checkpoint-seconds"),
+    (BELT + ["-H", "abc"], 2, "abc"),
+    (BELT + ["--max-steps", "1.5"], 2, "1.5"),
+    # ranges
+    (["continue", "belt", "--param", "Vb", "--start", "nan", "--stop", "12"], 1, "nan"),
+    (["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "inf"], 1, "inf"),
+    (["continue", "belt", "--param", "Vb", "--start", "1", "--stop", "1"], 1, "--start 1"),
+    (["continue", "belt", "--param", "Vb", "--start", "x", "--stop", "1"], 2, "x"),
+    (["continue", "belt", "--param", "Vb", "--stop", "1"], 1, "--start"),
+    (["continue", "belt", "--start", "0.1", "--stop", "1"], 1, "--param"),
+    (["continue", "--param", "Vb", "--start", "0.1", "--stop", "1"], 1, "MODEL"),
+    (["continue", "belt", "--param", "nope", "--start", "0.1", "--stop", "1"], 1, "nope"),
+    (["continue", "nosuchmodel", "--param", "Vb", "--start", "0.1", "--stop", "1"], 1, "nosuchmodel"),
+    # parameter values
+    (BELT + ["--set", "n=nan"], 1, "'n'"),
+    (BELT + ["--set", "FN=inf"], 1, "'FN'"),
+    (BELT + ["--set", "M1=0"], 1, "M1"),
+    (BELT + ["--set", "n=0"], 1, "n"),
+    (BELT + ["--set", "bogus=1"], 1, "bogus"),
+    (BELT + ["--set", "n10"], 2, "n10"),
+    (BELT + ["--set", "n=ten"], 2, "ten"),
+    (BELT + ["--set", "=3"], 2, "=3"),
+    # output targets
+    (BELT + ["--out", "{tmp}/missing/a.h5"], 1, "missing"),
+    (BELT + ["--out", "{tmp}/a.xyz"], 1, ".xyz"),
+    (BELT + ["--out", "{tmp}/a"], 1, "(no extension)"),
+    (BELT + ["--plot", "{tmp}/b.xyz"], 1, ".xyz"),
+    (BELT + ["--plot", "{tmp}/missing/b.png"], 1, "missing"),
+    (BELT + ["--out", "{tmp}/exists.h5", "--no-clobber"], 1, "--no-clobber"),
+    (BELT + ["--plot", "{tmp}/exists.png", "--no-clobber"], 1, "--no-clobber"),
+    (BELT + ["--out", "{tmp}"], 2, "directory"),
+    # model files
+    (["codegen", "belt", "--param", "nope"], 1, "nope"),
+    # restart files
+    (["continue", "--restart", "{tmp}/empty.h5"], 1, "empty.h5"),
+    (["continue", "--restart", "{tmp}/text.h5"], 1, "text.h5"),
+    (["continue", "--restart", "{tmp}/random.h5"], 1, "random.h5"),
+    (["continue", "--restart", "{tmp}/foreign.h5"], 1, "foreign.h5"),
+    (["continue", "--restart", "{tmp}/absent.h5"], 1, "absent.h5"),
+    (["continue", "--restart", "{tmp}/absent.h5@3"], 1, "absent.h5"),
+    (["continue", "belt", "--restart", "{tmp}/foreign.h5"], 1, "belt"),
+    # a branch that runs out of steps: non-zero, says so
+    (HOPF + ["-H", "4", "--max-steps", "2", "-q"], 3, "max_steps"),
+]
+# model files that raise, have a syntax error, are not Python, define no model, return a
+# wrong type or do not exist: each reported with its own name, by `continue` and `codegen`
+MODEL_FILES = ("raises.py", "syntax.py", "notpy.txt", "nomodel.py", "wrongret.py", "absent.py")
+CASES += [(["continue", "{tmp}/" + name, "--param", "Vb", "--start", "0.1", "--stop", "1"], 1, name)
+          for name in MODEL_FILES]
+CASES += [(["codegen", "{tmp}/" + name, "--param", "Vb", "--out", "{tmp}"], 1, name) for name in MODEL_FILES]
+
+
+@pytest.mark.parametrize("args, code, culprit", CASES, ids=[" ".join(c[0][-3:]) for c in CASES])
+def test_bad_invocation(args, code, culprit, tmp_path):
+    _files(tmp_path)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    res = CliRunner().invoke(main, args)
+    text = res.output + (res.stderr if hasattr(res, "stderr") and res.stderr_bytes is not None else "")
+    assert "Traceback" not in text
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert res.exit_code == code, text
+    assert culprit.replace("{tmp}", str(tmp_path)) in text, text
+
+
+def test_table_size():
+    assert len(CASES) >= 60

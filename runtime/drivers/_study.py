@@ -74,7 +74,7 @@ from ..discretizations._hbm import (
     samples_to_coefficients,
     shift_phase,
 )
-from ..engine._bordered import bordered_factor
+from ..engine._newton import correct
 from .._version import __version__
 from ..errors import ConvergenceError, FrictionkitError, InputError
 from ..results._figure import finish, subplots
@@ -148,45 +148,27 @@ def parse_int_range(text: str, name: str = "range") -> list[int]:
 
 # -- reference ------------------------------------------------------------------------------
 def _newton(disc, Z, energy_row=None, *, tol=1e-13, noise_floor=1e-10, max_iter=30, what="HBM"):
-    """Newton on ``R(Z) = 0`` plus one extra equation, with every variable's correction scaled.
+    """:func:`engine.correct` on ``R(Z) = 0`` plus one extra equation, every variable's correction scaled.
 
     ``energy_row`` is ``None`` (extra equation ``lam = Z[-1]``: fixed parameter) or a callable
     ``Z -> (g, dg/dZ)`` (the energy match of seed 003 §3.3, ``lam`` free).  Converged when
     each variable's correction is below ``tol`` times its scale (``max |coefficients|``) and
     the omega and lam corrections below ``tol`` times their values, or when that relative
-    correction is below ``noise_floor`` and stopped shrinking (at least halving per step is
-    what a quadratically converging Newton does above the rounding noise of the solve).
+    correction is below ``noise_floor`` and stopped shrinking.
     """
-    Z = np.array(Z, dtype=float)
-    N = disc.N
-    nvar = Z[:-2].size // N
-    fixed = np.zeros(Z.size)
+    fixed = np.zeros(np.size(Z))
     fixed[-1] = 1.0
-    last = np.inf
-    for it in range(1, max_iter + 1):
-        R = disc.residual(Z)
-        if energy_row is None:
-            row, g = fixed, 0.0
-        else:
-            g, row = energy_row(Z)
-        if not (np.all(np.isfinite(R)) and np.isfinite(g)):
-            raise ConvergenceError(f"{what} Newton: NaN/inf in the residual at iteration {it} "
-                                   f"(lam = {Z[-1]:.6g}); a validity condition of the recast is violated")
-        dZ = bordered_factor(disc.jacobian(Z), row).solve(np.append(-R, -g))
-        Z += dZ
-        scale = np.maximum(np.abs(Z[:-2].reshape(N, nvar)).max(axis=1), np.finfo(float).tiny)
-        err = max(float(np.max(np.abs(dZ[:-2].reshape(N, nvar)).max(axis=1) / scale)),
-                  abs(dZ[-2]) / abs(Z[-2]), abs(dZ[-1]) / max(abs(Z[-1]), 1e-300))
-        if err < tol:
-            return Z, it
-        # rounding-noise floor: a tiny correction that no longer shrinks (large sparse systems)
-        if err < noise_floor and err > 0.5 * last:
-            return Z, it
-        if it > 3 and err > 1e3 * last or not np.isfinite(err):
-            break
-        last = min(last, err)
-    raise ConvergenceError(f"{what} Newton did not converge in {it} iterations (last relative correction "
-                           f"{err:.2e}, lam = {Z[-1]:.6g})")
+    extra = fixed if energy_row is None else energy_row
+    return correct(disc, Z, extra, xtol=tol, noise_floor=noise_floor, max_iter=max_iter,
+                   update_size=lambda dZ, Z: _per_variable_update(disc.N, dZ, Z), what=f"{what} Newton")
+
+
+def _per_variable_update(N, dZ, Z):
+    """Largest correction of a variable's coefficients against that variable's size, and of omega, lam."""
+    nvar = Z[:-2].size // N
+    scale = np.maximum(np.abs(Z[:-2].reshape(N, nvar)).max(axis=1), np.finfo(float).tiny)
+    return max(float(np.max(np.abs(dZ[:-2].reshape(N, nvar)).max(axis=1) / scale)),
+               abs(dZ[-2]) / abs(Z[-2]), abs(dZ[-1]) / max(abs(Z[-1]), 1e-300))
 
 
 def reference_orbit(model: Model, at: float, harmonics: int = 500, *, x_init=None, t_transient: float | None = None,

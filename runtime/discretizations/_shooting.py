@@ -39,8 +39,6 @@ from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
 from ._base import Discretization
 
-_FD_STEP = np.finfo(float).eps ** (1 / 3)
-
 
 def _forcing_period(model: Model, lam: float) -> float:
     """Period ``2 pi / w`` of a forced model (``w`` possibly the continuation parameter)."""
@@ -81,13 +79,8 @@ class _Flow:
         return np.asarray(self.model.jac(t, x, params=self.p), dtype=float)
 
     def dfdlam(self, t, x):
-        """Central finite difference of f with respect to the continuation parameter."""
-        k = self.model.lam_index
-        h = _FD_STEP * max(1.0, abs(self.lam))
-        pp, pm = self.p.copy(), self.p.copy()
-        pp[k] += h
-        pm[k] -= h
-        return (self._f(t, x, pp) - self._f(t, x, pm)) / (2 * h)
+        """``df/dlam`` (exact where the model provides it: :meth:`Model.dfdlam`)."""
+        return self.model.dfdlam(t, x, params=self.p)
 
     def fun(self, t, y):
         n = self.n

@@ -15,9 +15,10 @@ Newton's method needs ``d phi / d x0`` (the monodromy matrix ``M`` at convergenc
 eigenvalues are the Floquet multipliers), ``d phi / d T = f(phi)`` and, for continuation,
 ``d phi / d lam``.  They come from integrating, together with the orbit, the variational
 equation ``Phi' = J(x(t)) Phi, Phi(0) = I`` with the model's exact Jacobian ``model.jac``
-and the parameter sensitivity ``s' = J s + df/dlam, s(0) = 0``; ``df/dlam`` is the only
-finite difference (central, of ``model.rhs``, step ``eps**(1/3) max(1, |lam|)``, relative
-error about 1e-10), because the generated-model interface does not export it.
+and the parameter sensitivity ``s' = J s + df/dlam, s(0) = 0`` with the model's exact
+``df/dlam`` (:meth:`Model.dfdlam`; a central difference only for a module without it: with
+``atan(eps v)``, ``eps = 1e5`` (seed 004 eq. 7) a difference was 3-8 % wrong and Newton
+converged only linearly).
 
 The integrator is scipy's ``solve_ivp``, default ``LSODA``: it switches to its stiff BDF
 mode with the model's Jacobian when the regularization sharpness ``n`` makes the belt
@@ -416,8 +417,8 @@ class ShootingDiscretization(Discretization):
     raise ``NotImplementedError`` (use the pseudo-arclength engine, not the ANM).
 
     The Jacobian column of ``lam`` comes from the sensitivity equation
-    ``s' = J s + df/dlam`` with ``df/dlam`` a central finite difference of ``model.rhs``
-    (module docstring); everything else is exact up to the integration tolerance.
+    ``s' = J s + df/dlam`` (module docstring); everything is exact up to the integration
+    tolerance, and Newton stops at its noise floor ``100 rtol``.
 
     Parameters
     ----------
@@ -446,6 +447,10 @@ class ShootingDiscretization(Discretization):
         if not 0 <= self.phase_state < self.n:
             raise InputError(f"phase_state={phase_state} must index a state (0..{self.n - 1})")
         self.opts = dict(method=method, rtol=rtol, atol=atol)
+        # the integration tolerance bounds what Newton can achieve: below 100 rtol an update
+        # that no longer halves is integration noise (contract item 12); without this floor
+        # Newton iterates on noise and the step control shortens every step
+        self.noise_floor = 100 * rtol
         self._last = None
 
     # -- helpers ---------------------------------------------------------------------

@@ -350,9 +350,10 @@ def _monodromy(sc, Y):
 
 
 def _correct(sc, Y, border, value=None, max_iter=10):
-    """The runtime's Newton (``engine.correct``) on the scaled shooting system, stopping at
-    the integration-noise floor ``100 rtol`` (:class:`ShootingDiscretization`)."""
-    return correct(sc, Y, border, value, max_iter=max_iter, xtol=1e-10)
+    """The runtime's Newton (``engine.correct``) on the scaled shooting system, converged when
+    the update is below the integration-noise floor ``100 rtol`` (``sc.noise_floor``): by
+    quadratic convergence the error is then far below the integration's own."""
+    return correct(sc, Y, border, value, max_iter=max_iter, xtol=sc.noise_floor)
 
 
 class _Recorder:
@@ -431,8 +432,8 @@ def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0
     rec = _Recorder(sc, lam_min, lam_max, max_steps, progress)
     rec.add(Y, t)
     # step control of the engine; the Vdr step in scaled units (Vdr / lam_scale)
-    opts = NewtonOptions(step=min(ds, ds_max), min_step=ds_min, target_iterations=4, max_step=ds_max, max_lam_step=max_lam_step / lam_scale,
-                         max_angle=max_angle, max_correction=1.0, newton_xtol=1e-10, max_newton_iterations=10,
+    opts = NewtonOptions(step=min(ds, ds_max), min_step=ds_min, target_iterations=5, max_step=ds_max, max_lam_step=max_lam_step / lam_scale,
+                         max_angle=max_angle, max_correction=1.0, newton_xtol=sc.noise_floor, max_newton_iterations=10,
                          max_steps=max_steps)
     try:
         pseudo_arclength(sc, Y, t, opts, rec)

@@ -152,6 +152,19 @@ def _header(system: RecastSystem, backend: str) -> str:
     return f'"""{body}\n"""'
 
 
+def _dfdlam_block(system: RecastSystem, printer):
+    """``df/dlam`` of the original ODE (exact: the shooting Jacobian's ``lam`` column), or
+    ``None`` where the derivative is not a plain function (a non-analytic law's ``sign``
+    gives a ``DiracDelta``); the runtime then differentiates numerically."""
+    lam = next(p for p in system.parameters if p.name == system.continuation)
+    d = [sp.diff(e, lam) for e in system.ode_rhs]
+    if any(e.has(sp.DiracDelta, sp.Derivative, sp.Subs) for e in d):
+        return None
+    entries = [(i, e) for i, e in enumerate(d) if e != 0]
+    temps, outs, _ = cse_lines([e for _, e in entries], printer, prefix="_h")
+    return _Block(temps, [f"out[{i}] = {e}" for (i, _), e in zip(entries, outs)])
+
+
 def _context(system: RecastSystem, backend: str) -> dict:
     ascii_only = backend == "cython"
     npp = NumPyModelPrinter(_names(system, "t", ascii_only))
@@ -247,6 +260,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
     jac_entries = [(i, j, e) for i, row in enumerate(system.ode_jac) for j, e in enumerate(row) if e != 0]
     t_, o_, _ = cse_lines([e for _, _, e in jac_entries], npp, prefix="_g")
     ctx["jac_np"] = _Block(t_, [f"out[{i}, {j}] = {e}" for (i, j, _), e in zip(jac_entries, o_)])
+    ctx["dfdlam_np"] = _dfdlam_block(system, npp)
     # parameter conditions, checked by check_parameters(p) when a model is loaded
     conds = [(w, kind, e) for w, kind, e in system.parameter_conditions]
     ctx["conditions"] = repr(tuple((w, kind, sp.sstr(e), tuple(sorted(str(x) for x in e.free_symbols)))

@@ -151,6 +151,20 @@ def aux(x, t, p):
     return out
 
 
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    x = numpy.asarray(x, dtype=float)
+    p_zeta, p_omega1, p_M1, p_FN, p_Vb, p_mus, p_mud, p_eps, p_n, = p
+    x_y = x[0]
+    x_v = x[1]
+    _h0 = p_Vb - x_v
+    _h1 = p_n**(-2.0)
+    _h2 = _h0**2
+    out = numpy.zeros((_n,) + x.shape[1:])
+    out[1] = _h0*(p_mud*numpy.sqrt(_h1*p_eps + _h2) + 2*numpy.sqrt(-p_mus*(p_mud - p_mus))/p_n)/(p_M1*(_h1 + _h2))
+    return out
+
+
 def point(u0, p):
     """Point conditions at t = 0 replacing the mean / one collocation equation of each
     derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""

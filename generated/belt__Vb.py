@@ -151,6 +151,22 @@ def aux(x, t, p):
     return out
 
 
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    x = numpy.asarray(x, dtype=float)
+    p_zeta, p_omega1, p_M1, p_FN, p_Vb, p_mus, p_mud, p_eps, p_n, = p
+    x_y = x[0]
+    x_v = x[1]
+    _h0 = p_n**(-2.0)
+    _h1 = (p_Vb - x_v)**2
+    _h2 = (_h0 + _h1)**(-1.0)
+    _h3 = numpy.sqrt(_h0*p_eps + _h1)
+    _h4 = _h3*p_mud + 2*numpy.sqrt(-p_mus*(p_mud - p_mus))/p_n
+    out = numpy.zeros((_n,) + x.shape[1:])
+    out[1] = p_FN*_h2*(-2*_h1*_h2*_h4 + _h1*p_mud/_h3 + _h4)/p_M1
+    return out
+
+
 def point(u0, p):
     """Point conditions at t = 0 replacing the mean / one collocation equation of each
     derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""

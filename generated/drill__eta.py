@@ -95,6 +95,19 @@ def aux(x, t, p):
     return out
 
 
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    x = numpy.asarray(x, dtype=float)
+    p_zeta, p_eta, p_theta, p_kappa, = p
+    x_psi = x[0]
+    x_dpsi = x[1]
+    _h0 = x_dpsi - p_eta
+    _h1 = 4*p_kappa
+    out = numpy.zeros((_n,) + x.shape[1:])
+    out[1] = numpy.select([numpy.less_equal(p_kappa, -1/4*_h0),True], [0,(1/27)*p_theta*(_h0 + _h1)**2*(_h1 + 4*x_dpsi - 4*p_eta)/p_kappa**4], default=numpy.nan)
+    return out
+
+
 def point(u0, p):
     """Point conditions at t = 0 replacing the mean / one collocation equation of each
     derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""

@@ -143,6 +143,17 @@ def aux(x, t, p):
     return out
 
 
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    x = numpy.asarray(x, dtype=float)
+    p_m, p_alpha, p_beta, p_w, p_fs, p_fd, p_eps, p_n, = p
+    x_x = x[0]
+    x_v = x[1]
+    out = numpy.zeros((_n,) + x.shape[1:])
+    out[1] = -p_beta*t*numpy.sin(t*p_w)/p_m
+    return out
+
+
 def point(u0, p):
     """Point conditions at t = 0 replacing the mean / one collocation equation of each
     derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""

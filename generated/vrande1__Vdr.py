@@ -161,6 +161,21 @@ def aux(x, t, p):
     return out
 
 
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    x = numpy.asarray(x, dtype=float)
+    p_Vdr, p_eps, p_gamma, p_delta, = p
+    x_X = x[0]
+    x_V = x[1]
+    _h0 = x_V - p_Vdr
+    _h1 = _h0**2
+    _h2 = numpy.sqrt(_h1 + p_delta**2)
+    _h3 = (_h2*p_gamma + 1)**(-1.0)
+    out = numpy.zeros((_n,) + x.shape[1:])
+    out[1] = 2*_h3*(-_h0*_h3*p_gamma*numpy.arctan(_h0*p_eps)/_h2 + p_eps/(_h1*p_eps**2 + 1))/numpy.pi
+    return out
+
+
 def point(u0, p):
     """Point conditions at t = 0 replacing the mean / one collocation equation of each
     derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""

@@ -230,6 +230,32 @@ def aux(x, t, p):
     return out
 
 
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    x = numpy.asarray(x, dtype=float)
+    p_Vdr, p_alpha, p_beta, p_eps, p_gamma, p_delta, = p
+    x_X1 = x[0]
+    x_V1 = x[1]
+    x_X2 = x[2]
+    x_V2 = x[3]
+    _h0 = p_delta**2
+    _h1 = -p_Vdr
+    _h2 = x_V1 + _h1
+    _h3 = _h2**2
+    _h4 = numpy.sqrt(_h0 + _h3)
+    _h5 = (_h4*p_gamma + 1)**(-1.0)
+    _h6 = p_eps**2
+    _h7 = 2/numpy.pi
+    _h8 = x_V2 + _h1
+    _h9 = _h8**2
+    _h10 = numpy.sqrt(_h0 + _h9)
+    _h11 = (_h10*p_gamma + 1)**(-1.0)
+    out = numpy.zeros((_n,) + x.shape[1:])
+    out[1] = _h5*_h7*(-_h2*_h5*p_gamma*numpy.arctan(_h2*p_eps)/_h4 + p_eps/(_h3*_h6 + 1))
+    out[3] = _h11*_h7*p_beta*(p_eps/(_h6*_h9 + 1) - _h11*_h8*p_gamma*numpy.arctan(_h8*p_eps)/_h10)
+    return out
+
+
 def point(u0, p):
     """Point conditions at t = 0 replacing the mean / one collocation equation of each
     derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""

@@ -151,6 +151,25 @@ def aux(x, t, p):
     return out
 
 
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    x = numpy.asarray(x, dtype=float)
+    p_xi, p_vd, p_mud, p_mus, p_muv, p_v0, p_delta, = p
+    x_x = x[0]
+    x_v = x[1]
+    _h0 = p_v0**(-1.0)
+    _h1 = x_v - p_vd
+    _h2 = _h1**2
+    _h3 = _h2 + p_delta**2
+    _h4 = numpy.sqrt(_h3)
+    _h5 = _h0*_h4
+    _h6 = (-p_mud + p_mus)*numpy.exp(-_h5)
+    _h7 = _h5*p_muv + _h6 + p_mud
+    out = numpy.zeros((_n,) + x.shape[1:])
+    out[1] = _h0*_h1**2*(-_h6 + p_muv)/_h3 - _h2*_h7/_h3**(3/2) + _h7/_h4
+    return out
+
+
 def point(u0, p):
     """Point conditions at t = 0 replacing the mean / one collocation equation of each
     derivative-bilinear row (POINT_ROWS order); u0 of shape (N,)."""

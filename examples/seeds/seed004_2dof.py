@@ -19,31 +19,27 @@ generic runtime, each piece independent of the code it checks:
   minimum period), the Poincaré points of ``X1`` (Fig. 5d), ``max |X1|`` (Fig. 5c) and the
   in/out-of-phase label (sign of the time average of ``X1' X2'``: "the masses roughly moving
   in the same direction");
-* :func:`shooting_branch` — pseudo-arclength continuation of a shooting orbit
-  (:class:`~frictionkit.runtime.discretizations._shooting.ShootingDiscretization`) in scaled unknowns, with
-  the Floquet multipliers of every orbit from its monodromy, and :func:`locate_fold`
-  (zero of the tangent's ``Vdr`` component between two branch points).
+* :func:`shooting_branch` — the runtime's pseudo-arclength loop
+  (``engine.pseudo_arclength`` with ``engine.correct``) on the shooting system
+  (:class:`~frictionkit.runtime.discretizations._shooting.ShootingDiscretization`) in scaled
+  unknowns ``[x0, T / 10, Vdr / 0.01]``, recording the Floquet multipliers of every orbit
+  from its monodromy, and :func:`locate_fold` (zero of the tangent's ``Vdr`` component
+  between two branch points).
 
-Why a dedicated continuation loop (still; issue 11 measured why the generic one is slow):
-the generic engine (``engine.run(..., "newton")`` on the unscaled ``Z = [x0, T, Vdr]``,
-rtol 1e-10) took 9 s for 5 steps from Vdr = 0.14 and its ``Vdr`` steps shrank
-(3e-4, 2e-4, 1.6e-4, 1.1e-4, 0.9e-4), where this loop reaches Vdr = 0.151 in 4 steps and
-4.7 s.  Newton there converges only linearly (update ratio ~0.03 per iteration, 5-6
-iterations), so the step control, which targets 3 iterations, shortens every step.  The
-cause is the ``Vdr`` column of the shooting Jacobian: its sensitivity equation uses a
-central difference of ``f`` with step 6e-6, comparable to the width ``1/eps = 1e-5`` of
-``atan(eps v)``, and is 3-8 % wrong (against steps 1e-8 and 1e-10, which agree to 1e-6).
-A stiffness-scaled step (~1e-10) fixes the column but makes the sensitivity right-hand
-side noisy and the LSODA integration far slower (> 400 s for 5 steps): the fix needs the
-parameter derivative of ``f`` from the generated model, not a difference.  Here ``T`` and
-``Vdr`` are scaled and Newton stops at the noise floor ``100 rtol``, as
-:func:`~frictionkit.runtime.discretizations._shooting.find_periodic_orbit` does.
+Why this continuation was once a private loop (issue 11): the generic engine converged only
+linearly here, because the ``Vdr`` column of the shooting Jacobian came from a central
+difference of ``f`` with step 6e-6, comparable to the width ``1/eps = 1e-5`` of
+``atan(eps v)``, and was 3-8 % wrong; and Newton iterated on integration noise.  The
+generated model now provides the exact ``df/dVdr`` (``Model.dfdlam``) and the shooting
+discretization declares its noise floor ``100 rtol``; the private loop and its Newton are gone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from frictionkit.runtime import PeriodicOrbit, ShootingDiscretization
+from frictionkit.runtime.discretizations import ScaledDiscretization
+from frictionkit.runtime.engine import Counters, NewtonOptions, correct, pseudo_arclength, tangent_at
 from frictionkit.runtime.errors import ConvergenceError, InputError
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -339,51 +335,54 @@ class ShootingBranch:
                                           atol=self.options.get("atol", 1e-12)))
 
 
-class _Scaled:
-    """Shooting residual in scaled unknowns ``Y = Z / S``."""
-
-    def __init__(self, disc, scale):
-        self.disc, self.S = disc, np.asarray(scale, dtype=float)
-
-    def residual(self, Y):
-        return self.disc.residual(Y * self.S)
-
-    def jacobian(self, Y):
-        return self.disc.jacobian(Y * self.S) * self.S
-
-    def monodromy(self, Y):
-        n = self.disc.n
-        return self.disc.jacobian(Y * self.S)[:n, :n] + np.eye(n)
+def _scaled_disc(model, rtol, atol, lam_scale=0.01, T_scale=10.0):
+    """The shooting system in unknowns ``[x0, T / T_scale, Vdr / lam_scale]`` (so that a step
+    moves state, period and parameter by comparable amounts)."""
+    n = model.n
+    S = np.ones(n + 2)
+    S[n], S[n + 1] = T_scale, lam_scale
+    return ScaledDiscretization(ShootingDiscretization(model, rtol=rtol, atol=atol), S)
 
 
-def _null(J, guess):
-    t = np.linalg.svd(J)[2][-1]
-    return t if t @ guess >= 0 else -t
-
-
-def _newton(sc, Y, border, rhs, floor, max_iter=10, max_update=0.5):
-    """Newton on ``R(Y) = 0, border . Y = rhs``; converged at the noise floor or on small updates.
-
-    An update larger than ``max_update`` (scaled units) or a non-positive period is taken as
-    divergence at once: integrating the stiff ODE from a wild iterate can take very long.
-    """
+def _monodromy(sc, Y):
     n = sc.disc.n
-    for it in range(1, max_iter + 1):
-        R = sc.residual(Y)
-        J = sc.jacobian(Y)
-        F = np.append(R, border @ Y - rhs)
-        d = np.linalg.solve(np.vstack([J, border]), -F)
-        if not np.max(np.abs(d)) <= max_update or not (Y[n] + d[n]) > 0:
-            raise ConvergenceError(f"shooting corrector diverges (update {np.max(np.abs(d)):.2e})")
-        Y = Y + d
-        R = sc.residual(Y)
-        scale = np.maximum(np.abs(Y[:n] * sc.S[:n]).max(), 1e-3)
-        if np.max(np.abs(R[:n])) / scale < floor and (np.max(np.abs(d)) < 1e-6 or it >= 2):
-            return Y, it
-        if np.max(np.abs(d)) < 1e-10:
-            return Y, it
-    raise ConvergenceError(f"shooting corrector did not converge in {max_iter} iterations "
-                           f"(last defect {np.max(np.abs(R[:n])):.2e})")
+    return np.asarray(sc.disc.jacobian(sc.from_scaled(Y)))[:n, :n] + np.eye(n)
+
+
+def _correct(sc, Y, border, value=None, max_iter=10):
+    """The runtime's Newton (``engine.correct``) on the scaled shooting system, converged when
+    the update is below the integration-noise floor ``100 rtol`` (``sc.noise_floor``): by
+    quadratic convergence the error is then far below the integration's own."""
+    return correct(sc, Y, border, value, max_iter=max_iter, xtol=sc.noise_floor)
+
+
+class _Recorder:
+    """Engine recorder (``engine._recorder`` protocol) of a shooting run: the orbits, their
+    tangents and Floquet multipliers; stops outside ``[lam_min, lam_max]`` or after ``max_steps``."""
+
+    def __init__(self, sc, lam_min, lam_max, max_steps, progress):
+        self.sc, self.bounds, self.max_steps, self.progress = sc, (lam_min, lam_max), max_steps, progress
+        self.counters = Counters()
+        self.Z, self.tangents, self.multipliers = [], [], []
+        self.status, self.message, self.done = "max_steps", "", False
+
+    def note_det_sign(self, Z, t, sign):
+        pass
+
+    def add(self, Y, t, step_length=None):
+        mu = np.linalg.eigvals(_monodromy(self.sc, Y))
+        Z = self.sc.from_scaled(Y)
+        self.Z.append(Z)
+        self.tangents.append(np.array(t))
+        self.multipliers.append(mu)
+        if self.progress is not None and len(self.Z) > 1:
+            self.progress(Z, mu)
+        lam_min, lam_max = self.bounds
+        if not lam_min <= Z[-1] <= lam_max:
+            self.status, self.message = "range", f"left [{lam_min}, {lam_max}] at Vdr={Z[-1]:.8g}"
+            self.done = True
+        elif len(self.Z) > self.max_steps:
+            self.done = True
 
 
 def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0, *, ds=0.05, ds_min=1e-5,
@@ -424,53 +423,26 @@ def shooting_branch(model, orbit: PeriodicOrbit, lam_min, lam_max, direction=1.0
     """
     if not lam_min < lam_max:
         raise InputError(f"lam_min={lam_min} must be below lam_max={lam_max}")
-    disc = ShootingDiscretization(model, rtol=rtol, atol=atol)
+    sc = _scaled_disc(model, rtol, atol, lam_scale, T_scale)
     n = model.n
-    S = np.ones(n + 2)
-    S[n], S[n + 1] = T_scale, lam_scale
-    sc = _Scaled(disc, S)
-    floor = 100 * rtol
-    Y = disc.from_orbit(orbit) / S
     e = np.zeros(n + 2)
     e[-1] = 1.0
-    Y, _ = _newton(sc, Y, e, Y[-1], floor)
-    t = _null(sc.jacobian(Y), e * np.sign(direction))
-    Zs, Ts, Ms = [Y * S], [t], [np.linalg.eigvals(sc.monodromy(Y))]
-    status, message = "max_steps", ""
-    for _ in range(int(max_steps)):
-        h = min(ds, max_lam_step / lam_scale / max(abs(t[-1]), 1e-12))
-        while True:
-            Yp = Y + h * t
-            try:
-                Yn, it = _newton(sc, Yp, t, t @ Yp, floor)
-                tn = _null(sc.jacobian(Yn), t)
-                if tn @ t < np.cos(np.radians(max_angle)):
-                    raise ConvergenceError(f"tangent turned by more than {max_angle} degrees")
-                break
-            except (ConvergenceError, np.linalg.LinAlgError) as exc:
-                h /= 2
-                if h < ds_min:
-                    status, message = "failed", f"step below ds_min at Vdr={Y[-1] * lam_scale:.8g}: {exc}"
-                    break
-        if status == "failed":
-            break
-        Y, t = Yn, tn
-        # Newton needs two iterations at least (the second one confirms the noise floor)
-        ds = min(ds_max, h * (1.5 if it <= 3 else (0.7 if it >= 6 else 1.0)))
-        Zs.append(Y * S)
-        Ts.append(t)
-        mu = np.linalg.eigvals(sc.monodromy(Y))
-        Ms.append(mu)
-        if progress is not None:
-            progress(Y * S, mu)
-        lam = Y[-1] * lam_scale
-        if not lam_min <= lam <= lam_max:
-            status, message = "range", f"left [{lam_min}, {lam_max}] at Vdr={lam:.8g}"
-            break
-    Ms = [m[np.argsort(-np.abs(m))] for m in Ms]
-    return ShootingBranch(Z=np.array(Zs), tangents=np.array(Ts), multipliers=np.array(Ms), status=status,
-                          message=message, options=dict(rtol=rtol, atol=atol, lam_scale=lam_scale,
-                                                        T_scale=T_scale))
+    Y, _ = _correct(sc, sc.to_scaled(sc.disc.from_orbit(orbit)), e)
+    t = tangent_at(sc, Y, e * np.sign(direction))
+    rec = _Recorder(sc, lam_min, lam_max, max_steps, progress)
+    rec.add(Y, t)
+    # step control of the engine; the Vdr step in scaled units (Vdr / lam_scale)
+    opts = NewtonOptions(step=min(ds, ds_max), min_step=ds_min, target_iterations=5, max_step=ds_max, max_lam_step=max_lam_step / lam_scale,
+                         max_angle=max_angle, max_correction=1.0, newton_xtol=sc.noise_floor, max_newton_iterations=10,
+                         max_steps=max_steps)
+    try:
+        pseudo_arclength(sc, Y, t, opts, rec)
+    except ConvergenceError as exc:
+        rec.status, rec.message = "failed", f"at Vdr={rec.Z[-1][-1]:.8g}: {exc}"
+    Ms = [m[np.argsort(-np.abs(m))] for m in rec.multipliers]
+    return ShootingBranch(Z=np.array(rec.Z), tangents=np.array(rec.tangents), multipliers=np.array(Ms),
+                          status=rec.status, message=rec.message,
+                          options=dict(rtol=rtol, atol=atol, lam_scale=lam_scale, T_scale=T_scale))
 
 
 def locate_fold(model, branch: ShootingBranch, i, *, xtol=1e-10, rtol=None, atol=None):
@@ -489,11 +461,8 @@ def locate_fold(model, branch: ShootingBranch, i, *, xtol=1e-10, rtol=None, atol
     """
     rtol = branch.options["rtol"] if rtol is None else rtol
     atol = branch.options["atol"] if atol is None else atol
-    disc = ShootingDiscretization(model, rtol=rtol, atol=atol)
-    n = model.n
-    S = np.ones(n + 2)
-    S[n], S[n + 1] = branch.options["T_scale"], branch.options["lam_scale"]
-    sc = _Scaled(disc, S)
+    sc = _scaled_disc(model, rtol, atol, branch.options["lam_scale"], branch.options["T_scale"])
+    S = sc.scale
     Ya, Yb = branch.Z[i] / S, branch.Z[i + 1] / S
     chord = Yb - Ya
     L = np.linalg.norm(chord)
@@ -503,8 +472,8 @@ def locate_fold(model, branch: ShootingBranch, i, *, xtol=1e-10, rtol=None, atol
 
     def point(s):
         if s not in cache:
-            Y, _ = _newton(sc, Ya + s * chord, u, u @ (Ya + s * chord), 100 * rtol)
-            cache[s] = (Y, _null(sc.jacobian(Y), ta))
+            Y, _ = _correct(sc, Ya + s * chord, u, u @ (Ya + s * chord))
+            cache[s] = (Y, tangent_at(sc, Y, ta))
         return cache[s]
 
     def g(s):
@@ -512,15 +481,8 @@ def locate_fold(model, branch: ShootingBranch, i, *, xtol=1e-10, rtol=None, atol
 
     s = brentq(g, 0.0, 1.0, xtol=xtol / max(L, 1e-300))
     Y, _ = point(s) if 0 < s < 1 else (Ya if s == 0 else Yb, None)
-    mu = np.linalg.eigvals(sc.monodromy(Y))
+    mu = np.linalg.eigvals(_monodromy(sc, Y))
     return dict(lam=float(Y[-1] * S[-1]), Z=Y * S, multipliers=mu[np.argsort(-np.abs(mu))])
-
-
-def _scaled_disc(model, rtol, atol, lam_scale=0.01, T_scale=10.0):
-    n = model.n
-    S = np.ones(n + 2)
-    S[n], S[n + 1] = T_scale, lam_scale
-    return _Scaled(ShootingDiscretization(model, rtol=rtol, atol=atol), S)
 
 
 def _pd_value(mu):
@@ -544,7 +506,7 @@ def locate_flip(model, branch: ShootingBranch, i, *, rtol=1e-10, atol=1e-12, xto
         (its real unit eigenvector of the monodromy), ``multipliers``.
     """
     sc = _scaled_disc(model, rtol, atol, branch.options["lam_scale"], branch.options["T_scale"])
-    S = sc.S
+    S = sc.scale
     e = np.zeros(S.size)
     e[-1] = 1.0
     known = {float(branch.Z[i, -1]): branch.Z[i] / S, float(branch.Z[i + 1, -1]): branch.Z[i + 1] / S}
@@ -559,17 +521,17 @@ def locate_flip(model, branch: ShootingBranch, i, *, rtol=1e-10, atol=1e-12, xto
             w = (lam - la) / (lb - la)
             guess = (1 - w) * known[la] + w * known[lb]
             guess[-1] = lam / S[-1]
-            Y, _ = _newton(sc, guess, e, guess[-1], 100 * rtol)
+            Y, _ = _correct(sc, guess, e, guess[-1])
             known[lam] = Y
-            solved[lam] = (Y, np.linalg.eigvals(sc.monodromy(Y)))
+            solved[lam] = (Y, np.linalg.eigvals(_monodromy(sc, Y)))
         return solved[lam]
 
     lam = brentq(lambda l: _pd_value(orbit(l)[1]), branch.Z[i, -1], branch.Z[i + 1, -1], xtol=xtol)
     Y, _ = orbit(lam)
-    w, V = np.linalg.eig(sc.monodromy(Y))
+    w, V = np.linalg.eig(_monodromy(sc, Y))
     k = int(np.argmin(np.abs(w + 1)))
     v = V[:, k].real
-    t = _null(sc.jacobian(Y), branch.tangents[i])
+    t = tangent_at(sc, Y, branch.tangents[i])
     return dict(lam=float(lam), Z=Y * S, multiplier=complex(w[k]), eigenvector=v / np.linalg.norm(v),
                 multipliers=w[np.argsort(-np.abs(w))], tangent=t, scale=S)
 
@@ -600,19 +562,19 @@ def switch_flip(model, flip, s, *, rtol=1e-8, atol=1e-10, lam_scale=0.01, T_scal
     sc = _scaled_disc(model, rtol, atol, lam_scale, T_scale)
     Z = np.array(flip["Z"], dtype=float)
     Z[n] *= 2
-    Y0 = Z / sc.S
+    Y0 = Z / sc.scale
     # the period-1 tangent in the doubled problem's scaled unknowns (T doubles)
-    t = np.array(flip["tangent"], dtype=float) * flip["scale"] / sc.S
+    t = np.array(flip["tangent"], dtype=float) * flip["scale"] / sc.scale
     t[n] *= 2
     t /= np.linalg.norm(t)
     border = np.zeros(n + 2)
     border[:n] = flip["eigenvector"]
     border -= (border @ t) * t
     border /= np.linalg.norm(border)
-    Y, _ = _newton(sc, Y0 + s * border, border, border @ Y0 + s, 100 * rtol, max_iter=15)
+    Y, _ = _correct(sc, Y0 + s * border, border, border @ Y0 + s, max_iter=15)
     # reject the period-1 orbit run twice: x(T) must differ from x(0)
-    M = sc.monodromy(Y)
-    Zn = Y * sc.S
+    M = _monodromy(sc, Y)
+    Zn = Y * sc.scale
     mu = np.linalg.eigvals(M)
     orbit = PeriodicOrbit(x0=Zn[:n], T=float(Zn[n]), lam=float(Zn[-1]), monodromy=M,
                           multipliers=mu[np.argsort(-np.abs(mu))], ptp=None, residual=float("nan"), iterations=0,

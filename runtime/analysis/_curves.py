@@ -32,8 +32,8 @@ derivatives: exact for the quadratic HBM rows, by central differences for the po
 its ``mu`` part a central difference of the residual in ``mu``.  Each ``mu`` gets its own
 discretization of the model with that parameter value.
 
-Both curves are followed by pseudo-arclength Newton (``_newton.correct`` and
-``tangent_at``) in unknowns scaled by their sizes at the start, stop on the parameter bounds
+Both curves are followed by the engine's pseudo-arclength loop
+(``engine._predictor_corrector.pseudo_arclength``) in unknowns scaled by their sizes at the start, stop on the parameter bounds
 (the last point exactly on the bound) and locate their turning points in ``mu``.
 """
 from __future__ import annotations
@@ -45,7 +45,10 @@ import numpy as np
 
 from ..discretizations._base import Discretization
 from ..discretizations._scaled import ScaledDiscretization
+from ..engine._bordered import Counters
 from ..engine._newton import correct, tangent_at
+from ..engine._options import NewtonOptions
+from ..engine._predictor_corrector import pseudo_arclength
 from ..errors import ConvergenceError, InputError
 from ..results._atomic import atomic_path
 from ..results._figure import finish, subplots
@@ -343,7 +346,7 @@ def _floor(v0, bounds):
 
 def _follow(sys_, W, rescale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, direction, step, max_step,
             max_steps, xtol, names, stop=None):
-    """Pseudo-arclength Newton along a curve of the scaled system ``sys_`` from ``W``.
+    """Follow a curve of the scaled system ``sys_`` from ``W`` by the engine's pseudo-arclength loop.
 
     After every accepted point the unknowns are rescaled by ``rescale(Y)`` (their current
     sizes), so that a step is a relative change even when a parameter falls by decades along
@@ -353,69 +356,84 @@ def _follow(sys_, W, rescale, *, i_mu, i_lam, mu_min, mu_max, lam_min, lam_max, 
     """
     e_mu = np.zeros(len(W))
     e_mu[i_mu] = 1.0
-    e_lam = np.zeros(len(W))
-    e_lam[i_lam] = 1.0
-    pts, folds, status, message = [], [], "failed", ""
+    opts = NewtonOptions(step=step, max_step=max_step, min_step=min(1e-12, step), target_iterations=4,
+                         max_correction=0.3, max_angle=20.0, newton_xtol=xtol, max_steps=max_steps)
+    rec = _CurveRecorder(sys_, rescale, i_mu, i_lam, (mu_min, mu_max), (lam_min, lam_max), names, stop,
+                         max_steps, xtol)
     try:
         W, _ = correct(sys_, W, e_mu, float(W[i_mu]), xtol=xtol)      # the start at its mu, refined
         t = tangent_at(sys_, W, e_mu * (1.0 if direction >= 0 else -1.0))
-        pts.append(W * sys_.scale)
-        h = step
-        for _ in range(max_steps):
-            Wp = W + h * t
-            try:
-                Wn, its = correct(sys_, Wp, t, float(t @ Wp), xtol=xtol)
-                tn = tangent_at(sys_, Wn, t)
-                # a corrector far from the predictor (beyond Newton's own tolerance) or a sharply
-                # turning tangent: the step cut a bend of the curve (e.g. its turning point in mu)
-                if (np.linalg.norm(Wn - Wp) > 0.3 * h + 100 * xtol * np.linalg.norm(Wn)
-                        or tn @ t < np.cos(np.radians(20.0))):
-                    raise ConvergenceError("step too long for the curvature")
-            except ConvergenceError:
-                if h / 2 < 1e-12:
-                    raise
-                h /= 2
-                continue
-            scale = sys_.scale
-            Y, Yn = W * scale, Wn * scale
-            stopped = stop(Yn) if stop is not None else None
-            if stopped is not None:
-                pts.append(Yn)
-                status, message = stopped
-                break
-            bound = None
-            for b_val, b_vec, name in ((mu_min, e_mu, names[1]), (mu_max, e_mu, names[1]),
-                                       (lam_min, e_lam, names[0]), (lam_max, e_lam, names[0])):
-                if np.isfinite(b_val) and (Y @ b_vec - b_val) * (Yn @ b_vec - b_val) < 0:
-                    bound = (b_val, b_vec, name)
-                    break
-            if tn[i_mu] * t[i_mu] < 0:
-                folds.append((Y, Yn, scale.copy()))
-            if bound is not None:
-                b_val, b_vec, name = bound
-                s_ = (b_val - Y @ b_vec) / ((Yn - Y) @ b_vec)
-                Wb, _ = correct(sys_, W + s_ * (Wn - W), b_vec, b_val / float(b_vec @ scale), xtol=xtol)
-                pts.append(Wb * scale)
-                status, message = "range", f"reached {name} = {b_val:g}"
-                break
-            pts.append(Yn)
-            new = rescale(Yn)
-            t = tn * scale / new
-            t /= np.linalg.norm(t)
-            sys_.scale = new
-            W = Yn / new
-            h = float(np.clip(h * (4.0 / max(its, 1)) ** 0.5, 1e-12, max_step))
-        else:
-            status, message = "max_steps", f"step budget exhausted (max_steps = {max_steps})"
+        rec.start(W, t)
+        pseudo_arclength(sys_, W, t, opts, rec, rescale=rec.rescale)
     except KeyboardInterrupt:
-        status, message = "interrupted", "interrupted by the user (Ctrl-C); the points so far are kept"
+        rec.status, rec.message = "interrupted", "interrupted by the user (Ctrl-C); the points so far are kept"
     except ConvergenceError as err:
-        status, message = "failed", f"continuation of the curve failed: {err}"
+        rec.status, rec.message = "failed", f"continuation of the curve failed: {err}"
     turning = []
-    for Ya, Yb, sc in folds:
+    for Ya, Yb, sc in rec.folds:
         sys_.scale = sc
         turning.append(_turning_mu(sys_, Ya / sc, Yb / sc, i_mu, xtol) * sc[i_mu])
-    return pts, [float(f) for f in turning if np.isfinite(f)], status, message
+    return rec.points, [float(f) for f in turning if np.isfinite(f)], rec.status, rec.message
+
+
+class _CurveRecorder:
+    """Engine recorder (:mod:`..engine._recorder` protocol) of a two-parameter curve.
+
+    Stops on the bounds of both parameters (the last point corrected onto the bound), on the
+    ``stop`` predicate or after ``max_steps`` points; notes the turning points in ``mu``;
+    rescales the unknowns after every point (``rescale``).
+    """
+
+    def __init__(self, sys_, rescale, i_mu, i_lam, mu_bounds, lam_bounds, names, stop, max_steps, xtol):
+        self.sys_, self._rescale, self.i_mu, self.stop, self.xtol = sys_, rescale, i_mu, stop, xtol
+        e = np.eye(sys_.size)
+        self.bounds = [(b, e[i_mu], names[1]) for b in mu_bounds] + [(b, e[i_lam], names[0]) for b in lam_bounds]
+        self.max_steps = max_steps
+        self.counters = Counters()
+        self.points, self.folds = [], []
+        self.status, self.message, self.done = "failed", "", False
+
+    def start(self, W, t):
+        self.W, self.t = W, t
+        self.points.append(W * self.sys_.scale)
+
+    def note_det_sign(self, Z, t, sign):
+        pass
+
+    def add(self, Wn, tn, step_length=None):
+        scale = self.sys_.scale
+        Y, Yn = self.W * scale, Wn * scale
+        stopped = self.stop(Yn) if self.stop is not None else None
+        if stopped is not None:
+            self.points.append(Yn)
+            self.status, self.message = stopped
+            self.done = True
+            return
+        bound = next(((b, vec, name) for b, vec, name in self.bounds
+                      if np.isfinite(b) and (Y @ vec - b) * (Yn @ vec - b) < 0), None)
+        if tn[self.i_mu] * self.t[self.i_mu] < 0:
+            self.folds.append((Y, Yn, scale.copy()))
+        if bound is not None:
+            b, vec, name = bound
+            s_ = (b - Y @ vec) / ((Yn - Y) @ vec)
+            Wb, _ = correct(self.sys_, self.W + s_ * (Wn - self.W), vec, b / float(vec @ scale), xtol=self.xtol)
+            self.points.append(Wb * scale)
+            self.status, self.message, self.done = "range", f"reached {name} = {b:g}", True
+            return
+        self.points.append(Yn)
+        if len(self.points) > self.max_steps:
+            self.status, self.message = "max_steps", f"step budget exhausted (max_steps = {self.max_steps})"
+            self.done = True
+
+    def rescale(self, Wn, tn):
+        """The accepted point and tangent in unknowns scaled by the point's current sizes."""
+        scale = self.sys_.scale
+        Yn = Wn * scale
+        new = self._rescale(Yn)
+        t = tn * scale / new
+        self.sys_.scale = new
+        self.W, self.t = Yn / new, t / np.linalg.norm(t)
+        return self.W, self.t
 
 
 class _FoldSystem(Discretization):

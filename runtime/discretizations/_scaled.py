@@ -24,6 +24,7 @@ class ScaledDiscretization(Discretization):
         self.scale = np.asarray(scale, dtype=float)
         self.m = disc.m
         self.model = disc.model
+        self.noise_floor = disc.noise_floor       # relative updates: unchanged by the scaling
 
     def residual(self, W):
         return self.disc.residual(self.scale * np.asarray(W))

@@ -15,9 +15,10 @@ Newton's method needs ``d phi / d x0`` (the monodromy matrix ``M`` at convergenc
 eigenvalues are the Floquet multipliers), ``d phi / d T = f(phi)`` and, for continuation,
 ``d phi / d lam``.  They come from integrating, together with the orbit, the variational
 equation ``Phi' = J(x(t)) Phi, Phi(0) = I`` with the model's exact Jacobian ``model.jac``
-and the parameter sensitivity ``s' = J s + df/dlam, s(0) = 0``; ``df/dlam`` is the only
-finite difference (central, of ``model.rhs``, step ``eps**(1/3) max(1, |lam|)``, relative
-error about 1e-10), because the generated-model interface does not export it.
+and the parameter sensitivity ``s' = J s + df/dlam, s(0) = 0`` with the model's exact
+``df/dlam`` (:meth:`Model.dfdlam`; a central difference only for a module without it: with
+``atan(eps v)``, ``eps = 1e5`` (seed 004 eq. 7) a difference was 3-8 % wrong and Newton
+converged only linearly).
 
 The integrator is scipy's ``solve_ivp``, default ``LSODA``: it switches to its stiff BDF
 mode with the model's Jacobian when the regularization sharpness ``n`` makes the belt
@@ -38,8 +39,6 @@ from scipy.integrate import solve_ivp
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
 from ._base import Discretization
-
-_FD_STEP = np.finfo(float).eps ** (1 / 3)
 
 
 def _forcing_period(model: Model, lam: float) -> float:
@@ -81,13 +80,8 @@ class _Flow:
         return np.asarray(self.model.jac(t, x, params=self.p), dtype=float)
 
     def dfdlam(self, t, x):
-        """Central finite difference of f with respect to the continuation parameter."""
-        k = self.model.lam_index
-        h = _FD_STEP * max(1.0, abs(self.lam))
-        pp, pm = self.p.copy(), self.p.copy()
-        pp[k] += h
-        pm[k] -= h
-        return (self._f(t, x, pp) - self._f(t, x, pm)) / (2 * h)
+        """``df/dlam`` (exact where the model provides it: :meth:`Model.dfdlam`)."""
+        return self.model.dfdlam(t, x, params=self.p)
 
     def fun(self, t, y):
         n = self.n
@@ -280,6 +274,86 @@ def _period_and_extrema(model, lam, x0, T, *, method, rtol, atol):
     return x_end, M, hi - lo, scale
 
 
+class _Defect:
+    """Periodicity defect of simple shooting (and, autonomous, the phase condition
+    ``f_k(x0) = 0``), its Newton matrix and its scaled size."""
+
+    def __init__(self, model, lam, k, opts):
+        self.model, self.lam, self.k, self.opts = model, lam, k, opts
+        self.n, self.forced, self.rtol = model.n, model.forced, opts["rtol"]
+        self.flow = _Flow(model, lam, variational=True, sensitivity=False)
+
+    def __call__(self, x, T):
+        """``(F, x_end, M, scale)``: defect, end state, monodromy, state sizes."""
+        n, flow = self.n, self.flow
+        sol = _integrate(flow, x, T, **self.opts)
+        x_end, M, _ = flow.split(sol.y[:, -1])
+        scale = np.maximum(np.abs(sol.y[:n]).max(axis=1), np.finfo(float).tiny)
+        r = x_end - x
+        F = r if self.forced else np.append(r, flow._f(0.0, x)[self.k])
+        return F, x_end, M, scale
+
+    def matrix(self, x, T, x_end, M):
+        n = self.n
+        if self.forced:
+            return M - np.eye(n)
+        A = np.zeros((n + 1, n + 1))
+        A[:n, :n] = M - np.eye(n)
+        A[:n, n] = self.flow._f(T, x_end)
+        A[n, :n] = self.flow._J(0.0, x)[self.k]
+        return A
+
+    def merit(self, F, scale, T):
+        """Scaled defect: periodicity and, for autonomous orbits, the phase condition
+        ``x_k'(0) = 0`` relative to the size of ``x_k'`` (``scale_k 2 pi / T``): a step that
+        trades a tiny periodicity defect for a large phase residual is no progress either."""
+        m = float(np.max(np.abs(F[:self.n]) / scale))
+        return m if self.forced else max(m, abs(F[self.n]) / (scale[self.k] * 2 * np.pi / T))
+
+
+def _damped_newton(defect, x, T, max_iter, tol):
+    """Newton on ``x0`` (and ``T``) with step halving until the scaled defect decreases.
+
+    (Not ``engine.correct``: this layer lies below the engine, and the line search on the
+    merit is what lets a rough guess from a simulation converge.)  Returns ``(x, T, iterations)``.
+    """
+    n, forced, lam, rtol = defect.n, defect.forced, defect.lam, defect.rtol
+    F, x_end, M, scale = defect(x, T)
+    for it in range(1, int(max_iter) + 1):
+        try:
+            d = np.linalg.solve(defect.matrix(x, T, x_end, M), -F)
+        except np.linalg.LinAlgError as exc:
+            raise ConvergenceError(f"shooting Newton matrix singular at lam={lam} (iteration {it}); "
+                                   "the orbit may be at a bifurcation or the guess an equilibrium") from exc
+        # damped step: halve until the scaled defect decreases (floor: integration noise)
+        fnorm = defect.merit(F, scale, T)
+        step = 1.0
+        for _ in range(8):
+            xn = x + step * d[:n]
+            Tn = T if forced else T + step * d[n]
+            if Tn > 0:
+                try:
+                    Fn, x_endn, Mn, scalen = defect(xn, Tn)
+                    if defect.merit(Fn, scalen, Tn) <= max(fnorm, 100 * rtol):
+                        break
+                except ConvergenceError:
+                    pass
+            step /= 2
+        else:
+            raise ConvergenceError(f"shooting Newton diverged at lam={lam} (iteration {it}); "
+                                   "try a better initial guess (x0, T)")
+        small = np.max(np.abs(step * d[:n]) / scale) < tol and (forced or abs(step * d[n]) < tol * T)
+        x, T, F, x_end, M, scale = xn, Tn, Fn, x_endn, Mn, scalen
+        # a defect at the integration-noise floor is as converged as shooting can get; near a
+        # Hopf point or fold (a multiplier ~ 1) the Newton step itself is noise-dominated
+        at_floor = defect.merit(F, scale, T) < 100 * rtol and it >= 2
+        if (small or at_floor) and step == 1.0:
+            return x, T, it
+    raise ConvergenceError(f"shooting did not converge in max_iter={max_iter} Newton iterations at "
+                           f"lam={lam} (last defect {np.max(np.abs(F[:n]) / scale):.3e}); raise max_iter "
+                           "or improve the initial guess")
+
+
 def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *, rtol: float = 1e-12,
                         atol: float = 1e-14, method: str = "LSODA", max_iter: int = 30, tol: float = 1e-10,
                         phase_state: int = 0, periods: int = 1) -> PeriodicOrbit:
@@ -341,69 +415,8 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
             raise InputError(f"phase_state={phase_state} must index a state (0..{n - 1})")
     T = float(T)
     k = int(phase_state)
-    flow = _Flow(model, lam, variational=True, sensitivity=False)
     opts = dict(method=method, rtol=rtol, atol=atol)
-
-    def defect(x, T):
-        sol = _integrate(flow, x, T, **opts)
-        x_end, M, _ = flow.split(sol.y[:, -1])
-        scale = np.maximum(np.abs(sol.y[:n]).max(axis=1), np.finfo(float).tiny)
-        r = x_end - x
-        F = r if forced else np.append(r, flow._f(0.0, x)[k])
-        return F, x_end, M, scale
-
-    def merit(F, scale, T):
-        """Scaled defect: periodicity and, for autonomous orbits, the phase condition
-        ``x_k'(0) = 0`` relative to the size of ``x_k'`` (``scale_k 2 pi / T``): a step that
-        trades a tiny periodicity defect for a large phase residual is no progress either."""
-        m = float(np.max(np.abs(F[:n]) / scale))
-        return m if forced else max(m, abs(F[n]) / (scale[k] * 2 * np.pi / T))
-
-    F, x_end, M, scale = defect(x, T)
-    converged = False
-    it = 0
-    for it in range(1, int(max_iter) + 1):
-        if forced:
-            A = M - np.eye(n)
-        else:
-            A = np.zeros((n + 1, n + 1))
-            A[:n, :n] = M - np.eye(n)
-            A[:n, n] = flow._f(T, x_end)
-            A[n, :n] = flow._J(0.0, x)[k]
-        try:
-            d = np.linalg.solve(A, -F)
-        except np.linalg.LinAlgError as exc:
-            raise ConvergenceError(f"shooting Newton matrix singular at lam={lam} (iteration {it}); "
-                                   "the orbit may be at a bifurcation or the guess an equilibrium") from exc
-        # damped step: halve until the scaled defect decreases (floor: integration noise)
-        fnorm = merit(F, scale, T)
-        step = 1.0
-        for _ in range(8):
-            xn = x + step * d[:n]
-            Tn = T if forced else T + step * d[n]
-            if Tn > 0:
-                try:
-                    Fn, x_endn, Mn, scalen = defect(xn, Tn)
-                    if merit(Fn, scalen, Tn) <= max(fnorm, 100 * rtol):
-                        break
-                except ConvergenceError:
-                    pass
-            step /= 2
-        else:
-            raise ConvergenceError(f"shooting Newton diverged at lam={lam} (iteration {it}); "
-                                   "try a better initial guess (x0, T)")
-        small = np.max(np.abs(step * d[:n]) / scale) < tol and (forced or abs(step * d[n]) < tol * T)
-        x, T, F, x_end, M, scale = xn, Tn, Fn, x_endn, Mn, scalen
-        # a defect at the integration-noise floor is as converged as shooting can get; near a
-        # Hopf point or fold (a multiplier ~ 1) the Newton step itself is noise-dominated
-        at_floor = merit(F, scale, T) < 100 * rtol and it >= 2
-        if (small or at_floor) and step == 1.0:
-            converged = True
-            break
-    if not converged:
-        raise ConvergenceError(f"shooting did not converge in max_iter={max_iter} Newton iterations at "
-                               f"lam={lam} (last defect {np.max(np.abs(F[:n]) / scale):.3e}); raise max_iter "
-                               "or improve the initial guess")
+    x, T, it = _damped_newton(_Defect(model, lam, k, opts), x, T, max_iter, tol)
     x_end, M, ptp, scale = _period_and_extrema(model, lam, x, T, **opts)
     mult = np.linalg.eigvals(M)
     mult = mult[np.argsort(-np.abs(mult))]
@@ -423,8 +436,8 @@ class ShootingDiscretization(Discretization):
     raise ``NotImplementedError`` (use the pseudo-arclength engine, not the ANM).
 
     The Jacobian column of ``lam`` comes from the sensitivity equation
-    ``s' = J s + df/dlam`` with ``df/dlam`` a central finite difference of ``model.rhs``
-    (module docstring); everything else is exact up to the integration tolerance.
+    ``s' = J s + df/dlam`` (module docstring); everything is exact up to the integration
+    tolerance, and Newton stops at its noise floor ``100 rtol``.
 
     Parameters
     ----------
@@ -453,6 +466,10 @@ class ShootingDiscretization(Discretization):
         if not 0 <= self.phase_state < self.n:
             raise InputError(f"phase_state={phase_state} must index a state (0..{self.n - 1})")
         self.opts = dict(method=method, rtol=rtol, atol=atol)
+        # the integration tolerance bounds what Newton can achieve: below 100 rtol an update
+        # that no longer halves is integration noise (contract item 12); without this floor
+        # Newton iterates on noise and the step control shortens every step
+        self.noise_floor = 100 * rtol
         self._last = None
 
     # -- helpers ---------------------------------------------------------------------

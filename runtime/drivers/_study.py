@@ -74,7 +74,7 @@ from ..discretizations._hbm import (
     samples_to_coefficients,
     shift_phase,
 )
-from ..engine._bordered import bordered_factor
+from ..engine._newton import correct
 from .._version import __version__
 from ..errors import ConvergenceError, FrictionkitError, InputError
 from ..results._atomic import atomic_path
@@ -149,45 +149,27 @@ def parse_int_range(text: str, name: str = "range") -> list[int]:
 
 # -- reference ------------------------------------------------------------------------------
 def _newton(disc, Z, energy_row=None, *, tol=1e-13, noise_floor=1e-10, max_iter=30, what="HBM"):
-    """Newton on ``R(Z) = 0`` plus one extra equation, with every variable's correction scaled.
+    """:func:`engine.correct` on ``R(Z) = 0`` plus one extra equation, every variable's correction scaled.
 
     ``energy_row`` is ``None`` (extra equation ``lam = Z[-1]``: fixed parameter) or a callable
     ``Z -> (g, dg/dZ)`` (the energy match of seed 003 §3.3, ``lam`` free).  Converged when
     each variable's correction is below ``tol`` times its scale (``max |coefficients|``) and
     the omega and lam corrections below ``tol`` times their values, or when that relative
-    correction is below ``noise_floor`` and stopped shrinking (at least halving per step is
-    what a quadratically converging Newton does above the rounding noise of the solve).
+    correction is below ``noise_floor`` and stopped shrinking.
     """
-    Z = np.array(Z, dtype=float)
-    N = disc.N
-    nvar = Z[:-2].size // N
-    fixed = np.zeros(Z.size)
+    fixed = np.zeros(np.size(Z))
     fixed[-1] = 1.0
-    last = np.inf
-    for it in range(1, max_iter + 1):
-        R = disc.residual(Z)
-        if energy_row is None:
-            row, g = fixed, 0.0
-        else:
-            g, row = energy_row(Z)
-        if not (np.all(np.isfinite(R)) and np.isfinite(g)):
-            raise ConvergenceError(f"{what} Newton: NaN/inf in the residual at iteration {it} "
-                                   f"(lam = {Z[-1]:.6g}); a validity condition of the recast is violated")
-        dZ = bordered_factor(disc.jacobian(Z), row).solve(np.append(-R, -g))
-        Z += dZ
-        scale = np.maximum(np.abs(Z[:-2].reshape(N, nvar)).max(axis=1), np.finfo(float).tiny)
-        err = max(float(np.max(np.abs(dZ[:-2].reshape(N, nvar)).max(axis=1) / scale)),
-                  abs(dZ[-2]) / abs(Z[-2]), abs(dZ[-1]) / max(abs(Z[-1]), 1e-300))
-        if err < tol:
-            return Z, it
-        # rounding-noise floor: a tiny correction that no longer shrinks (large sparse systems)
-        if err < noise_floor and err > 0.5 * last:
-            return Z, it
-        if it > 3 and err > 1e3 * last or not np.isfinite(err):
-            break
-        last = min(last, err)
-    raise ConvergenceError(f"{what} Newton did not converge in {it} iterations (last relative correction "
-                           f"{err:.2e}, lam = {Z[-1]:.6g})")
+    extra = fixed if energy_row is None else energy_row
+    return correct(disc, Z, extra, xtol=tol, noise_floor=noise_floor, max_iter=max_iter,
+                   update_size=lambda dZ, Z: _per_variable_update(disc.N, dZ, Z), what=f"{what} Newton")
+
+
+def _per_variable_update(N, dZ, Z):
+    """Largest correction of a variable's coefficients against that variable's size, and of omega, lam."""
+    nvar = Z[:-2].size // N
+    scale = np.maximum(np.abs(Z[:-2].reshape(N, nvar)).max(axis=1), np.finfo(float).tiny)
+    return max(float(np.max(np.abs(dZ[:-2].reshape(N, nvar)).max(axis=1) / scale)),
+               abs(dZ[-2]) / abs(Z[-2]), abs(dZ[-1]) / max(abs(Z[-1]), 1e-300))
 
 
 def reference_orbit(model: Model, at: float, harmonics: int = 500, *, x_init=None, t_transient: float | None = None,
@@ -561,6 +543,37 @@ def convergence_study(model: Model, at: float, *, harmonics=range(1, 61), interv
     ConvergenceError
         No reference orbit at ``at``.
     """
+    harmonics, intervals, k_energy, energy_variable, scales = _check_study(
+        model, at, harmonics, intervals, degree, reference_harmonics, n_t, energy_variable, energy, variable_scales)
+
+    # 1. reference (seed 003 §3.1)
+    if reference is None:
+        rdisc, Zr, _ = reference_orbit(model, at, reference_harmonics)
+    else:
+        rdisc, Zr = reference
+    Ur, omega_r, lam_r = rdisc.split(Zr)
+    Ur = shift_phase(Ur, 0)
+    K_ref, _ = _hbm_energy(rdisc, k_energy, energy)(rdisc.pack(Ur, omega_r, lam_r))
+    ref_samples = coefficients_to_samples(Ur, n_t)
+
+    finish = _Finisher(ref_samples, scales)
+    hbm = _hbm_errors(rdisc, Ur, omega_r, lam_r, harmonics, k_energy, energy, K_ref, n_t, finish, progress)
+    col = _collocation_errors(model, rdisc, Ur, omega_r, lam_r, intervals, degree, k_energy, energy, K_ref, n_t,
+                              finish, progress)
+
+    return ConvergenceStudy(
+        model=model.name, model_hash=str(model.model_hash), param=model.continuation, at=float(at),
+        parameters=dict(zip(model.parameters, map(float, model.param_vector(at)))),
+        variables=tuple(model.variables), variable_scales={k: float(v) for k, v in (variable_scales or {}).items()},
+        energy_variable=energy_variable, energy=energy, n_t=int(n_t), degree=int(degree),
+        reference_harmonics=int(rdisc.H), reference_lam=float(lam_r), reference_omega=float(omega_r),
+        reference_energy=float(K_ref), reference_coefficients=Ur, hbm=hbm, collocation=col)
+
+
+def _check_study(model, at, harmonics, intervals, degree, reference_harmonics, n_t, energy_variable, energy,
+                 variable_scales):
+    """Checked arguments of :func:`convergence_study`: harmonics, intervals, the energy
+    variable's index and name, the per-variable scales."""
     harmonics = [int(h) for h in harmonics]
     intervals = [int(k) for k in intervals]
     bad = [h for h in harmonics if h < 1]
@@ -594,85 +607,84 @@ def convergence_study(model: Model, at: float, *, harmonics=range(1, 61), interv
     for name, value in (variable_scales or {}).items():
         scales[_variable_index(model, name, "scaled variable")] = float(value)
 
-    # 1. reference (seed 003 §3.1)
-    if reference is None:
-        rdisc, Zr, _ = reference_orbit(model, at, reference_harmonics)
-    else:
-        rdisc, Zr = reference
-    Ur, omega_r, lam_r = rdisc.split(Zr)
-    Ur = shift_phase(Ur, 0)
-    K_ref, _ = _hbm_energy(rdisc, k_energy, energy)(rdisc.pack(Ur, omega_r, lam_r))
-    ref_samples = coefficients_to_samples(Ur, n_t)
-    N = model.N
+    return harmonics, intervals, k_energy, energy_variable, scales
 
-    def finish(res, i, Z, it, samples, K):
-        per, mean = relative_errors(ref_samples, samples, scales)
+
+class _Finisher:
+    """Fills row ``i`` of a :class:`MethodErrors` from a converged test solution (eq. 16)."""
+
+    def __init__(self, ref_samples, scales):
+        self.ref_samples, self.scales = ref_samples, scales
+
+    def __call__(self, res, i, Z, it, samples, K):
+        per, mean = relative_errors(self.ref_samples, samples, self.scales)
         res.relative_error[i] = per
         res.mean_error[i] = mean
         res.lam[i], res.omega[i], res.energy[i] = Z[-1], Z[-2], K
         res.converged[i], res.iterations[i] = True, it
 
-    # 2-3. HBM test solutions, from the largest H down, each started from the previous one
-    hbm = None
-    if harmonics:
-        hbm = MethodErrors.empty("hbm", harmonics, [2 * h + 1 for h in harmonics], N)
-        prev_disc, prev_Z = rdisc, rdisc.pack(Ur, omega_r, lam_r)
-        for i in np.argsort(harmonics)[::-1]:
-            H = harmonics[i]
-            disc, Z0 = prev_disc.resize(prev_Z, H)
-            try:
-                t0 = time.perf_counter()
-                g = _hbm_energy(disc, k_energy, energy)
-                Z, it = _newton(disc, Z0, lambda Z: _shift(g(Z), K_ref), what=f"HBM H = {H}")
-                hbm.seconds[i] = time.perf_counter() - t0
-                finish(hbm, i, Z, it, _hbm_all_samples(disc, Z, n_t), g(Z)[0])
-                prev_disc, prev_Z = disc, Z
-            except FrictionkitError as exc:
-                hbm.message[i] = str(exc)
-            if progress is not None:
-                progress("hbm", H, hbm.message[i])
 
-    # collocation test solutions, from the largest N_int down
-    col = None
-    if intervals:
-        col = MethodErrors.empty("collocation", intervals, [degree * k + 1 for k in intervals], N)
-        n = model.n
-
-        # start at the maximum of the first state: the collocation phase condition (an
-        # extremum at tau = 0); a stick-slip orbit (S1) far from it made Newton diverge
-        theta0 = 2 * np.pi * np.argmax(coefficients_to_samples(Ur[:1], 1 << 16)[0]) / (1 << 16)
-
-        def ref_states(t):
-            theta = theta0 + omega_r * np.asarray(t)
-            kk = np.arange(1, rdisc.H + 1)
-            C, S = np.cos(np.outer(kk, theta)), np.sin(np.outer(kk, theta))
-            return Ur[:n, :1] + Ur[:n, 1::2] @ C + Ur[:n, 2::2] @ S
-
-        states, lam_g, omega_g = ref_states, lam_r, omega_r
-        for i in np.argsort(intervals)[::-1]:
-            n_int = intervals[i]
+def _hbm_errors(rdisc, Ur, omega_r, lam_r, harmonics, k_energy, energy, K_ref, n_t, finish, progress):
+    """HBM test solutions (seed 003 steps 2-3), from the largest H down, each started from
+    the previous one; None without harmonics."""
+    if not harmonics:
+        return None
+    hbm = MethodErrors.empty("hbm", harmonics, [2 * h + 1 for h in harmonics], rdisc.model.N)
+    prev_disc, prev_Z = rdisc, rdisc.pack(Ur, omega_r, lam_r)
+    for i in np.argsort(harmonics)[::-1]:
+        H = harmonics[i]
+        disc, Z0 = prev_disc.resize(prev_Z, H)
+        try:
             t0 = time.perf_counter()
-            disc = CollocationDiscretization(model, n_int, degree)
-            Z0 = disc.from_states(states, lam_g, omega_g)
-            try:
-                g = _CollocationEnergy(disc, k_energy, energy)
-                Z, it = _newton(disc, Z0, lambda Z: _shift(g(Z), K_ref), what=f"collocation N_int = {n_int}")
-                col.seconds[i] = time.perf_counter() - t0
-                finish(col, i, Z, it, _collocation_samples(disc, Z, n_t), g(Z)[0])
-                states = (lambda d, Zc: (lambda t: d.states_at(Zc, np.asarray(t) * Zc[-2] / (2 * np.pi))))(disc, Z)
-                lam_g, omega_g = Z[-1], Z[-2]
-            except FrictionkitError as exc:
-                col.message[i] = str(exc)
-            if progress is not None:
-                progress("collocation", n_int, col.message[i])
+            g = _hbm_energy(disc, k_energy, energy)
+            Z, it = _newton(disc, Z0, lambda Z: _shift(g(Z), K_ref), what=f"HBM H = {H}")
+            hbm.seconds[i] = time.perf_counter() - t0
+            finish(hbm, i, Z, it, _hbm_all_samples(disc, Z, n_t), g(Z)[0])
+            prev_disc, prev_Z = disc, Z
+        except FrictionkitError as exc:
+            hbm.message[i] = str(exc)
+        if progress is not None:
+            progress("hbm", H, hbm.message[i])
+    return hbm
 
-    return ConvergenceStudy(
-        model=model.name, model_hash=str(model.model_hash), param=model.continuation, at=float(at),
-        parameters=dict(zip(model.parameters, map(float, model.param_vector(at)))),
-        variables=tuple(model.variables), variable_scales={k: float(v) for k, v in (variable_scales or {}).items()},
-        energy_variable=energy_variable, energy=energy, n_t=int(n_t), degree=int(degree),
-        reference_harmonics=int(rdisc.H), reference_lam=float(lam_r), reference_omega=float(omega_r),
-        reference_energy=float(K_ref), reference_coefficients=Ur, hbm=hbm, collocation=col)
+
+def _collocation_errors(model, rdisc, Ur, omega_r, lam_r, intervals, degree, k_energy, energy, K_ref, n_t,
+                        finish, progress):
+    """Collocation test solutions, from the largest N_int down, each started from the
+    previous one; None without intervals."""
+    if not intervals:
+        return None
+    col = MethodErrors.empty("collocation", intervals, [degree * k + 1 for k in intervals], model.N)
+    n = model.n
+
+    # start at the maximum of the first state: the collocation phase condition (an
+    # extremum at tau = 0); a stick-slip orbit (S1) far from it made Newton diverge
+    theta0 = 2 * np.pi * np.argmax(coefficients_to_samples(Ur[:1], 1 << 16)[0]) / (1 << 16)
+
+    def ref_states(t):
+        theta = theta0 + omega_r * np.asarray(t)
+        kk = np.arange(1, rdisc.H + 1)
+        C, S = np.cos(np.outer(kk, theta)), np.sin(np.outer(kk, theta))
+        return Ur[:n, :1] + Ur[:n, 1::2] @ C + Ur[:n, 2::2] @ S
+
+    states, lam_g, omega_g = ref_states, lam_r, omega_r
+    for i in np.argsort(intervals)[::-1]:
+        n_int = intervals[i]
+        t0 = time.perf_counter()
+        disc = CollocationDiscretization(model, n_int, degree)
+        Z0 = disc.from_states(states, lam_g, omega_g)
+        try:
+            g = _CollocationEnergy(disc, k_energy, energy)
+            Z, it = _newton(disc, Z0, lambda Z: _shift(g(Z), K_ref), what=f"collocation N_int = {n_int}")
+            col.seconds[i] = time.perf_counter() - t0
+            finish(col, i, Z, it, _collocation_samples(disc, Z, n_t), g(Z)[0])
+            states = (lambda d, Zc: (lambda t: d.states_at(Zc, np.asarray(t) * Zc[-2] / (2 * np.pi))))(disc, Z)
+            lam_g, omega_g = Z[-1], Z[-2]
+        except FrictionkitError as exc:
+            col.message[i] = str(exc)
+        if progress is not None:
+            progress("collocation", n_int, col.message[i])
+    return col
 
 
 def _shift(gK, K_ref):

@@ -26,8 +26,9 @@ def _check_finite(R, what="residual"):
 
 
 def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xtol: float = 1e-11,
-            max_iter: int = 12, divergence_factor: float = 1e3, noise_floor: float | None = None):
-    """Newton's method on ``R(Z) = 0, border . Z = value``.
+            max_iter: int = 12, divergence_factor: float = 1e3, noise_floor: float | None = None,
+            update_size=None, what: str = "Newton correction"):
+    """Newton's method on ``R(Z) = 0, border . Z = value`` (or ``R(Z) = 0, g(Z) = 0``).
 
     Parameters
     ----------
@@ -35,13 +36,21 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         Provides ``residual`` and ``jacobian``.
     Z : ndarray
         Initial guess.
-    border : ndarray
-        Row of the extra linear equation.
+    border : ndarray or callable
+        Row of the extra linear equation; or a callable ``Z -> (g, dg/dZ)`` for a nonlinear
+        extra equation ``g(Z) = 0`` (e.g. the energy match of seed 003 §3.3).
     value : float, optional
-        Its right-hand side; default ``border . Z`` (keep the guess's position).
+        Right-hand side of a linear extra equation; default ``border . Z`` (keep the
+        guess's position).  Ignored with a callable ``border``.
     xtol : float
-        Stop when the update ``|dZ|_2 <= xtol * |Z|_2``; by quadratic convergence the
-        remaining error is then of order ``xtol**2``.
+        Stop when the relative update ``update_size(dZ, Z) <= xtol``; by quadratic
+        convergence the remaining error is then of order ``xtol**2``.
+    update_size : callable, optional
+        ``(dZ, Z) -> float``, the relative size of an update; default
+        ``|dZ|_2 / |Z|_2``.  (A per-variable measure asks every variable to converge, not
+        only the largest.)
+    what : str
+        Names the solve in error messages.
     max_iter : int
         Maximal number of iterations (each one factorization).
     divergence_factor : float
@@ -67,14 +76,26 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         If the iteration diverges, meets NaN, or does not converge in ``max_iter``.
     """
     with _Workspace.scope(disc):
-        return _correct(disc, Z, border, value, counters, xtol, max_iter, divergence_factor, noise_floor)
+        return _correct(disc, Z, _extra_equation(border, value, Z), counters, xtol, max_iter,
+                        divergence_factor, noise_floor, update_size or _relative_update, what)
 
 
-def _correct(disc, Z, border, value, counters, xtol, max_iter, divergence_factor, noise_floor):
-    Z = np.array(Z, dtype=float)
+def _relative_update(dZ, Z):
+    return np.linalg.norm(dZ) / max(np.linalg.norm(Z), 1e-300)
+
+
+def _extra_equation(border, value, Z):
+    """The extra equation as a callable ``Z -> (g, dg/dZ)``."""
+    if callable(border):
+        return border
     border = np.asarray(border, dtype=float)
     if value is None:
-        value = float(border @ Z)
+        value = float(border @ np.asarray(Z, dtype=float))
+    return lambda Z: (float(border @ Z) - value, border)
+
+
+def _correct(disc, Z, extra, counters, xtol, max_iter, divergence_factor, noise_floor, update_size, what):
+    Z = np.array(Z, dtype=float)
     if noise_floor is None:
         noise_floor = float(disc.noise_floor)
     first = None
@@ -83,25 +104,26 @@ def _correct(disc, Z, border, value, counters, xtol, max_iter, divergence_factor
         R = disc.residual(Z)
         if counters is not None:
             counters.residual_evaluations += 1
-        _check_finite(R)
-        rhs = np.append(-R, value - border @ Z)
-        lu, _ = factor_jacobian(disc, Z, border, counters)
-        dZ = lu.solve(rhs)
+        g, row = extra(Z)
+        _check_finite(np.append(R, g))
+        lu, _ = factor_jacobian(disc, Z, row, counters)
+        dZ = lu.solve(np.append(-R, -g))
         del lu
         Z = Z + dZ
-        nd = np.linalg.norm(dZ)
+        err = float(update_size(dZ, Z))
         if first is None:
-            first = nd
-        elif nd > divergence_factor * max(first, 1e-300):
-            raise ConvergenceError(f"Newton correction diverges (update {nd:.3g} after {it} iterations)")
-        size = max(np.linalg.norm(Z), 1e-300)
-        if nd <= xtol * size:
+            first = err
+        elif not err <= divergence_factor * max(first, 1e-300):
+            raise ConvergenceError(f"{what} diverges (relative update {err:.3g} after {it} iterations, "
+                                   f"lam = {Z[-1]:.6g})")
+        if err <= xtol:
             return Z, it
-        if nd <= noise_floor * size and nd > 0.5 * last:
+        # rounding-noise floor: a small update that no longer halves
+        if err <= noise_floor and err > 0.5 * last:
             return Z, it
-        last = nd
-    raise ConvergenceError(f"Newton correction did not converge in {max_iter} iterations "
-                           f"(last update {nd:.3g}, |Z| = {np.linalg.norm(Z):.3g})")
+        last = err
+    raise ConvergenceError(f"{what} did not converge in {max_iter} iterations "
+                           f"(last relative update {err:.3g}, |Z| = {np.linalg.norm(Z):.3g}, lam = {Z[-1]:.6g})")
 
 
 def tangent_at(disc, Z, previous, counters: Counters | None = None, J=None, *, with_det_sign=False):

@@ -36,7 +36,7 @@ ENGINES = {"anm": anm, "newton": pseudo_arclength}
 
 
 def run(problem: ContinuationProblem, method: str = "anm", options=None, progress=None,
-                 provenance: dict | None = None):
+        provenance: dict | None = None):
     """Follow a branch of solutions of a discrete system.
 
     Parameters
@@ -59,9 +59,25 @@ def run(problem: ContinuationProblem, method: str = "anm", options=None, progres
     """
     disc = problem.discretization
     opts = default_options(method, options, -math.inf, math.inf)
-    engine = ENGINES[method]
+    Z0, guess, border = _start(disc, problem, opts)
     counters = Counters()
     r0, j0 = disc.n_residuals, disc.n_jacobians
+    # one reusable bordered buffer for the run, its engines and its analysis (freed at the end)
+    with _Workspace.scope(disc):
+        rec, status, message, success = _follow(disc, ENGINES[method], Z0, guess, border, problem.direction,
+                                                opts, counters, progress)
+        counters.residual_evaluations = disc.n_residuals - r0 or counters.residual_evaluations
+        counters.jacobian_evaluations = disc.n_jacobians - j0 or counters.jacobian_evaluations
+        return _branch(disc, method, opts, rec, counters, status, message, success, provenance)
+
+
+def _start(disc, problem, opts):
+    """Check the start vector; return it, the first tangent's guess and the start's border.
+
+    A scalar direction corrects the start at fixed ``lam``; a vector direction on the
+    hyperplane orthogonal to it (well posed at folds and next to Hopf points, where fixed
+    ``lam`` is not).
+    """
     Z0 = np.asarray(problem.start, dtype=float)
     if Z0.shape != (disc.size,):
         raise InputError(f"start vector has shape {Z0.shape}, the discretization needs ({disc.size},)")
@@ -74,57 +90,64 @@ def run(problem: ContinuationProblem, method: str = "anm", options=None, progres
     d = problem.direction
     if np.ndim(d) == 0:
         guess = e * (1.0 if float(d) >= 0 else -1.0)
-    else:
-        guess = np.asarray(d, dtype=float)
-    # one reusable bordered buffer for the run, its engines and its analysis (freed at the end)
-    with _Workspace.scope(disc):
-        rec = None
-        status, message, success = "failed", "", False
+        return Z0, guess, e
+    guess = np.asarray(d, dtype=float)
+    return Z0, guess, guess / np.linalg.norm(guess)
+
+
+def _follow(disc, engine, Z0, guess, border, d, opts, counters, progress):
+    """Correct the start, then run the engine; return ``(recorder, status, message, success)``.
+
+    A failure or Ctrl-C after the start keeps the recorder's points (``success`` False).
+    """
+    lam0 = Z0[-1]
+    rec = None
+    status, message, success = "failed", "", False
+    try:
+        Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
+                        max_iter=opts.max_newton_iterations)
+        t0, det_sign = tangent_at(disc, Z0, guess, counters, with_det_sign=True)
+        if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
+            t0, det_sign = -t0, -det_sign
+        rec = Recorder(disc, opts, Z0, t0, counters)
+        rec.note_det_sign(Z0, t0, det_sign)
+        engine(disc, Z0, t0, opts, rec, progress)
+        status, message, success = rec.status, rec.message, True
+    except KeyboardInterrupt:
+        status, message = "interrupted", "interrupted by the user (Ctrl-C); the partial branch is kept"
+    except ConvergenceError as err:
+        lam = rec.points[-1][-1] if rec is not None else lam0
+        status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
+    if rec is None:
+        if status == "interrupted":
+            raise KeyboardInterrupt("interrupted before the first point of the branch")
+        raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
+    return rec, status, message, success
+
+
+def _branch(disc, method, opts, rec, counters, status, message, success, provenance):
+    """The :class:`Branch` of a run: the recorder's points, folds located, provenance."""
+    special = list(rec.special)
+    if opts.locate_folds and success:
         try:
-            # a scalar direction: correct at fixed lam; a vector: on the hyperplane orthogonal
-            # to it (well posed at folds and next to Hopf points, where fixed lam is not)
-            border = e if np.ndim(d) == 0 else guess / np.linalg.norm(guess)
-            Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
-                            max_iter=opts.max_newton_iterations)
-            t0, det_sign = tangent_at(disc, Z0, guess, counters, with_det_sign=True)
-            if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
-                t0, det_sign = -t0, -det_sign
-            rec = Recorder(disc, opts, Z0, t0, counters)
-            rec.note_det_sign(Z0, t0, det_sign)
-            engine(disc, Z0, t0, opts, rec, progress)
-            status, message, success = rec.status, rec.message, True
-        except KeyboardInterrupt:
-            status, message = "interrupted", "interrupted by the user (Ctrl-C); the partial branch is kept"
-        except ConvergenceError as err:
-            lam = rec.points[-1][-1] if rec is not None else lam0
-            status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
-        if rec is None:
-            if status == "interrupted":
-                raise KeyboardInterrupt("interrupted before the first point of the branch")
-            raise ConvergenceError(f"could not start the continuation at lam = {lam0:g}: {message}")
-        counters.residual_evaluations = disc.n_residuals - r0 or counters.residual_evaluations
-        counters.jacobian_evaluations = disc.n_jacobians - j0 or counters.jacobian_evaluations
-        special = list(rec.special)
-        if opts.locate_folds and success:
-            try:
-                special.extend(locate_folds(disc, rec, counters, opts))
-            except KeyboardInterrupt:       # the branch is kept; the folds found by the recorder too
-                status, success = "interrupted", False
-                message = "interrupted during the fold location (Ctrl-C or SIGTERM); the branch is kept"
-        special.sort(key=lambda s: s.index)
-        prov = _provenance(disc, method, opts)
-        prov.update(provenance or {})
-        br = Branch.from_solutions(disc, rec.points, rec.tangents, special=special,
-                                   counters=counters.as_dict(), status=status, message=message,
-                                   success=success, provenance=prov)
-        br.discretization = disc
-        # what the analysis passes need from the run (``analysis.analyse_branch``)
-        br.step_ends = [i for i in rec.step_ends if i < len(br)]
-        br.det_signs = dict(rec.det_signs)
-        br.amplitude_weights = rec.amp_w
-        br.options = opts
-        _warn_validity(br)
-        return br
+            special.extend(locate_folds(disc, rec, counters, opts))
+        except KeyboardInterrupt:       # the branch is kept; the folds found by the recorder too
+            status, success = "interrupted", False
+            message = "interrupted during the fold location (Ctrl-C or SIGTERM); the branch is kept"
+    special.sort(key=lambda s: s.index)
+    prov = _provenance(disc, method, opts)
+    prov.update(provenance or {})
+    br = Branch.from_solutions(disc, rec.points, rec.tangents, special=special,
+                               counters=counters.as_dict(), status=status, message=message,
+                               success=success, provenance=prov)
+    br.discretization = disc
+    # what the analysis passes need from the run (``analysis.analyse_branch``)
+    br.step_ends = [i for i in rec.step_ends if i < len(br)]
+    br.det_signs = dict(rec.det_signs)
+    br.amplitude_weights = rec.amp_w
+    br.options = opts
+    _warn_validity(br)
+    return br
 
 
 def _warn_validity(br):
@@ -138,7 +161,7 @@ def _warn_validity(br):
                           f"({texts.get(var, var)}): worst {var}/max|{var}| = {rel[j]:.3g} at "
                           f"{br.provenance.get('continuation_parameter', 'lam')} = {br.param[j]:.6g} "
                           "(with few harmonics a truncated sqrt auxiliary dips below zero: add harmonics)",
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=4)
 
 
 def _provenance(disc, method, opts):

@@ -51,6 +51,13 @@ Contract (numbered as in scipy's ``OdeSolver``):
    the friction coefficient of each contact at relative velocities ``vr``.
 9. Optional (generated modules have it): ``JQ_K, JQ_COL`` and ``quad_jac_sparse(qc, u) ->
    (len(JQ_K), M)``, the structurally nonzero entries of ``quad_jac`` only.
+11. Optional (generated modules of recast models have it): ``NAUX`` (int) and
+   ``taylor(t, X, LAM, A, k, p) -> (A_k, F_k)``, the pointwise recast's Taylor kernel
+   (DESIGN §5.0): given the path-series coefficients ``X`` (k+1, n, M) of the states at
+   M points (times ``t``, scalar or (M,), held fixed along the path), ``LAM`` (k+1,) of
+   ``lam`` and ``A`` (k, NAUX, M) of the auxiliaries up to order k-1, the order-k
+   coefficients of the auxiliaries (NAUX, M) and of ``f`` (n, M).  ``F_k`` is affine in
+   ``X[k]`` with slope ``jac`` at ``X[0]`` (k >= 1).
 10. Optional ``SAMPLED`` (bool, default False): the module carries only the original ODE
    (a non-analytic law, DESIGN §5.4); ``VARIABLES == STATES`` and the quadratic operators
    are zero and must not be used: only AFT harmonic balance and shooting apply.
@@ -267,6 +274,18 @@ class Model:
         """``df/dx`` of the original ODE (``params`` as in :meth:`rhs`)."""
         p = self.param_vector(lam) if params is None else np.asarray(params, dtype=float)
         return self.module.jac(t, np.asarray(x, dtype=float), p)
+
+    def taylor(self, t, X, LAM, A, k: int, params=None):
+        """Order-``k`` path-series coefficients of the pointwise auxiliaries and of ``f``
+        (contract item 11): ``X`` (k+1, n, M), ``LAM`` (k+1,), ``A`` (k, NAUX, M) ->
+        ``(A_k, F_k)`` of shapes (NAUX, M), (n, M); ``params`` as in :meth:`rhs`."""
+        if not hasattr(self.module, "taylor"):
+            raise ModelInterfaceError(f"model {self.name!r} has no Taylor kernel (a sampled model, or "
+                                      f"generated before frictionkit had one): regenerate it with "
+                                      f"`frictionkit codegen`")
+        p = self.param_vector() if params is None else np.asarray(params, dtype=float)
+        return self.module.taylor(t, np.asarray(X, dtype=float), np.asarray(LAM, dtype=float),
+                                  np.asarray(A, dtype=float), int(k), p)
 
     def aux(self, x, t=0.0, lam: float | None = None):
         return self.module.aux(np.asarray(x, dtype=float), t, self.param_vector(lam))

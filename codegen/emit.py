@@ -278,14 +278,11 @@ def _context(system: RecastSystem, backend: str) -> dict:
 def _taylor(system: RecastSystem, backend: str) -> dict:
     """Printed lines of the Taylor kernel of the pointwise recast (DESIGN §5.0)."""
     pw = pointwise_recast(system)
-    ascii_only = backend == "cython"
-    np_names = {k: v for k, v in _names(system, "t", ascii_only).items()}
-    ctx = taylor_context(pw, np_names, NumPyModelPrinter)
-    if backend == "cython":
-        names = _names(system, "tm", ascii_only=True)
-        ctx.update({k: v for k, v in taylor_context(pw, names, NumPyModelPrinter, CModelPrinter).items()
-                    if k.startswith("taylor_c") or k.startswith("taylor_f_c") or k == "taylor_uses_time"})
-        ctx["taylor_c_params"] = [f"{names[q]} = p[{k}]" for k, q in enumerate(system.parameters)]
+    if backend == "numpy":
+        return taylor_context(pw, _names(system, "t"), NumPyModelPrinter)
+    names = _names(system, "tm", ascii_only=True)
+    ctx = taylor_context(pw, names, NumPyModelPrinter, CModelPrinter)
+    ctx["taylor_c_params"] = [f"{names[q]} = p[{k}]" for k, q in enumerate(system.parameters)]
     return ctx
 
 

@@ -13,10 +13,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from frictionkit.codegen import generate_module, generate_sources, recast, resolve_spec
 from frictionkit.codegen.api import _module_from_source
-from frictionkit.modelspec import ModelSpec
 from frictionkit.runtime.errors import ModelInterfaceError
 from frictionkit.runtime.model._interface import Model
-from tests.codegen.test_recast import exprs, x_, y_
+from tests.codegen.test_recast import exprs, tree_model
 from tests.codegen.zoo_cases import CASES, random_point
 
 ORDER = 12          # orders 0..ORDER
@@ -120,14 +119,7 @@ def test_taylor_is_affine_in_the_top_order_with_the_jacobian_as_slope(name, cont
           suppress_health_check=[HealthCheck.too_slow])
 @given(f=exprs, g=exprs, lam=st.sampled_from(["a", "b"]))
 def test_taylor_matches_mpmath_on_random_expression_trees(f, g, lam):
-    m = ModelSpec("prop")
-    m.parameter("a", 1.3)
-    m.parameter("b", 0.7)
-    X_ = m.state("x")
-    Y_ = m.state("y")
-    m.ode(X_, f.xreplace({x_: X_, y_: Y_}))
-    m.ode(Y_, g.xreplace({x_: X_, y_: Y_}))
-    system, src = generate_sources(m, lam, ("numpy",))
+    system, src = generate_sources(tree_model(f, g), lam, ("numpy",))
     mod = _module_from_source(src["numpy"], "_t_taylor_prop")
     rng = np.random.default_rng(1)
     p = np.array(mod.DEFAULTS)

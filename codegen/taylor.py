@@ -39,11 +39,12 @@ derivative at the series origin as slope, hence ``f_k`` is affine in ``x_k`` wit
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import re
 
 import sympy as sp
 
+from .printers import hoist_parameter_only
 from .recast import RecastError, RecastSystem
 
 #: the constant-term marker of an affine argument: 1 at order 0, 0 above
@@ -300,6 +301,18 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
                               else f"{a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
                               for a in pw.auxes]}
     if c_printer is not None:
+        # parameter-only coefficients are computed once per call, not per sample and order
+        flat = [x for a in pw.auxes for x in a.args] + [a.exponent for a in pw.auxes if a.exponent is not None]
+        params = [q for q in pw.parameters if q != pw.lam]
+        body, hoisted = hoist_parameter_only(list(flat) + list(pw.f), params)
+        it = iter(body)
+        args = [tuple(next(it) for _ in a.args) for a in pw.auxes]
+        exps = [None if a.exponent is None else next(it) for a in pw.auxes]
+        pw = replace(pw, auxes=tuple(replace(a, args=x, exponent=e) for a, x, e in zip(pw.auxes, args, exps)),
+                     f=tuple(it))
+        names = {**names, **{sym: sym.name for sym, _ in hoisted}}
+        hp = c_printer(dict(names))
+        ctx["taylor_c_hoisted"] = [f"{sym.name} = {hp.doprint(e)}" for sym, e in hoisted]
         at = c_printer(_series_names(pw, names, lambda i: f"X[((J) * {n} + {i}) * M + m]",
                                      lambda k: f"S[((J) * {NA} + {k}) * M + m]", "LAM[J]", "fk_delta(J)"))
         blocks = []

@@ -207,14 +207,23 @@ cdef extern from *:
         const double p_mud = p[6];
         const double p_eps = p[7];
         const double p_n = p[8];
+        const double _k0 = -p_Vb;
+        const double _k1 = p_eps/(p_n*p_n);
+        const double _k2 = -p_mud;
+        const double _k3 = -2*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n;
+        const double _k4 = 2*p_Vb*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n;
+        const double _k5 = (1.0/(p_n*p_n));
+        const double _k6 = (1.0/(p_M1));
+        const double _k7 = -(p_omega1*p_omega1);
+        const double _k8 = -2*p_omega1*p_zeta;
         for (Py_ssize_t m = 0; m < M; ++m) {
             double acc = 0.0;
             Py_ssize_t j = 0;
             (void)acc;
             (void)j;
             /* _r0 = mul(...) */
-            #define U(J) (-p_Vb*fk_delta(J) + X[((J) * 2 + 1) * M + m])
-            #define V(J) (-p_Vb*fk_delta(J) + X[((J) * 2 + 1) * M + m])
+            #define U(J) (_k0*fk_delta(J) + X[((J) * 2 + 1) * M + m])
+            #define V(J) (_k0*fk_delta(J) + X[((J) * 2 + 1) * M + m])
             #define R(J) S[((J) * 5 + 0) * M + m]
             #define P(J) S[((J) * 5 + 0) * M + m]
             #define E (0.0)
@@ -225,7 +234,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r1 = sqrt(...) */
-            #define U(J) (fk_delta(J)*p_eps/(p_n*p_n) + S[((J) * 5 + 0) * M + m])
+            #define U(J) (_k1*fk_delta(J) + S[((J) * 5 + 0) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 5 + 1) * M + m]
             #define P(J) S[((J) * 5 + 1) * M + m]
@@ -238,7 +247,7 @@ cdef extern from *:
             #undef E
             /* _r2 = mul(...) */
             #define U(J) (S[((J) * 5 + 1) * M + m])
-            #define V(J) (-p_Vb*fk_delta(J) + X[((J) * 2 + 1) * M + m])
+            #define V(J) (_k0*fk_delta(J) + X[((J) * 2 + 1) * M + m])
             #define R(J) S[((J) * 5 + 2) * M + m]
             #define P(J) S[((J) * 5 + 2) * M + m]
             #define E (0.0)
@@ -250,7 +259,7 @@ cdef extern from *:
             #undef E
             /* _r3 = mul(...) */
             #define U(J) (LAM[J])
-            #define V(J) (2*p_Vb*fk_delta(J)*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n - S[((J) * 5 + 2) * M + m]*p_mud - 2*X[((J) * 2 + 1) * M + m]*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n)
+            #define V(J) (_k2*S[((J) * 5 + 2) * M + m] + _k3*X[((J) * 2 + 1) * M + m] + _k4*fk_delta(J))
             #define R(J) S[((J) * 5 + 3) * M + m]
             #define P(J) S[((J) * 5 + 3) * M + m]
             #define E (0.0)
@@ -262,7 +271,7 @@ cdef extern from *:
             #undef E
             /* _r4 = div(...) */
             #define U(J) (S[((J) * 5 + 3) * M + m])
-            #define V(J) (fk_delta(J)/(p_n*p_n) + S[((J) * 5 + 0) * M + m])
+            #define V(J) (_k5*fk_delta(J) + S[((J) * 5 + 0) * M + m])
             #define R(J) S[((J) * 5 + 4) * M + m]
             #define P(J) S[((J) * 5 + 4) * M + m]
             #define E (0.0)
@@ -273,7 +282,7 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = -(p_omega1*p_omega1)*X[(k * 2 + 0) * M + m] - 2*p_omega1*X[(k * 2 + 1) * M + m]*p_zeta + S[(k * 5 + 4) * M + m]/p_M1;
+            F[1 * M + m] = _k6*S[(k * 5 + 4) * M + m] + _k7*X[(k * 2 + 0) * M + m] + _k8*X[(k * 2 + 1) * M + m];
         }
     }
     """

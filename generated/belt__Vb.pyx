@@ -207,6 +207,14 @@ cdef extern from *:
         const double p_mud = p[6];
         const double p_eps = p[7];
         const double p_n = p[8];
+        const double _k0 = p_eps/(p_n*p_n);
+        const double _k1 = -p_mud;
+        const double _k2 = -2*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n;
+        const double _k3 = 2*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n;
+        const double _k4 = (1.0/(p_n*p_n));
+        const double _k5 = -(p_omega1*p_omega1);
+        const double _k6 = p_FN/p_M1;
+        const double _k7 = -2*p_omega1*p_zeta;
         for (Py_ssize_t m = 0; m < M; ++m) {
             double acc = 0.0;
             Py_ssize_t j = 0;
@@ -225,7 +233,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r1 = sqrt(...) */
-            #define U(J) (fk_delta(J)*p_eps/(p_n*p_n) + S[((J) * 4 + 0) * M + m])
+            #define U(J) (_k0*fk_delta(J) + S[((J) * 4 + 0) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 4 + 1) * M + m]
             #define P(J) S[((J) * 4 + 1) * M + m]
@@ -249,8 +257,8 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r3 = div(...) */
-            #define U(J) (2*LAM[J]*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n - S[((J) * 4 + 2) * M + m]*p_mud - 2*X[((J) * 2 + 1) * M + m]*sqrt(-p_mud*p_mus + (p_mus*p_mus))/p_n)
-            #define V(J) (fk_delta(J)/(p_n*p_n) + S[((J) * 4 + 0) * M + m])
+            #define U(J) (LAM[J]*_k3 + _k1*S[((J) * 4 + 2) * M + m] + _k2*X[((J) * 2 + 1) * M + m])
+            #define V(J) (_k4*fk_delta(J) + S[((J) * 4 + 0) * M + m])
             #define R(J) S[((J) * 4 + 3) * M + m]
             #define P(J) S[((J) * 4 + 3) * M + m]
             #define E (0.0)
@@ -261,7 +269,7 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = p_FN*S[(k * 4 + 3) * M + m]/p_M1 - (p_omega1*p_omega1)*X[(k * 2 + 0) * M + m] - 2*p_omega1*X[(k * 2 + 1) * M + m]*p_zeta;
+            F[1 * M + m] = _k5*X[(k * 2 + 0) * M + m] + _k6*S[(k * 4 + 3) * M + m] + _k7*X[(k * 2 + 1) * M + m];
         }
     }
     """

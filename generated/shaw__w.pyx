@@ -193,6 +193,14 @@ cdef extern from *:
         const double p_fd = p[5];
         const double p_eps = p[6];
         const double p_n = p[7];
+        const double _k0 = p_eps/(p_n*p_n);
+        const double _k1 = -p_fd;
+        const double _k2 = -2*sqrt(-p_fd*p_fs + (p_fs*p_fs))/p_n;
+        const double _k3 = (1.0/(p_n*p_n));
+        const double _k4 = (1.0/(p_m));
+        const double _k5 = -1/p_m;
+        const double _k6 = p_beta/p_m;
+        const double _k7 = -2*p_alpha/p_m;
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double tm = t[m * ts];
             double acc = 0.0;
@@ -236,7 +244,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r3 = sqrt(...) */
-            #define U(J) (fk_delta(J)*p_eps/(p_n*p_n) + S[((J) * 6 + 2) * M + m])
+            #define U(J) (_k0*fk_delta(J) + S[((J) * 6 + 2) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 6 + 3) * M + m]
             #define P(J) S[((J) * 6 + 3) * M + m]
@@ -260,8 +268,8 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r5 = div(...) */
-            #define U(J) (-S[((J) * 6 + 4) * M + m]*p_fd - 2*X[((J) * 2 + 1) * M + m]*sqrt(-p_fd*p_fs + (p_fs*p_fs))/p_n)
-            #define V(J) (fk_delta(J)/(p_n*p_n) + S[((J) * 6 + 2) * M + m])
+            #define U(J) (_k1*S[((J) * 6 + 4) * M + m] + _k2*X[((J) * 2 + 1) * M + m])
+            #define V(J) (_k3*fk_delta(J) + S[((J) * 6 + 2) * M + m])
             #define R(J) S[((J) * 6 + 5) * M + m]
             #define P(J) S[((J) * 6 + 5) * M + m]
             #define E (0.0)
@@ -272,7 +280,7 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = S[(k * 6 + 1) * M + m]*p_beta/p_m + S[(k * 6 + 5) * M + m]/p_m - 2*p_alpha*X[(k * 2 + 1) * M + m]/p_m - X[(k * 2 + 0) * M + m]/p_m;
+            F[1 * M + m] = _k4*S[(k * 6 + 5) * M + m] + _k5*X[(k * 2 + 0) * M + m] + _k6*S[(k * 6 + 1) * M + m] + _k7*X[(k * 2 + 1) * M + m];
         }
     }
     """

@@ -118,6 +118,9 @@ cdef extern from *:
         const double p_alpha = p[1];
         const double p_beta = p[2];
         const double p_w = p[3];
+        const double _k0 = -1/p_m;
+        const double _k1 = (1.0/(p_m));
+        const double _k2 = -2*p_alpha/p_m;
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double tm = t[m * ts];
             double acc = 0.0;
@@ -125,7 +128,7 @@ cdef extern from *:
             (void)acc;
             (void)j;
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = -2*p_alpha*X[(k * 2 + 1) * M + m]/p_m + LAM[k]*cos(tm*p_w)/p_m - X[(k * 2 + 0) * M + m]/p_m;
+            F[1 * M + m] = _k0*X[(k * 2 + 0) * M + m] + _k1*LAM[k]*cos(tm*p_w) + _k2*X[(k * 2 + 1) * M + m];
         }
     }
     """

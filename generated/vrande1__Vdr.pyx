@@ -178,14 +178,16 @@ cdef extern from *:
         const double p_eps = p[1];
         const double p_gamma = p[2];
         const double p_delta = p[3];
+        const double _k0 = -p_eps;
+        const double _k1 = (p_delta*p_delta);
         for (Py_ssize_t m = 0; m < M; ++m) {
             double acc = 0.0;
             Py_ssize_t j = 0;
             (void)acc;
             (void)j;
             /* _r0 = mul(...) */
-            #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps - LAM[J]*p_eps)
-            #define V(J) (X[((J) * 2 + 1) * M + m]*p_eps - LAM[J]*p_eps)
+            #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
+            #define V(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
             #define R(J) S[((J) * 5 + 0) * M + m]
             #define P(J) S[((J) * 5 + 0) * M + m]
             #define E (0.0)
@@ -196,7 +198,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r1 = atan(...) */
-            #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps - LAM[J]*p_eps)
+            #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
             #define V(J) (fk_delta(J) + S[((J) * 5 + 0) * M + m])
             #define R(J) S[((J) * 5 + 1) * M + m]
             #define P(J) S[((J) * 5 + 1) * M + m]
@@ -220,7 +222,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r3 = sqrt(...) */
-            #define U(J) (fk_delta(J)*(p_delta*p_delta) + S[((J) * 5 + 2) * M + m])
+            #define U(J) (_k1*fk_delta(J) + S[((J) * 5 + 2) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 5 + 3) * M + m]
             #define P(J) S[((J) * 5 + 3) * M + m]

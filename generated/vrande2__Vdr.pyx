@@ -264,14 +264,18 @@ cdef extern from *:
         const double p_eps = p[3];
         const double p_gamma = p[4];
         const double p_delta = p[5];
+        const double _k0 = -p_eps;
+        const double _k1 = (p_delta*p_delta);
+        const double _k2 = -p_alpha;
+        const double _k3 = -2*p_beta/M_PI;
         for (Py_ssize_t m = 0; m < M; ++m) {
             double acc = 0.0;
             Py_ssize_t j = 0;
             (void)acc;
             (void)j;
             /* _r0 = mul(...) */
-            #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps - LAM[J]*p_eps)
-            #define V(J) (X[((J) * 4 + 1) * M + m]*p_eps - LAM[J]*p_eps)
+            #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
+            #define V(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
             #define R(J) S[((J) * 10 + 0) * M + m]
             #define P(J) S[((J) * 10 + 0) * M + m]
             #define E (0.0)
@@ -282,7 +286,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r1 = atan(...) */
-            #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps - LAM[J]*p_eps)
+            #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
             #define V(J) (fk_delta(J) + S[((J) * 10 + 0) * M + m])
             #define R(J) S[((J) * 10 + 1) * M + m]
             #define P(J) S[((J) * 10 + 1) * M + m]
@@ -306,7 +310,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r3 = sqrt(...) */
-            #define U(J) (fk_delta(J)*(p_delta*p_delta) + S[((J) * 10 + 2) * M + m])
+            #define U(J) (_k1*fk_delta(J) + S[((J) * 10 + 2) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 10 + 3) * M + m]
             #define P(J) S[((J) * 10 + 3) * M + m]
@@ -330,8 +334,8 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r5 = mul(...) */
-            #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps - LAM[J]*p_eps)
-            #define V(J) (X[((J) * 4 + 3) * M + m]*p_eps - LAM[J]*p_eps)
+            #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
+            #define V(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
             #define R(J) S[((J) * 10 + 5) * M + m]
             #define P(J) S[((J) * 10 + 5) * M + m]
             #define E (0.0)
@@ -342,7 +346,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r6 = atan(...) */
-            #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps - LAM[J]*p_eps)
+            #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
             #define V(J) (fk_delta(J) + S[((J) * 10 + 5) * M + m])
             #define R(J) S[((J) * 10 + 6) * M + m]
             #define P(J) S[((J) * 10 + 6) * M + m]
@@ -366,7 +370,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r8 = sqrt(...) */
-            #define U(J) (fk_delta(J)*(p_delta*p_delta) + S[((J) * 10 + 7) * M + m])
+            #define U(J) (_k1*fk_delta(J) + S[((J) * 10 + 7) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 10 + 8) * M + m]
             #define P(J) S[((J) * 10 + 8) * M + m]
@@ -390,9 +394,9 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 4 + 1) * M + m];
-            F[1 * M + m] = -X[(k * 4 + 0) * M + m]*p_alpha - X[(k * 4 + 0) * M + m] + X[(k * 4 + 2) * M + m]*p_alpha - 2*S[(k * 10 + 4) * M + m]/M_PI;
+            F[1 * M + m] = X[(k * 4 + 0) * M + m]*_k2 - X[(k * 4 + 0) * M + m] + X[(k * 4 + 2) * M + m]*p_alpha - 2*S[(k * 10 + 4) * M + m]/M_PI;
             F[2 * M + m] = X[(k * 4 + 3) * M + m];
-            F[3 * M + m] = X[(k * 4 + 0) * M + m]*p_alpha - X[(k * 4 + 2) * M + m]*p_alpha - X[(k * 4 + 2) * M + m] - 2*S[(k * 10 + 9) * M + m]*p_beta/M_PI;
+            F[3 * M + m] = X[(k * 4 + 0) * M + m]*p_alpha + X[(k * 4 + 2) * M + m]*_k2 - X[(k * 4 + 2) * M + m] + _k3*S[(k * 10 + 9) * M + m];
         }
     }
     """

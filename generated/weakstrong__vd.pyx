@@ -200,6 +200,12 @@ cdef extern from *:
         const double p_muv = p[4];
         const double p_v0 = p[5];
         const double p_delta = p[6];
+        const double _k0 = (p_delta*p_delta);
+        const double _k1 = -1/p_v0;
+        const double _k2 = -p_mud;
+        const double _k3 = -p_mus;
+        const double _k4 = -p_muv/p_v0;
+        const double _k5 = -2*p_xi;
         for (Py_ssize_t m = 0; m < M; ++m) {
             double acc = 0.0;
             Py_ssize_t j = 0;
@@ -218,7 +224,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r1 = sqrt(...) */
-            #define U(J) (fk_delta(J)*(p_delta*p_delta) + S[((J) * 5 + 0) * M + m])
+            #define U(J) (_k0*fk_delta(J) + S[((J) * 5 + 0) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 5 + 1) * M + m]
             #define P(J) S[((J) * 5 + 1) * M + m]
@@ -230,7 +236,7 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r2 = exp(...) */
-            #define U(J) (-S[((J) * 5 + 1) * M + m]/p_v0)
+            #define U(J) (_k1*S[((J) * 5 + 1) * M + m])
             #define V(J) (0.0)
             #define R(J) S[((J) * 5 + 2) * M + m]
             #define P(J) S[((J) * 5 + 2) * M + m]
@@ -243,7 +249,7 @@ cdef extern from *:
             #undef E
             /* _r3 = mul(...) */
             #define U(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
-            #define V(J) (-fk_delta(J)*p_mud - S[((J) * 5 + 1) * M + m]*p_muv/p_v0 + S[((J) * 5 + 2) * M + m]*p_mud - S[((J) * 5 + 2) * M + m]*p_mus)
+            #define V(J) (_k2*fk_delta(J) + _k3*S[((J) * 5 + 2) * M + m] + _k4*S[((J) * 5 + 1) * M + m] + S[((J) * 5 + 2) * M + m]*p_mud)
             #define R(J) S[((J) * 5 + 3) * M + m]
             #define P(J) S[((J) * 5 + 3) * M + m]
             #define E (0.0)
@@ -266,7 +272,7 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = S[(k * 5 + 4) * M + m] - 2*X[(k * 2 + 1) * M + m]*p_xi - X[(k * 2 + 0) * M + m];
+            F[1 * M + m] = _k5*X[(k * 2 + 1) * M + m] + S[(k * 5 + 4) * M + m] - X[(k * 2 + 0) * M + m];
         }
     }
     """

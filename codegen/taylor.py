@@ -236,7 +236,8 @@ NUMPY_RECURRENCE = {
 }
 
 # C: ``U(j)``, ``V(j)`` macros of the argument coefficients, ``R(j)``/``P(j)`` the
-# auxiliary's / partner's coefficients at the current sample, ``k`` the order, ``acc`` and
+# auxiliary's / partner's coefficients at the current sample (``FK_S``: orders below k from
+# the caller's array, order k in the output, so nothing is copied), ``k`` the order, ``acc`` and
 # ``j`` scratch; the first string is order 0, the second sets ``R(k)`` for k >= 1.
 C_RECURRENCE = {
     "mul": ("R(0) = U(0) * V(0);",
@@ -314,22 +315,22 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
         hp = c_printer(dict(names))
         ctx["taylor_c_hoisted"] = [f"{sym.name} = {hp.doprint(e)}" for sym, e in hoisted]
         at = c_printer(_series_names(pw, names, lambda i: f"X[((J) * {n} + {i}) * M + m]",
-                                     lambda k: f"S[((J) * {NA} + {k}) * M + m]", "LAM[J]", "fk_delta(J)"))
+                                     lambda k: f"FK_S(J, {k})", "LAM[J]", "fk_delta(J)"))
         blocks = []
         for r, a in enumerate(pw.auxes):
             o0, ok = C_RECURRENCE[a.op]
             block = [f"/* {a.symbol} = {a.op}(...) */",
                      f"#define U(J) ({at.doprint(a.args[0])})",
                      f"#define V(J) ({at.doprint(a.args[1]) if len(a.args) > 1 else 0.0})",
-                     f"#define R(J) S[((J) * {NA} + {r}) * M + m]",
-                     f"#define P(J) S[((J) * {NA} + {a.partner if a.partner is not None else r}) * M + m]",
+                     f"#define R(J) FK_S(J, {r})",
+                     f"#define P(J) FK_S(J, {a.partner if a.partner is not None else r})",
                      f"#define E ({at.doprint(a.exponent) if a.exponent is not None else 0.0})",
                      f"if (k == 0) {{ {o0} }} else {{ {ok} }}",
                      "#undef U", "#undef V", "#undef R", "#undef P", "#undef E"]
             blocks += block
         ctx["taylor_c"] = blocks
         ck = c_printer(_series_names(pw, names, lambda i: f"X[(k * {n} + {i}) * M + m]",
-                                     lambda q: f"S[(k * {NA} + {q}) * M + m]", "LAM[k]", "fk_delta(k)"))
+                                     lambda q: f"Sk[{q} * M + m]", "LAM[k]", "fk_delta(k)"))
         ctx["taylor_f_c"] = [f"F[{i} * M + m] = {ck.doprint(e)}" for i, e in enumerate(pw.f)]
         used = set().union(*[e.free_symbols for e in pw.f],
                            *[x.free_symbols for a in pw.auxes for x in a.args],

@@ -196,8 +196,10 @@ cdef extern from *:
 
     /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
     static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                          double *S, double *F, Py_ssize_t k, Py_ssize_t M)
+                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
     {
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
+        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 4 + (r)) * M + m : Sk + (r) * M + m))
         const double p_zeta = p[0];
         const double p_omega1 = p[1];
         const double p_M1 = p[2];
@@ -223,8 +225,8 @@ cdef extern from *:
             /* _r0 = mul(...) */
             #define U(J) (-LAM[J] + X[((J) * 2 + 1) * M + m])
             #define V(J) (-LAM[J] + X[((J) * 2 + 1) * M + m])
-            #define R(J) S[((J) * 4 + 0) * M + m]
-            #define P(J) S[((J) * 4 + 0) * M + m]
+            #define R(J) FK_S(J, 0)
+            #define P(J) FK_S(J, 0)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -233,10 +235,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r1 = sqrt(...) */
-            #define U(J) (_k0*fk_delta(J) + S[((J) * 4 + 0) * M + m])
+            #define U(J) (_k0*fk_delta(J) + FK_S(J, 0))
             #define V(J) (0.0)
-            #define R(J) S[((J) * 4 + 1) * M + m]
-            #define P(J) S[((J) * 4 + 1) * M + m]
+            #define R(J) FK_S(J, 1)
+            #define P(J) FK_S(J, 1)
             #define E (0.0)
             if (k == 0) { R(0) = sqrt(U(0)); } else { acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0)); }
             #undef U
@@ -245,10 +247,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r2 = mul(...) */
-            #define U(J) (S[((J) * 4 + 1) * M + m])
+            #define U(J) (FK_S(J, 1))
             #define V(J) (-LAM[J] + X[((J) * 2 + 1) * M + m])
-            #define R(J) S[((J) * 4 + 2) * M + m]
-            #define P(J) S[((J) * 4 + 2) * M + m]
+            #define R(J) FK_S(J, 2)
+            #define P(J) FK_S(J, 2)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -257,10 +259,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r3 = div(...) */
-            #define U(J) (LAM[J]*_k3 + _k1*S[((J) * 4 + 2) * M + m] + _k2*X[((J) * 2 + 1) * M + m])
-            #define V(J) (_k4*fk_delta(J) + S[((J) * 4 + 0) * M + m])
-            #define R(J) S[((J) * 4 + 3) * M + m]
-            #define P(J) S[((J) * 4 + 3) * M + m]
+            #define U(J) (LAM[J]*_k3 + _k1*FK_S(J, 2) + _k2*X[((J) * 2 + 1) * M + m])
+            #define V(J) (_k4*fk_delta(J) + FK_S(J, 0))
+            #define R(J) FK_S(J, 3)
+            #define P(J) FK_S(J, 3)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) / V(0); } else { acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0); }
             #undef U
@@ -269,9 +271,10 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = _k5*X[(k * 2 + 0) * M + m] + _k6*S[(k * 4 + 3) * M + m] + _k7*X[(k * 2 + 1) * M + m];
+            F[1 * M + m] = _k5*X[(k * 2 + 0) * M + m] + _k6*Sk[3 * M + m] + _k7*X[(k * 2 + 1) * M + m];
         }
     }
+        #undef FK_S
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
@@ -279,7 +282,7 @@ cdef extern from *:
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                   double *S, double *F, Py_ssize_t k, Py_ssize_t M) nogil
+                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -410,7 +413,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
-    cdef Py_buffer bp, bt, bx, bl, bs, bf
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -422,23 +425,28 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
                          f"got {numpy.shape(X)} and {numpy.shape(LAM)}")
     M = Xa.shape[2]
     T, ts = _times(t, M)
-    S = numpy.zeros((k + 1, NAUX, M))
-    if k:
-        S[:k] = A
+    Aa = numpy.ascontiguousarray(A, dtype=numpy.float64)
+    if k and Aa.shape != (k, NAUX, M):
+        raise ValueError(f"taylor: A must have shape ({k}, {NAUX}, {M}) for order {k}, got {numpy.shape(A)}")
+    if not k:
+        Aa = numpy.zeros(1)
+    Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(L, &bl, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(S, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
+    PyBuffer_Release(&ba)
     PyBuffer_Release(&bl)
     PyBuffer_Release(&bx)
     PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
-    return S[k].copy(), F
+    return Sk, F

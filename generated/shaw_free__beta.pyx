@@ -112,8 +112,10 @@ cdef extern from *:
 
     /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
     static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                          double *S, double *F, Py_ssize_t k, Py_ssize_t M)
+                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
     {
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
+        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 0 + (r)) * M + m : Sk + (r) * M + m))
         const double p_m = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -131,6 +133,7 @@ cdef extern from *:
             F[1 * M + m] = _k0*X[(k * 2 + 0) * M + m] + _k1*LAM[k]*cos(tm*p_w) + _k2*X[(k * 2 + 1) * M + m];
         }
     }
+        #undef FK_S
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
@@ -138,7 +141,7 @@ cdef extern from *:
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                   double *S, double *F, Py_ssize_t k, Py_ssize_t M) nogil
+                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -269,7 +272,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
-    cdef Py_buffer bp, bt, bx, bl, bs, bf
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -281,23 +284,28 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
                          f"got {numpy.shape(X)} and {numpy.shape(LAM)}")
     M = Xa.shape[2]
     T, ts = _times(t, M)
-    S = numpy.zeros((k + 1, NAUX, M))
-    if k:
-        S[:k] = A
+    Aa = numpy.ascontiguousarray(A, dtype=numpy.float64)
+    if k and Aa.shape != (k, NAUX, M):
+        raise ValueError(f"taylor: A must have shape ({k}, {NAUX}, {M}) for order {k}, got {numpy.shape(A)}")
+    if not k:
+        Aa = numpy.zeros(1)
+    Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(L, &bl, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(S, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
+    PyBuffer_Release(&ba)
     PyBuffer_Release(&bl)
     PyBuffer_Release(&bx)
     PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
-    return S[k].copy(), F
+    return Sk, F

@@ -172,8 +172,10 @@ cdef extern from *:
 
     /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
     static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                          double *S, double *F, Py_ssize_t k, Py_ssize_t M)
+                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
     {
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
+        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 5 + (r)) * M + m : Sk + (r) * M + m))
         const double p_Vdr = p[0];
         const double p_eps = p[1];
         const double p_gamma = p[2];
@@ -188,8 +190,8 @@ cdef extern from *:
             /* _r0 = mul(...) */
             #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
             #define V(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
-            #define R(J) S[((J) * 5 + 0) * M + m]
-            #define P(J) S[((J) * 5 + 0) * M + m]
+            #define R(J) FK_S(J, 0)
+            #define P(J) FK_S(J, 0)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -199,9 +201,9 @@ cdef extern from *:
             #undef E
             /* _r1 = atan(...) */
             #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
-            #define V(J) (fk_delta(J) + S[((J) * 5 + 0) * M + m])
-            #define R(J) S[((J) * 5 + 1) * M + m]
-            #define P(J) S[((J) * 5 + 1) * M + m]
+            #define V(J) (fk_delta(J) + FK_S(J, 0))
+            #define R(J) FK_S(J, 1)
+            #define P(J) FK_S(J, 1)
             #define E (0.0)
             if (k == 0) { R(0) = atan(U(0)); } else { acc = k * U(k); for (j = 1; j < k; ++j) acc -= j * R(j) * V(k - j); R(k) = acc / (k * V(0)); }
             #undef U
@@ -212,8 +214,8 @@ cdef extern from *:
             /* _r2 = mul(...) */
             #define U(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
             #define V(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
-            #define R(J) S[((J) * 5 + 2) * M + m]
-            #define P(J) S[((J) * 5 + 2) * M + m]
+            #define R(J) FK_S(J, 2)
+            #define P(J) FK_S(J, 2)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -222,10 +224,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r3 = sqrt(...) */
-            #define U(J) (_k1*fk_delta(J) + S[((J) * 5 + 2) * M + m])
+            #define U(J) (_k1*fk_delta(J) + FK_S(J, 2))
             #define V(J) (0.0)
-            #define R(J) S[((J) * 5 + 3) * M + m]
-            #define P(J) S[((J) * 5 + 3) * M + m]
+            #define R(J) FK_S(J, 3)
+            #define P(J) FK_S(J, 3)
             #define E (0.0)
             if (k == 0) { R(0) = sqrt(U(0)); } else { acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0)); }
             #undef U
@@ -234,10 +236,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r4 = div(...) */
-            #define U(J) (S[((J) * 5 + 1) * M + m])
-            #define V(J) (fk_delta(J) + S[((J) * 5 + 3) * M + m]*p_gamma)
-            #define R(J) S[((J) * 5 + 4) * M + m]
-            #define P(J) S[((J) * 5 + 4) * M + m]
+            #define U(J) (FK_S(J, 1))
+            #define V(J) (fk_delta(J) + FK_S(J, 3)*p_gamma)
+            #define R(J) FK_S(J, 4)
+            #define P(J) FK_S(J, 4)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) / V(0); } else { acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0); }
             #undef U
@@ -246,9 +248,10 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = -X[(k * 2 + 0) * M + m] - 2*S[(k * 5 + 4) * M + m]/M_PI;
+            F[1 * M + m] = -X[(k * 2 + 0) * M + m] - 2*Sk[4 * M + m]/M_PI;
         }
     }
+        #undef FK_S
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
@@ -256,7 +259,7 @@ cdef extern from *:
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                   double *S, double *F, Py_ssize_t k, Py_ssize_t M) nogil
+                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -387,7 +390,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
-    cdef Py_buffer bp, bt, bx, bl, bs, bf
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -399,23 +402,28 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
                          f"got {numpy.shape(X)} and {numpy.shape(LAM)}")
     M = Xa.shape[2]
     T, ts = _times(t, M)
-    S = numpy.zeros((k + 1, NAUX, M))
-    if k:
-        S[:k] = A
+    Aa = numpy.ascontiguousarray(A, dtype=numpy.float64)
+    if k and Aa.shape != (k, NAUX, M):
+        raise ValueError(f"taylor: A must have shape ({k}, {NAUX}, {M}) for order {k}, got {numpy.shape(A)}")
+    if not k:
+        Aa = numpy.zeros(1)
+    Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(L, &bl, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(S, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
+    PyBuffer_Release(&ba)
     PyBuffer_Release(&bl)
     PyBuffer_Release(&bx)
     PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
-    return S[k].copy(), F
+    return Sk, F

@@ -256,8 +256,10 @@ cdef extern from *:
 
     /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
     static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                          double *S, double *F, Py_ssize_t k, Py_ssize_t M)
+                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
     {
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
+        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 10 + (r)) * M + m : Sk + (r) * M + m))
         const double p_Vdr = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -276,8 +278,8 @@ cdef extern from *:
             /* _r0 = mul(...) */
             #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
             #define V(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
-            #define R(J) S[((J) * 10 + 0) * M + m]
-            #define P(J) S[((J) * 10 + 0) * M + m]
+            #define R(J) FK_S(J, 0)
+            #define P(J) FK_S(J, 0)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -287,9 +289,9 @@ cdef extern from *:
             #undef E
             /* _r1 = atan(...) */
             #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
-            #define V(J) (fk_delta(J) + S[((J) * 10 + 0) * M + m])
-            #define R(J) S[((J) * 10 + 1) * M + m]
-            #define P(J) S[((J) * 10 + 1) * M + m]
+            #define V(J) (fk_delta(J) + FK_S(J, 0))
+            #define R(J) FK_S(J, 1)
+            #define P(J) FK_S(J, 1)
             #define E (0.0)
             if (k == 0) { R(0) = atan(U(0)); } else { acc = k * U(k); for (j = 1; j < k; ++j) acc -= j * R(j) * V(k - j); R(k) = acc / (k * V(0)); }
             #undef U
@@ -300,8 +302,8 @@ cdef extern from *:
             /* _r2 = mul(...) */
             #define U(J) (X[((J) * 4 + 1) * M + m] - LAM[J])
             #define V(J) (X[((J) * 4 + 1) * M + m] - LAM[J])
-            #define R(J) S[((J) * 10 + 2) * M + m]
-            #define P(J) S[((J) * 10 + 2) * M + m]
+            #define R(J) FK_S(J, 2)
+            #define P(J) FK_S(J, 2)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -310,10 +312,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r3 = sqrt(...) */
-            #define U(J) (_k1*fk_delta(J) + S[((J) * 10 + 2) * M + m])
+            #define U(J) (_k1*fk_delta(J) + FK_S(J, 2))
             #define V(J) (0.0)
-            #define R(J) S[((J) * 10 + 3) * M + m]
-            #define P(J) S[((J) * 10 + 3) * M + m]
+            #define R(J) FK_S(J, 3)
+            #define P(J) FK_S(J, 3)
             #define E (0.0)
             if (k == 0) { R(0) = sqrt(U(0)); } else { acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0)); }
             #undef U
@@ -322,10 +324,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r4 = div(...) */
-            #define U(J) (S[((J) * 10 + 1) * M + m])
-            #define V(J) (fk_delta(J) + S[((J) * 10 + 3) * M + m]*p_gamma)
-            #define R(J) S[((J) * 10 + 4) * M + m]
-            #define P(J) S[((J) * 10 + 4) * M + m]
+            #define U(J) (FK_S(J, 1))
+            #define V(J) (fk_delta(J) + FK_S(J, 3)*p_gamma)
+            #define R(J) FK_S(J, 4)
+            #define P(J) FK_S(J, 4)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) / V(0); } else { acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0); }
             #undef U
@@ -336,8 +338,8 @@ cdef extern from *:
             /* _r5 = mul(...) */
             #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
             #define V(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
-            #define R(J) S[((J) * 10 + 5) * M + m]
-            #define P(J) S[((J) * 10 + 5) * M + m]
+            #define R(J) FK_S(J, 5)
+            #define P(J) FK_S(J, 5)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -347,9 +349,9 @@ cdef extern from *:
             #undef E
             /* _r6 = atan(...) */
             #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
-            #define V(J) (fk_delta(J) + S[((J) * 10 + 5) * M + m])
-            #define R(J) S[((J) * 10 + 6) * M + m]
-            #define P(J) S[((J) * 10 + 6) * M + m]
+            #define V(J) (fk_delta(J) + FK_S(J, 5))
+            #define R(J) FK_S(J, 6)
+            #define P(J) FK_S(J, 6)
             #define E (0.0)
             if (k == 0) { R(0) = atan(U(0)); } else { acc = k * U(k); for (j = 1; j < k; ++j) acc -= j * R(j) * V(k - j); R(k) = acc / (k * V(0)); }
             #undef U
@@ -360,8 +362,8 @@ cdef extern from *:
             /* _r7 = mul(...) */
             #define U(J) (X[((J) * 4 + 3) * M + m] - LAM[J])
             #define V(J) (X[((J) * 4 + 3) * M + m] - LAM[J])
-            #define R(J) S[((J) * 10 + 7) * M + m]
-            #define P(J) S[((J) * 10 + 7) * M + m]
+            #define R(J) FK_S(J, 7)
+            #define P(J) FK_S(J, 7)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
             #undef U
@@ -370,10 +372,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r8 = sqrt(...) */
-            #define U(J) (_k1*fk_delta(J) + S[((J) * 10 + 7) * M + m])
+            #define U(J) (_k1*fk_delta(J) + FK_S(J, 7))
             #define V(J) (0.0)
-            #define R(J) S[((J) * 10 + 8) * M + m]
-            #define P(J) S[((J) * 10 + 8) * M + m]
+            #define R(J) FK_S(J, 8)
+            #define P(J) FK_S(J, 8)
             #define E (0.0)
             if (k == 0) { R(0) = sqrt(U(0)); } else { acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0)); }
             #undef U
@@ -382,10 +384,10 @@ cdef extern from *:
             #undef P
             #undef E
             /* _r9 = div(...) */
-            #define U(J) (S[((J) * 10 + 6) * M + m])
-            #define V(J) (fk_delta(J) + S[((J) * 10 + 8) * M + m]*p_gamma)
-            #define R(J) S[((J) * 10 + 9) * M + m]
-            #define P(J) S[((J) * 10 + 9) * M + m]
+            #define U(J) (FK_S(J, 6))
+            #define V(J) (fk_delta(J) + FK_S(J, 8)*p_gamma)
+            #define R(J) FK_S(J, 9)
+            #define P(J) FK_S(J, 9)
             #define E (0.0)
             if (k == 0) { R(0) = U(0) / V(0); } else { acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0); }
             #undef U
@@ -394,11 +396,12 @@ cdef extern from *:
             #undef P
             #undef E
             F[0 * M + m] = X[(k * 4 + 1) * M + m];
-            F[1 * M + m] = X[(k * 4 + 0) * M + m]*_k2 - X[(k * 4 + 0) * M + m] + X[(k * 4 + 2) * M + m]*p_alpha - 2*S[(k * 10 + 4) * M + m]/M_PI;
+            F[1 * M + m] = X[(k * 4 + 0) * M + m]*_k2 - X[(k * 4 + 0) * M + m] + X[(k * 4 + 2) * M + m]*p_alpha - 2*Sk[4 * M + m]/M_PI;
             F[2 * M + m] = X[(k * 4 + 3) * M + m];
-            F[3 * M + m] = X[(k * 4 + 0) * M + m]*p_alpha + X[(k * 4 + 2) * M + m]*_k2 - X[(k * 4 + 2) * M + m] + _k3*S[(k * 10 + 9) * M + m];
+            F[3 * M + m] = X[(k * 4 + 0) * M + m]*p_alpha + X[(k * 4 + 2) * M + m]*_k2 - X[(k * 4 + 2) * M + m] + _k3*Sk[9 * M + m];
         }
     }
+        #undef FK_S
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
@@ -406,7 +409,7 @@ cdef extern from *:
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                   double *S, double *F, Py_ssize_t k, Py_ssize_t M) nogil
+                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -537,7 +540,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
-    cdef Py_buffer bp, bt, bx, bl, bs, bf
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -549,23 +552,28 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
                          f"got {numpy.shape(X)} and {numpy.shape(LAM)}")
     M = Xa.shape[2]
     T, ts = _times(t, M)
-    S = numpy.zeros((k + 1, NAUX, M))
-    if k:
-        S[:k] = A
+    Aa = numpy.ascontiguousarray(A, dtype=numpy.float64)
+    if k and Aa.shape != (k, NAUX, M):
+        raise ValueError(f"taylor: A must have shape ({k}, {NAUX}, {M}) for order {k}, got {numpy.shape(A)}")
+    if not k:
+        Aa = numpy.zeros(1)
+    Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(L, &bl, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(S, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
+    PyBuffer_Release(&ba)
     PyBuffer_Release(&bl)
     PyBuffer_Release(&bx)
     PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
-    return S[k].copy(), F
+    return Sk, F

@@ -8,7 +8,11 @@ quadratic operator kernels Q(u, u) and its sparse Jacobian at 1,000 samples.
   their kernels, which is how ``build.COMPILE_ARGS`` was chosen.
 * warm load: a fresh Python process with frictionkit imported, ``generate_module`` from a
   filled cache.
-* Taylor kernels are not measured here (they come with the pointwise-recast issue).
+* Taylor kernels of the pointwise recast (DESIGN §5.0): one call of order TAYLOR_ORDER, and
+  the whole series 0..TAYLOR_ORDER (one call per order), for 1 and 1,000 samples, NumPy versus
+  compiled.  lambdify has no Taylor kernel (a sympy series would be orders of magnitude
+  slower and is not what anyone would run); as a yardstick the entry gives the time of one
+  lambdified evaluation of f alone at the same samples (``lambdify_f``).
 
 Every figure is the median of several repeats (shared, noisy machine); ratios are taken
 within one run.
@@ -32,6 +36,7 @@ REPEAT = 5
 COLD_REPEAT = 3
 FLAG_MODELS = (("belt", "Vb"), ("vrande2", "Vdr"))
 FLAGS = (("-O0",), ("-O1",), ("-O2",))
+TAYLOR_ORDER = 12
 
 
 def median_time(f, repeat=REPEAT, budget=0.05):
@@ -138,6 +143,41 @@ def evaluation(npm, cym, name):
     return out
 
 
+def taylor_timing(npm, cym, name):
+    """Time of the Taylor kernel (order TAYLOR_ORDER, and orders 0..TAYLOR_ORDER) per backend."""
+    rhs_l, _ = lambdified(name)
+    p = np.array(npm.DEFAULTS)
+    rng = np.random.default_rng(2)
+    n, K = len(npm.STATES), TAYLOR_ORDER + 1
+    lam0 = p[list(npm.PARAMETERS).index(npm.CONTINUATION)]
+    out = {"taylor_order": TAYLOR_ORDER}
+    for samples in (1, M):
+        X = rng.normal(size=(K, n, samples)) * 0.1 * 0.5 ** np.arange(K)[:, None, None]
+        LAM = lam0 + np.concatenate([[0.0], rng.normal(size=K - 1) * 0.01])
+        t = rng.uniform(0, 1, samples)
+        A = np.zeros((K, npm.NAUX, samples))
+        for k in range(K):                      # coefficients of the lower orders, both backends agree
+            A[k], F = npm.taylor(t, X[:k + 1], LAM[:k + 1], A[:k], k, p)
+            Ac, Fc = cym.taylor(t, X[:k + 1], LAM[:k + 1], A[:k], k, p)
+            for a, b in ((Ac, A[k]), (Fc, F)):
+                assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (name, k)
+
+        def series(mod):
+            S = np.zeros((K, npm.NAUX, samples))
+            for k in range(K):
+                S[k] = mod.taylor(t, X[:k + 1], LAM[:k + 1], S[:k], k, p)[0]
+        times = {f"{b}_order{TAYLOR_ORDER}": median_time(lambda m=m: m.taylor(t, X, LAM, A[:-1], TAYLOR_ORDER, p))
+                 for b, m in (("numpy", npm), ("compiled", cym))}
+        times.update({f"{b}_series": median_time(lambda m=m: series(m)) for b, m in (("numpy", npm), ("compiled", cym))})
+        times["lambdify_f"] = median_time(lambda: rhs_l(t, X[0], p))
+        out[f"taylor_{samples}_us"] = {k: round(v * 1e6, 2) for k, v in times.items()}
+        out[f"taylor_{samples}_numpy_over_compiled"] = round(times[f"numpy_order{TAYLOR_ORDER}"]
+                                                             / times[f"compiled_order{TAYLOR_ORDER}"], 2)
+        out[f"taylor_{samples}_order{TAYLOR_ORDER}_compiled_over_lambdify_f"] = round(
+            times[f"compiled_order{TAYLOR_ORDER}"] / times["lambdify_f"], 2)
+    return out
+
+
 def flag_table():
     """Build time and kernel time per compiler flag set, for the largest zoo models."""
     table = {}
@@ -174,6 +214,7 @@ def main():
                      "cold_build_runs_s": [round(b, 2) for b in builds],
                      "warm_load_ms": round(warm_load(name, cont) * 1e3, 1)}
             entry.update(evaluation(npm, cym, name))
+            entry.update(taylor_timing(npm, cym, name))
             out["models"][f"{name}/{cont}"] = entry
             print(name, cont, entry["cold_build_s"], entry["warm_load_ms"], flush=True)
     out["compiler_flags"] = flag_table()

@@ -14,6 +14,7 @@ import sympy as sp
 
 from .printers import CModelPrinter, NumPyModelPrinter, PrintError, cse_lines, hoist_parameter_only
 from .recast import GENERATOR_VERSION, RecastSystem
+from .taylor import pointwise_recast, taylor_context
 
 TEMPLATES = Path(__file__).parent / "templates"
 _env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), trim_blocks=True,
@@ -266,6 +267,9 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx["conditions"] = repr(tuple((w, kind, sp.sstr(e), tuple(sorted(str(x) for x in e.free_symbols)))
                                    for w, kind, e in conds))
     ctx["condition_lines"] = [pr(e) for _, _, e in conds]
+    ctx["taylor"], ctx["NAUX"] = not system.sampled, 0
+    if ctx["taylor"]:
+        ctx.update(_taylor(system, backend))
     if backend == "cython":
         names = _names(system, "tm", ascii_only=True)
         n, N = system.n_states, system.n_vars
@@ -282,6 +286,17 @@ def _context(system: RecastSystem, backend: str) -> dict:
                              for (k, c), e in zip(pairs, _quad_sums(system, pairs, "u[{} * M + m]"))]
         ctx["quad_jac_sparse_c"] = [f"out[{e} * M + m] = {line}"
                                     for e, line in enumerate(_quad_sums(system, pairs, "u[{} * M + m]"))]
+    return ctx
+
+
+def _taylor(system: RecastSystem, backend: str) -> dict:
+    """Printed lines of the Taylor kernel of the pointwise recast (DESIGN §5.0)."""
+    pw = pointwise_recast(system)
+    if backend == "numpy":
+        return taylor_context(pw, _names(system, "t"), NumPyModelPrinter)
+    names = _names(system, "tm", ascii_only=True)
+    ctx = taylor_context(pw, names, NumPyModelPrinter, CModelPrinter)
+    ctx["taylor_c_params"] = [f"{names[q]} = p[{k}]" for k, q in enumerate(system.parameters)]
     return ctx
 
 

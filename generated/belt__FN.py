@@ -297,3 +297,82 @@ def jac(t, x, p):
     out[1, 0] = -p_omega1**2
     out[1, 1] = -2*_g1*_g3*_g6*_g7/_g2**2 - 2*p_omega1*p_zeta - _g7*(_g4*p_mud/_g5 + _g6)/_g2
     return out
+
+
+NAUX = 5
+
+
+def taylor(t, X, LAM, A, k, p):
+    """Order-k path-series coefficients of the pointwise auxiliaries and of f (DESIGN §5.0).
+
+    X (k+1, n, M): state coefficients x_0..x_k at M points (times t, scalar or (M,), held
+    fixed along the path); LAM (k+1,): lam_0..lam_k (the lam entry of p is not used);
+    A (k, NAUX, M): the auxiliaries' coefficients of orders 0..k-1.  Returns the order-k
+    auxiliary coefficients (NAUX, M) and the order-k coefficient of f (n, M).
+    Auxiliaries, in order of definition:
+        _r0 = (-Vb + v)**2
+        _r1 = sqrt(eps/n**2 + (-Vb + v)**2)
+        _r2 = mul(_r1, -Vb*_one + v)
+        _r3 = mul(FN, 2*Vb*_one*sqrt(-mud*mus + mus**2)/n - _r2*mud - 2*v*sqrt(-mud*mus + mus**2)/n)
+        _r4 = FN*(-mud*(-Vb + v)*sqrt(eps/n**2 + (-Vb + v)**2) - 2*sqrt(mus*(-mud + mus))*(-Vb + v)/n)/((-Vb + v)**2 + n**(-2))
+    """
+    X = numpy.asarray(X, dtype=float)
+    LAM = numpy.asarray(LAM, dtype=float)
+    p_zeta, p_omega1, p_M1, p_FN, p_Vb, p_mus, p_mud, p_eps, p_n, = p
+    K = k + 1
+    if X.ndim != 3 or X.shape[:2] != (K, _n) or LAM.shape != (K,):
+        raise ValueError(f"taylor: X must have shape ({K}, {_n}, M) and LAM ({K},) for order {k}, "
+                         f"got {X.shape} and {LAM.shape}")
+    M = X.shape[2]
+    S = numpy.zeros((K, NAUX, M))
+    if k:
+        S[:k] = A
+    _one = numpy.zeros((K, 1))
+    _one[0] = 1.0
+    _j = numpy.arange(1, K)[:, None]
+    if k == 0:
+        # _r0 = mul(-Vb*_one + v, -Vb*_one + v)
+        _u = -p_Vb*_one + X[:, 1]
+        _v = -p_Vb*_one + X[:, 1]
+        S[0, 0] = _u[0] * _v[0]
+        # _r1 = sqrt(_one*eps/n**2 + _r0)
+        _u = _one*p_eps/p_n**2 + S[:, 0]
+        S[0, 1] = numpy.sqrt(_u[0])
+        # _r2 = mul(_r1, -Vb*_one + v)
+        _u = S[:, 1]
+        _v = -p_Vb*_one + X[:, 1]
+        S[0, 2] = _u[0] * _v[0]
+        # _r3 = mul(FN, 2*Vb*_one*sqrt(-mud*mus + mus**2)/n - _r2*mud - 2*v*sqrt(-mud*mus + mus**2)/n)
+        _u = LAM[:, None]
+        _v = 2*p_Vb*_one*numpy.sqrt(-p_mud*p_mus + p_mus**2)/p_n - S[:, 2]*p_mud - 2*X[:, 1]*numpy.sqrt(-p_mud*p_mus + p_mus**2)/p_n
+        S[0, 3] = _u[0] * _v[0]
+        # _r4 = div(_r3, _one/n**2 + _r0)
+        _u = S[:, 3]
+        _v = _one/p_n**2 + S[:, 0]
+        S[0, 4] = _u[0] / _v[0]
+        pass
+    else:
+        # _r0 = mul(-Vb*_one + v, -Vb*_one + v)
+        _u = -p_Vb*_one + X[:, 1]
+        _v = -p_Vb*_one + X[:, 1]
+        S[k, 0] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r1 = sqrt(_one*eps/n**2 + _r0)
+        _u = _one*p_eps/p_n**2 + S[:, 0]
+        S[k, 1] = (_u[k] - (S[:, 1][1:k] * S[:, 1][k - 1:0:-1]).sum(axis=0)) / (2 * S[:, 1][0])
+        # _r2 = mul(_r1, -Vb*_one + v)
+        _u = S[:, 1]
+        _v = -p_Vb*_one + X[:, 1]
+        S[k, 2] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r3 = mul(FN, 2*Vb*_one*sqrt(-mud*mus + mus**2)/n - _r2*mud - 2*v*sqrt(-mud*mus + mus**2)/n)
+        _u = LAM[:, None]
+        _v = 2*p_Vb*_one*numpy.sqrt(-p_mud*p_mus + p_mus**2)/p_n - S[:, 2]*p_mud - 2*X[:, 1]*numpy.sqrt(-p_mud*p_mus + p_mus**2)/p_n
+        S[k, 3] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r4 = div(_r3, _one/n**2 + _r0)
+        _u = S[:, 3]
+        _v = _one/p_n**2 + S[:, 0]
+        S[k, 4] = (_u[k] - (S[:, 4][:k] * _v[k:0:-1]).sum(axis=0)) / _v[0]
+        pass
+    F = numpy.empty((_n, M))
+    F[0] = X[k, 1]
+    F[1] = -p_omega1**2*X[k, 0] - 2*p_omega1*X[k, 1]*p_zeta + S[k, 4]/p_M1
+    return S[k], F

@@ -283,3 +283,87 @@ def jac(t, x, p):
     out[1, 0] = -_g0
     out[1, 1] = -_g0*(-2*_g1*_g5/_g3**2 + 2*p_alpha + (_g1*p_fd/_g4 + _g5)/_g3)
     return out
+
+
+NAUX = 6
+
+
+def taylor(t, X, LAM, A, k, p):
+    """Order-k path-series coefficients of the pointwise auxiliaries and of f (DESIGN §5.0).
+
+    X (k+1, n, M): state coefficients x_0..x_k at M points (times t, scalar or (M,), held
+    fixed along the path); LAM (k+1,): lam_0..lam_k (the lam entry of p is not used);
+    A (k, NAUX, M): the auxiliaries' coefficients of orders 0..k-1.  Returns the order-k
+    auxiliary coefficients (NAUX, M) and the order-k coefficient of f (n, M).
+    Auxiliaries, in order of definition:
+        _r0 = sin(t*w)
+        _r1 = cos(t*w)
+        _r2 = v**2
+        _r3 = sqrt(eps/n**2 + v**2)
+        _r4 = mul(v, _r3)
+        _r5 = (-fd*v*sqrt(eps/n**2 + v**2) - 2*v*sqrt(fs*(-fd + fs))/n)/(v**2 + n**(-2))
+    """
+    X = numpy.asarray(X, dtype=float)
+    LAM = numpy.asarray(LAM, dtype=float)
+    p_m, p_alpha, p_beta, p_w, p_fs, p_fd, p_eps, p_n, = p
+    K = k + 1
+    if X.ndim != 3 or X.shape[:2] != (K, _n) or LAM.shape != (K,):
+        raise ValueError(f"taylor: X must have shape ({K}, {_n}, M) and LAM ({K},) for order {k}, "
+                         f"got {X.shape} and {LAM.shape}")
+    M = X.shape[2]
+    S = numpy.zeros((K, NAUX, M))
+    if k:
+        S[:k] = A
+    _one = numpy.zeros((K, 1))
+    _one[0] = 1.0
+    _j = numpy.arange(1, K)[:, None]
+    if k == 0:
+        # _r0 = sin(t*w)
+        _u = t*LAM[:, None]
+        S[0, 0] = numpy.sin(_u[0])
+        # _r1 = cos(t*w)
+        _u = t*LAM[:, None]
+        S[0, 1] = numpy.cos(_u[0])
+        # _r2 = mul(v, v)
+        _u = X[:, 1]
+        _v = X[:, 1]
+        S[0, 2] = _u[0] * _v[0]
+        # _r3 = sqrt(_one*eps/n**2 + _r2)
+        _u = _one*p_eps/p_n**2 + S[:, 2]
+        S[0, 3] = numpy.sqrt(_u[0])
+        # _r4 = mul(v, _r3)
+        _u = X[:, 1]
+        _v = S[:, 3]
+        S[0, 4] = _u[0] * _v[0]
+        # _r5 = div(-_r4*fd - 2*v*sqrt(-fd*fs + fs**2)/n, _one/n**2 + _r2)
+        _u = -S[:, 4]*p_fd - 2*X[:, 1]*numpy.sqrt(-p_fd*p_fs + p_fs**2)/p_n
+        _v = _one/p_n**2 + S[:, 2]
+        S[0, 5] = _u[0] / _v[0]
+        pass
+    else:
+        # _r0 = sin(t*w)
+        _u = t*LAM[:, None]
+        S[k, 0] = (_j * _u[1:k + 1] * S[:, 1][k - 1::-1]).sum(axis=0) / k
+        # _r1 = cos(t*w)
+        _u = t*LAM[:, None]
+        S[k, 1] = -(_j * _u[1:k + 1] * S[:, 0][k - 1::-1]).sum(axis=0) / k
+        # _r2 = mul(v, v)
+        _u = X[:, 1]
+        _v = X[:, 1]
+        S[k, 2] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r3 = sqrt(_one*eps/n**2 + _r2)
+        _u = _one*p_eps/p_n**2 + S[:, 2]
+        S[k, 3] = (_u[k] - (S[:, 3][1:k] * S[:, 3][k - 1:0:-1]).sum(axis=0)) / (2 * S[:, 3][0])
+        # _r4 = mul(v, _r3)
+        _u = X[:, 1]
+        _v = S[:, 3]
+        S[k, 4] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r5 = div(-_r4*fd - 2*v*sqrt(-fd*fs + fs**2)/n, _one/n**2 + _r2)
+        _u = -S[:, 4]*p_fd - 2*X[:, 1]*numpy.sqrt(-p_fd*p_fs + p_fs**2)/p_n
+        _v = _one/p_n**2 + S[:, 2]
+        S[k, 5] = (_u[k] - (S[:, 5][:k] * _v[k:0:-1]).sum(axis=0)) / _v[0]
+        pass
+    F = numpy.empty((_n, M))
+    F[0] = X[k, 1]
+    F[1] = S[k, 1]*p_beta/p_m + S[k, 5]/p_m - 2*p_alpha*X[k, 1]/p_m - X[k, 0]/p_m
+    return S[k], F

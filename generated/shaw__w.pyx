@@ -59,10 +59,11 @@ from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release
 MODEL_NAME = "shaw"
 MODEL_HASH = "c58196fc8680c12e"
 BACKEND = "cython"
-KERNELS = ("rhs", "jac", "quad", "quad_jac", "quad_jac_sparse")
+KERNELS = ("rhs", "jac", "quad", "quad_jac", "quad_jac_sparse", "taylor")
 _NPARAM = 8
 _N = 5
 _n = 2
+NAUX = 6
 
 # The kernels are plain C printed by sympy's C99 printer: arrays are (rows, M) in C order,
 # sample m of row i at [i * M + m].  Parameter-only sub-expressions are computed once per
@@ -178,12 +179,121 @@ cdef extern from *:
             out[6 * M + m] = qc4 * u[3 * M + m];
         }
     }
+    static inline double fk_delta(Py_ssize_t j) { return j == 0 ? 1.0 : 0.0; }
+
+    /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
+    static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
+                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
+    {
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
+        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 6 + (r)) * M + m : Sk + (r) * M + m))
+        const double p_m = p[0];
+        const double p_alpha = p[1];
+        const double p_beta = p[2];
+        const double p_w = p[3];
+        const double p_fs = p[4];
+        const double p_fd = p[5];
+        const double p_eps = p[6];
+        const double p_n = p[7];
+        const double _k0 = p_eps/(p_n*p_n);
+        const double _k1 = -p_fd;
+        const double _k2 = -2*sqrt(-p_fd*p_fs + (p_fs*p_fs))/p_n;
+        const double _k3 = (1.0/(p_n*p_n));
+        const double _k4 = (1.0/(p_m));
+        const double _k5 = -1/p_m;
+        const double _k6 = p_beta/p_m;
+        const double _k7 = -2*p_alpha/p_m;
+        for (Py_ssize_t m = 0; m < M; ++m) {
+            const double tm = t[m * ts];
+            double acc = 0.0;
+            Py_ssize_t j = 0;
+            (void)acc;
+            (void)j;
+            /* _r0 = sin(...) */
+            #define U(J) (tm*LAM[J])
+            #define V(J) (0.0)
+            #define R(J) FK_S(J, 0)
+            #define P(J) FK_S(J, 1)
+            #define E (0.0)
+            if (k == 0) { R(0) = sin(U(0)); } else { acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * P(k - j); R(k) = acc / k; }
+            #undef U
+            #undef V
+            #undef R
+            #undef P
+            #undef E
+            /* _r1 = cos(...) */
+            #define U(J) (tm*LAM[J])
+            #define V(J) (0.0)
+            #define R(J) FK_S(J, 1)
+            #define P(J) FK_S(J, 0)
+            #define E (0.0)
+            if (k == 0) { R(0) = cos(U(0)); } else { acc = 0.0; for (j = 1; j <= k; ++j) acc -= j * U(j) * P(k - j); R(k) = acc / k; }
+            #undef U
+            #undef V
+            #undef R
+            #undef P
+            #undef E
+            /* _r2 = mul(...) */
+            #define U(J) (X[((J) * 2 + 1) * M + m])
+            #define V(J) (X[((J) * 2 + 1) * M + m])
+            #define R(J) FK_S(J, 2)
+            #define P(J) FK_S(J, 2)
+            #define E (0.0)
+            if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
+            #undef U
+            #undef V
+            #undef R
+            #undef P
+            #undef E
+            /* _r3 = sqrt(...) */
+            #define U(J) (_k0*fk_delta(J) + FK_S(J, 2))
+            #define V(J) (0.0)
+            #define R(J) FK_S(J, 3)
+            #define P(J) FK_S(J, 3)
+            #define E (0.0)
+            if (k == 0) { R(0) = sqrt(U(0)); } else { acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0)); }
+            #undef U
+            #undef V
+            #undef R
+            #undef P
+            #undef E
+            /* _r4 = mul(...) */
+            #define U(J) (X[((J) * 2 + 1) * M + m])
+            #define V(J) (FK_S(J, 3))
+            #define R(J) FK_S(J, 4)
+            #define P(J) FK_S(J, 4)
+            #define E (0.0)
+            if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
+            #undef U
+            #undef V
+            #undef R
+            #undef P
+            #undef E
+            /* _r5 = div(...) */
+            #define U(J) (_k1*FK_S(J, 4) + _k2*X[((J) * 2 + 1) * M + m])
+            #define V(J) (_k3*fk_delta(J) + FK_S(J, 2))
+            #define R(J) FK_S(J, 5)
+            #define P(J) FK_S(J, 5)
+            #define E (0.0)
+            if (k == 0) { R(0) = U(0) / V(0); } else { acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0); }
+            #undef U
+            #undef V
+            #undef R
+            #undef P
+            #undef E
+            F[0 * M + m] = X[(k * 2 + 1) * M + m];
+            F[1 * M + m] = _k4*Sk[5 * M + m] + _k5*X[(k * 2 + 0) * M + m] + _k6*Sk[1 * M + m] + _k7*X[(k * 2 + 1) * M + m];
+        }
+    }
+        #undef FK_S
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_quad(const double *qc, const double *a, const double *b, double *out, Py_ssize_t M) nogil
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
+    void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
+                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -306,3 +416,48 @@ def quad_jac(qc, u):
 def quad_jac_sparse(qc, u):
     """Nonzero entries (JQ_K[e], JQ_COL[e]) of the Jacobian of Q(u, u): u (N, M) -> (len(JQ_K), M)."""
     return _quad_jac(qc, u, True)
+
+
+def taylor(t, X, LAM, A, Py_ssize_t k, p):
+    """Order-k path-series coefficients of the pointwise auxiliaries and of f (DESIGN §5.0).
+
+    Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
+    A (k, NAUX, M) -> (NAUX, M), (n, M).
+    """
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
+    cdef Py_ssize_t M, ts
+    P = _params(p)
+    if k < 0:
+        raise ValueError(f"taylor: the order k must be >= 0, got {k}")
+    Xa = numpy.ascontiguousarray(X, dtype=numpy.float64)
+    L = numpy.ascontiguousarray(LAM, dtype=numpy.float64)
+    if Xa.ndim != 3 or Xa.shape[0] != k + 1 or Xa.shape[1] != _n or L.shape != (k + 1,):
+        raise ValueError(f"taylor: X must have shape ({k + 1}, {_n}, M) and LAM ({k + 1},) for order {k}, "
+                         f"got {numpy.shape(X)} and {numpy.shape(LAM)}")
+    M = Xa.shape[2]
+    T, ts = _times(t, M)
+    Aa = numpy.ascontiguousarray(A, dtype=numpy.float64)
+    if k and Aa.shape != (k, NAUX, M):
+        raise ValueError(f"taylor: A must have shape ({k}, {NAUX}, {M}) for order {k}, got {numpy.shape(A)}")
+    if not k:
+        Aa = numpy.zeros(1)
+    Sk = numpy.empty((NAUX, M))
+    F = numpy.empty((_n, M))
+    PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(L, &bl, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
+    PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    with nogil:
+        fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+    PyBuffer_Release(&bf)
+    PyBuffer_Release(&bs)
+    PyBuffer_Release(&ba)
+    PyBuffer_Release(&bl)
+    PyBuffer_Release(&bx)
+    PyBuffer_Release(&bt)
+    PyBuffer_Release(&bp)
+    return Sk, F

@@ -221,3 +221,39 @@ def jac(t, x, p):
     out[1, 0] = -_g0
     out[1, 1] = -2*_g0*p_alpha
     return out
+
+
+NAUX = 0
+
+
+def taylor(t, X, LAM, A, k, p):
+    """Order-k path-series coefficients of the pointwise auxiliaries and of f (DESIGN §5.0).
+
+    X (k+1, n, M): state coefficients x_0..x_k at M points (times t, scalar or (M,), held
+    fixed along the path); LAM (k+1,): lam_0..lam_k (the lam entry of p is not used);
+    A (k, NAUX, M): the auxiliaries' coefficients of orders 0..k-1.  Returns the order-k
+    auxiliary coefficients (NAUX, M) and the order-k coefficient of f (n, M).
+    Auxiliaries, in order of definition:
+    """
+    X = numpy.asarray(X, dtype=float)
+    LAM = numpy.asarray(LAM, dtype=float)
+    p_m, p_alpha, p_beta, p_w, = p
+    K = k + 1
+    if X.ndim != 3 or X.shape[:2] != (K, _n) or LAM.shape != (K,):
+        raise ValueError(f"taylor: X must have shape ({K}, {_n}, M) and LAM ({K},) for order {k}, "
+                         f"got {X.shape} and {LAM.shape}")
+    M = X.shape[2]
+    S = numpy.zeros((K, NAUX, M))
+    if k:
+        S[:k] = A
+    _one = numpy.zeros((K, 1))
+    _one[0] = 1.0
+    _j = numpy.arange(1, K)[:, None]
+    if k == 0:
+        pass
+    else:
+        pass
+    F = numpy.empty((_n, M))
+    F[0] = X[k, 1]
+    F[1] = -2*p_alpha*X[k, 1]/p_m + LAM[k]*numpy.cos(t*p_w)/p_m - X[k, 0]/p_m
+    return S[k], F

@@ -297,3 +297,82 @@ def jac(t, x, p):
     out[1, 0] = -1
     out[1, 1] = 2*_g3*(_g0*_g3*p_gamma*numpy.arctan(_g0*p_eps)/_g2 - p_eps/(_g1*p_eps**2 + 1))/numpy.pi
     return out
+
+
+NAUX = 5
+
+
+def taylor(t, X, LAM, A, k, p):
+    """Order-k path-series coefficients of the pointwise auxiliaries and of f (DESIGN §5.0).
+
+    X (k+1, n, M): state coefficients x_0..x_k at M points (times t, scalar or (M,), held
+    fixed along the path); LAM (k+1,): lam_0..lam_k (the lam entry of p is not used);
+    A (k, NAUX, M): the auxiliaries' coefficients of orders 0..k-1.  Returns the order-k
+    auxiliary coefficients (NAUX, M) and the order-k coefficient of f (n, M).
+    Auxiliaries, in order of definition:
+        _r0 = mul(V*eps - Vdr*eps, V*eps - Vdr*eps)
+        _r1 = atan(eps*(V - Vdr))
+        _r2 = (V - Vdr)**2
+        _r3 = sqrt(delta**2 + (V - Vdr)**2)
+        _r4 = atan(eps*(V - Vdr))/(gamma*sqrt(delta**2 + (V - Vdr)**2) + 1)
+    """
+    X = numpy.asarray(X, dtype=float)
+    LAM = numpy.asarray(LAM, dtype=float)
+    p_Vdr, p_eps, p_gamma, p_delta, = p
+    K = k + 1
+    if X.ndim != 3 or X.shape[:2] != (K, _n) or LAM.shape != (K,):
+        raise ValueError(f"taylor: X must have shape ({K}, {_n}, M) and LAM ({K},) for order {k}, "
+                         f"got {X.shape} and {LAM.shape}")
+    M = X.shape[2]
+    S = numpy.zeros((K, NAUX, M))
+    if k:
+        S[:k] = A
+    _one = numpy.zeros((K, 1))
+    _one[0] = 1.0
+    _j = numpy.arange(1, K)[:, None]
+    if k == 0:
+        # _r0 = mul(V*eps - Vdr*eps, V*eps - Vdr*eps)
+        _u = X[:, 1]*p_eps - LAM[:, None]*p_eps
+        _v = X[:, 1]*p_eps - LAM[:, None]*p_eps
+        S[0, 0] = _u[0] * _v[0]
+        # _r1 = atan(V*eps - Vdr*eps, _one + _r0)
+        _u = X[:, 1]*p_eps - LAM[:, None]*p_eps
+        _v = _one + S[:, 0]
+        S[0, 1] = numpy.arctan(_u[0])
+        # _r2 = mul(V - Vdr, V - Vdr)
+        _u = X[:, 1] - LAM[:, None]
+        _v = X[:, 1] - LAM[:, None]
+        S[0, 2] = _u[0] * _v[0]
+        # _r3 = sqrt(_one*delta**2 + _r2)
+        _u = _one*p_delta**2 + S[:, 2]
+        S[0, 3] = numpy.sqrt(_u[0])
+        # _r4 = div(_r1, _one + _r3*gamma)
+        _u = S[:, 1]
+        _v = _one + S[:, 3]*p_gamma
+        S[0, 4] = _u[0] / _v[0]
+        pass
+    else:
+        # _r0 = mul(V*eps - Vdr*eps, V*eps - Vdr*eps)
+        _u = X[:, 1]*p_eps - LAM[:, None]*p_eps
+        _v = X[:, 1]*p_eps - LAM[:, None]*p_eps
+        S[k, 0] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r1 = atan(V*eps - Vdr*eps, _one + _r0)
+        _u = X[:, 1]*p_eps - LAM[:, None]*p_eps
+        _v = _one + S[:, 0]
+        S[k, 1] = (k * _u[k] - (_j[:-1] * S[:, 1][1:k] * _v[k - 1:0:-1]).sum(axis=0)) / (k * _v[0])
+        # _r2 = mul(V - Vdr, V - Vdr)
+        _u = X[:, 1] - LAM[:, None]
+        _v = X[:, 1] - LAM[:, None]
+        S[k, 2] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r3 = sqrt(_one*delta**2 + _r2)
+        _u = _one*p_delta**2 + S[:, 2]
+        S[k, 3] = (_u[k] - (S[:, 3][1:k] * S[:, 3][k - 1:0:-1]).sum(axis=0)) / (2 * S[:, 3][0])
+        # _r4 = div(_r1, _one + _r3*gamma)
+        _u = S[:, 1]
+        _v = _one + S[:, 3]*p_gamma
+        S[k, 4] = (_u[k] - (S[:, 4][:k] * _v[k:0:-1]).sum(axis=0)) / _v[0]
+        pass
+    F = numpy.empty((_n, M))
+    F[0] = X[k, 1]
+    F[1] = -X[k, 0] - 2*S[k, 4]/numpy.pi
+    return S[k], F

@@ -304,3 +304,80 @@ def jac(t, x, p):
     out[1, 0] = -1
     out[1, 1] = -_g0*_g1*(-_g5 + p_muv)/_g2 + _g1*_g6/_g2**(3/2) - 2*p_xi - _g6/_g3
     return out
+
+
+NAUX = 5
+
+
+def taylor(t, X, LAM, A, k, p):
+    """Order-k path-series coefficients of the pointwise auxiliaries and of f (DESIGN §5.0).
+
+    X (k+1, n, M): state coefficients x_0..x_k at M points (times t, scalar or (M,), held
+    fixed along the path); LAM (k+1,): lam_0..lam_k (the lam entry of p is not used);
+    A (k, NAUX, M): the auxiliaries' coefficients of orders 0..k-1.  Returns the order-k
+    auxiliary coefficients (NAUX, M) and the order-k coefficient of f (n, M).
+    Auxiliaries, in order of definition:
+        _r0 = (v - vd)**2
+        _r1 = sqrt(delta**2 + (v - vd)**2)
+        _r2 = exp(-sqrt(delta**2 + (v - vd)**2)/v0)
+        _r3 = mul(v - vd, -_one*mud - _r1*muv/v0 + _r2*mud - _r2*mus)
+        _r4 = (v - vd)*(-mud - muv*sqrt(delta**2 + (v - vd)**2)/v0 - (-mud + mus)*exp(-sqrt(delta**2 + (v - vd)**2)/v0))/sqrt(delta**2 + (v - vd)**2)
+    """
+    X = numpy.asarray(X, dtype=float)
+    LAM = numpy.asarray(LAM, dtype=float)
+    p_xi, p_vd, p_mud, p_mus, p_muv, p_v0, p_delta, = p
+    K = k + 1
+    if X.ndim != 3 or X.shape[:2] != (K, _n) or LAM.shape != (K,):
+        raise ValueError(f"taylor: X must have shape ({K}, {_n}, M) and LAM ({K},) for order {k}, "
+                         f"got {X.shape} and {LAM.shape}")
+    M = X.shape[2]
+    S = numpy.zeros((K, NAUX, M))
+    if k:
+        S[:k] = A
+    _one = numpy.zeros((K, 1))
+    _one[0] = 1.0
+    _j = numpy.arange(1, K)[:, None]
+    if k == 0:
+        # _r0 = mul(v - vd, v - vd)
+        _u = X[:, 1] - LAM[:, None]
+        _v = X[:, 1] - LAM[:, None]
+        S[0, 0] = _u[0] * _v[0]
+        # _r1 = sqrt(_one*delta**2 + _r0)
+        _u = _one*p_delta**2 + S[:, 0]
+        S[0, 1] = numpy.sqrt(_u[0])
+        # _r2 = exp(-_r1/v0)
+        _u = -S[:, 1]/p_v0
+        S[0, 2] = numpy.exp(_u[0])
+        # _r3 = mul(v - vd, -_one*mud - _r1*muv/v0 + _r2*mud - _r2*mus)
+        _u = X[:, 1] - LAM[:, None]
+        _v = -_one*p_mud - S[:, 1]*p_muv/p_v0 + S[:, 2]*p_mud - S[:, 2]*p_mus
+        S[0, 3] = _u[0] * _v[0]
+        # _r4 = div(_r3, _r1)
+        _u = S[:, 3]
+        _v = S[:, 1]
+        S[0, 4] = _u[0] / _v[0]
+        pass
+    else:
+        # _r0 = mul(v - vd, v - vd)
+        _u = X[:, 1] - LAM[:, None]
+        _v = X[:, 1] - LAM[:, None]
+        S[k, 0] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r1 = sqrt(_one*delta**2 + _r0)
+        _u = _one*p_delta**2 + S[:, 0]
+        S[k, 1] = (_u[k] - (S[:, 1][1:k] * S[:, 1][k - 1:0:-1]).sum(axis=0)) / (2 * S[:, 1][0])
+        # _r2 = exp(-_r1/v0)
+        _u = -S[:, 1]/p_v0
+        S[k, 2] = (_j * _u[1:k + 1] * S[:, 2][k - 1::-1]).sum(axis=0) / k
+        # _r3 = mul(v - vd, -_one*mud - _r1*muv/v0 + _r2*mud - _r2*mus)
+        _u = X[:, 1] - LAM[:, None]
+        _v = -_one*p_mud - S[:, 1]*p_muv/p_v0 + S[:, 2]*p_mud - S[:, 2]*p_mus
+        S[k, 3] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r4 = div(_r3, _r1)
+        _u = S[:, 3]
+        _v = S[:, 1]
+        S[k, 4] = (_u[k] - (S[:, 4][:k] * _v[k:0:-1]).sum(axis=0)) / _v[0]
+        pass
+    F = numpy.empty((_n, M))
+    F[0] = X[k, 1]
+    F[1] = S[k, 4] - 2*X[k, 1]*p_xi - X[k, 0]
+    return S[k], F

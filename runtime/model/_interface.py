@@ -57,6 +57,13 @@ Contract (numbered as in scipy's ``OdeSolver``):
 11. Optional ``dfdlam(t, x, p)`` (generated modules have it, or ``dfdlam = None`` where the
    derivative is not a plain function): the exact derivative of ``rhs`` in the continuation
    parameter, same batching as ``rhs``.  Without it the runtime uses central differences.
+12. Optional (generated modules of recast models have it): ``NAUX`` (int) and
+   ``taylor(t, X, LAM, A, k, p) -> (A_k, F_k)``, the pointwise recast's Taylor kernel
+   (DESIGN §5.0): given the path-series coefficients ``X`` (k+1, n, M) of the states at
+   M points (times ``t``, scalar or (M,), held fixed along the path), ``LAM`` (k+1,) of
+   ``lam`` and ``A`` (k, NAUX, M) of the auxiliaries up to order k-1, the order-k
+   coefficients of the auxiliaries (NAUX, M) and of ``f`` (n, M).  ``F_k`` is affine in
+   ``X[k]`` with slope ``jac`` at ``X[0]`` (k >= 1).
 """
 from __future__ import annotations
 
@@ -290,6 +297,18 @@ class Model:
         pp[k] += h
         pm[k] -= h
         return (np.asarray(self.module.rhs(t, x, pp)) - np.asarray(self.module.rhs(t, x, pm))) / (2 * h)
+
+    def taylor(self, t, X, LAM, A, k: int, params=None):
+        """Order-``k`` path-series coefficients of the pointwise auxiliaries and of ``f``
+        (contract item 12): ``X`` (k+1, n, M), ``LAM`` (k+1,), ``A`` (k, NAUX, M) ->
+        ``(A_k, F_k)`` of shapes (NAUX, M), (n, M); ``params`` as in :meth:`rhs`."""
+        if not hasattr(self.module, "taylor"):
+            raise ModelInterfaceError(f"model {self.name!r} has no Taylor kernel (a sampled model, or "
+                                      f"generated before frictionkit had one): regenerate it with "
+                                      f"`frictionkit codegen`")
+        p = self.param_vector() if params is None else np.asarray(params, dtype=float)
+        return self.module.taylor(t, np.asarray(X, dtype=float), np.asarray(LAM, dtype=float),
+                                  np.asarray(A, dtype=float), int(k), p)
 
     def aux(self, x, t=0.0, lam: float | None = None):
         return self.module.aux(np.asarray(x, dtype=float), t, self.param_vector(lam))

@@ -144,9 +144,8 @@ def _combine(children):
 exprs = st.recursive(leaves, _combine, max_leaves=5)
 
 
-@settings(max_examples=int(os.environ.get("FK_HYPOTHESIS_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(f=exprs, g=exprs, lam=st.sampled_from(["a", "b"]))
-def test_recast_exact_on_random_expression_trees(f, g, lam):
+def tree_model(f, g):
+    """Model x' = f, y' = g of two random expression trees, parameters a = 1.3, b = 0.7."""
     m = ModelSpec("prop")
     m.parameter("a", 1.3)
     m.parameter("b", 0.7)
@@ -154,6 +153,13 @@ def test_recast_exact_on_random_expression_trees(f, g, lam):
     Y = m.state("y")
     m.ode(X, f.xreplace({x_: X, y_: Y}))
     m.ode(Y, g.xreplace({x_: X, y_: Y}))
+    return m
+
+
+@settings(max_examples=int(os.environ.get("FK_HYPOTHESIS_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(f=exprs, g=exprs, lam=st.sampled_from(["a", "b"]))
+def test_recast_exact_on_random_expression_trees(f, g, lam):
+    m = tree_model(f, g)
     system, src = generate_sources(m, lam, ("numpy",))
     mod = _module_from_source(src["numpy"], "_t_prop")
     rng = np.random.default_rng(0)

@@ -1,0 +1,344 @@
+"""The recast applied pointwise (DESIGN §5.0): Taylor kernels of the original ODE along a path.
+
+At one sample point (a time sample of AFT, a Gauss point of collocation, an equilibrium)
+the auxiliaries of the quadratic recast are plain functions of the states, so their path
+series (the ANM's series in the path parameter ``a``) follow order by order, in order of
+definition, from the recast's relations solved explicitly at the point -- no point
+conditions, no truncation.  :func:`pointwise_recast` builds the frozen, language-neutral
+description (STYLE §3) from the original ODE ``f(x, t; p)`` of a :class:`~.recast.RecastSystem`
+with the rules of DESIGN §2 (binary products, quotients ``r D = N``, ``r r = A``, the
+transcendental functions); :data:`NUMPY_RECURRENCE` and :data:`C_RECURRENCE` are the
+printed recurrences, one entry per operation; :func:`taylor_context` prints the lines the
+templates loop over.
+
+Every auxiliary ``r`` has one or two *arguments*, affine expressions ``c0 + sum c_i v_i``
+of the states, ``lam`` and earlier auxiliaries with coefficients of the parameters and of
+the time ``t`` of the sample (held fixed along the path), and ``f`` itself is affine in
+them.  The order-``k`` coefficient of an argument is ``c0 [k == 0] + sum c_i v_{i,k}``.
+Recurrences (``w`` the argument, ``_j`` running over ``1..k``; DESIGN §5.0 for the first
+five, the others from ``r' = g'(w) w'`` written as a bilinear relation and its coefficient
+of ``a^(k-1)``):
+
+========  ====================  =====================================================
+op        relation              order-k coefficient (k >= 1)
+========  ====================  =====================================================
+mul       r = u v               r_k = sum_{j=0..k} u_j v_{k-j}          (Cauchy sum)
+div       r v = u               r_k = (u_k - sum_{j<k} r_j v_{k-j}) / v_0
+sqrt      r r = u               r_k = (u_k - sum_{j=1..k-1} r_j r_{k-j}) / (2 r_0)
+pow       u r' = a u' r         r_k = sum_j (a j - (k - j)) u_j r_{k-j} / (k u_0)
+exp       r' = r w'             k r_k = sum_j j w_j r_{k-j}
+tanh      r' = s w', s = 1-r^2  k r_k = sum_j j w_j s_{k-j}     (s: ``v``, via a mul aux)
+atan      s r' = w', s = 1+w^2  r_k = (k w_k - sum_{j<k} j r_j s_{k-j}) / (k s_0)
+sin/cos   s' = c w', c' = -s w' k s_k = sum_j j w_j c_{k-j},  k c_k = -sum_j j w_j s_{k-j}
+log       w r' = w'             r_k = (w_k - sum_{j<k} j r_j w_{k-j} / k) / w_0
+========  ====================  =====================================================
+
+Each ``r_k`` (k >= 1) is affine in the top-order state coefficient ``x_k`` with the
+derivative at the series origin as slope, hence ``f_k`` is affine in ``x_k`` with slope
+``df/dx(x_0)``: the property the ANM relies on (tested in ``tests/codegen/test_taylor.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+import re
+
+import sympy as sp
+
+from .printers import hoist_parameter_only
+from .recast import RecastError, RecastSystem
+
+#: the constant-term marker of an affine argument: 1 at order 0, 0 above
+ONE = sp.Symbol("_one", real=True)
+
+
+@dataclass(frozen=True)
+class TaylorAux:
+    """One auxiliary of the pointwise recast: ``symbol = op(args)``.
+
+    ``args`` are affine expressions (in states, ``lam``, earlier auxiliaries and
+    :data:`ONE`); ``partner`` is the index of the paired auxiliary (cos of a sin, sin of a
+    cos); ``exponent`` the parameter-only exponent of a ``pow``; ``definition`` the value
+    in the original variables (for readable output).
+    """
+
+    symbol: sp.Symbol
+    op: str
+    args: tuple
+    partner: int | None = None
+    exponent: sp.Expr | None = None
+    definition: sp.Expr | None = None
+
+
+@dataclass(frozen=True)
+class PointwiseRecast:
+    """Frozen description of the pointwise recast: auxiliaries in order, and ``f`` affine in them."""
+
+    states: tuple
+    lam: sp.Symbol
+    time: sp.Symbol
+    parameters: tuple
+    auxes: tuple                 # TaylorAux, in order of definition
+    f: tuple                     # per state: affine in states, lam, auxiliaries and ONE
+
+    @property
+    def n_aux(self) -> int:
+        return len(self.auxes)
+
+
+class _Pointwise:
+    """Walks ``f`` and introduces one auxiliary per non-affine node (shared by a cache)."""
+
+    def __init__(self, states, lam, where):
+        self.atoms = list(states) + [lam]
+        self.lam = lam
+        self.auxes: list[TaylorAux] = []
+        self.cache: dict = {}
+        self.where = where
+
+    def _dep(self, e) -> bool:
+        return bool(e.free_symbols & set(self.atoms))
+
+    def _new(self, op, args, definition, **kw) -> sp.Symbol:
+        key = (op, args, kw.get("exponent"))
+        if key not in self.cache:
+            self.cache[key] = self._register(TaylorAux(None, op, args, definition=definition, **kw))
+        return self.cache[key]
+
+    def _register(self, aux: TaylorAux) -> sp.Symbol:
+        sym = sp.Symbol(f"_r{len(self.auxes)}", real=True)
+        self.auxes.append(TaylorAux(sym, aux.op, aux.args, aux.partner, aux.exponent, aux.definition))
+        self.atoms.append(sym)
+        return sym
+
+    def affine(self, e):
+        """``e`` as an affine expression of the atoms (auxiliaries created as needed)."""
+        if not self._dep(e):
+            return e
+        if e.is_Symbol:
+            return e
+        if e.is_Add:
+            return sp.Add(*[self.affine(a) for a in e.args])
+        if e.is_Mul:
+            return self._mul(e)
+        if e.is_Pow:
+            return self._pow(e.base, e.exp, e)
+        if isinstance(e, sp.Function):
+            return self._function(e)
+        raise RecastError(f"{self.where}: cannot expand {sp.sstr(e)} ({type(e).__name__}) in power series")
+
+    def _arg(self, e):
+        """An affine argument: constants carry the :data:`ONE` marker."""
+        a = sp.expand(self.affine(e))
+        const, rest = a.as_independent(*self.atoms, as_Add=True)
+        return rest + const * ONE
+
+    def _product(self, factors):
+        acc = None
+        for f in factors:
+            a = self.affine(f)
+            acc = a if acc is None else self._new("mul", (self._arg(acc), self._arg(a)), None)
+        return acc
+
+    def _mul(self, e):
+        const = [f for f in e.args if not self._dep(f)]
+        num, den = [], []
+        for f in e.args:
+            if not self._dep(f):
+                continue
+            if f.is_Pow and f.exp.is_number and f.exp.is_negative:
+                den.append(f.base ** (-f.exp))
+            else:
+                num.append(f)
+        c = sp.Mul(*const)
+        if not den:
+            return c * self._product(num)
+        N = self._product(num) if num else sp.Integer(1)
+        D = self._product(den)
+        return c * self._new("div", (self._arg(N), self._arg(D)), sp.Mul(*num) / sp.Mul(*den))
+
+    def _pow(self, base, ex, e):
+        if self._dep(ex):  # b**g(x) = exp(g log b)
+            return self.affine(sp.exp(ex * sp.log(base)))
+        if ex.is_Integer and int(ex) > 0:
+            k = int(ex)
+            if k == 1:
+                return self.affine(base)
+            h = k // 2
+            lo, hi = self.affine(base ** h), self.affine(base ** (k - h))
+            return self._new("mul", (self._arg(lo), self._arg(hi)), e)
+        if ex.is_number and ex.is_negative:
+            return self._new("div", (ONE, self._arg(self.affine(base ** (-ex)))), e)
+        if ex == sp.Rational(1, 2):
+            return self._new("sqrt", (self._arg(base),), e)
+        if ex.is_Rational and ex.q == 2:
+            return self._new("mul", (self._arg(self.affine(base ** (ex - sp.Rational(1, 2)))),
+                                     self._arg(self.affine(sp.sqrt(base)))), e)
+        return self._new("pow", (self._arg(base),), e, exponent=ex)
+
+    def _function(self, e):
+        f = e.func
+        if f in (sp.sinh, sp.cosh, sp.sech, sp.csch, sp.coth):
+            return self.affine(e.rewrite(sp.exp))
+        if f is sp.tan:
+            return self.affine(sp.sin(e.args[0]) / sp.cos(e.args[0]))
+        if f not in (sp.exp, sp.tanh, sp.atan, sp.sin, sp.cos, sp.log) or len(e.args) != 1:
+            raise RecastError(f"{self.where}: {type(e).__name__} in {sp.sstr(e)} has no power-series "
+                              f"recurrence; supported: exp, log, tanh, atan, sin, cos (sinh, cosh, tan "
+                              f"through them), sqrt and powers")
+        w = self._arg(e.args[0])
+        if f is sp.tanh:
+            key = ("tanh", (w,), None)
+            if key not in self.cache:
+                k = len(self.auxes)
+                t = self.cache[key] = self._register(TaylorAux(None, "tanh", (w,), definition=e))
+                # s = 1 - t^2 follows t: t_k needs s only up to order k - 1
+                sq = self._new("mul", (t, t), None)
+                self.auxes[k] = TaylorAux(t, "tanh", (w, ONE - sq), definition=e)
+            return self.cache[key]
+        if f is sp.atan:
+            sq = self._new("mul", (w, w), None)
+            return self._new("atan", (w, ONE + sq), e)
+        if f in (sp.sin, sp.cos):
+            if ("sin", (w,), None) not in self.cache:
+                k = len(self.auxes)
+                self._new("sin", (w,), sp.sin(e.args[0]), partner=k + 1)
+                self._new("cos", (w,), sp.cos(e.args[0]), partner=k)
+            return self.cache[("sin" if f is sp.sin else "cos", (w,), None)]
+        return self._new(f.__name__, (w,), e)
+
+
+def pointwise_recast(system: RecastSystem) -> PointwiseRecast:
+    """The pointwise recast of ``system``'s original ODE (see the module docstring)."""
+    lam = system.parameters[[p.name for p in system.parameters].index(system.continuation)]
+    walker = _Pointwise(system.states, lam, f"model {system.name!r}")
+    f = []
+    for x, rhs in zip(system.states, system.ode_rhs):
+        walker.where = f"equation for {x.name!r} of model {system.name!r}"
+        f.append(walker._arg(rhs))
+    return PointwiseRecast(tuple(system.states), lam, system.time, tuple(system.parameters),
+                           tuple(walker.auxes), tuple(f))
+
+
+# The recurrences, printed per operation (STYLE §2: lookup tables).  NumPy: ``U``, ``V`` the
+# whole argument series (K, M), ``R``/``P`` the auxiliary's / partner's column of ``S``
+# (K, NA, M), ``k`` the order, ``_j = arange(1, k + 1)[:, None]``; the first string is order 0.
+NUMPY_RECURRENCE = {
+    "mul": ("U[0] * V[0]", "(U[:k + 1] * V[k::-1]).sum(axis=0)"),
+    "div": ("U[0] / V[0]", "(U[k] - (R[:k] * V[k:0:-1]).sum(axis=0)) / V[0]"),
+    "sqrt": ("numpy.sqrt(U[0])", "(U[k] - (R[1:k] * R[k - 1:0:-1]).sum(axis=0)) / (2 * R[0])"),
+    "pow": ("U[0] ** E", "((E * _j - (k - _j)) * U[1:k + 1] * R[k - 1::-1]).sum(axis=0) / (k * U[0])"),
+    "exp": ("numpy.exp(U[0])", "(_j * U[1:k + 1] * R[k - 1::-1]).sum(axis=0) / k"),
+    "tanh": ("numpy.tanh(U[0])", "(_j * U[1:k + 1] * V[k - 1::-1]).sum(axis=0) / k"),
+    "atan": ("numpy.arctan(U[0])", "(k * U[k] - (_j[:-1] * R[1:k] * V[k - 1:0:-1]).sum(axis=0)) / (k * V[0])"),
+    "sin": ("numpy.sin(U[0])", "(_j * U[1:k + 1] * P[k - 1::-1]).sum(axis=0) / k"),
+    "cos": ("numpy.cos(U[0])", "-(_j * U[1:k + 1] * P[k - 1::-1]).sum(axis=0) / k"),
+    "log": ("numpy.log(U[0])", "(U[k] - (_j[:-1] * R[1:k] * U[k - 1:0:-1]).sum(axis=0) / k) / U[0]"),
+}
+
+# C: ``U(j)``, ``V(j)`` macros of the argument coefficients, ``R(j)``/``P(j)`` the
+# auxiliary's / partner's coefficients at the current sample (``FK_S``: orders below k from
+# the caller's array, order k in the output, so nothing is copied), ``k`` the order, ``acc`` and
+# ``j`` scratch; the first string is order 0, the second sets ``R(k)`` for k >= 1.
+C_RECURRENCE = {
+    "mul": ("R(0) = U(0) * V(0);",
+            "acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc;"),
+    "div": ("R(0) = U(0) / V(0);",
+            "acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0);"),
+    "sqrt": ("R(0) = sqrt(U(0));",
+             "acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0));"),
+    "pow": ("R(0) = pow(U(0), E);",
+            "acc = 0.0; for (j = 1; j <= k; ++j) acc += (E * j - (k - j)) * U(j) * R(k - j); "
+            "R(k) = acc / (k * U(0));"),
+    "exp": ("R(0) = exp(U(0));",
+            "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * R(k - j); R(k) = acc / k;"),
+    "tanh": ("R(0) = tanh(U(0));",
+             "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * V(k - j); R(k) = acc / k;"),
+    "atan": ("R(0) = atan(U(0));",
+             "acc = k * U(k); for (j = 1; j < k; ++j) acc -= j * R(j) * V(k - j); R(k) = acc / (k * V(0));"),
+    "sin": ("R(0) = sin(U(0));",
+            "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * P(k - j); R(k) = acc / k;"),
+    "cos": ("R(0) = cos(U(0));",
+            "acc = 0.0; for (j = 1; j <= k; ++j) acc -= j * U(j) * P(k - j); R(k) = acc / k;"),
+    "log": ("R(0) = log(U(0));",
+            "acc = 0.0; for (j = 1; j < k; ++j) acc += j * R(j) * U(k - j); R(k) = (U(k) - acc / k) / U(0);"),
+}
+
+
+def _series_names(pw: PointwiseRecast, names: dict, state, aux, lam, one) -> dict:
+    table = dict(names)
+    table.update({x: state(i) for i, x in enumerate(pw.states)})
+    table.update({a.symbol: aux(k) for k, a in enumerate(pw.auxes)})
+    table[pw.lam] = lam
+    table[ONE] = one
+    return table
+
+
+def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=None) -> dict:
+    """Printed lines of the Taylor kernel: per auxiliary its arguments and recurrence, then ``f``.
+
+    ``numpy_printer(table)`` / ``c_printer(table)`` build a strict printer with the symbol
+    name table ``table``; ``names`` maps the parameters and the time.
+    """
+    NA = len(pw.auxes)
+    n = len(pw.states)
+    ser = numpy_printer(_series_names(pw, names, lambda i: f"X[:, {i}]", lambda k: f"S[:, {k}]",
+                                      "LAM[:, None]", "_one"))
+    top = numpy_printer(_series_names(pw, names, lambda i: f"X[k, {i}]", lambda k: f"S[k, {k}]",
+                                      "LAM[k]", "float(k == 0)"))
+    lines0, linesk = [], []
+    for r, a in enumerate(pw.auxes):
+        o0, ok = NUMPY_RECURRENCE[a.op]
+        args = [f"_u = {ser.doprint(a.args[0])}"]
+        if len(a.args) > 1:
+            args.append(f"_v = {ser.doprint(a.args[1])}")
+        subs = {"U": "_u", "V": "_v", "R": f"S[:, {r}]", "P": f"S[:, {a.partner}]",
+                "E": f"({ser.doprint(a.exponent)})" if a.exponent is not None else "E"}
+        comment = f"# {a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
+        lines0 += [comment] + args + [f"S[0, {r}] = {_fill(o0, subs)}"]
+        linesk += [comment] + args + [f"S[k, {r}] = {_fill(ok, subs)}"]
+    ctx = {"taylor_np0": lines0, "taylor_npk": linesk, "NAUX": NA,
+           "taylor_f_np": [f"F[{i}] = {top.doprint(e)}" for i, e in enumerate(pw.f)],
+           "taylor_aux_doc": [f"{a.symbol} = {sp.sstr(a.definition)}" if a.definition is not None
+                              else f"{a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
+                              for a in pw.auxes]}
+    if c_printer is not None:
+        # parameter-only coefficients are computed once per call, not per sample and order
+        flat = [x for a in pw.auxes for x in a.args] + [a.exponent for a in pw.auxes if a.exponent is not None]
+        params = [q for q in pw.parameters if q != pw.lam]
+        body, hoisted = hoist_parameter_only(list(flat) + list(pw.f), params)
+        it = iter(body)
+        args = [tuple(next(it) for _ in a.args) for a in pw.auxes]
+        exps = [None if a.exponent is None else next(it) for a in pw.auxes]
+        pw = replace(pw, auxes=tuple(replace(a, args=x, exponent=e) for a, x, e in zip(pw.auxes, args, exps)),
+                     f=tuple(it))
+        names = {**names, **{sym: sym.name for sym, _ in hoisted}}
+        hp = c_printer(dict(names))
+        ctx["taylor_c_hoisted"] = [f"{sym.name} = {hp.doprint(e)}" for sym, e in hoisted]
+        at = c_printer(_series_names(pw, names, lambda i: f"X[((J) * {n} + {i}) * M + m]",
+                                     lambda k: f"FK_S(J, {k})", "LAM[J]", "fk_delta(J)"))
+        blocks = []
+        for r, a in enumerate(pw.auxes):
+            o0, ok = C_RECURRENCE[a.op]
+            block = [f"/* {a.symbol} = {a.op}(...) */",
+                     f"#define U(J) ({at.doprint(a.args[0])})",
+                     f"#define V(J) ({at.doprint(a.args[1]) if len(a.args) > 1 else 0.0})",
+                     f"#define R(J) FK_S(J, {r})",
+                     f"#define P(J) FK_S(J, {a.partner if a.partner is not None else r})",
+                     f"#define E ({at.doprint(a.exponent) if a.exponent is not None else 0.0})",
+                     f"if (k == 0) {{ {o0} }} else {{ {ok} }}",
+                     "#undef U", "#undef V", "#undef R", "#undef P", "#undef E"]
+            blocks += block
+        ctx["taylor_c"] = blocks
+        ck = c_printer(_series_names(pw, names, lambda i: f"X[(k * {n} + {i}) * M + m]",
+                                     lambda q: f"Sk[{q} * M + m]", "LAM[k]", "fk_delta(k)"))
+        ctx["taylor_f_c"] = [f"F[{i} * M + m] = {ck.doprint(e)}" for i, e in enumerate(pw.f)]
+        used = set().union(*[e.free_symbols for e in pw.f],
+                           *[x.free_symbols for a in pw.auxes for x in a.args],
+                           *[a.exponent.free_symbols for a in pw.auxes if a.exponent is not None])
+        ctx["taylor_uses_time"] = pw.time in used
+    return ctx
+
+
+def _fill(text: str, subs: dict) -> str:
+    """Substitute the one-letter placeholders of a recurrence (whole words only)."""
+    return re.sub(r"\b([UVRPE])\b", lambda mm: subs[mm.group(1)], text)

@@ -101,10 +101,13 @@ def plot_sweep_map(table, spec, path=None, *, curves=(), at=None, ax=None, title
     cmap = ListedColormap(["white", *_COLOURS])
     ax.pcolormesh(x, y, codes + 1, cmap=cmap, vmin=-0.5, vmax=len(_COLOURS) + 0.5, shading="nearest")
     handles = [Patch(color=c, label=r) for c, r in zip(_COLOURS, REGIONS)]
+    labelled = set()
     for curve in curves:
         style = "k-" if curve.kind == "hopf" else "k--"
         line, = ax.plot(curve.lam, curve.mu, style, lw=1.5, label=f"{curve.kind} curve")
-        handles.append(line)
+        if curve.kind not in labelled:          # one legend entry per kind of curve
+            labelled.add(curve.kind)
+            handles.append(line)
     ax.set_xlabel(xname)
     ax.set_ylabel(yname)
     ax.set_xlim(x.min(), x.max())

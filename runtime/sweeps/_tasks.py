@@ -78,16 +78,20 @@ def stable_intervals(branch) -> list:
     """``[[lo, hi], ...]``: the parameter ranges covered by runs of stable points of ``branch``
     (``stable == 1``), merged where they overlap (a folded branch covers a range twice).
 
-    A run ends at the special point (Hopf, fold, ...) between its last stable point and the
-    next point when the branch located one there, else at its last stable point.
+    A run ends at the special point (Hopf, fold, ...) the branch located between its last
+    stable point and the next one (by parameter, or by index: at a fold both points lie on the
+    same side of it), else at its last stable point.
     """
     param, stable = branch.param, np.asarray(branch.stable, dtype=float)
-    specials = np.array([s.param for s in branch.special], dtype=float)
+    sp_param = np.array([s.param for s in branch.special], dtype=float)
+    sp_index = np.array([s.index for s in branch.special], dtype=int)
 
     def edge(inside, outside):
         a, b = sorted((param[inside], param[outside]))
-        between = specials[(specials >= a) & (specials <= b)]
-        return float(between[np.argmin(np.abs(between - param[inside]))]) if len(between) else float(param[inside])
+        lo, hi = sorted((inside, outside))
+        near = ((sp_param >= a) & (sp_param <= b)) | ((sp_index >= lo - 1) & (sp_index <= hi))
+        cand = sp_param[near]
+        return float(cand[np.argmin(np.abs(cand - param[inside]))]) if len(cand) else float(param[inside])
 
     runs, i = [], 0
     while i < len(param):

@@ -9,7 +9,7 @@ import numpy as np
 
 from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from frictionkit.runtime.model._load import load_model
-from frictionkit.runtime.sweeps import sweep
+from frictionkit.runtime.sweeps import SweepSpec, run_task, sweep
 
 from ._serial import assert_same_branch, serial_continuation
 
@@ -50,7 +50,6 @@ def test_orbit_task_agrees_with_shooting(tmp_path):
 def test_simulate_task_finds_the_stick_slip_cycle():
     """A simulation from a random state (Vb = 1 m/s, FN = 5 N: steady sliding unstable) ends on
     the stick-slip cycle whose period shooting gives from the HBM orbit of the same point."""
-    from frictionkit.runtime.sweeps import SweepSpec, run_task
     model = load_model("belt", continuation="Vb", n=10, FN=5.0)
     common = dict(model="belt", model_hash=model.model_hash, param="Vb", start=1.0, stop=1.0,
                   over={"FN": [5.0]}, fixed={"n": 10})

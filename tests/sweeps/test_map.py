@@ -2,18 +2,24 @@
 continuations of the Hopf point and of the fold (``hopf_curve``, ``fold_curve``: a different
 computation, a Newton continuation of the bifurcation conditions themselves).
 
+And seed 002's bistable band (weak-strong law) in (v_d, mu_v) against ``v_lw``.
+
 The tasks run in this process through :func:`run_task` (the function the Dask workers run),
 so the map needs no cluster.
 """
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
 import pytest
 
 from frictionkit.runtime.analysis._curves import fold_curve, hopf_curve
-from frictionkit.runtime.sweeps import REGIONS, SweepSpec, SweepStore, plot_sweep_map, region_grid, run_task
+from frictionkit.runtime.analysis._energy import _law, v_lw
+from frictionkit.runtime.model._load import load_model
+from frictionkit.runtime.sweeps import (REGIONS, SweepSpec, SweepStore, plot_sweep_map, region_codes, region_grid,
+                                        run_task)
 
 from ._serial import serial_continuation
 
@@ -82,3 +88,23 @@ def test_table_matches_the_serial_branches(belt_map):
     assert row["hopf_2"] == e.special_points("hopf")[1].param
     assert row["n_fold"] == len(p.special_points("fold"))
     assert row["status"] == "done"
+
+
+def test_seed002_band_starts_at_v_lw():
+    """Seed 002 (weak-strong law, delta = 0.1) in (v_d, mu_v): the Hopf point of each task is
+    the stability bound v_lw of eq. (9) (an independent root find on the law's damping), and
+    the band of coexistence runs from it up to the fold of cycles."""
+    muv = [0.0, 0.04]
+    model = load_model("weakstrong", continuation="vd", delta=0.1)
+    spec = SweepSpec.build("weakstrong", model.model_hash, "vd", 3.0, 0.3, {"muv": muv}, {"delta": 0.1},
+                           harmonics=10)
+    for i, mu in enumerate(muv):
+        row = run_task(spec.to_json(), i)["row"]
+        bound = v_lw(_law(None, model.with_params(muv=mu), None), 0.05, (0.5, 2.0))
+        assert row["n_hopf"] == 1 and row["hopf_1"] == pytest.approx(bound, rel=1e-8)
+        fold = json.loads(row["folds"])[0]
+        lam = np.linspace(0.3, 3.0, 541)
+        codes = region_codes(row, lam)
+        both = lam[codes == 2]
+        assert both.min() - bound < lam[1] - lam[0] and fold - both.max() < lam[1] - lam[0]
+        assert (codes[lam > fold + 0.01] == 0).all() and (codes[lam < bound - 0.01] == 1).all()

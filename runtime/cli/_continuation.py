@@ -8,25 +8,22 @@ import sys
 import time
 
 import click
-import numpy as np
-from tqdm import tqdm
 
 from ..analysis._curves import fold_curve, hopf_curve
-from ..analysis._equilibria import _use_aft
 from ..cli import main
-from ..discretizations._collocation import CollocationDiscretization
-from ..discretizations._shooting import find_periodic_orbit
 from ..drivers._branches import (
-    _resolve_method,
     equilibrium_branch,
-    periodic_branch,
-    periodic_start_from_hopf,
-    periodic_start_from_simulation,
 )
-from ..engine._newton import correct, tangent_at
-from ..errors import ConvergenceError, FrictionkitError, InputError
+from ..drivers._compose import (  # noqa: F401  (re-exported)
+    _pick,
+    _Progress,
+    _summary,
+    _to_collocation,
+    run_continuation,
+)
 from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
 from ..engine._run import _provenance as run_provenance
+from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import load_branch
@@ -34,165 +31,8 @@ from ..results._plots import plot_branches
 from ._params import ASSIGNMENT, param_values
 
 
-class _Progress:
-    """tqdm bar over the parameter range showing lam and the step count.
-
-    Shown on a terminal only (``disable=None``): redirected to a file or a CI log, the bar's
-    carriage-return updates would pile up on one line; the summaries are printed anyway.
-    """
-
-    def __init__(self, lam_start, lam_stop, desc):
-        self.lo, self.span = lam_start, abs(lam_stop - lam_start) or 1.0
-        self.bar = tqdm(total=1000, desc=desc, unit="‰", leave=False, file=sys.stderr, disable=None,
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
-
-    def __call__(self, rec):
-        if self.bar.disable:
-            return
-        lam = float(rec.points[-1][-1])
-        self.bar.n = int(min(1000, 1000 * abs(lam - self.lo) / self.span))
-        self.bar.set_postfix_str(f"lam={lam:.6g} steps={rec.counters.steps}", refresh=True)
-
-    def close(self):
-        self.bar.close()
-
-
-def _pick(points, index, option, what, where):
-    """The ``index``-th (1-based) of ``points``, or an InputError naming the option, what
-    exists and where (e.g. ``--from-hopf 3: ... has 2 Hopf point(s) (at Vb = ...)``)."""
-    if 1 <= index <= len(points):
-        return points[index - 1]
-    if not points:
-        raise InputError(f"{option} {index}: no {what} on {where}; widen the range")
-    at = ", ".join(f"{p.param:.6g}" for p in points)
-    raise InputError(f"{option} {index}: {where} has {len(points)} {what}(s) (at {at}); choose 1..{len(points)}")
-
-
 def _load(model_name, param, params):
     return load_model(model_name, continuation=param, **params)
-
-
-def _summary(br):
-    c = br.counters
-    sp = ", ".join(f"{s.kind} at {s.param:.10g}" + (f" (omega {s.omega:.8g})" if math.isfinite(s.omega) else "")
-                   for s in br.special) or "none"
-    return (f"{br.kind} branch: {len(br)} points, {c.get('steps', 0)} steps, "
-            f"{c.get('factorizations', 0)} LU factorizations, {c.get('residual_evaluations', 0)} residuals; "
-            f"status {br.status}: {br.message}\n  special points: {sp}")
-
-
-def _to_collocation(model, disc, Z, n_intervals, degree, direction):
-    """An HBM periodic start as a collocation unknown vector, corrected at fixed ``lam``.
-
-    The HBM orbit is evaluated at the collocation nodes and Gauss points
-    (``CollocationDiscretization.from_states``); Newton then also enforces the collocation
-    phase condition.  ``direction`` (the HBM start's direction) gives the sign of the first
-    step in ``lam``.
-    """
-    U, omega, lam = disc.split(Z)
-    n, H = model.n, disc.H
-    k = np.arange(1, H + 1)
-
-    def states(t):
-        th = omega * np.asarray(t, dtype=float)[None, :]
-        c, s_ = np.cos(k[:, None] * th), np.sin(k[:, None] * th)
-        return U[:n, :1] + U[:n, 1::2] @ c + U[:n, 2::2] @ s_
-
-    coll = CollocationDiscretization(model, n_intervals, degree)
-    e = np.zeros(coll.size)
-    e[-1] = 1.0
-    try:
-        Zc, _ = correct(coll, coll.from_states(states, lam, omega), e, lam, max_iter=30)
-    except ConvergenceError:
-        # a truncated HBM orbit can be a poor guess (e.g. a validity dip of a sqrt auxiliary):
-        # refine it by shooting on the original ODE first
-        tt = np.arange(512) * (2 * np.pi / omega) / 512
-        xs = states(tt)
-        x0 = xs[:, int(np.argmax(xs[0]))]           # shooting's phase: an extremum of the first state
-        orbit = find_periodic_orbit(model, lam, x0, 2 * np.pi / omega if coll.autonomous else None)
-        Zc, _ = correct(coll, coll.from_orbit(orbit), e, lam, max_iter=30)
-    if np.ndim(direction) == 0:
-        return coll, Zc, float(np.sign(direction) or 1.0)
-    t = tangent_at(disc, Z, direction)
-    return coll, Zc, (1.0 if t[-1] >= 0 else -1.0)
-
-
-def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=30,
-                     method=None, options=None, progress=True, echo=print, discretization=None,
-                     intervals=40, degree=3, checkpoint=None):
-    """The work behind ``frictionkit continue``; returns ``(equilibrium_branch, periodic_branch)``.
-
-    ``start`` is ``"equilibria"`` (equilibria only), ``"hopf"`` (periodic branch from Hopf
-    point ``hopf_index``, 1-based in the order of the equilibrium branch) or
-    ``"simulation"`` (periodic branch from a time simulation at ``lam_start``).
-    ``discretization`` is ``"hbm"`` (quadratic recast), ``"collocation"`` (orthogonal
-    collocation of the quadratic recast with ``intervals`` sub-intervals of degree
-    ``degree``, started from the HBM orbit) or ``"aft"`` (alternating frequency-time on the
-    original ODE); ``None`` picks ``"aft"`` for sampled models (non-analytic laws) and
-    ``"hbm"`` otherwise.  ``method`` is the continuation engine: ``None`` picks ``"anm"`` on
-    the quadratic recast and ``"newton"`` for the AFT (the ANM needs the quadratic recast).
-    ``checkpoint(label, progress)``, if given, wraps each phase's progress callback (e.g. a
-    :class:`~frictionkit.runtime.engine._checkpoint.Checkpoint` saving the branch so far).
-    An interrupted equilibrium branch ends the work (no periodic branch is started).
-    """
-    wrap = checkpoint or (lambda label, bar: bar)
-    colloc = discretization == "collocation"
-    if colloc:
-        if model.sampled:
-            raise InputError(f"--method collocation: model {model.name!r} has a non-analytic law (no "
-                             "quadratic recast); use --method aft")
-        if int(intervals) < 2 or not 1 <= int(degree) <= 12:
-            raise InputError(f"--intervals {intervals} / --degree {degree}: need intervals >= 2 and "
-                             "1 <= degree <= 12")
-        discretization = "hbm"
-    method = _resolve_method(model, method, _use_aft(model, discretization))
-    if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
-        raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")
-    if start != "equilibria" and int(harmonics) < 1:
-        raise InputError(f"--harmonics {harmonics}: a periodic orbit needs at least 1 harmonic")
-    lo, hi = sorted((lam_start, lam_stop))
-    eq = per = None
-    if start in ("equilibria", "hopf"):
-        bar = _Progress(lam_start, lam_stop, "equilibria") if progress else None
-        try:
-            eq = equilibrium_branch(model, lam_start, lam_stop, method=method,
-                                    progress=wrap("equilibria", bar), discretization=discretization)
-        finally:
-            if bar:
-                bar.close()
-        echo(_summary(eq))
-        if eq.status == "interrupted":
-            return eq, None
-    if start == "hopf":
-        hopf = _pick(eq.special_points("hopf"), hopf_index, "--from-hopf", "Hopf point",
-                     f"the equilibrium branch on [{lo:g}, {hi:g}] of {model.continuation}")
-        disc, Z, direction = periodic_start_from_hopf(model, hopf, harmonics, discretization=discretization)
-    elif start == "simulation":
-        disc, Z = periodic_start_from_simulation(model, lam_start, harmonics, discretization=discretization)
-        direction = 1.0 if lam_stop > lam_start else -1.0
-    if start in ("hopf", "simulation"):
-        label = f"collocation {intervals}x{degree}" if colloc else f"periodic H={harmonics}"
-        if colloc:
-            if start == "hopf":
-                # a few HBM steps first: right next to the Hopf point the orbit is tiny and
-                # the collocation steps would be, too
-                pre = periodic_branch(disc, Z, lo, hi, direction, method="anm",
-                                      options=dict(max_steps=20, stability=False, branch_points=False))
-                Z, direction = pre.solutions[-1], pre.tangents[-1]
-            disc, Z, direction = _to_collocation(model, disc, Z, int(intervals), int(degree), direction)
-        bar = _Progress(lam_start, lam_stop, label) if progress else None
-        try:
-            opts = dict(options or {})
-            opts.setdefault("max_steps", 5000)
-            if method == "anm":
-                opts.setdefault("points_per_step", 4)     # smooth curves, no extra LU
-            per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts,
-                                  progress=wrap("periodic branch", bar))
-        finally:
-            if bar:
-                bar.close()
-        echo(_summary(per))
-    return eq, per
 
 
 EXIT_CODES = """\b

@@ -1,0 +1,135 @@
+"""``frictionkit sweep`` and ``frictionkit plot-sweep`` (registered on ``runtime.cli.main``)."""
+from __future__ import annotations
+
+from pathlib import Path
+import time
+
+import click
+
+from ..analysis._curves import BifurcationCurve
+from ..cli import main
+from ..errors import FrictionkitError, InputError
+from ..sweeps import SweepStore, parse_grid, plot_sweep_map, sweep
+from ._params import ASSIGNMENT, param_values
+
+
+class _GridType(click.ParamType):
+    """``--over NAME=START:STOP:COUNT`` or ``NAME=V1,V2,...`` -> ``(name, values)``."""
+
+    name = "NAME=START:STOP:COUNT"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        try:
+            return parse_grid(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _write_map(store, plot, curves, at):
+    curves = [BifurcationCurve.load(c) for c in curves]
+    plot_sweep_map(store.table(), store.spec, plot, curves=curves, at=at)
+    click.echo(f"wrote {plot}")
+
+
+@main.command("sweep")
+@click.argument("model")
+@click.argument("assignments", nargs=-1, type=ASSIGNMENT)
+@click.option("--param", "-p", required=True, help="Main (continuation) parameter, e.g. Vb.")
+@click.option("--start", type=float, required=True, help="Start of --param (orbit/simulate tasks: its value).")
+@click.option("--stop", type=float, required=True, help="End of the --param range.")
+@click.option("--over", multiple=True, type=_GridType(), required=True,
+              help="A swept parameter: NAME=START:STOP:COUNT (linspace) or NAME=V1,V2,... (repeat for 2-D).")
+@click.option("--set", "set_", multiple=True, type=ASSIGNMENT, help="Fixed parameter values NAME=VALUE.")
+@click.option("--task", type=click.Choice(["continuation", "orbit", "simulate"]), default="continuation",
+              show_default=True, help="What each grid point runs.")
+@click.option("--from-hopf", "from_hopf", type=int, default=1, show_default=True,
+              help="continuation: periodic branch from Hopf point K of the equilibria.")
+@click.option("--method", "discretization", type=click.Choice(["hbm", "collocation", "aft"]), default=None,
+              help="Periodic-orbit method, as in `frictionkit continue`.")
+@click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
+              help="Continuation engine, as in `frictionkit continue`.")
+@click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics.")
+@click.option("--intervals", type=int, default=40, show_default=True, help="Collocation sub-intervals.")
+@click.option("--degree", type=int, default=3, show_default=True, help="Collocation degree.")
+@click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget per branch.")
+@click.option("--t-end", type=float, default=200.0, show_default=True, help="simulate: integration time.")
+@click.option("--seed", type=int, default=0, show_default=True, help="simulate: random initial states' seed.")
+@click.option("--at", multiple=True, type=float,
+              help="Report period, amplitude and motion of the stable orbit at this --param value (repeatable).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("sweep.h5"),
+              show_default=True, help="HDF5 store; rerunning the same command resumes it.")
+@click.option("--workers", type=int, default=None, help="Local cluster size [default: one per core].")
+@click.option("--scheduler", default=None, help="Address of an existing Dask scheduler, tcp://host:port.")
+@click.option("--map", "map_", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also draw the two-parameter map to this image file.")
+@click.option("--commit-seconds", type=float, default=2.0, show_default=True,
+              help="Seconds between atomic commits of finished tasks to --out.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hopf, discretization, method,
+              harmonics, intervals, degree, max_steps, t_end, seed, at, out, workers, scheduler, map_,
+              commit_seconds, quiet):
+    """Run one task per grid point of --over on Dask (a local cluster, or --scheduler).
+
+    \b
+    Examples:
+      frictionkit sweep belt --param Vb --start 0.05 --stop 12 --set n=10 \\
+          --over FN=0.5:10:40 --from-hopf 1 -H 10 --out belt_sweep.h5 --map belt_map.png
+      frictionkit sweep belt --param Vb --start 0.05 --stop 12 --set n=10 \\
+          --over FN=0.5:10:40 -H 10 --out belt_sweep.h5 --scheduler tcp://10.0.0.5:8786
+    """
+    t0 = time.perf_counter()
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("--workers and --scheduler exclude each other (an existing cluster has its own)")
+    opts = {"continuation": dict(from_hopf=from_hopf, harmonics=harmonics, discretization=discretization,
+                                 method=method, max_steps=max_steps, intervals=intervals, degree=degree),
+            "orbit": dict(harmonics=harmonics, discretization=discretization),
+            "simulate": dict(t_end=t_end, seed=seed)}[task]
+    try:
+        params = param_values(set_, assignments)
+        params.pop(param, None)
+        res = sweep(model, param, start, stop, dict(over), task=task, fixed=params, out=out, workers=workers,
+                    scheduler=scheduler, progress=not quiet, echo=click.echo, commit_every=commit_seconds,
+                    at=at, **opts)
+    except KeyboardInterrupt:
+        raise click.ClickException(f"interrupted: the finished tasks are in {out}; rerun the same command "
+                                   "to resume") from None
+    except FrictionkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    counts = res.table["status"].value_counts().to_dict() if len(res.table) else {}
+    click.echo(f"{res.message} ({res.ran} run now, {res.skipped} already there); status: "
+               + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    if map_ is not None:
+        _write_map(SweepStore(out), map_, (), at[0] if at else None)
+    click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
+    if res.failed:
+        raise click.ClickException(f"{res.failed} task(s) failed with an error (see the 'message' column); "
+                                   "they are stored and will not be rerun")
+
+
+@main.command("plot-sweep")
+@click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--map", "map_", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Image file of the two-parameter map.")
+@click.option("--curve", "curves", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A hopf-curve or fold-curve HDF5 file (`frictionkit hopf-curve --out`) to overlay; repeatable.")
+@click.option("--at", type=float, default=None, help="Main-parameter value of a map over two swept parameters.")
+@click.option("--table", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the summary table as CSV.")
+def plot_sweep_cmd(store, map_, curves, at, table):
+    """Draw the map of a continuation sweep's STORE (regions: stable sliding, stick-slip only,
+    coexistence, other), optionally with codim-2 curves on top::
+
+        frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+            --second FN --min 0.5 --max 10 --out hopf.h5
+        frictionkit plot-sweep belt_sweep.h5 --map belt_map.png --curve hopf.h5
+    """
+    try:
+        s = SweepStore(store)
+        _write_map(s, map_, curves, at)
+        if table is not None:
+            s.table().to_csv(table)
+            click.echo(f"wrote {table}")
+    except FrictionkitError as exc:
+        raise click.ClickException(str(exc)) from None

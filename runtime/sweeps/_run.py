@@ -1,0 +1,241 @@
+"""``sweep()``: run the tasks of a sweep on Dask and stream them into the store.
+
+Without a scheduler address a :class:`dask.distributed.LocalCluster` is started for the call
+(one single-threaded worker *process* per core, BLAS threads 1 in each: the tasks are
+independent and CPU-bound, so processes, not threads, give the speed-up) and stopped at the
+end; with ``scheduler="tcp://host:port"`` the same tasks go to an existing cluster.  Results
+come back as they finish (``as_completed``) and are committed to the store in batches
+(``_store``); tasks already in the store are skipped, so rerunning the same call resumes.
+A worker that dies takes its running tasks with it; the scheduler reassigns them
+(``distributed.scheduler.allowed-failures``), and a task whose own code raises something that
+is not a numerical failure is retried once (``retries=1``) and then stored with its error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import os
+import sys
+import time
+
+import pandas as pd
+from tqdm import tqdm
+
+from ..errors import InputError
+from ..model._load import load_model
+from ..results._result import Result
+from ._spec import SweepSpec
+from ._store import SweepStore
+from ._tasks import run_task
+
+__all__ = ["sweep", "SweepResult", "start_client"]
+
+# BLAS/OpenMP threads of every worker process: one task per core, one thread per task
+_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@dataclass
+class SweepResult(Result):
+    """What :func:`sweep` returns.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per task (index ``task``): the grid values, ``status``, ``message`` and the
+        task's summary columns (continuation: ``n_hopf``, ``hopf_1``, ``hopf_1_criticality``,
+        ..., ``hopf`` (JSON), ``n_fold``, ``folds`` (JSON), ``eq_stable`` and ``orbit_stable``
+        (JSON lists of ``[lo, hi]`` parameter intervals), ``motion``, and ``period@A``,
+        ``amplitude@A``, ``motion@A`` for each ``at`` value A).
+    path : str
+        The HDF5 store (:class:`~frictionkit.runtime.sweeps.SweepStore` reads it).
+    spec : SweepSpec
+    ran, skipped, failed : int
+        Tasks run by this call, found already in the store, and stored with an error.
+    wall_time : float
+    dashboard : str
+        Dask dashboard address of the embedded cluster ("" when disabled or external).
+    task_seconds : list of float
+        Time of each task run by this call on its worker (for overhead figures).
+    success, status, message :
+        ``status`` is ``"complete"`` when every task is stored; ``success`` also needs no task
+        to have failed.
+    """
+
+    table: pd.DataFrame
+    path: str
+    spec: SweepSpec
+    ran: int = 0
+    skipped: int = 0
+    failed: int = 0
+    wall_time: float = 0.0
+    dashboard: str = ""
+    task_seconds: list = field(default_factory=list)
+
+    def branch(self, index: int, name: str = "periodic"):
+        """A stored branch of task ``index`` (see :meth:`SweepStore.branch`)."""
+        return SweepStore(self.path).branch(index, name)
+
+
+def start_client(scheduler=None, workers=None, echo=print):
+    """``(client, cluster)``: a client of ``scheduler`` (cluster ``None``) or of a new
+    ``LocalCluster`` of ``workers`` single-threaded processes (default: one per core).
+
+    Raises
+    ------
+    InputError
+        When no scheduler answers at ``scheduler`` within 10 s.
+    """
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError(f"--scheduler {scheduler}: no Dask scheduler answers there ({exc}); "
+                             "start one with `dask scheduler` or drop --scheduler for a local cluster") \
+                from None
+    n = int(workers or os.cpu_count() or 1)
+    if n < 1:
+        raise InputError(f"--workers {workers}: need at least 1 worker")
+    try:
+        import bokeh  # noqa: F401  (the dashboard needs it)
+        dashboard = ":0"
+    except ImportError:
+        dashboard = None
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
+                               env=_WORKER_ENV, host="127.0.0.1")
+    client = Client(cluster)
+    echo(f"local Dask cluster: {n} worker process(es), 1 thread each; dashboard "
+         + (client.dashboard_link if dashboard else "disabled (install bokeh to get it)"))
+    return client, cluster
+
+
+def _check_model(spec_args):
+    """Load the model on the client: unknown parameters and model errors before any task."""
+    model, param, fixed, over = spec_args
+    names = {**fixed, **{k: 0.0 for k in over}}
+    m = load_model(model, continuation=param, **{k: v for k, v in fixed.items() if k != param})
+    unknown = sorted(set(names) - set(m.parameters)) + ([param] if param not in m.parameters else [])
+    if unknown:
+        raise InputError(f"parameter(s) {', '.join(unknown)} not in model {m.name!r}; its parameters are "
+                         f"{', '.join(m.parameters)}")
+    return m
+
+
+def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, out="sweep.h5", workers=None,
+          scheduler=None, client=None, progress=True, echo=print, commit_every=2.0, **options) -> SweepResult:
+    """Run one task per grid point of ``over`` on Dask; results go to the HDF5 store ``out``.
+
+    Parameters
+    ----------
+    model : str or path
+        Zoo name or model file (its source travels with the tasks).
+    param : str
+        Main (continuation) parameter; ``start``, ``stop`` its range (``orbit`` and
+        ``simulate`` tasks run at ``start``).
+    over : dict
+        ``{name: values}`` of one or more swept parameters (their Cartesian product).
+    task : {"continuation", "orbit", "simulate"}
+    fixed : dict, optional
+        Other parameter values (``--set``).
+    out : path
+        The store; rerunning with the same arguments skips the tasks it holds.
+    workers : int, optional
+        Size of the local cluster (default: one per core).
+    scheduler : str, optional
+        ``tcp://host:port`` of an existing Dask scheduler.
+    client : dask.distributed.Client, optional
+        An existing client (then neither ``workers`` nor ``scheduler``).
+    progress : bool
+        A tqdm bar over the tasks (elapsed time, ETA), shown on a terminal only.
+    commit_every : float
+        Seconds between commits to the store (grows to ten times the last commit's duration,
+        so copying stays under about a tenth of the run).
+    **options
+        Task options: ``from_hopf``, ``harmonics``, ``discretization``, ``method``,
+        ``max_steps``, ``intervals``, ``degree``, ``at`` (continuation); ``harmonics``,
+        ``discretization``, ``at`` (orbit); ``t_end``, ``x0``, ``seed``, ``at`` (simulate).
+
+    Returns
+    -------
+    SweepResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frictionkit.runtime.sweeps import sweep
+    >>> res = sweep("belt", "Vb", 0.05, 12, {"FN": np.linspace(1, 10, 4)}, fixed={"n": 10},
+    ...             harmonics=10, out="belt_sweep.h5")                   # doctest: +SKIP
+    >>> res.table[["FN", "status", "hopf_1", "folds"]]                   # doctest: +SKIP
+    """
+    t0 = time.perf_counter()
+    fixed = dict(fixed or {})
+    over = dict(over or {})
+    if not over:
+        raise InputError("the sweep has no grid: give at least one --over NAME=START:STOP:COUNT")
+    m = _check_model((model, param, fixed, over))
+    spec = SweepSpec.build(model, m.model_hash, param, start, stop, over, fixed, task, **options)
+    store = SweepStore(out, spec)                # refuses another sweep's store
+    todo = [i for i in range(len(spec)) if i not in store.done]
+    skipped = len(spec) - len(todo)
+    if skipped:
+        echo(f"{out}: {skipped} of {len(spec)} task(s) already stored; running the other {len(todo)}")
+    own = client is None
+    cluster = None
+    dashboard = ""
+    task_seconds = []
+    if todo:
+        if own:
+            client, cluster = start_client(scheduler, workers, echo)
+            dashboard = client.dashboard_link if cluster is not None and cluster.dashboard_link else ""
+        try:
+            store.commit([])                     # the store exists from now on
+            task_seconds = _stream(client, spec, todo, store, progress, commit_every)
+        finally:
+            if own:
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+    table = store.table()
+    failed = int((table["status"] == "error").sum()) if len(table) else 0
+    complete = len(store.done) == len(spec)
+    return SweepResult(table=table, path=str(out), spec=spec, ran=len(todo), skipped=skipped, failed=failed,
+                       wall_time=time.perf_counter() - t0, dashboard=dashboard, task_seconds=task_seconds,
+                       success=complete and failed == 0, status="complete" if complete else "incomplete",
+                       message=f"{len(store.done)} of {len(spec)} tasks stored in {out}"
+                               + (f", {failed} with an error" if failed else ""))
+
+
+def _stream(client, spec, todo, store, progress, commit_every):
+    """Submit ``todo``, commit results as they finish; on any exit commit what arrived."""
+    from dask.distributed import as_completed
+
+    text = spec.to_json()
+    futures = [client.submit(run_task, text, i, key=f"frictionkit-sweep-{spec.key[:12]}-{i}", pure=False,
+                             retries=1) for i in todo]
+    index = {f.key: i for f, i in zip(futures, todo)}
+    bar = tqdm(total=len(todo), desc=f"{spec.task} tasks", unit="task", file=sys.stderr,
+               disable=None if progress else True)
+    batch, last, seconds = [], time.monotonic(), []
+    try:
+        for fut in as_completed(futures):
+            if fut.status == "finished":
+                res = fut.result()
+            else:                                # failed twice, or its workers kept dying
+                exc = fut.exception()
+                res = {"index": index[fut.key], "branches": {},
+                       "row": {**spec.points[index[fut.key]], "status": "error",
+                               "message": f"{type(exc).__name__}: {exc}"}}
+            fut.release()
+            batch.append(res)
+            bar.update(1)
+            seconds.append(res.get("seconds", float("nan")))
+            if time.monotonic() - last >= max(commit_every, 10 * store.commit_seconds):
+                store.commit(batch)
+                batch, last = [], time.monotonic()
+    finally:
+        bar.close()
+        store.commit(batch)                     # Ctrl-C, a lost scheduler: keep what arrived
+        client.cancel([f for f in futures if not f.done()])
+    return seconds

@@ -1,0 +1,191 @@
+"""The sweep's one HDF5 store: written atomically, read back as a table and as branches.
+
+Layout (``format = "frictionkit-sweep"``, ``format_version = 1``)::
+
+    /                     attrs: format, format_version, spec (the sweep's JSON, see _spec),
+                                 sweep_key, grid_key, model_hash, model, param, task, n_tasks
+    /tasks/000017/        one group per finished task (zero-padded task index)
+        attrs: index, row (JSON of the summary row: grid values, status, message, columns),
+                                 seconds (the task's time on its worker)
+        equilibria/       a branch, in exactly the layout of Branch.save (results/_branch.py)
+        periodic/         (continuation tasks that found a Hopf point)
+        orbit/            (orbit tasks)
+    /table/               the summary table, one dataset per column (task order; strings UTF-8),
+                          attrs: columns (JSON list, in order); rewritten with every commit
+
+Every commit copies the store to a temporary file in the same folder, adds the new tasks,
+rewrites ``/table`` and replaces the store with ``os.replace``: a reader, a crash or a
+Ctrl-C only ever sees a complete store.  The client commits in batches (see
+``SweepStore.commit``), so the copying stays a small part of the run even for large stores.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+import shutil
+import tempfile
+import time
+
+import h5py
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..results._branch import Branch
+from ._spec import SweepSpec
+
+__all__ = ["SweepStore", "FORMAT"]
+
+FORMAT = "frictionkit-sweep"
+FORMAT_VERSION = 1
+
+
+def _name(index: int) -> str:
+    return f"{int(index):06d}"
+
+
+class SweepStore:
+    """The HDF5 store of one sweep at ``path`` (created on first commit).
+
+    Parameters
+    ----------
+    path : path
+    spec : SweepSpec, optional
+        The sweep about to run: an existing store written by another sweep is refused
+        (:class:`InputError` naming what differs).  Without it, the store is opened to read.
+    """
+
+    def __init__(self, path, spec: SweepSpec | None = None):
+        self.path = Path(path)
+        self.spec = spec
+        self.rows: dict[int, dict] = {}
+        if self.path.exists():
+            self._read(spec)
+        elif spec is None:
+            raise InputError(f"{self.path}: no such sweep store")
+        if self.spec is None:
+            raise InputError(f"{self.path}: not a frictionkit sweep store")
+        self.commit_seconds = 0.0        # time of the last commit's copy + write
+
+    def _read(self, spec):
+        try:
+            f = h5py.File(self.path, "r")
+        except OSError as exc:
+            raise InputError(f"{self.path}: not an HDF5 file ({exc}); choose another --out") from None
+        with f:
+            if f.attrs.get("format") != FORMAT:
+                raise InputError(f"{self.path} is not a sweep store (format {f.attrs.get('format')!r}); "
+                                 "choose another --out")
+            stored = SweepSpec.from_json(str(f.attrs["spec"]))
+            if spec is not None and stored.key != spec.key:
+                if stored.model_hash != spec.model_hash or stored.model != spec.model:
+                    what = (f"model {stored.model_label!r} (hash {stored.model_hash}), not "
+                            f"{spec.model_label!r} (hash {spec.model_hash})")
+                else:
+                    what = "a different grid, parameter range, task or options"
+                raise InputError(f"--out {self.path}: this store belongs to another sweep ({what}); "
+                                 "give another --out, or delete the file to start afresh")
+            self.spec = stored
+            for name, g in f.get("tasks", {}).items():
+                self.rows[int(name)] = json.loads(str(g.attrs["row"]))
+
+    # -- state --------------------------------------------------------------------------
+    @property
+    def done(self) -> set:
+        """Indices of the tasks stored (finished, numerical failures and errors alike)."""
+        return set(self.rows)
+
+    def table(self) -> pd.DataFrame:
+        """The summary table: one row per stored task, in task order, ``task`` as index."""
+        if not self.rows:
+            return pd.DataFrame(columns=["task", *self.spec.names, "status", "message"]).set_index("task")
+        df = pd.DataFrame([{"task": i, **self.rows[i]} for i in sorted(self.rows)]).set_index("task")
+        first = [c for c in (*self.spec.names, "status", "message") if c in df.columns]
+        return df[first + [c for c in df.columns if c not in first]]
+
+    def branch(self, index: int, name: str = "periodic") -> Branch:
+        """The branch ``name`` (``equilibria``, ``periodic``, ``orbit``) of task ``index``."""
+        with h5py.File(self.path, "r") as f:
+            key = f"tasks/{_name(index)}/{name}"
+            if key not in f:
+                raise InputError(f"{self.path}: task {index} has no {name!r} branch")
+            buf = io.BytesIO()
+            with h5py.File(buf, "w") as out:
+                for k, v in f[key].attrs.items():
+                    out.attrs[k] = v
+                for child in f[key]:
+                    f.copy(f[key][child], out, name=child)
+        return Branch.load(io.BytesIO(buf.getvalue()))
+
+    # -- writing ------------------------------------------------------------------------
+    def commit(self, results: list) -> None:
+        """Add finished tasks (``run_task`` dicts) atomically: copy, append, ``os.replace``."""
+        if not results and self.path.exists():
+            return
+        t0 = time.perf_counter()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            if self.path.exists():
+                shutil.copyfile(self.path, tmp)
+                mode = "a"
+            else:
+                mode = "w"
+            with h5py.File(tmp, mode) as f:
+                if mode == "w":
+                    self._write_header(f)
+                tasks = f.require_group("tasks")
+                for res in results:
+                    self._write_task(tasks, res)
+                self._write_table(f, results)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        for res in results:
+            self.rows[res["index"]] = res["row"]
+        self.commit_seconds = time.perf_counter() - t0
+
+    def _write_header(self, f):
+        s = self.spec
+        a = f.attrs
+        a["format"], a["format_version"] = FORMAT, FORMAT_VERSION
+        a["spec"], a["sweep_key"], a["grid_key"] = s.to_json(), s.key, s.grid_key()
+        a["model_hash"], a["model"], a["param"], a["task"] = s.model_hash, s.model_label, s.param, s.task
+        a["n_tasks"] = len(s)
+
+    @staticmethod
+    def _write_task(tasks, res):
+        name = _name(res["index"])
+        if name in tasks:                 # a duplicate delivery: the first one stays
+            return
+        g = tasks.create_group(name)
+        g.attrs["index"] = int(res["index"])
+        g.attrs["row"] = json.dumps(res["row"])
+        g.attrs["seconds"] = float(res.get("seconds", np.nan))
+        for bname, data in res["branches"].items():
+            with h5py.File(io.BytesIO(data), "r") as src:
+                dst = g.create_group(bname)
+                for k, v in src.attrs.items():
+                    dst.attrs[k] = v
+                for child in src:
+                    src.copy(src[child], dst, name=child)
+
+    def _write_table(self, f, results):
+        rows = dict(self.rows)
+        rows.update({r["index"]: r["row"] for r in results})
+        df = pd.DataFrame([{"task": i, **rows[i]} for i in sorted(rows)])
+        if "table" in f:
+            del f["table"]
+        g = f.create_group("table")
+        g.attrs["columns"] = json.dumps(list(df.columns))
+        for col in df.columns:
+            values = df[col].to_numpy()
+            if df[col].dtype.kind in "fiub":
+                g[col] = values
+            else:
+                g.create_dataset(col, data=np.array(["" if v is None or v != v else str(v) for v in values],
+                                                    dtype=object), dtype=h5py.string_dtype())

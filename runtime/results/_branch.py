@@ -334,8 +334,12 @@ class Branch:
         The file is written next to ``path`` and renamed over it when complete
         (:func:`~frictionkit.runtime.results._atomic.atomic_path`): an interrupted or failed
         save leaves the previous file intact.  ``extra(f)``, if given, adds datasets to the
-        open :class:`h5py.File` within the same atomic write.
+        open :class:`h5py.File` within the same atomic write.  ``path`` may also be a binary
+        file-like object (e.g. :class:`io.BytesIO`, as the sweep store uses), written directly.
         """
+        if hasattr(path, "write"):
+            self._write(path, extra)
+            return
         with atomic_path(path) as tmp:
             self._write(tmp, extra)
 
@@ -413,6 +417,9 @@ class Branch:
             datasets); the message names the path and the problem.
         """
         import h5py
+        if hasattr(path, "read"):          # a binary file-like object (the sweep store's)
+            with h5py.File(path, "r") as f:
+                return cls._read(f)
         path = Path(path)
         if not path.is_file():
             raise InputError(f"branch file {path}: does not exist")

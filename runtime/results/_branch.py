@@ -317,7 +317,7 @@ class Branch:
         return report([self], path, **kwargs)
 
     def to_dataframe(self):
-        """One row per point, units in the columns' ``attrs`` (:func:`._export.to_dataframe`)."""
+        """One row per point, units in ``df.attrs["units"]`` (:func:`._export.to_dataframe`)."""
         from ._export import to_dataframe
         return to_dataframe(self)
 

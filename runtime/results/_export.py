@@ -4,7 +4,8 @@ One row per branch point; the columns are the continuation parameter, ``omega``,
 period ``T`` (periodic branches), ``ptp_<state>``, ``min_<state>``, ``max_<state>``,
 ``mean_<state>``, ``stable`` (1 stable, 0 unstable, NaN unknown), ``max_multiplier`` and
 ``motion`` where known.  Units (``Model.units``, stored in the branch's provenance) sit in
-each column's metadata: ``df[c].attrs["unit"]`` and ``df.attrs["units"]`` in pandas,
+the table's metadata: ``df.attrs["units"][column]`` in pandas (a column taken out with
+``df[c]`` is a new Series without them, so they live on the frame),
 ``da.attrs["units"]`` in xarray, a ``# units:`` header line in CSV and a ``units`` struct in
 MAT files.  Everything is read through the :class:`Branch` attributes, never the HDF5
 layout.
@@ -56,8 +57,6 @@ def to_dataframe(branch):
     cols, units = to_columns(branch)
     df = pd.DataFrame(cols)
     df.index.name = "point"
-    for c in df.columns:
-        df[c].attrs["unit"] = units[c]
     df.attrs.update(units=units, model=str(branch.provenance.get("model", "")), kind=branch.kind)
     return df
 

@@ -9,9 +9,8 @@ import shutil
 
 import pytest
 
-from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
-from frictionkit.runtime.model._load import load_model
 from frictionkit.runtime.results._report import report
+from tests.results.test_report import saved  # noqa: F401  (the module's branches, saved and read back)
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 INSTALL = ("the browser test needs Debian's chromium and chromium-driver: run "
@@ -19,12 +18,9 @@ INSTALL = ("the browser test needs Debian's chromium and chromium-driver: run "
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    m = load_model("belt", continuation="Vb", n=10, FN=5)
-    eq = equilibrium_branch(m, 0.05, 12)
-    disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 5)
-    per = periodic_branch(disc, Z, 0.0, 12, d)
-    path = tmp_path_factory.mktemp("report") / "report.html"
+def page(saved):  # noqa: F811
+    folder, eq, per = saved
+    path = folder / "report.html"
     report([eq, per], path)
     return path, eq, per
 

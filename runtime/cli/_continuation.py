@@ -40,7 +40,7 @@ class _Progress:
     def __init__(self, lam_start, lam_stop, desc):
         del lam_start, lam_stop            # kept in the signature: the callers pass the range
         self.bar = tqdm(desc=desc, unit=" steps", leave=False, file=sys.stderr, disable=None,
-                        bar_format="{desc}: {n} steps, {elapsed} elapsed {postfix}")
+                        bar_format="{desc}: {n} steps, {elapsed} elapsed{postfix}")
 
     def __call__(self, rec):
         if self.bar.disable:

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.frictionkit-installed
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: install demo test bench bench-peers codegen clean
+.PHONY: install browser demo test bench bench-peers codegen clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,15 @@ demo: install
 	$(VENV)/bin/frictionkit demo
 
 # CI sets FRICTIONKIT_REQUIRE_COMPILED=1 so that a broken Cython build fails loudly.
-test: install
+# The browser test (tests/results/test_report_browser.py) needs Debian's chromium and
+# chromium-driver: installed here when missing and run as root; otherwise that test fails and
+# says what to install (never a silent skip).
+browser:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
+	  test "$$(id -u)" = 0 && { apt-get install -y chromium chromium-driver || { apt-get update && apt-get install -y chromium chromium-driver; }; }; } || \
+	  echo "make test: chromium/chromium-driver missing and not root: run 'apt-get install -y chromium chromium-driver'"
+
+test: install browser
 	$(PY) -m pytest -q -n 2 tests
 
 # Peers for benchmarks/bench_auto.py only (AUTO-07p through bifpy, built with gfortran); never a

@@ -14,6 +14,12 @@ the sign convention of the law: ``F > 0`` when ``v_rel < 0``).
   ``W_f / E_v < 1``.  For the law of eq. (3) the integral is the modified Bessel function
   ``I_1`` (eq. 15).  The upper bound ``v_up`` imposes ``W_f / E_v = 1`` at ``A omega = v_d``
   (the orbit just touches sticking).  ``omega`` defaults to ``sqrt(1 - xi**2)`` as in the seed.
+
+Defaults reproduce the paper: without ``law`` or ``model`` the law is seed 002 eq. (3), exact
+(no smoothing of ``|v|``), with the parameters of eq. (16) (``mu_d = 0.5``, ``mu_st = 1``,
+``mu_v = 0``, ``v0 = 0.5``) and ``xi = 0.05`` (§3), so ``v_up()`` is the paper's 1.8414.  A model
+whose law smooths ``|v|`` (the zoo's ``weakstrong``, ``delta``) is accurate only with a small
+``delta`` (1e-7): ``v_up`` evaluates the law where the orbit touches sticking, ``v_rel = 0``.
 """
 from __future__ import annotations
 
@@ -24,14 +30,27 @@ import scipy.special
 
 from ..errors import ConvergenceError, InputError
 
-__all__ = ["energy_ratio", "energy_ratio_exponential", "v_lw_exponential", "v_lw", "v_up"]
+__all__ = ["energy_ratio", "energy_ratio_exponential", "exponential_law", "v_lw_exponential", "v_lw", "v_up"]
+
+#: seed 002 eq. (16) and §3: the defaults of every function here
+SEED002 = dict(xi=0.05, mud=0.5, mus=1.0, muv=0.0, v0=0.5)
+
+
+def exponential_law(mud=SEED002["mud"], mus=SEED002["mus"], muv=SEED002["muv"], v0=SEED002["v0"]):
+    """Signed friction force of seed 002 eq. (3), exact:
+    ``F(v) = -sign(v) (mu_d + (mu_st - mu_d) exp(-|v| / v0) + mu_v |v| / v0)``."""
+    def F(v):
+        v = np.asarray(v, dtype=float)
+        a = np.abs(v)
+        return -np.sign(v) * (mud + (mus - mud) * np.exp(-a / v0) + muv * a / v0)
+    return F
 
 
 def _law(law, model, contact):
     if law is not None:
         return law
     if model is None:
-        raise InputError("give a friction law F(v_rel) or a model with a contact")
+        return exponential_law()
     p = model.param_vector()
     k = model.contacts.index(contact) if contact is not None else 0
 
@@ -82,7 +101,8 @@ def energy_ratio_exponential(A, v_d, xi, mud, mus, muv, v0, omega=None):
             - muv / (2 * xi * v0))
 
 
-def v_lw_exponential(xi, mud, mus, muv, v0):
+def v_lw_exponential(xi=SEED002["xi"], mud=SEED002["mud"], mus=SEED002["mus"], muv=SEED002["muv"],
+                     v0=SEED002["v0"]):
     """Seed 002 formula after eq. (9): ``v_lw = v0 ln((mu_st - mu_d) / (2 xi v0 + mu_v))`` (0 if negative)."""
     if muv <= -2 * xi * v0:
         raise InputError(f"mu_v = {muv} <= -2 xi v0: the total damping is negative (seed 002 §2.2)")
@@ -103,8 +123,11 @@ def v_lw(law, xi, bracket):
     return scipy.optimize.brentq(damping, a, b, xtol=1e-14, rtol=1e-13)
 
 
-def v_up(xi, bracket, law=None, model=None, contact=None, omega=None):
-    """Upper bound ``v_up``: ``W_f / E_v = 1`` with ``A omega = v_d`` (seed 002 §3), by brentq."""
+def v_up(xi=SEED002["xi"], bracket=(0.05, 10.0), law=None, model=None, contact=None, omega=None):
+    """Upper bound ``v_up``: ``W_f / E_v = 1`` with ``A omega = v_d`` (seed 002 §3), by brentq.
+
+    Without ``law`` or ``model``: seed 002's exact law and parameters (``v_up() = 1.8414``).
+    """
     omega = np.sqrt(1 - xi**2) if omega is None else omega
     F = _law(law, model, contact)
 
@@ -113,5 +136,8 @@ def v_up(xi, bracket, law=None, model=None, contact=None, omega=None):
         return energy_ratio(v / omega * (1 - 1e-12), v, xi, law=F, omega=omega) - 1.0
     a, b = bracket
     if g(a) * g(b) > 0:
-        raise ConvergenceError(f"W_f/E_v - 1 has no sign change in [{a}, {b}]: widen the bracket")
+        hint = ("; a model's |v| smoothing (e.g. weakstrong's delta) distorts the law where the orbit "
+                "touches sticking: load it with delta=1e-7, or give no model (seed 002's exact law)"
+                if model is not None else "")
+        raise ConvergenceError(f"W_f/E_v - 1 has no sign change in [{a}, {b}]: widen the bracket{hint}")
     return scipy.optimize.brentq(g, a, b, xtol=1e-13, rtol=1e-12)

@@ -21,7 +21,7 @@ def main():
     """
 
 
-_COMMAND_MODULES = ("_codegen", "_continuation", "_nonsmooth", "_study", "_sweep")
+_COMMAND_MODULES = ("_codegen", "_continuation", "_nonsmooth", "_study", "_sweep", "_report")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_name}")

@@ -35,6 +35,8 @@ def codegen_cmd(model, param, backend, out, explain, all_, build):
     from frictionkit.codegen import compile_module, generate_sources, write_generated
     from frictionkit.modelspec.errors import ModelSpecError
     if all_:
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)      # like the single-model path below
         for path in write_generated(out_dir=out):
             click.echo(f"wrote {path}")
         return

@@ -149,7 +149,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
       frictionkit continue belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
           --from-hopf 1 --method collocation --intervals 60 --degree 3 --engine newton
       frictionkit continue drill --param eta --start 0.5 --stop 5 --set kappa=1 \\
-          --from-hopf 1 -H 20                                  (sampled law: AFT + Newton)
+          --from-hopf 1 -H 20                                  # sampled law: AFT + Newton
       frictionkit continue --restart branch.h5@40 --stop 12 -H 60 --out more.h5
     """
     t0 = time.perf_counter()
@@ -278,10 +278,12 @@ def _curve_options(command):
 def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
                    hopf):
     """Continue a Hopf point of the equilibria in a second parameter (the stability boundary
-    of steady sliding in the plane of two parameters), e.g.::
+    of steady sliding in the plane of two parameters).
 
-        frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
-            --second FN --min 0.01 --max 5 --direction down --plot hopf.png
+    \b
+    Example:
+      frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+          --second FN --min 0.01 --max 5 --direction down --plot hopf.png
     """
     try:
         params = param_values(set_, assignments)
@@ -323,10 +325,12 @@ def _report_curve(curve, param, second, out, plot):
 def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
                    hopf, harmonics, fold):
     """Continue a fold of the periodic branch from a Hopf point (HBM) in a second parameter
-    (e.g. the upper end of a bistable band against a friction-law parameter)::
+    (e.g. the upper end of a bistable band against a friction-law parameter).
 
-        frictionkit fold-curve weakstrong --param vd --start 3 --stop 0.3 --set delta=0.1 \\
-            -H 20 --second muv --min 0 --max 0.05 --plot folds.png
+    \b
+    Example:
+      frictionkit fold-curve weakstrong --param vd --start 3 --stop 0.3 --set delta=0.1 \\
+          -H 20 --second muv --min 0 --max 0.05 --plot folds.png
     """
     try:
         params = param_values(set_, assignments)
@@ -345,28 +349,37 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
 @click.option("--harmonics", "-H", type=int, default=40, show_default=True, help="Number of harmonics.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               help="Folder for belt.h5 and belt.png.")
-@click.option("--engine", "--method", "method", type=click.Choice(["anm", "newton"]), default="anm",
-              show_default=True, help="Continuation engine.")
+@click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default="anm",
+              show_default=True, help="Continuation engine (as everywhere).")
+@click.option("--method", "discretization", type=click.Choice(["hbm", "collocation"]), default="hbm",
+              show_default=True, help="Periodic-orbit method, the discretization (as everywhere).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def demo_cmd(harmonics, out_dir, method, quiet):
+def demo_cmd(harmonics, out_dir, method, discretization, quiet):
     """The seed-000 belt oscillator: n = 10, FN = 5 N, continuation in the belt speed Vb.
 
     Equilibria on 0.05 <= Vb <= 12 m/s with both Hopf points, then the periodic branch
     from the first Hopf point through the fold (seeds: about 10.26 m/s) back to the
     second Hopf point.  Writes belt.h5 (periodic branch), belt_equilibria.h5 and belt.png.
+
+    \b
+    Examples:
+      frictionkit demo
+      frictionkit demo --engine newton --out-dir newton/
+      frictionkit report belt_equilibria.h5 belt.h5 -o report.html
     """
     t0 = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         m = _load("belt", "Vb", dict(n=10, FN=5))
         eq, per = run_continuation(m, 0.05, 12.0, start="hopf", hopf_index=1, harmonics=harmonics,
-                                   method=method, progress=not quiet, echo=click.echo)
+                                   method=method, progress=not quiet, echo=click.echo,
+                                   discretization=discretization)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     per.save(out_dir / "belt.h5")
     eq.save(out_dir / "belt_equilibria.h5")
     plot_branches([eq, per], path=out_dir / "belt.png",
-                  title=f"belt, n = 10, FN = 5 N, HBM H = {harmonics}, {method.upper()}")
+                  title=f"belt, n = 10, FN = 5 N, {discretization.upper()} H = {harmonics}, {method.upper()}")
     for name in ("belt.h5", "belt_equilibria.h5", "belt.png"):
         click.echo(f"wrote {out_dir / name}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")

@@ -259,7 +259,7 @@ def calibrate_cmd(runs, days, noise, seed, as_json):
         raise click.BadParameter("need at least one run", param_hint="--runs")
     _, T, z, _ = synthetic_record(days=days, noise=noise, seed=seed)
     fits = [calibrate_quasi_static(T, z, SYNTHETIC_BOUNDS, K_BP=SYNTHETIC_K_BP, seed=1000 + r, popsize=15, maxiter=300)
-            for r in tqdm(range(runs), desc="calibration runs")]
+            for r in tqdm(range(runs), desc="calibration runs", disable=None)]
     table = calibration_table(fits)
     table["truth"] = [SYNTHETIC_TRUTH[k] for k in CALIBRATION_PARAMETERS]
     table["rms"] = [f.rms for f in fits]

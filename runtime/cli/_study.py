@@ -50,7 +50,7 @@ def run_study(model_name, param, at, params, *, harmonics="1..60", intervals="10
     variable_scales = _parse_scales(scales, model)
     bar = None
     if progress:
-        bar = tqdm(total=len(H_list) + len(N_list), desc="test solutions", leave=False, file=sys.stderr)
+        bar = tqdm(total=len(H_list) + len(N_list), desc="test solutions", leave=False, file=sys.stderr, disable=None)
 
     def report(method, size, message):
         if bar is not None:

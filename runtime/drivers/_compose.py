@@ -29,23 +29,24 @@ __all__ = ["run_continuation"]
 
 
 class _Progress:
-    """tqdm bar over the parameter range showing lam and the step count.
+    """tqdm counter of continuation steps: step count, current lam, elapsed time.
 
-    Shown on a terminal only (``disable=None``): redirected to a file or a CI log, the bar's
-    carriage-return updates would pile up on one line; the summaries are printed anyway.
+    Not a percentage of [start, stop]: a branch turns back at folds, so that position is no
+    measure of progress.  Shown on a terminal only (``disable=None``): redirected to a file or
+    a CI log, the bar's carriage-return updates would pile up; the summaries are printed anyway.
     """
 
     def __init__(self, lam_start, lam_stop, desc):
-        self.lo, self.span = lam_start, abs(lam_stop - lam_start) or 1.0
-        self.bar = tqdm(total=1000, desc=desc, unit="‰", leave=False, file=sys.stderr, disable=None,
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+        del lam_start, lam_stop            # kept in the signature: the callers pass the range
+        self.bar = tqdm(desc=desc, unit=" steps", leave=False, file=sys.stderr, disable=None,
+                        bar_format="{desc}: {n} steps, {elapsed} elapsed{postfix}")
 
     def __call__(self, rec):
         if self.bar.disable:
             return
         lam = float(rec.points[-1][-1])
-        self.bar.n = int(min(1000, 1000 * abs(lam - self.lo) / self.span))
-        self.bar.set_postfix_str(f"lam={lam:.6g} steps={rec.counters.steps}", refresh=True)
+        self.bar.n = int(rec.counters.steps)
+        self.bar.set_postfix_str(f"lam={lam:.6g}, {len(rec.points)} points", refresh=True)
 
     def close(self):
         self.bar.close()

@@ -172,7 +172,7 @@ def _provenance(disc, method, opts):
                 scipy_version=scipy.__version__, generator_version=model.generator_version,
                 backend=model.backend, discretization=disc.kind,
                 parameters={k: float(v) for k, v in zip(model.parameters, model.param_vector())},
-                options=dict(opts.as_dict(), harmonics=disc.H, n_t=disc.n_t),
+                options=dict(opts.as_dict(), harmonics=disc.H, n_t=disc.n_t), units=model.units,
                 # what rebuilds the discretization (``Branch.restart``)
                 model_source=getattr(model, "source", ""),
                 sizes=dict(disc.sizes, harmonics=disc.H, n_t=disc.n_t))

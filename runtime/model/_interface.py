@@ -172,6 +172,21 @@ class Model:
         return tuple(self.module.STATES)
 
     @property
+    def units(self) -> dict:
+        """Units by name: every parameter (``UNITS``, declared with ``parameter(..., unit=)``),
+        every state (optional ``STATE_UNITS``) and the time ``"t"``; ``""`` is dimensionless.
+
+        The time unit is the module's optional ``TIME_UNIT``; without it, ``"s"`` when some
+        parameter is declared per second (``rad/s``, ``m/s``, ...), else dimensionless ``""``.
+        """
+        mod = self.module
+        out = dict(zip(self.parameters, getattr(mod, "UNITS", ("",) * len(self.parameters))))
+        out.update(zip(self.states, getattr(mod, "STATE_UNITS", ("",) * self.n)))
+        per_second = any(u.replace(" ", "").endswith("/s") for u in out.values())
+        out["t"] = str(getattr(mod, "TIME_UNIT", "s" if per_second else ""))
+        return {k: str(v or "") for k, v in out.items()}
+
+    @property
     def variables(self) -> tuple:
         """Names of the N variables of the quadratic system (``states`` first)."""
         return tuple(self.module.VARIABLES)

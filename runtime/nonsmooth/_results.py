@@ -174,7 +174,7 @@ def coulomb_branch(parameter: str, values, params: BeltParameters | None = None,
     it = vals
     if progress:
         from tqdm import tqdm
-        it = tqdm(vals, desc=f"Coulomb branch in {parameter}", unit="pt")
+        it = tqdm(vals, desc=f"Coulomb branch in {parameter}", unit="pt", disable=None)
     cols = {k: np.full(vals.size, np.nan) for k in ("omega", "period")}
     stats = {g: {s: np.full(vals.size, np.nan) for s in STATES} for g in ("ptp", "min", "max", "mean")}
     exists = np.zeros(vals.size, dtype=bool)

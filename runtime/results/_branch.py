@@ -21,6 +21,8 @@ Root attributes
     ``parameters`` (JSON str)        all parameter values (``lam`` at its start value)
     ``options`` (JSON str)           the continuation options
     ``states``, ``variables`` (JSON str lists)
+    ``units`` (JSON str)             unit of each parameter, state and of the time ``"t"``
+                                     (``Model.units``; ``""`` dimensionless; absent in older files)
     ``numpy_version``, ``scipy_version``, ``generator_version``, ``backend`` (str)
     ``steps``, ``factorizations``, ``residual_evaluations``, ``jacobian_evaluations`` (int)
     ``analysis_factorizations`` (int) LU factorizations spent after the run on branch-point
@@ -327,6 +329,22 @@ class Branch:
         T = (t[1] - t[0]) * len(t) if len(t) > 1 else 0.0
         return np.concatenate([t + j * T for j in range(k)]), np.tile(x, (1, k))
 
+    # -- report and exports (``_report``, ``_export``) -----------------------------------
+    def report(self, path, **kwargs):
+        """Write the interactive HTML report of this branch (:func:`._report.report`)."""
+        from ._report import report
+        return report([self], path, **kwargs)
+
+    def to_dataframe(self):
+        """One row per point, units in ``df.attrs["units"]`` (:func:`._export.to_dataframe`)."""
+        from ._export import to_dataframe
+        return to_dataframe(self)
+
+    def to_xarray(self):
+        """An :class:`xarray.Dataset` over ``point`` with units (:func:`._export.to_xarray`)."""
+        from ._export import to_xarray
+        return to_xarray(self)
+
     # -- HDF5 -------------------------------------------------------------------------
     def save(self, path, extra=None):
         """Write the branch to HDF5 with the layout of this module's docstring, atomically.
@@ -360,6 +378,7 @@ class Branch:
             a["sizes"] = json.dumps(prov.get("sizes", {}))
             a["parameters"] = json.dumps(prov.get("parameters", {}))
             a["options"] = json.dumps(prov.get("options", {}), default=str)
+            a["units"] = json.dumps(prov.get("units", {}))
             a["states"] = json.dumps(list(self.states))
             a["variables"] = json.dumps(list(self.variables))
             for k, v in self.counters.items():
@@ -446,6 +465,7 @@ class Branch:
                                        "generator_version", "backend", "discretization")}
         prov["model_source"] = str(a.get("model_source", ""))
         prov["sizes"] = json.loads(a["sizes"]) if "sizes" in a else {}
+        prov["units"] = json.loads(a["units"]) if "units" in a else {}
         prov["parameters"] = json.loads(a["parameters"])
         prov["options"] = json.loads(a["options"])
         counters = {k: int(a[k]) for k in ("steps", "factorizations", "residual_evaluations",

@@ -1,28 +1,51 @@
-"""Plots of branches (matplotlib): bifurcation diagrams, time series, phase portraits.
+"""Publication-ready plots of branches (matplotlib, never switching the user's backend).
 
 * :func:`plot_branches`: peak-to-peak amplitude of one state and angular frequency versus
-  the continuation parameter; stable parts solid, unstable dashed, unknown stability
-  thin solid; special points marked and labelled (seed 000 Fig. 4 style); periodic
-  branches with a motion column (``Branch.motion``, models with contacts) are coloured by
-  motion type (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
-* :func:`plot_orbit`: time series and phase portrait of one branch point, reconstructed
-  from its Fourier coefficients.
+  the continuation parameter (seed 000 Fig. 4 style).  Three visual channels, each with
+  its own legend block below the axes, so that none is mistaken for another:
+
+  - colour: the branch (equilibria, each periodic branch);
+  - line style: stability (solid stable, dashed unstable, dotted unknown), in both panels;
+  - a wide translucent halo: the motion type of periodic orbits of models with contacts
+    (``Branch.motion``; seed 000 eq. (26), seed 003 eqs. (7)-(8));
+
+  special points are open markers listed in the legend with their parameter value (no text
+  next to the points, so labels never collide with each other or with the axes).
+* :func:`plot_orbit`: the time series of every state (one panel each, physical units, no
+  normalisation) over ``periods`` periods, and a phase portrait.
+
+Units come from the branch's provenance (``provenance["units"]``, from ``Model.units``).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..discretizations._hbm import coefficients_to_samples
 from ._figure import finish, subplots
 
-__all__ = ["plot_branches", "plot_orbit"]
+__all__ = ["plot_branches", "plot_orbit", "axis_label", "units_of", "MOTION_COLORS", "MARKERS"]
 
-_MARKERS = {"fold": ("s", "tab:red"), "hopf": ("o", "tab:green"), "bp": ("D", "tab:purple"),
-            "pd": ("^", "tab:orange"), "ns": ("v", "tab:brown")}
-
+#: marker and colour of each special-point kind (shared with the interactive report)
+MARKERS = {"fold": ("s", "tab:red"), "hopf": ("o", "tab:green"), "bp": ("D", "tab:purple"),
+           "pd": ("^", "tab:orange"), "ns": ("v", "tab:brown")}
 
 #: colour of each motion label (``_motion.MOTION_LABELS``)
 MOTION_COLORS = {"slipping": "tab:orange", "stick-slip": "tab:red", "multiple stick": "tab:purple",
                  "sticking": "tab:brown"}
+
+#: branch colours: none of them is a motion or special-point colour
+_BRANCH_COLORS = ("black", "tab:blue", "tab:cyan", "tab:olive", "tab:pink", "tab:gray")
+_LINESTYLE = {1: ("-", "stable"), 0: ("--", "unstable"), -1: (":", "stability unknown")}
+
+
+def units_of(branch) -> dict:
+    """Units by name (parameters, states, ``"t"``) stored with a branch; ``{}`` if unknown."""
+    return dict(getattr(branch, "provenance", {}).get("units") or {})
+
+
+def axis_label(name: str, unit: str = "") -> str:
+    """``"name [unit]"``, or ``name`` alone for a dimensionless quantity."""
+    return f"{name} [{unit}]" if unit else name
 
 
 def _segments(stable, motion=None):
@@ -32,21 +55,52 @@ def _segments(stable, motion=None):
     out, i0 = [], 0
     for i in range(1, len(key) + 1):
         if i == len(key) or key[i] != key[i0] or lab[i] != lab[i0]:
-            out.append((i0, min(i, len(key) - 1), key[i0], lab[i0]))
+            out.append((i0, min(i, len(key) - 1), int(key[i0]), lab[i0]))
             i0 = i
     return out
 
 
-def _draw(ax, x, y, stable, color, label, motion=None):
-    first = True
+def _draw(ax, x, y, stable, color, motion=None):
+    """One branch: colour ``color``, line style by stability, a halo by motion type."""
     for a, b, v, lab in _segments(stable, motion):
-        style = dict(color=MOTION_COLORS.get(lab, color) if lab else color, lw=1.6)
-        if v == 0:
-            style.update(ls="--")
-        elif v < 0:
-            style.update(lw=1.0)
-        ax.plot(x[a:b + 1], y[a:b + 1], label=label if first else None, **style)
-        first = False
+        xs, ys = x[a:b + 1], y[a:b + 1]
+        if lab in MOTION_COLORS:
+            ax.plot(xs, ys, color=MOTION_COLORS[lab], lw=7, alpha=0.35, solid_capstyle="butt", zorder=1)
+        ax.plot(xs, ys, color=color, lw=1.6, zorder=2, **_line_style(v, len(xs)))
+
+
+def _line_style(v, n=0):
+    """Stability's line style; unstable parts also carry open circles, so that they stay
+    visible where they run over a stable part (the frequency panel near a fold)."""
+    style = dict(ls=_LINESTYLE[v][0])
+    if v == 0:
+        style.update(marker="o", ms=3.5, mfc="white", markevery=max(1, n // 12) if n else None)
+    return style
+
+
+def _ptp_of(br, Z, state):
+    """Peak-to-peak of ``state`` in the unknown vector ``Z`` of a harmonic-balance branch."""
+    nh = 2 * br.harmonics + 1
+    i = list(br.states).index(state)
+    x = coefficients_to_samples(np.asarray(Z)[i * nh:(i + 1) * nh][None, :], 4096)
+    return float(x.max() - x.min())
+
+
+def _special_amplitude(br, sp, state):
+    if br.kind == "equilibrium":
+        return 0.0
+    if br.harmonics > 0:
+        return _ptp_of(br, sp.solution, state)
+    j = int(min(max(sp.index, 0), len(br) - 1))   # no Fourier coefficients: the branch point
+    return float(br.ptp[state][j])
+
+
+def _legend(fig, ax, entries):
+    """One legend below the axes: branches, then stability, motion types, special points."""
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], **kw) for _, kw in entries]
+    fig.legend(handles, [lab for lab, _ in entries], loc="lower center", ncol=min(4, len(entries)),
+               fontsize=8, frameon=False)
 
 
 def plot_branches(branches, state=None, path=None, title=None, motion=True):
@@ -59,91 +113,119 @@ def plot_branches(branches, state=None, path=None, title=None, motion=True):
     state : str, optional
         State whose peak-to-peak amplitude is plotted (default the first state).
     path : str or Path, optional
-        Save the figure there (PNG, PDF, ... by extension).
+        Save the figure there (PNG, PDF, SVG, ... by extension).
     motion : bool
-        Colour periodic branches by their motion label where known (``MOTION_COLORS``).
+        Mark periodic orbits by their motion label where known (``MOTION_COLORS``).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib
     if not isinstance(branches, (list, tuple)):
         branches = [branches]
-    fig, (ax_a, ax_w) = subplots(path, 1, 2, figsize=(11, 4.2))
-    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, (ax_a, ax_w) = subplots(path, 1, 2, figsize=(11, 5.2))
     pname = branches[0].provenance.get("continuation_parameter", "lam")
+    units = units_of(branches[0])
     st = state or branches[0].states[0]
-    for i, br in enumerate(branches):
-        c = colors[i % len(colors)]
-        label = f"{br.kind} ({br.provenance.get('method', '')}, H={br.harmonics})" if br.kind == "periodic" \
-            else "equilibria"
-        mot = getattr(br, "motion", None) if motion else None
-        _draw(ax_a, br.param, br.ptp[st], br.stable, c, label, mot)
+    entries, styles, motions, specials = [], set(), {}, {}
+    n_periodic = sum(br.kind == "periodic" for br in branches)
+    for b, br in enumerate(branches):
+        c = _BRANCH_COLORS[b % len(_BRANCH_COLORS)] if br.kind == "periodic" or b else "0.45"
+        mot = br.motion if motion and br.kind == "periodic" else None
+        _draw(ax_a, br.param, br.ptp[st], br.stable, c, mot)
         if br.kind == "periodic":
-            _draw(ax_w, br.param, br.omega, br.stable, c, label, mot)
-        if mot is not None:
-            for lab in dict.fromkeys(mot):
-                ax_a.plot([], [], color=MOTION_COLORS.get(lab, c), lw=3, label=lab)
+            _draw(ax_w, br.param, br.omega, br.stable, c, mot)
+        disc = br.provenance.get("discretization") or ""
+        label = ("equilibria" if br.kind == "equilibrium" else
+                 f"periodic orbits ({disc}" + (f", H = {br.harmonics}" if br.harmonics > 0 else "") + ")"
+                 + (f" #{b}" if n_periodic > 1 else ""))
+        entries.append((label, dict(color=c, lw=2.5)))
+        styles.update(int(k) for k in np.unique(np.where(np.isnan(br.stable), -1, br.stable)))
+        for lab in (mot or ()):
+            motions.setdefault(lab, MOTION_COLORS.get(lab))
         for sp in br.special:
-            mk, mc = _MARKERS.get(sp.kind, ("x", "k"))
-            j = min(sp.index, len(br) - 1)
-            amp = 0.0 if br.kind == "equilibrium" else _ptp_of(br, sp.solution, st)
-            ax_a.plot(sp.param, amp, mk, color=mc, ms=7, mfc="none", mew=1.5)
-            ax_a.annotate(f"{sp.kind} {sp.param:.4g}", (sp.param, amp), textcoords="offset points",
-                          xytext=(4, 6), fontsize=8, color=mc)
-            if np.isfinite(sp.omega):
-                ax_w.plot(sp.param, sp.omega, mk, color=mc, ms=7, mfc="none", mew=1.5)
-            del j
-    ax_a.set_xlabel(pname)
-    ax_a.set_ylabel(f"peak-to-peak {st}")
-    ax_w.set_xlabel(pname)
-    ax_w.set_ylabel("angular frequency omega [rad/s]")
-    ax_a.legend(fontsize=8, loc="best")
+            mk, mc = MARKERS.get(sp.kind, ("x", "k"))
+            amp = _special_amplitude(br, sp, st)
+            for ax, y in ((ax_a, amp), (ax_w, sp.omega)):
+                if np.isfinite(y):
+                    ax.plot(sp.param, y, mk, color=mc, ms=8, mfc="none", mew=1.6, zorder=3)
+            where = specials.setdefault(sp.kind, (mk, mc, []))[2]
+            if not any(abs(sp.param - p) <= 1e-6 * max(abs(p), 1e-300) for p in where):
+                where.append(sp.param)     # a Hopf point ends both the equilibria and the orbits
+    for k in sorted(styles, reverse=True):
+        entries.append((_LINESTYLE[k][1], dict(color="0.2", lw=1.6, **_line_style(k))))
+    for lab, col in motions.items():
+        if col:
+            entries.append((f"motion: {lab}", dict(color=col, lw=7, alpha=0.35)))
+    pu = units.get(pname, "")
+    for kind, (mk, mc, where) in specials.items():
+        at = ", ".join(f"{p:.4g}" for p in where[:4]) + (", ..." if len(where) > 4 else "")
+        entries.append((f"{kind} at {pname} = {at}" + (f" {pu}" if pu else ""),
+                        dict(marker=mk, color=mc, mfc="none", mew=1.6, ls="none", ms=8)))
+    tu = units.get("t", "")
     for ax in (ax_a, ax_w):
+        ax.set_xlabel(axis_label(pname, pu))
         ax.grid(alpha=0.3)
-    fig.suptitle(title or f"{branches[0].provenance.get('model', '')}: solid stable, dashed unstable, "
-                          "thin unknown")
-    fig.tight_layout()
-    finish(fig, path, dpi=120)
+        ax.margins(x=0.04, y=0.08)
+    ax_a.set_ylabel(axis_label(f"peak-to-peak {st}", units.get(st, "")))
+    ax_w.set_ylabel(axis_label("angular frequency omega", f"rad/{tu}" if tu else ""))
+    _legend(fig, ax_a, entries)
+    fig.suptitle(title or str(branches[0].provenance.get("model", "")))
+    rows = -(-len(entries) // min(4, len(entries)))
+    fig.tight_layout(rect=(0, 0.045 * rows + 0.02, 1, 1))
+    finish(fig, path, dpi=150)
     return fig
 
 
-def _ptp_of(br, Z, state):
-    from ._branch import trig_extrema
-    H = br.harmonics
-    nh = 2 * H + 1
-    i = list(br.states).index(state)
-    lo, hi = trig_extrema(np.asarray(Z)[i * nh:(i + 1) * nh][None, :])
-    return float(hi[0] - lo[0])
-
-
-def plot_orbit(branch, index, path=None, n_t=512, phase=(0, 1)):
-    """Time series of the states and a phase portrait of branch point ``index``.
+def plot_orbit(branch, index, path=None, n_t=512, periods=1.0, phase=(0, 1)):
+    """Time series of every state and a phase portrait of branch point ``index``, in the
+    model's units (no normalisation).
 
     Parameters
     ----------
     branch : Branch
     index : int
         Branch point (negative indices count from the end).
+    periods : float
+        Periods shown (collocation and shooting branches: a whole number).
     phase : tuple of two int
         States on the phase portrait's axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    t, x = branch.time_series(index, n_t=n_t, periods=2.0)
-    fig, (ax_t, ax_p) = subplots(path, 1, 2, figsize=(11, 4.2))
+    t, x = branch.time_series(index, n_t=n_t, periods=periods)
+    units = units_of(branch)
+    n = len(branch.states)
+    fig, axes = subplots(path, n, 2, figsize=(11, 1.2 + 1.9 * n), squeeze=False)
+    tu = units.get("t", "")
     for i, s in enumerate(branch.states):
-        ax_t.plot(t, x[i] / (np.max(np.abs(x[i])) or 1.0), label=f"{s} / max|{s}|")
-    ax_t.set_xlabel("t [s]")
-    ax_t.legend(fontsize=8)
-    i, j = phase
-    ax_p.plot(x[i], x[j])
-    ax_p.set_xlabel(branch.states[i])
-    ax_p.set_ylabel(branch.states[j])
-    pname = branch.provenance.get("continuation_parameter", "lam")
-    fig.suptitle(f"{branch.provenance.get('model', '')}: {pname} = {branch.param[index]:.6g}, "
-                 f"omega = {branch.omega[index]:.6g}")
-    for ax in (ax_t, ax_p):
+        ax = axes[i, 0]
+        ax.plot(t, x[i], color="C0", lw=1.4)
+        ax.set_ylabel(axis_label(s, units.get(s, "")))
         ax.grid(alpha=0.3)
+        if i < n - 1:
+            ax.tick_params(labelbottom=False)
+    axes[-1, 0].set_xlabel(axis_label("time t", tu) if branch.kind == "periodic" else "(constant in time)")
+    for ax in axes[1:, 1]:
+        ax.remove()
+    gs = axes[0, 1].get_subplotspec().get_gridspec()
+    axes[0, 1].remove()
+    ax_p = fig.add_subplot(gs[:, 1])
+    i, j = phase
+    if n > max(i, j):
+        ax_p.plot(x[i], x[j], color="C0", lw=1.4)
+        ax_p.plot(x[i][:1], x[j][:1], "o", color="C3", ms=5, label="t = 0")
+        ax_p.set_xlabel(axis_label(branch.states[i], units.get(branch.states[i], "")))
+        ax_p.set_ylabel(axis_label(branch.states[j], units.get(branch.states[j], "")))
+        ax_p.legend(fontsize=8, loc="best")
+    ax_p.grid(alpha=0.3)
+    pname = branch.provenance.get("continuation_parameter", "lam")
+    om = branch.omega[index]
+    period = f", period T = {2 * np.pi / om:.6g}" + (f" {tu}" if tu else "") if np.isfinite(om) and om > 0 else ""
+    fig.suptitle(f"{branch.provenance.get('model', '')}: {pname} = {branch.param[index]:.6g}"
+                 + (f" {units.get(pname)}" if units.get(pname) else "") + period)
     fig.tight_layout()
-    finish(fig, path, dpi=120)
+    finish(fig, path, dpi=150)
     return fig

@@ -1,0 +1,301 @@
+"""The interactive report: one self-contained HTML file (Plotly, its JavaScript inlined).
+
+:func:`report` writes the bifurcation diagram of one or more branches (peak-to-peak
+amplitude and angular frequency against the continuation parameter; stable solid, unstable
+dashed, unknown dotted; special points marked and listed; periodic points coloured by motion
+type) and, below it, the panel of the point last clicked: the time series of every state
+over one period, a phase portrait, the Floquet multipliers on the unit circle (equilibria:
+the eigenvalues of df/dx in the complex plane) and its numbers.  Two-parameter curves (Hopf
+points of equilibria, folds of periodic orbits: anything with ``lam``, ``mu``, ``lam_name``,
+``mu_name``, ``kind``) get a third plot.
+
+Every point's orbit is computed here and stored in the page as JSON, so the page needs no
+server and no network: the JavaScript is the Plotly library plus a few lines of glue
+(``_GLUE``) that redraw the orbit panel on ``plotly_click``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from matplotlib.colors import to_hex
+import numpy as np
+
+from ..errors import InputError
+from ._plots import MOTION_COLORS, MARKERS, axis_label, units_of
+
+__all__ = ["report", "report_html"]
+
+_STYLE = {1: ("stable", "solid"), 0: ("unstable", "dash"), -1: ("stability unknown", "dot")}
+
+
+def _g(v) -> str:
+    """Six significant digits, the one format of every number the page shows."""
+    return f"{float(v):.6g}"
+
+
+def _round(a, digits=7):
+    """Plain lists of ``digits`` significant digits (keeps the page small); NaN -> None."""
+    a = np.asarray(a, dtype=float)
+    out = np.array([float(f"{v:.{digits}g}") if np.isfinite(v) else np.nan for v in a.ravel()]).reshape(a.shape)
+    return [None if v is None or not np.isfinite(v) else v for v in out.tolist()] if out.ndim == 1 \
+        else [_round(row, digits) for row in out]
+
+
+def _point(br, i, state, n_t):
+    """The JSON record of branch point ``i``: orbit, multipliers and the numbers shown."""
+    units = units_of(br)
+    pname = br.provenance.get("continuation_parameter", "lam")
+    om = float(br.omega[i])
+    periodic = br.kind == "periodic" and np.isfinite(om) and om > 0
+    try:
+        t, x = br.time_series(i, n_t=n_t)
+    except InputError:              # a collocation/shooting branch read from HDF5: no samples
+        t, x = np.zeros(0), np.zeros((len(br.states), 0))
+    if periodic:
+        t = np.append(t, 2 * np.pi / om)               # close the orbit
+        x = np.concatenate([x, x[:, :1]], axis=1) if x.shape[1] else x
+    if br.kind == "equilibrium" and br.eigenvalues is not None:
+        mult, mname = np.asarray(br.eigenvalues[i]), "eigenvalues"
+    elif br.multipliers is not None:
+        mult, mname = np.asarray(br.multipliers[i]), "Floquet multipliers"
+    else:
+        mult, mname = np.zeros(0, complex), "Floquet multipliers"
+    s = br.stable[i]
+    numbers = {axis_label(pname, units.get(pname, "")): _g(br.param[i])}
+    if periodic:
+        numbers["period T" + (f" [{units['t']}]" if units.get("t") else "")] = _g(2 * np.pi / om)
+        numbers["omega" + (f" [rad/{units['t']}]" if units.get("t") else "")] = _g(om)
+    numbers[f"peak-to-peak {axis_label(state, units.get(state, ''))}"] = _g(br.ptp[state][i])
+    numbers["stability"] = "stable" if s == 1 else "unstable" if s == 0 else "unknown"
+    if br.motion is not None:
+        numbers["motion"] = str(br.motion[i])
+    numbers["point"] = str(i)
+    return dict(t=_round(t), x=_round(x), mr=_round(mult.real), mi=_round(mult.imag), mname=mname,
+                numbers=numbers)
+
+
+def _branch_label(br, b):
+    if br.kind == "equilibrium":
+        return f"{b}: equilibria"
+    disc = br.provenance.get("discretization") or "periodic"
+    h = f", H={br.harmonics}" if br.harmonics > 0 else ""
+    engine = br.provenance.get("method")
+    return f"{b}: periodic ({disc}{h}{', ' + engine if engine else ''})"
+
+
+def _diagram(branches, state, go, make_subplots):
+    """The two-panel diagram: one trace per (branch, stability class), NaN between runs."""
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
+                        subplot_titles=(f"peak-to-peak amplitude of {state}", "angular frequency"))
+    colors = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+    seen = set()
+    for b, br in enumerate(branches):
+        key = np.where(np.isnan(br.stable), -1, br.stable).astype(int)
+        custom = [[b, i] for i in range(len(br))]
+        for cls, (word, dash) in _STYLE.items():
+            on = key == cls
+            if not on.any():
+                continue
+            # a run of this class includes its neighbours so that the line has no gaps
+            keep = on | np.r_[on[1:], False] | np.r_[False, on[:-1]]
+            for col, y in ((1, br.ptp[state]), (2, br.omega)):
+                if br.kind == "equilibrium" and col == 2:
+                    continue
+                fig.add_trace(go.Scatter(
+                    x=np.where(keep, br.param, np.nan), y=np.where(keep, y, np.nan), customdata=custom,
+                    mode="lines", line=dict(color=colors[b % len(colors)], dash=dash, width=2),
+                    name=f"{_branch_label(br, b)}, {word}", legendgroup=f"b{b}{cls}", showlegend=col == 1,
+                    hovertemplate="%{x:.6g}, %{y:.6g}<extra>" + _branch_label(br, b) + "</extra>"),
+                    row=1, col=col)
+        mot = np.asarray(br.motion if br.motion is not None else ["periodic" if br.kind == "periodic"
+                                                                    else "equilibrium"] * len(br))
+        for lab in dict.fromkeys(mot.tolist()):
+            idx = np.flatnonzero(mot == lab)
+            for col, y in ((1, br.ptp[state]), (2, br.omega)):
+                if br.kind == "equilibrium" and col == 2:
+                    continue
+                fig.add_trace(go.Scatter(
+                    x=br.param[idx], y=np.asarray(y)[idx], customdata=[custom[i] for i in idx], mode="markers",
+                    marker=dict(size=6, color=to_hex(MOTION_COLORS.get(lab, colors[b % len(colors)]))),
+                    name=f"motion: {lab}" if lab in MOTION_COLORS else f"{lab} points",
+                    legendgroup=f"m{lab}", showlegend=col == 1 and lab not in seen,
+                    hovertemplate="%{x:.6g}, %{y:.6g}<extra>click: orbit</extra>"), row=1, col=col)
+            seen.add(lab)
+        for sp in br.special:
+            sym, color = MARKERS.get(sp.kind, ("x", "black"))
+            color = to_hex(color)
+            j = int(min(max(sp.index, 0), len(br) - 1))
+            amp = br.ptp[state][j] if br.kind == "periodic" else 0.0
+            for col, y in ((1, amp), (2, sp.omega)):
+                if col == 2 and not np.isfinite(sp.omega):
+                    continue
+                fig.add_trace(go.Scatter(
+                    x=[sp.param], y=[y], customdata=[[b, j]], mode="markers",
+                    marker=dict(symbol=_PLOTLY_SYMBOL.get(sym, "x"), size=12, color=color,
+                                line=dict(width=2, color=color)),
+                    name=f"{sp.kind} point", legendgroup=f"s{sp.kind}",
+                    showlegend=col == 1 and f"s{sp.kind}" not in seen,
+                    hovertemplate=f"{sp.kind} at %{{x:.6g}}<extra></extra>"), row=1, col=col)
+            seen.add(f"s{sp.kind}")
+    units = units_of(branches[0])
+    pname = branches[0].provenance.get("continuation_parameter", "lam")
+    tu = units.get("t", "")
+    fig.update_xaxes(title_text=axis_label(pname, units.get(pname, "")))
+    fig.update_yaxes(title_text=axis_label(f"ptp {state}", units.get(state, "")), row=1, col=1)
+    fig.update_yaxes(title_text=axis_label("omega", f"rad/{tu}" if tu else ""), row=1, col=2)
+    fig.update_layout(height=480, margin=dict(t=60, b=50), legend=dict(font=dict(size=11)),
+                      template="plotly_white", hovermode="closest", clickmode="event")
+    return fig
+
+
+#: matplotlib marker -> Plotly symbol, so that both kinds of figure mark a kind alike
+_PLOTLY_SYMBOL = {"s": "square-open", "o": "circle-open", "D": "diamond-open", "^": "triangle-up-open",
+                  "v": "triangle-down-open", "x": "x"}
+
+
+def _curves_figure(curves, go):
+    fig = go.Figure()
+    for c in curves:
+        fig.add_trace(go.Scatter(x=c.lam, y=c.mu, mode="lines+markers", marker=dict(size=4),
+                                 name=f"{c.kind} curve ({c.model})",
+                                 hovertemplate=f"{c.lam_name} = %{{x:.6g}}, {c.mu_name} = %{{y:.6g}}<extra></extra>"))
+    fig.update_layout(title="two-parameter curves", xaxis_title=curves[0].lam_name, yaxis_title=curves[0].mu_name,
+                      template="plotly_white", height=420)
+    return fig
+
+
+def _orbit_figure(go, make_subplots):
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
+                        subplot_titles=("orbit over one period", "phase portrait", "multipliers"))
+    # the first state on the left axis, the others on the right one: their units differ
+    fig.update_layout(height=420, template="plotly_white", margin=dict(t=60, b=50), showlegend=True,
+                      yaxis4=dict(overlaying="y", side="right", anchor="x", showgrid=False))
+    return fig
+
+
+# The glue: redraw the orbit panel and the numbers of the clicked point (data in #fk-data).
+_GLUE = """
+(function () {
+  var D = JSON.parse(document.getElementById('fk-data').textContent);
+  var diagram = document.getElementById('fk-diagram'), orbit = document.getElementById('fk-orbit');
+  function show(b, i) {
+    var br = D.branches[b], p = br.points[i], tr = [], k;
+    for (k = 0; k < br.states.length; k++)
+      tr.push({x: p.t, y: p.x[k], name: br.labels[k], mode: 'lines', xaxis: 'x', yaxis: k ? 'y4' : 'y'});
+    if (br.states.length > 1)
+      tr.push({x: p.x[0], y: p.x[1], name: 'phase portrait', mode: 'lines', xaxis: 'x2', yaxis: 'y2'});
+    tr.push({x: D.circle[0], y: D.circle[1], name: 'unit circle', mode: 'lines', xaxis: 'x3', yaxis: 'y3',
+             line: {color: 'gray', width: 1}});
+    tr.push({x: p.mr, y: p.mi, name: p.mname, mode: 'markers', xaxis: 'x3', yaxis: 'y3',
+             marker: {size: 9, symbol: 'x'}});
+    var L = orbit.layout;
+    L.xaxis.title = {text: br.time_label}; L.yaxis.title = {text: br.labels[0]};
+    L.yaxis4.title = {text: br.labels.slice(1).join(', ')};
+    L.xaxis2.title = {text: br.labels[0]}; L.yaxis2.title = {text: br.labels[1] || ''};
+    L.xaxis3.title = {text: 'real part'}; L.yaxis3.title = {text: 'imaginary part'};
+    L.yaxis3.scaleanchor = 'x3';
+    Plotly.react(orbit, tr, L);
+    var rows = ['<tr><th colspan=2>' + br.label + '</th></tr>'];
+    for (var key in p.numbers) rows.push('<tr><td>' + key + '</td><td>' + p.numbers[key] + '</td></tr>');
+    document.getElementById('fk-numbers').innerHTML = rows.join('');
+  }
+  diagram.on('plotly_click', function (ev) {
+    var c = ev.points[0].customdata;
+    if (c) show(c[0], c[1]);
+  });
+  window.fkShow = show;
+  if (D.first) show(D.first[0], D.first[1]);
+})();
+"""
+
+
+def report_html(items, *, state=None, n_t=128, title=None) -> str:
+    """The report's HTML text (see :func:`report`)."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    from plotly.subplots import make_subplots
+    items = list(items) if isinstance(items, (list, tuple)) else [items]
+    branches = [x for x in items if hasattr(x, "time_series")]
+    curves = [x for x in items if not hasattr(x, "time_series")]
+    if not branches and not curves:
+        raise InputError("report: nothing to show (give at least one branch or curve)")
+    parts, data = [], dict(branches=[], first=None, circle=_round([np.cos(np.linspace(0, 2 * np.pi, 121)),
+                                                                  np.sin(np.linspace(0, 2 * np.pi, 121))]))
+    plotlyjs = True                     # inlined once, in the first figure
+    if branches:
+        state = state or branches[0].states[0]
+        for br in branches:
+            if state not in br.states:
+                raise InputError(f"report: state {state!r} is not a state of {br!r} (states: {br.states})")
+        fig = _diagram(branches, state, go, make_subplots)
+        parts.append(pio.to_html(fig, include_plotlyjs=plotlyjs, full_html=False, div_id="fk-diagram"))
+        plotlyjs = False
+        parts.append(pio.to_html(_orbit_figure(go, make_subplots), include_plotlyjs=False, full_html=False,
+                                 div_id="fk-orbit"))
+        parts.append('<table id="fk-numbers" class="fk"></table>')
+        parts.append(_special_table(branches))
+        for b, br in enumerate(branches):
+            units = units_of(br)
+            tu = units.get("t", "")
+            data["branches"].append(dict(
+                label=_branch_label(br, b), states=list(br.states),
+                labels=[axis_label(s, units.get(s, "")) for s in br.states],
+                time_label=axis_label("t", tu) if br.kind == "periodic" else "(constant in time)",
+                points=[_point(br, i, state, n_t) for i in range(len(br))]))
+            if data["first"] is None and br.kind == "periodic" and len(br):
+                data["first"] = [b, 0]
+        data["first"] = data["first"] or [0, 0]
+    if curves:
+        parts.append(pio.to_html(_curves_figure(curves, go), include_plotlyjs=plotlyjs, full_html=False,
+                                 div_id="fk-curves"))
+    name = title or ", ".join(dict.fromkeys(str(getattr(x, "provenance", {}).get("model", "")
+                                                or getattr(x, "model", "")) for x in items))
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    glue = f"<script>{_GLUE}</script>" if branches else ""
+    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>frictionkit report: {name}</title>"
+            f"<style>{_CSS}</style></head><body><h1>frictionkit report: {name}</h1>"
+            "<p>Click any point of the diagram: its orbit, phase portrait, multipliers and numbers "
+            "appear below.</p>" + "\n".join(parts)
+            + f'<script id="fk-data" type="application/json">{payload}</script>{glue}</body></html>\n')
+
+
+_CSS = ("body{font-family:sans-serif;margin:1em 2em}table.fk{border-collapse:collapse;margin:1em 0}"
+        "table.fk td,table.fk th{border:1px solid #ccc;padding:2px 8px;text-align:left}")
+
+
+def _special_table(branches) -> str:
+    rows = ["<tr><th>branch</th><th>kind</th><th>parameter</th><th>omega</th><th>after point</th></tr>"]
+    for b, br in enumerate(branches):
+        for sp in br.special:
+            rows.append(f"<tr><td>{_branch_label(br, b)}</td><td>{sp.kind}</td><td>{_g(sp.param)}</td>"
+                        f"<td>{_g(sp.omega)}</td><td>{sp.index}</td></tr>")
+    return ('<h2>Special points</h2><table id="fk-special" class="fk">' + "".join(rows) + "</table>"
+            if len(rows) > 1 else "")
+
+
+def report(items, path, *, state=None, n_t=128, title=None) -> Path:
+    """Write the interactive report of branches (and two-parameter curves) to one HTML file.
+
+    Parameters
+    ----------
+    items : Branch, curve, or list of them
+        Branches of any kind (equilibria, periodic orbits) and two-parameter curves
+        (``hopf_curve`` / ``fold_curve`` results).
+    path : str or Path
+        The ``.html`` file, written atomically; it opens offline (Plotly's JavaScript is inlined).
+    state : str, optional
+        State whose peak-to-peak amplitude is plotted (default: the first).
+    n_t : int
+        Samples of each orbit stored in the page (per period).
+
+    Returns
+    -------
+    Path
+    """
+    from frictionkit.codegen.build import atomic_write
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise InputError(f"report: folder {path.parent} does not exist; create it or choose another -o")
+    atomic_write(path, report_html(items, state=state, n_t=n_t, title=title))
+    return path

@@ -1,0 +1,163 @@
+"""The report page, the publication plots, the exports and their commands (no browser here:
+``test_report_browser.py`` clicks the page in chromium)."""
+import json
+import math
+import re
+
+from click.testing import CliRunner
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.io
+
+from frictionkit.runtime.cli import main
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime.errors import InputError
+from frictionkit.runtime.model._load import load_model
+from frictionkit.runtime.results._branch import load_branch
+from frictionkit.runtime.results._plots import plot_branches, plot_orbit
+from frictionkit.runtime.results._report import report_html
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    m = load_model("belt", continuation="Vb", n=10, FN=5)
+    eq = equilibrium_branch(m, 0.05, 12)
+    disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], 5)
+    per = periodic_branch(disc, Z, 0.0, 12, d)
+    folder = tmp_path_factory.mktemp("saved")
+    eq.save(folder / "eq.h5")
+    per.save(folder / "per.h5")
+    return folder, load_branch(folder / "eq.h5"), load_branch(folder / "per.h5")
+
+
+def _page_data(html):
+    return json.loads(re.search(r'<script id="fk-data" type="application/json">(.*?)</script>', html,
+                                re.S).group(1).replace("<\\/", "</"))
+
+
+def test_units_are_the_models_and_survive_hdf5(saved):
+    _, eq, per = saved
+    # belt declares Vb in m/s and omega1 in rad/s (modelspec/zoo.py), so its time is in s
+    assert per.provenance["units"]["Vb"] == "m/s" and per.provenance["units"]["t"] == "s"
+    assert eq.provenance["units"]["FN"] == "N"
+
+
+def test_page_is_self_contained_and_holds_every_point(saved):
+    _, eq, per = saved
+    html = report_html([eq, per])
+    # no external script or stylesheet: Plotly is inlined
+    assert not re.search(r'<(script|link)[^>]+(src|href)=["\']?(https?:)?//', html)
+    assert "Plotly" in html and len(html) > 1_000_000
+    data = _page_data(html)
+    assert [len(b["points"]) for b in data["branches"]] == [len(eq), len(per)]
+    i = len(per) // 2
+    p = data["branches"][1]["points"][i]
+    # the orbit stored for the click: one period in seconds, y in metres (not normalised); its
+    # sampled peak-to-peak is the branch's Newton-refined extremum to sampling accuracy
+    assert p["t"][-1] == pytest.approx(2 * math.pi / per.omega[i], rel=1e-6)
+    assert np.ptp(p["x"][0]) == pytest.approx(per.ptp["y"][i], rel=2e-3)
+    assert p["numbers"]["Vb [m/s]"] == f"{per.param[i]:.6g}"
+    assert p["numbers"]["period T [s]"] == f"{2 * math.pi / per.omega[i]:.6g}"
+    # multipliers as saved (periodic) and eigenvalues (equilibria)
+    np.testing.assert_allclose(np.array(p["mr"]) + 1j * np.array(p["mi"]), per.multipliers[i], rtol=1e-6, atol=1e-12)
+    q = data["branches"][0]["points"][3]
+    assert q["mname"] == "eigenvalues" and len(q["mr"]) == 2
+    # every special point in the table
+    assert html.count("<td>hopf</td>") == len(eq.special_points("hopf")) + len(per.special_points("hopf"))
+    assert "<td>fold</td>" in html
+
+
+def test_report_with_a_hopf_curve(saved, tmp_path):
+    folder, eq, _ = saved
+    r = CliRunner().invoke(main, ["hopf-curve", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12",
+                                  "--set", "n=10", "FN=5", "--second", "FN", "--min", "1", "--max", "5",
+                                  "--direction", "down", "--out", str(tmp_path / "hopf.h5")])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["report", str(folder / "eq.h5"), str(tmp_path / "hopf.h5"),
+                                  "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "r.html").read_text()
+    assert 'id="fk-curves"' in html and "hopf curve" in html
+
+
+def test_report_errors_name_the_input(saved, tmp_path):
+    folder, eq, _ = saved
+    with pytest.raises(InputError, match="state 'z'"):
+        report_html([eq], state="z")
+    bad = tmp_path / "bad.h5"
+    bad.write_text("not hdf5")
+    r = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code != 0 and "not a frictionkit result file" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(main, ["report", str(folder / "eq.h5"), "-o", str(tmp_path / "no" / "r.html")])
+    assert r.exit_code != 0 and "does not exist" in r.output
+
+
+def test_branch_plot_has_units_and_a_legend_for_every_channel(saved):
+    _, eq, per = saved
+    fig = plot_branches([eq, per], path=None)
+    ax_a, ax_w = fig.axes
+    assert ax_a.get_xlabel() == "Vb [m/s]" and ax_w.get_ylabel() == "angular frequency omega [rad/s]"
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "equilibria" in labels and any(lab.startswith("periodic orbits (hbm, H = 5)") for lab in labels)
+    assert {"stable", "unstable"} <= set(labels)
+    assert any(lab.startswith("motion: ") for lab in labels)
+    assert any(lab.startswith("fold at Vb = ") and lab.endswith("m/s") for lab in labels)
+    assert any(lab.startswith("hopf at Vb = ") for lab in labels)
+    # no text on the axes: special points are named in the legend only
+    assert not ax_a.texts and not ax_w.texts
+    # unstable parts are dashed with markers in both panels, stable parts solid
+    for ax in (ax_a, ax_w):
+        styles = {(ln.get_linestyle(), ln.get_marker()) for ln in ax.lines if ln.get_lw() < 5}
+        assert ("-", "None") in styles and ("--", "o") in styles
+
+
+def test_orbit_plot_in_physical_units(saved):
+    _, _, per = saved
+    i = len(per) // 2
+    fig = plot_orbit(per, i, path=None)
+    ax_y = fig.axes[0]
+    y = ax_y.lines[0].get_ydata()
+    assert np.ptp(y) == pytest.approx(per.ptp["y"][i], rel=1e-3)       # not normalised to 1
+    assert fig.axes[1].get_xlabel() == "time t [s]"
+    assert ax_y.lines[0].get_xdata()[-1] < 2 * math.pi / per.omega[i]
+
+
+def test_dataframe_xarray_csv_and_mat(saved, tmp_path):
+    folder, _, per = saved
+    df = per.to_dataframe()
+    assert len(df) == len(per) and df.attrs["units"]["Vb"] == "m/s" and df.attrs["units"]["T"] == "s"
+    np.testing.assert_array_equal(df["Vb"], per.param)
+    np.testing.assert_allclose(df["T"] * df["omega"], 2 * math.pi, rtol=1e-14)
+    assert list(df["motion"]) == list(per.motion)
+    ds = per.to_xarray()
+    assert ds["omega"].attrs["units"] == "rad/s" and ds.sizes["point"] == len(per)
+    r = CliRunner().invoke(main, ["export", str(folder / "per.h5"), "--csv", "-o", str(tmp_path / "b.csv")])
+    assert r.exit_code == 0, r.output
+    first = (tmp_path / "b.csv").read_text().splitlines()[0]
+    assert first.startswith("# units: Vb=m/s, omega=rad/s, T=s")
+    back = pd.read_csv(tmp_path / "b.csv", comment="#", index_col="point")
+    np.testing.assert_allclose(back["ptp_y"], per.ptp["y"], rtol=1e-15)
+    r = CliRunner().invoke(main, ["export", str(folder / "per.h5"), "--mat", "-o", str(tmp_path / "b.mat")])
+    assert r.exit_code == 0, r.output
+    mat = scipy.io.loadmat(tmp_path / "b.mat")
+    np.testing.assert_array_equal(mat["Vb"].ravel(), per.param)
+    assert mat["solution"].shape == per.solutions.shape
+    assert str(mat["units"]["Vb"][0, 0][0]) == "m/s"
+
+
+def test_plot_and_models_commands(saved, tmp_path):
+    folder, _, _ = saved
+    for out, extra in (("d.pdf", []), ("o.svg", ["--orbit", "3"])):
+        r = CliRunner().invoke(main, ["plot", str(folder / "eq.h5"), str(folder / "per.h5"), *extra,
+                                      "-o", str(tmp_path / out)])
+        assert r.exit_code == 0, r.output
+        assert (tmp_path / out).stat().st_size > 1000
+    r = CliRunner().invoke(main, ["plot", str(folder / "per.h5"), "--orbit", "100000", "-o", str(tmp_path / "x.png")])
+    assert r.exit_code != 0 and "--orbit 100000" in r.output and not (tmp_path / "x.png").exists()
+    r = CliRunner().invoke(main, ["models"])
+    assert r.exit_code == 0 and all(n in r.output for n in ("belt", "shaw", "weakstrong", "vrande2", "drill"))
+    r = CliRunner().invoke(main, ["models", "belt"])
+    assert r.exit_code == 0 and re.search(r"Vb\s+0.2\s+m/s\s+belt speed", r.output)
+    r = CliRunner().invoke(main, ["models", "nosuch"])
+    assert r.exit_code != 0 and "unknown zoo model" in r.output

@@ -152,22 +152,25 @@ def _run_python(code, cwd):
 
 
 def _commands(code):
-    """Shell commands of a block: continuation lines joined, comments dropped."""
+    """``(command, expected exit code)`` of a block: continuation lines joined, comments
+    dropped; a comment saying ``exit code N`` sets the expected code (default 0)."""
     joined = re.sub(r"\\\n\s*", " ", code)
     for line in joined.splitlines():
-        cmd = re.split(r"\s+#", line, maxsplit=1)[0].strip()
+        parts = re.split(r"\s+#", line, maxsplit=1)
+        cmd, comment = parts[0].strip(), (parts[1] if len(parts) > 1 else "")
         if cmd and not cmd.startswith("#"):
-            yield cmd
+            code_ = re.search(r"exit code (\d+)", comment)
+            yield cmd, int(code_.group(1)) if code_ else 0
 
 
 def _run_sh(code, cwd):
     out = []
-    for cmd in _commands(code):
+    for cmd, expected in _commands(code):
         argv = shlex.split(cmd)
         if argv[0] == "python":
             argv[0] = sys.executable
         r = subprocess.run(argv, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=900)
-        assert r.returncode == 0, f"`{cmd}` failed:\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+        assert r.returncode == expected, f"`{cmd}` exited {r.returncode}, not {expected}:\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
         out.append(r.stdout)
     return "\n".join(out)
 
@@ -227,7 +230,7 @@ def _help_examples():
         text = CliRunner().invoke(main, [*name, "--help"], terminal_width=200).output
         m = re.search(r"Examples?:\n((?:  .*\n?)+)", text)
         if m:
-            out += [(" ".join(name), line) for line in _commands(m.group(1))]
+            out += [(" ".join(name), line) for line, _ in _commands(m.group(1))]
     return out
 
 

@@ -90,6 +90,19 @@ REQUIRED_NAMES = (
 KINDS = ("differential", "algebraic", "derivative_bilinear")
 
 
+class _Constant:
+    """A read-only attribute of :class:`Model`: the module constant ``attr``, converted."""
+
+    def __init__(self, attr, convert=None, doc=""):
+        self.attr, self.convert, self.__doc__ = attr, convert, doc
+
+    def __get__(self, model, owner=None):
+        if model is None:
+            return self
+        value = getattr(model.module, self.attr)
+        return value if self.convert is None else self.convert(value)
+
+
 @dataclass
 class Model:
     """A model module seen through the generated-model interface, with parameter values.
@@ -115,7 +128,7 @@ class Model:
         if missing:
             raise ModelInterfaceError(
                 f"model module {self.module.__name__!r} does not honour the generated-model "
-                f"interface: missing {', '.join(missing)} (see frictionkit.runtime._model)")
+                f"interface: missing {', '.join(missing)} (see frictionkit.runtime.model._interface)")
         bad = [k for k in self.module.KINDS if k not in KINDS]
         if bad:
             raise ModelInterfaceError(f"model {self.name!r}: unknown row kinds {bad}; expected {KINDS}")
@@ -128,10 +141,22 @@ class Model:
                 f"its parameters are {', '.join(self.module.PARAMETERS)}")
         self.params = {k: float(v) for k, v in self.params.items()}
 
-    # -- metadata ---------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        return self.module.MODEL_NAME
+    # -- metadata: module constants, read through the one door ---------------------
+    name = _Constant("MODEL_NAME", None, "The model's name.")
+    continuation = _Constant("CONTINUATION", None, "Name of the continuation parameter ``lam``.")
+    model_hash = _Constant("MODEL_HASH", str, "Hex hash of the canonical recast (contract item 1).")
+    generator_version = _Constant("GENERATOR_VERSION", str, "Version of the generator that emitted the module.")
+    backend = _Constant("BACKEND", str, '``"numpy"``, ``"cython"`` or ``"hand-written"``.')
+    parameters = _Constant("PARAMETERS", tuple, "Parameter names, as ordered in :meth:`param_vector`.")
+    states = _Constant("STATES", tuple, "Names of the n original first-order states.")
+    variables = _Constant("VARIABLES", tuple, "The N variables of the quadratic system, ``states`` first.")
+    kinds = _Constant("KINDS", tuple, 'Row kinds: "differential", "algebraic", "derivative_bilinear".')
+    forcing_frequency = _Constant("FORCING_FREQUENCY", None, "The forcing-frequency parameter; None if autonomous.")
+    validity = _Constant("VALIDITY", tuple, 'Recast validity ``(variable, "positive"|"nonzero", text)``.')
+    contacts = _Constant("CONTACTS", tuple, "Names of the friction contacts (contract item 8).")
+    point_rows = _Constant("POINT_ROWS", tuple, "Rows replaced by a point condition (contract item 7).")
+    point_funcs = _Constant("POINT_FUNCS", tuple, "Function (exp, tanh, ...) of each point condition (item 7).")
+    point_args = _Constant("POINT_ARGS", None, "Argument of each point condition's function (item 7).")
 
     @property
     def n(self) -> int:
@@ -143,33 +168,6 @@ class Model:
         """Number of variables of the quadratic system (states + auxiliaries)."""
         return len(self.module.VARIABLES)
 
-    @property
-    def continuation(self) -> str:
-        return self.module.CONTINUATION
-
-    @property
-    def model_hash(self) -> str:
-        """Hex hash of the canonical recast (contract item 1)."""
-        return str(self.module.MODEL_HASH)
-
-    @property
-    def generator_version(self) -> str:
-        return str(self.module.GENERATOR_VERSION)
-
-    @property
-    def backend(self) -> str:
-        """``"numpy"``, ``"cython"`` or ``"hand-written"``."""
-        return str(self.module.BACKEND)
-
-    @property
-    def parameters(self) -> tuple:
-        """Parameter names, in the order of :meth:`param_vector`."""
-        return tuple(self.module.PARAMETERS)
-
-    @property
-    def states(self) -> tuple:
-        """Names of the n original first-order states."""
-        return tuple(self.module.STATES)
 
     @property
     def units(self) -> dict:
@@ -186,30 +184,6 @@ class Model:
         out["t"] = str(getattr(mod, "TIME_UNIT", "s" if per_second else ""))
         return {k: str(v or "") for k, v in out.items()}
 
-    @property
-    def variables(self) -> tuple:
-        """Names of the N variables of the quadratic system (``states`` first)."""
-        return tuple(self.module.VARIABLES)
-
-    @property
-    def kinds(self) -> tuple:
-        """Row kinds: "differential", "algebraic" or "derivative_bilinear", one per row."""
-        return tuple(self.module.KINDS)
-
-    @property
-    def forcing_frequency(self):
-        """Name of the forcing-frequency parameter, None for autonomous models."""
-        return self.module.FORCING_FREQUENCY
-
-    @property
-    def validity(self) -> tuple:
-        """Validity conditions ``(variable, "positive" | "nonzero", text)`` of the recast."""
-        return tuple(self.module.VALIDITY)
-
-    @property
-    def contacts(self) -> tuple:
-        """Names of the friction contacts (contract item 8)."""
-        return tuple(self.module.CONTACTS)
 
     @property
     def quadratic_terms(self) -> tuple:
@@ -223,20 +197,6 @@ class Model:
         mod = self.module
         return mod.B_K, mod.B_J, mod.B_L
 
-    @property
-    def point_rows(self) -> tuple:
-        """Derivative-bilinear rows replaced by a point condition (contract item 7)."""
-        return tuple(self.module.POINT_ROWS)
-
-    @property
-    def point_funcs(self) -> tuple:
-        """The function (exp, tanh, ...) of each point condition (contract item 7)."""
-        return tuple(self.module.POINT_FUNCS)
-
-    @property
-    def point_args(self):
-        """The variable inside each point condition's function (contract item 7)."""
-        return self.module.POINT_ARGS
 
     @property
     def sampled(self) -> bool:

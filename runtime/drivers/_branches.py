@@ -23,6 +23,7 @@ import scipy.optimize
 
 from ..analysis._equilibria import _hopf_test, _locate_hopf, _use_aft, eigenvalues, find_equilibrium
 from ..discretizations._aft import AFTDiscretization
+from ..discretizations._collocation import CollocationDiscretization
 from ..discretizations._hbm import HBMDiscretization
 from ..engine._bordered import Counters
 from ..engine._newton import correct
@@ -370,6 +371,38 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
         raise InputError(f"restart index {index}: the branch has {n_pts} points (0..{n_pts - 1}, or negative "
                          "from the end)")
     index = int(index) % n_pts
+    model = _restart_model(prov)
+    saved = dict(prov.get("options", {}))
+    disc, Z = _restart_discretization(branch, model, index, harmonics)
+    t = np.asarray(branch.tangents[index], dtype=float)
+    if direction is None:
+        direction = 1.0 if t[-1] >= 0 else -1.0
+    lo = float(saved.get("lam_min", -np.inf)) if not isinstance(saved.get("lam_min"), str) else -np.inf
+    hi = float(saved.get("lam_max", np.inf)) if not isinstance(saved.get("lam_max"), str) else np.inf
+    lam = float(Z[-1])
+    if stop is not None:
+        lo, hi = min(lam, float(stop)), max(lam, float(stop))
+    method = method or prov.get("method") or None
+    opts = {k: v for k, v in saved.items() if k in _OPTION_KEYS}
+    opts.update(options or {})
+    opts.update(lam_min=lo, lam_max=hi)
+    if branch.kind == "equilibrium":
+        return equilibrium_branch(model, lam, hi if direction > 0 else lo, method=method,
+                                  options=opts, x_guess=Z[:model.n], progress=progress,
+                                  discretization="aft" if prov.get("discretization") == "aft" else None)
+    return periodic_branch(disc, Z, lo, hi, float(np.sign(direction) or 1.0), method=method, options=opts,
+                           progress=progress)
+
+
+# engine options a restart takes over from the saved branch (not the range: that is the restart's)
+_OPTION_KEYS = ("stability", "branch_points", "locate_folds")
+
+
+register_restart(restart_branch)
+
+
+def _restart_model(prov):
+    """The model a saved branch names (zoo name or file), refused when its hash changed."""
     source = prov.get("model_source") or prov.get("model")
     if not source:
         raise InputError("the branch does not name its model (saved before restart metadata); cannot restart")
@@ -381,13 +414,18 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
         raise InputError(f"model {source!r} has changed since the branch was computed (hash "
                          f"{model.model_hash} now, {prov['model_hash']} in the file): restarting would mix "
                          "two models; recompute the branch")
-    saved = dict(prov.get("options", {}))
+    return model
+
+
+def _restart_discretization(branch, model, index, harmonics):
+    """The discretization of a saved branch rebuilt from its sizes (``harmonics`` may change
+    them), and the unknown vector of point ``index`` in it."""
+    prov = branch.provenance
     sizes = prov.get("sizes") or {}
     kind = prov.get("discretization", "hbm")
     Z = np.array(branch.solutions[index], dtype=float)
     H0 = int(sizes.get("harmonics", branch.harmonics) or 0)
     if kind == "collocation":
-        from ..discretizations._collocation import CollocationDiscretization
         if harmonics is not None:
             raise InputError("harmonics: a collocation branch has no harmonics (restart keeps its intervals)")
         disc = CollocationDiscretization(model, int(sizes["n_intervals"]), int(sizes["degree"]))
@@ -404,28 +442,4 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
     if Z.shape != (disc.size,):
         raise InputError(f"the saved solution has {Z.size} unknowns, the rebuilt {kind} discretization "
                          f"{disc.size}: the file does not match its own metadata")
-    t = np.asarray(branch.tangents[index], dtype=float)
-    if direction is None:
-        direction = 1.0 if t[-1] >= 0 else -1.0
-    lo = float(saved.get("lam_min", -np.inf)) if not isinstance(saved.get("lam_min"), str) else -np.inf
-    hi = float(saved.get("lam_max", np.inf)) if not isinstance(saved.get("lam_max"), str) else np.inf
-    lam = float(Z[-1])
-    if stop is not None:
-        lo, hi = min(lam, float(stop)), max(lam, float(stop))
-    method = method or prov.get("method") or None
-    opts = {k: v for k, v in saved.items() if k in _OPTION_KEYS}
-    opts.update(options or {})
-    opts.update(lam_min=lo, lam_max=hi)
-    if branch.kind == "equilibrium":
-        return equilibrium_branch(model, lam, hi if direction > 0 else lo, method=method,
-                                  options=opts, x_guess=Z[:model.n], progress=progress,
-                                  discretization="aft" if kind == "aft" else None)
-    return periodic_branch(disc, Z, lo, hi, float(np.sign(direction) or 1.0), method=method, options=opts,
-                           progress=progress)
-
-
-# engine options a restart takes over from the saved branch (not the range: that is the restart's)
-_OPTION_KEYS = ("stability", "branch_points", "locate_folds")
-
-
-register_restart(restart_branch)
+    return disc, Z

@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
+from frictionkit.runtime.drivers._orbits import solve_collocation
 from frictionkit.runtime.discretizations._hbm import HBMDiscretization
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
@@ -71,7 +72,7 @@ def _stability_cost(model, Vb, H, n_int):
     var, t_var = _timed(floquet_variational, model, Vb, shoot.x0, shoot.T)
     disc = CollocationDiscretization(model, n_int, 3)
     Z0 = disc.from_orbit(ref)
-    (Zc, info), t_col = _timed(disc.solve, Z0)
+    (Zc, info), t_col = _timed(solve_collocation, disc, Z0)
     col, t_colstab = _timed(floquet_collocation, disc, Zc)
     hdisc, Zh, t_hbm = _hbm_orbit(model, ref, H)
     coeffs = hdisc.unpack(Zh)["coefficients"][: model.n].ravel()
@@ -104,7 +105,7 @@ def _accuracy(model, Vb):
         for n_int in (10, 14, 20, 28, 40, 56, 80, 113, 160, 226, 320, 452, 640, 905, 1280):
             disc = CollocationDiscretization(model, n_int, degree)
             Z0 = disc.from_orbit(ref)
-            (Z, info), t = _timed(disc.solve, Z0)
+            (Z, info), t = _timed(solve_collocation, disc, Z0)
             u = disc.unpack(Z)
             err = _error(u["omega"], u["ptp"], ref)
             rows.append(dict(n_intervals=n_int, n_dis=disc.n_dis, unknowns=disc.size, error=err, solve_s=t))

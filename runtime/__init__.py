@@ -10,7 +10,7 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`check_orbit`, :func:`check_branch_point`, :class:`OrbitCheck`
 * discretizations: :class:`Discretization` (the contract), :class:`HBMDiscretization`,
   :func:`to_subharmonic`, :class:`AFTDiscretization`, :class:`CollocationDiscretization`,
-  :func:`collocation_orbit`, :class:`ShootingDiscretization`, :class:`PeriodicOrbit`,
+  :class:`ShootingDiscretization`, :class:`PeriodicOrbit`,
   :func:`find_periodic_orbit`, :func:`periodic_orbit_from_simulation`
 * results: :class:`Branch`, :class:`SpecialPoint`, :func:`load_branch`, :func:`plot_branches`,
   :func:`plot_orbit`
@@ -26,6 +26,7 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   ``MOTION_LABELS``; seed-002 bounds :func:`energy_ratio`, :func:`energy_ratio_exponential`,
   :func:`v_lw`, :func:`v_lw_exponential`, :func:`v_up`
 * drivers: :func:`continuation` (``"anm"`` or ``"newton"``, then the analysis of the branch),
+  orbits at fixed parameter by collocation :func:`collocation_orbit`, :func:`solve_collocation`,
   :func:`equilibrium_branch`, :func:`periodic_branch`, :func:`periodic_start_from_hopf`,
   :func:`periodic_start_from_orbit`, :func:`periodic_start_from_simulation`,
   :func:`switch_branch`, :func:`switch_period_doubling_hbm` (omega/2 basis),
@@ -69,13 +70,14 @@ from .discretizations import (
     HBMDiscretization,
     PeriodicOrbit,
     ShootingDiscretization,
-    collocation_orbit,
     find_periodic_orbit,
     periodic_orbit_from_simulation,
     to_subharmonic,
 )
 from .drivers import (
+    collocation_orbit,
     continuation,
+    solve_collocation,
     equilibrium_branch,
     periodic_branch,
     periodic_start_from_hopf,
@@ -99,7 +101,7 @@ __all__ = [
     "load_model", "Model", "simulate", "check_orbit", "check_branch_point", "OrbitCheck",
     # discretizations
     "Discretization", "HBMDiscretization", "to_subharmonic", "AFTDiscretization", "CollocationDiscretization",
-    "collocation_orbit", "ShootingDiscretization", "PeriodicOrbit", "find_periodic_orbit",
+    "collocation_orbit", "solve_collocation", "ShootingDiscretization", "PeriodicOrbit", "find_periodic_orbit",
     "periodic_orbit_from_simulation",
     # results
     "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit",

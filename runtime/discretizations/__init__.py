@@ -8,7 +8,7 @@ and the scaled systems (:class:`ScaledDiscretization`) honour it.
 """
 from ._aft import AFTDiscretization, default_n_t
 from ._base import Discretization
-from ._collocation import CollocationDiscretization, collocation_orbit
+from ._collocation import CollocationDiscretization
 from ._hbm import (
     HBMDiscretization,
     coefficients_to_samples,
@@ -28,6 +28,6 @@ from ._shooting import (
 
 __all__ = ["Discretization", "HBMDiscretization", "coefficients_to_samples", "equilibrium_discretization",
            "n_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic", "AFTDiscretization",
-           "default_n_t", "CollocationDiscretization", "collocation_orbit", "PeriodicOrbit",
+           "default_n_t", "CollocationDiscretization", "PeriodicOrbit",
            "ShootingDiscretization", "find_periodic_orbit", "periodic_orbit_from_simulation",
            "ScaledDiscretization"]

@@ -100,9 +100,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial.legendre import leggauss
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 
-from ..errors import ConvergenceError, InputError
+from ..errors import InputError
 from ..model._interface import Model
 from ..model._series import taylor_remainder
 from ._base import Discretization
@@ -625,78 +624,3 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
         if self.autonomous:
             out = np.append(out, 0.0)
         return out
-
-    # -- standalone Newton at fixed lam ----------------------------------------------------
-    def solve(self, Z0, *, tol: float = 1e-12, max_iter: int = 30) -> tuple[np.ndarray, dict]:
-        """Newton's method on ``Y`` at the fixed ``lam = Z0[-1]`` (square system, sparse LU).
-
-        Parameters
-        ----------
-        Z0 : ndarray
-            Initial guess (e.g. :meth:`from_orbit`).
-        tol : float
-            Convergence when every variable's correction is below ``tol`` times its scale
-            (``max |u_r|``) and the omega correction below ``tol * omega``; models with point
-            conditions also stop when it is below ``noise_floor`` (1e-8) and no longer halves
-            (the rounding floor of their ill-conditioned point rows, as ``_newton.correct``).
-        max_iter : int
-
-        Returns
-        -------
-        Z : ndarray
-            Converged unknowns.
-        info : dict
-            ``iterations``, ``residual`` (max abs of R) and ``factorizations``.
-
-        Raises
-        ------
-        ConvergenceError
-            No convergence in ``max_iter`` iterations, a singular Jacobian, or NaN.
-        """
-        Z = np.array(Z0, dtype=float)
-        N, G = self.N, self.G
-        floor = float(self.noise_floor)
-        last = np.inf
-        for it in range(1, int(max_iter) + 1):
-            R = self.residual(Z)
-            if not np.all(np.isfinite(R)):
-                raise ConvergenceError(f"collocation Newton: NaN/inf in the residual at iteration {it} "
-                                       f"(lam={Z[-1]}); a validity condition of the recast may be violated")
-            J = self.jacobian(Z)[:, :-1].tocsc()
-            try:
-                dY = splu(J).solve(-R)
-            except RuntimeError as exc:
-                raise ConvergenceError(f"collocation Jacobian singular at iteration {it} (lam={Z[-1]}): {exc}; "
-                                       "is N_int large enough, is the guess an orbit?") from exc
-            Z[:-1] += dY
-            scale = np.maximum(np.abs(Z[: N * G].reshape(N, G)).max(axis=1), np.finfo(float).tiny)
-            err = np.max(np.abs(dY[: N * G].reshape(N, G)).max(axis=1) / scale)
-            if self.autonomous:
-                err = max(err, abs(dY[-1]) / abs(Z[-2]))
-            # models with point conditions: also stop at the rounding floor (as _newton.correct)
-            if err < tol or (err < floor and err > 0.5 * last):
-                R = self.residual(Z)
-                return Z, dict(iterations=it, residual=float(np.max(np.abs(R))), factorizations=it)
-            last = err
-        raise ConvergenceError(f"collocation Newton did not converge in max_iter={max_iter} iterations at "
-                               f"lam={Z[-1]} (last relative correction {err:.3e}); improve the initial guess")
-
-
-def collocation_orbit(model: Model, orbit, *, n_intervals: int = 50, degree: int = 3, tol: float = 1e-12,
-                      **options):
-    """Converge a collocation orbit at fixed ``lam`` from a shooting :class:`PeriodicOrbit` guess.
-
-    Returns
-    -------
-    disc : CollocationDiscretization
-    Z : ndarray
-        Converged unknowns (``disc.unpack(Z)`` reads them).
-    info : dict
-        Newton counters.
-    """
-    disc = CollocationDiscretization(model, n_intervals, degree, **options)
-    Z0 = disc.from_orbit(orbit)
-    if disc.phase == "integral":
-        disc.set_reference(Z0)
-    Z, info = disc.solve(Z0, tol=tol)
-    return disc, Z, info

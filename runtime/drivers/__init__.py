@@ -9,10 +9,12 @@ from ._branches import (
     restart_branch,
 )
 from ._continue import continuation
+from ._orbits import collocation_orbit, solve_collocation
 from ._study import convergence_study
 from ._switching import switch_branch, switch_period_doubling_collocation, switch_period_doubling_hbm
 
-__all__ = ["continuation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf",
+__all__ = ["continuation", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch",
+           "periodic_start_from_hopf",
            "periodic_start_from_orbit", "periodic_start_from_simulation", "switch_branch",
            "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study",
            "restart_branch"]

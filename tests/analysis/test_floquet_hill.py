@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from frictionkit.runtime.discretizations._collocation import collocation_orbit
+from frictionkit.runtime.drivers._orbits import collocation_orbit, solve_collocation
 from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
 from frictionkit.runtime.analysis._lyapunov import first_lyapunov
 from frictionkit.runtime.analysis._floquet import floquet_collocation, floquet_from_orbit, floquet_variational

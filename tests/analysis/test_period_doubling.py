@@ -10,6 +10,7 @@ from frictionkit.runtime.analysis._floquet import floquet_collocation
 from frictionkit.runtime.analysis._stability import locate_period_doubling, switch_period_doubling
 from frictionkit.runtime.errors import ConvergenceError, InputError
 from tests.models import duffing_handwritten
+from frictionkit.runtime.drivers._orbits import solve_collocation
 
 C = 0.3
 
@@ -33,7 +34,7 @@ def test_period_doubling_located_by_shooting_and_by_collocation(duffing_pd):
 
     def test(w):
         Z0 = disc.from_states(lambda t: guess.at(t, accurate=False), w, w)
-        Z, _ = disc.solve(Z0)
+        Z, _ = solve_collocation(disc, Z0)
         return float(np.min(floquet_collocation(disc, Z).multipliers.real) + 1)
 
     w_col = brentq(test, pd["lam"] - 2e-3, pd["lam"] + 2e-3, xtol=1e-12)
@@ -95,7 +96,7 @@ def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
     start = periodic_orbit_from_simulation(model, w0, orbit.x0, 50.0)
     if kind == "collocation":
         disc = CollocationDiscretization(model, 40, 4)
-        Z0, _ = disc.solve(disc.from_orbit(start))
+        Z0, _ = solve_collocation(disc, disc.from_orbit(start))
     else:
         disc = HBMDiscretization(model, 15)
         t = start.times(128)
@@ -179,7 +180,7 @@ def test_collocation_switching_at_period_doubling_on_the_doubled_period(duffing_
     model, pd = duffing_pd
     start = periodic_orbit_from_simulation(model, 1.2, pd["orbit"].x0, 50.0)
     disc = CollocationDiscretization(model, 40, 4)
-    Z0, _ = disc.solve(disc.from_orbit(start))
+    Z0, _ = solve_collocation(disc, disc.from_orbit(start))
     br = continuation(ContinuationProblem(disc, Z0, -1.0), "anm", dict(lam_min=1.1, lam_max=1.2, max_lam_step=0.01))
     p = br.special_points("pd")[0]
     dbl = switch_period_doubling_collocation(disc, p, lam_min=1.1, lam_max=1.2, options=dict(max_lam_step=0.01))

@@ -33,6 +33,7 @@ from frictionkit.runtime.drivers._continue import continuation
 from frictionkit.runtime.engine._options import ContinuationProblem
 from frictionkit.runtime.errors import InputError
 from tests.models._orbits import vdp, vdp_orbit
+from frictionkit.runtime.drivers._orbits import solve_collocation
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 CLASSES = [HBMDiscretization, AFTDiscretization, CollocationDiscretization, ShootingDiscretization,
@@ -124,7 +125,7 @@ def _integrated(model, lam, x0, t):
 def test_time_series_of_a_collocation_branch_is_the_integrated_orbit():
     orbit = vdp_orbit(1.0)
     disc = CollocationDiscretization(orbit.model, 120, 4)
-    Z0, _ = disc.solve(disc.from_orbit(orbit))
+    Z0, _ = solve_collocation(disc, disc.from_orbit(orbit))
     br = continuation(ContinuationProblem(disc, Z0, 1.0), "anm", dict(lam_min=0.5, lam_max=1.3, max_step=5.0))
     assert br.success and br.harmonics == -1
     i = len(br) - 1

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from frictionkit.runtime.discretizations._collocation import CollocationDiscretization, collocation_orbit
+from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
+from frictionkit.runtime.drivers._orbits import collocation_orbit, solve_collocation
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError
@@ -154,7 +155,7 @@ def test_forced_linear_oscillator_analytic_amplitude():
     disc = CollocationDiscretization(model, 160, 3)
     assert disc.m == 3 * 480 and disc.size == disc.m + 1
     Z0 = disc.from_states(lambda t: np.zeros((2, np.size(t))), w, w)
-    Z, info = disc.solve(Z0)
+    Z, info = solve_collocation(disc, Z0)
     amp = 0.5 / np.hypot(1 - w**2, 0.1 * w)
     assert disc.unpack(Z)["ptp"][0] / 2 == pytest.approx(amp, rel=1e-9)
     assert disc.unpack(Z)["omega"] == w

@@ -12,6 +12,7 @@ from frictionkit.runtime.analysis._floquet import floquet_from_orbit
 from frictionkit.runtime.analysis._stability import orbit_stability
 from frictionkit.runtime.errors import InputError
 from tests.models._orbits import belt_orbit, vdp_orbit
+from frictionkit.runtime.drivers._orbits import solve_collocation
 
 
 def test_anm_continues_the_collocation_of_vdp_to_the_auto_period():
@@ -19,7 +20,7 @@ def test_anm_continues_the_collocation_of_vdp_to_the_auto_period():
     # issue 4: T(2) = 7.629874 (AUTO-07p)
     orbit = vdp_orbit(1.0)
     disc = CollocationDiscretization(orbit.model, 60, 4)
-    Z0, _ = disc.solve(disc.from_orbit(orbit))
+    Z0, _ = solve_collocation(disc, disc.from_orbit(orbit))
     br = continuation(ContinuationProblem(disc, Z0, 1.0), "anm", dict(lam_min=0.5, lam_max=2.0, max_step=5.0))
     assert br.success and br.param[-1] == pytest.approx(2.0, abs=1e-12)
     assert 2 * np.pi / br.omega[-1] == pytest.approx(7.629874, abs=1e-6)
@@ -34,7 +35,7 @@ def test_orbit_stability_same_multipliers_from_three_discretizations():
     model = orbit.model
     reference = floquet_from_orbit(orbit).nontrivial()[0]
     col = CollocationDiscretization(model, 160, 3)
-    Zc, _ = col.solve(col.from_orbit(orbit))
+    Zc, _ = solve_collocation(col, col.from_orbit(orbit))
     sh = ShootingDiscretization(model, rtol=1e-12, atol=1e-14)
     Zs = sh.from_orbit(orbit)
     hbm = HBMDiscretization(model, 60)
@@ -68,7 +69,7 @@ def test_fold_of_the_n10_branch_is_where_the_multiplier_crosses_one():
 
     orbit = periodic_orbit_from_simulation(belt(10, 5.0), 9.8, [-0.008, 9.8], 0.3)
     disc = CollocationDiscretization(orbit.model, 100, 3)
-    Z0, _ = disc.solve(disc.from_orbit(orbit))
+    Z0, _ = solve_collocation(disc, disc.from_orbit(orbit))
     br = continuation(ContinuationProblem(disc, Z0, 1.0), "anm", dict(lam_min=9.5, lam_max=11.0, max_steps=60))
     folds = br.special_points("fold")
     assert len(folds) == 1 and abs(folds[0].param - 10.2874834491) < 1e-6

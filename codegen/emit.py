@@ -174,7 +174,8 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx = dict(
         name=system.name, hash=system.model_hash, version=GENERATOR_VERSION,
         continuation=system.continuation, parameters=repr(tuple(p.name for p in system.parameters)),
-        defaults=repr(tuple(float(d) for d in system.defaults)), units=repr(tuple(system.units)),
+        defaults=repr(tuple(float(d) for d in system.defaults)), units=repr(tuple(system.units)), state_units=repr(tuple(system.state_units)),
+        time_unit=repr(system.time_unit),
         states=repr(tuple(x.name for x in system.states)),
         variables=repr(tuple(v.name for v in system.variables)), kinds=repr(tuple(system.kinds)),
         forcing_frequency=repr(system.forcing_frequency), validity=repr(tuple(system.validity)),

@@ -105,6 +105,8 @@ class RecastSystem:
     time: sp.Symbol
     sampled: bool = False        # no recast: only the original ODE (non-analytic law, DESIGN §5.4)
     parameter_conditions: tuple = ()  # ((where, kind, parameter-only expr), ...) checked at load
+    state_units: tuple = ()      # unit text of each original state ("" dimensionless)
+    time_unit: str = ""          # unit of the time t ("" dimensionless)
 
     @property
     def n_states(self) -> int:
@@ -601,6 +603,12 @@ def _original_ode(spec: ModelSpec):
     return f, J, elim
 
 
+def _unit_fields(spec: ModelSpec) -> dict:
+    """The state and time units of ``spec`` (metadata: not part of the model hash)."""
+    return dict(state_units=tuple(spec.state_units.get(x.name, "") for x in spec.states),
+                time_unit=spec.time_unit or "")
+
+
 def _sampled(spec: ModelSpec, lam) -> RecastSystem:
     """Description of a non-analytic model: the original ODE only (DESIGN §5.4)."""
     f, J, _ = _original_ode(spec)
@@ -621,7 +629,7 @@ def _sampled(spec: ModelSpec, lam) -> RecastSystem:
         contacts=tuple((c.name, spec.expand_definitions(c.relative_velocity), c.law(vr, **c.law_params))
                        for c in spec.contacts),
         lam_as_variable=False, time=spec.t, sampled=True,
-        parameter_conditions=tuple(spec.parameter_conditions()))
+        parameter_conditions=tuple(spec.parameter_conditions()), **_unit_fields(spec))
 
 
 def _recast(spec: ModelSpec, lam, lam_var):
@@ -740,4 +748,4 @@ def _recast(spec: ModelSpec, lam, lam_var):
         rows=tuple(sp.expand(r) for r in all_rows),
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)), contacts=contacts,
         lam_as_variable=lam_var is not None, time=spec.t,
-        parameter_conditions=tuple(spec.parameter_conditions()))
+        parameter_conditions=tuple(spec.parameter_conditions()), **_unit_fields(spec))

@@ -117,11 +117,14 @@ class ModelSpec:
     sampled : bool, optional
         Accept non-analytic functions (``Abs``, ``sign``, ``Piecewise``...): no quadratic
         recast is made and the model runs on the sampled path (AFT / shooting, DESIGN §5.4).
+    time_unit : str, optional
+        Unit of the time ``t`` (e.g. ``"s"``); none means dimensionless time (``""``).
     """
 
     name: str
     description: str = ""
     sampled: bool = False
+    time_unit: str | None = None
     t: sp.Symbol = field(default_factory=lambda: sp.Symbol("t", real=True))
     parameters: dict = field(default_factory=dict)
     states: list = field(default_factory=list)
@@ -132,6 +135,8 @@ class ModelSpec:
     definitions: dict = field(default_factory=dict)
     contacts: list = field(default_factory=list)
     forcing_frequency: sp.Symbol | None = None
+    state_units: dict = field(default_factory=dict)   # state name -> unit text ("" if none)
+    state_docs: dict = field(default_factory=dict)    # state name -> doc text ("" if none)
     _kinematic: set = field(default_factory=set)
 
     def __post_init__(self):
@@ -140,6 +145,7 @@ class ModelSpec:
             raise ModelSpecError(f"model name {self.name!r} must be a Python identifier "
                                  f"(letters, digits, underscores), e.g. 'belt_2dof'")
         self.description = check_text(self.description, f"description of model {self.name!r}") or ""
+        self.time_unit = check_text(self.time_unit, f"time unit of model {self.name!r}") or ""
 
     # -- declarations ---------------------------------------------------------------
     def _new_name(self, name: str, what: str) -> str:
@@ -180,22 +186,28 @@ class ModelSpec:
         self.parameters[name] = Parameter(sym, value, unit, doc)
         return sym
 
-    def state(self, name: str) -> sp.Symbol:
-        """Declare a first-order state; give its equation with :meth:`ode`."""
+    def state(self, name: str, unit: str | None = None, doc: str | None = None) -> sp.Symbol:
+        """Declare a first-order state (with its unit, e.g. ``"m"``); give its equation with :meth:`ode`."""
         name = self._new_name(name, "state")
+        unit = check_text(unit, f"unit of state {name!r}")
+        doc = check_text(doc, f"doc of state {name!r}")
         sym = sp.Symbol(name, real=True)
         self.states.append(sym)
+        self.state_units[name] = unit or ""
+        self.state_docs[name] = doc or ""
         return sym
 
-    def second_order(self, name: str, velocity: str | None = None):
+    def second_order(self, name: str, velocity: str | None = None, unit: str | None = None,
+                     velocity_unit: str | None = None, doc: str | None = None):
         """Declare a second-order coordinate; its velocity state is introduced for you.
 
         Returns ``(position, velocity)`` symbols; ``position' = velocity`` is added, and
-        the acceleration is given with ``ode(velocity, ...)``.
+        the acceleration is given with ``ode(velocity, ...)``.  ``unit`` and ``velocity_unit``
+        are the units of the two states (e.g. ``"m"`` and ``"m/s"``).
         """
         velocity = velocity or f"{normalize_name(name)}_dot"
-        pos = self.state(name)
-        vel = self.state(velocity)
+        pos = self.state(name, unit=unit, doc=doc)
+        vel = self.state(velocity, unit=velocity_unit)
         self.odes[pos] = vel
         self._kinematic.add(pos)
         return pos, vel

@@ -16,7 +16,8 @@ def belt() -> ModelSpec:
 
     Defaults: seed 000 Appendix B (n = 10).
     """
-    m = ModelSpec("belt", "mass-spring-damper on a moving belt with the regularized law mu_n (seed 000)")
+    m = ModelSpec("belt", "mass-spring-damper on a moving belt with the regularized law mu_n (seed 000)",
+                  time_unit="s")
     zeta = m.parameter("zeta", 1.3096e-3, doc="modal damping ratio zeta_1")
     omega1 = m.parameter("omega1", 1.2316e3, unit="rad/s", doc="natural pulsation omega_1")
     M1 = m.parameter("M1", 6.42e-3, unit="kg", doc="modal mass")
@@ -26,7 +27,7 @@ def belt() -> ModelSpec:
     mud = m.parameter("mud", 0.2, doc="dynamic friction coefficient")
     eps = m.parameter("eps", 1e-4, doc="modulus smoothing parameter epsilon")
     n = m.parameter("n", 10.0, doc="regularization parameter")
-    y, v = m.second_order("y", velocity="v")
+    y, v = m.second_order("y", velocity="v", unit="m", velocity_unit="m/s", doc="modal displacement")
     Vr = m.define("Vr", v - Vb)
     mu = m.friction("belt", laws.regularized, Vr, mus=mus, mud=mud, eps=eps, n=n)
     m.ode(v, -2 * zeta * omega1 * v - omega1**2 * y + FN / M1 * mu)

@@ -5,7 +5,8 @@ HTML comment on the line before a block directs this test::
 
     <!-- readme: name=NAME needs=A,B reduce="OLD=>NEW" output-of=NAME skip="why" -->
 
-``save-as``: the block is also written to that file (for the blocks that use it);
+``save-as``: the block is also written to that file, reduced (for the blocks that use it; a
+skipped block with ``save-as`` is only written, e.g. a script a later ``python FILE`` runs);
 ``needs``: run after the named blocks, in the same Python process and folder (the README says
 so in the text); ``reduce``: a long block runs with ``OLD`` replaced by ``NEW`` (a smaller
 size, range or budget); ``output-of``: a ```text block that must appear verbatim in the
@@ -179,15 +180,16 @@ def _run(block, cwd):
     lang, code, opts, _ = block
     for _, c, o, _ in _chain(opts) + [block]:
         if "save-as" in o:
-            (Path(cwd) / o["save-as"]).write_text(c + "\n", encoding="utf-8")
+            (Path(cwd) / o["save-as"]).write_text(_reduced(c, o) + "\n", encoding="utf-8")
+    chain = [b for b in _chain(opts) if "skip" not in b[2]]     # skipped ones are only saved
     if lang == "python":
-        prefix = "\n".join(_reduced(c, o) for l2, c, o, _ in _chain(opts) if l2 == "python")
-        for l2, c, o, _ in _chain(opts):
+        prefix = "\n".join(_reduced(c, o) for l2, c, o, _ in chain if l2 == "python")
+        for l2, c, o, _ in chain:
             if l2 == "sh":
                 _run_sh(_reduced(c, o), cwd)
         checked, _ = _with_checks(_reduced(code, opts))
         return _run_python(prefix + "\n" + checked, cwd)
-    for l2, c, o, _ in _chain(opts):
+    for l2, c, o, _ in chain:
         (_run_sh if l2 == "sh" else _run_python)(_reduced(c, o), cwd)
     return _run_sh(_reduced(code, opts), cwd)
 

@@ -26,7 +26,7 @@ from ..engine._run import _provenance as run_provenance
 from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
-from ..results._branch import load_branch
+from ..results._branch import load_branch, save_run
 from ..results._plots import plot_branches
 from ._params import ASSIGNMENT, param_values
 
@@ -69,8 +69,9 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
         main_branch.success = False
         main_branch.message += "; raise --max-steps or continue with --restart"
     with deferred_interrupts():
-        if out is not None:
-            main_branch.save(out)
+        if out is not None:               # one run file: /equilibria and /periodic groups
+            save_run(out, **{"equilibria" if b.kind == "equilibrium" else "periodic": b
+                             for b in branches or [main_branch]})
             click.echo(f"wrote {out}")
         if plot is not None:
             plot_branches(branches, path=plot)
@@ -117,7 +118,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
 @click.option("--degree", type=int, default=3, show_default=True, help="Collocation polynomial degree p.")
 @click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget (>= 1).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="HDF5 file for the branch (periodic if computed, else equilibria); an existing file "
+              help="HDF5 file of the run (groups /equilibria and /periodic); an existing file "
                    "is replaced only once the new one is complete.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Image file of the bifurcation diagram (.png, .pdf, .svg, ...).")
@@ -359,13 +360,13 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
 
     Equilibria on 0.05 <= Vb <= 12 m/s with both Hopf points, then the periodic branch
     from the first Hopf point through the fold (seeds: about 10.26 m/s) back to the
-    second Hopf point.  Writes belt.h5 (periodic branch), belt_equilibria.h5 and belt.png.
+    second Hopf point.  Writes belt.h5 (groups /periodic and /equilibria) and belt.png.
 
     \b
     Examples:
       frictionkit demo
       frictionkit demo --engine newton --out-dir newton/
-      frictionkit report belt_equilibria.h5 belt.h5 -o report.html
+      frictionkit report belt.h5 -o report.html
     """
     t0 = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -376,11 +377,10 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
                                    discretization=discretization)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
-    per.save(out_dir / "belt.h5")
-    eq.save(out_dir / "belt_equilibria.h5")
+    save_run(out_dir / "belt.h5", equilibria=eq, periodic=per)
     plot_branches([eq, per], path=out_dir / "belt.png",
                   title=f"belt, n = 10, FN = 5 N, {discretization.upper()} H = {harmonics}, {method.upper()}")
-    for name in ("belt.h5", "belt_equilibria.h5", "belt.png"):
+    for name in ("belt.h5", "belt.png"):
         click.echo(f"wrote {out_dir / name}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
     if not per.success:

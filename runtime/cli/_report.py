@@ -8,7 +8,7 @@ import h5py
 
 from ..analysis._curves import BifurcationCurve
 from ..errors import InputError
-from ..results._branch import load_branch
+from ..results._branch import load_run
 from ..results._export import replacing, write_csv, write_mat
 from ..results._plots import plot_branches, plot_orbit
 from ..results._report import report
@@ -17,20 +17,22 @@ from ..cli import main
 _H5 = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
-def _load(path: Path):
-    """A Branch, or a two-parameter curve (root attribute ``kind`` = ``hopf_curve``/``fold_curve``)."""
+def _load(path: Path) -> list:
+    """The branches of a file (a run file: equilibria and periodic), or a two-parameter curve
+    (root attribute ``kind`` = ``hopf_curve``/``fold_curve``), as a list."""
     try:
         with h5py.File(path, "r") as f:
             kind = str(f.attrs.get("kind", ""))
-        return BifurcationCurve.load(path) if kind.endswith("_curve") else load_branch(path)
+        return [BifurcationCurve.load(path)] if kind.endswith("_curve") else load_run(path)
     except (OSError, KeyError, ValueError) as exc:
         raise click.ClickException(f"{path}: not a frictionkit result file ({exc}); give a file written by "
                                    "frictionkit continue/demo/hopf-curve/fold-curve") from None
 
 
 def _branches(paths):
-    items = [_load(p) for p in paths]
-    curves = [p for p, x in zip(paths, items) if not hasattr(x, "time_series")]
+    loaded = [(p, x) for p in paths for x in _load(p)]
+    items = [x for _, x in loaded]
+    curves = [p for p, x in loaded if not hasattr(x, "time_series")]
     return items, curves
 
 
@@ -48,7 +50,7 @@ def report_cmd(files, out, state):
     \b
     Examples:
       frictionkit demo
-      frictionkit report belt_equilibria.h5 belt.h5 -o report.html
+      frictionkit report belt.h5 -o report.html
     """
     items, _ = _branches(files)
     try:
@@ -70,7 +72,7 @@ def plot_cmd(files, orbit, out, state):
 
     \b
     Examples:
-      frictionkit plot belt_equilibria.h5 belt.h5 -o belt.pdf
+      frictionkit plot belt.h5 -o belt.pdf
       frictionkit plot belt.h5 --orbit 100 -o orbit.svg
     """
     items, curves = _branches(files)
@@ -100,14 +102,14 @@ def plot_cmd(files, orbit, out, state):
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output file (default: FILE with .csv or .mat).")
 def export_cmd(file, fmt, out):
-    """Export a saved branch as a table with units.
+    """Export a saved branch (of a run file: its main branch) as a table with units.
 
     \b
     Examples:
       frictionkit export belt.h5 --csv
       frictionkit export belt.h5 --mat -o belt.mat
     """
-    br = _load(file)
+    br = _load(file)[-1]                 # a run file: its main branch (periodic, else equilibria)
     if not hasattr(br, "time_series"):
         raise click.BadParameter(f"{file} holds a two-parameter curve, not a branch", param_hint="FILE")
     out = out or file.with_suffix(f".{fmt}")

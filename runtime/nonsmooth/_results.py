@@ -114,7 +114,7 @@ class CoulombBranch:
 
 
 def load_coulomb_branch(path) -> dict:
-    """Read any branch file with the issue-3 layout into plain arrays.
+    """Read any branch file with the issue-3 layout (or a run file's main branch) into plain arrays.
 
     Returns
     -------
@@ -126,7 +126,9 @@ def load_coulomb_branch(path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"branch file {str(path)!r} does not exist")
-    with h5py.File(path, "r") as f:
+    with h5py.File(path, "r") as root:
+        # a run file (results/_branch.py: groups /equilibria, /periodic): its main branch
+        f = root[str(root.attrs["main"])] if str(root.attrs.get("layout", "")) == "run" else root
         for name in ("param", "omega", "ptp"):
             if name not in f:
                 raise InputError(f"branch file {str(path)!r} has no dataset {name!r} "

@@ -4,9 +4,18 @@ A :class:`Branch` is what :func:`frictionkit.runtime._continuation.continuation`
 It is saved with :meth:`Branch.save` to an HDF5 file that can be read without frictionkit
 (h5py, MATLAB, HDFView); never pickled.
 
-HDF5 layout (one branch per file, ``n_points`` points, ``n_special`` special points)
------------------------------------------------------------------------------------
-Root attributes
+HDF5 layout
+-----------
+A run file (:func:`save_run`, what ``frictionkit continue --out`` and ``frictionkit demo``
+write) keeps the branches of one run together: the root attribute ``layout`` = ``"run"``
+and ``main`` (the name of the main branch) and one group per branch, ``/equilibria`` and
+``/periodic``, each holding one branch in the branch layout below (its attributes on the
+group).  A branch file (:meth:`Branch.save`) holds one branch at its root.
+:func:`load_branch` reads both.
+
+Branch layout (``n_points`` points, ``n_special`` special points)
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Attributes
     ``model`` (str)                  model name (``MODEL_NAME``)
     ``model_hash`` (str)             hash of the canonical recast (``MODEL_HASH``)
     ``continuation_parameter`` (str) name of ``lam``
@@ -37,11 +46,14 @@ Datasets (float64 unless noted)
     ``stable`` (n_points,)           1.0 stable, 0.0 unstable, NaN unknown (filled by the
                                      stability module; equilibria: from the eigenvalues)
     ``eigenvalues`` (n_points, n) complex128, equilibria only: eigenvalues of df/dx
-    ``multipliers`` (n_points, n) complex128, periodic branches with stability (option
-                                     ``stability``, default on): Floquet multipliers of
-                                     each orbit, by decreasing modulus (HBM: Hill's method
-                                     on the HBM Jacobian; collocation: condensed monodromy;
+    ``multipliers_re``, ``multipliers_im`` (n_points, n) float64, periodic branches with
+                                     stability (option ``stability``, default on): real and
+                                     imaginary parts of the Floquet multipliers of each
+                                     orbit, by decreasing modulus (HBM: Hill's method on the
+                                     HBM Jacobian; collocation: condensed monodromy;
                                      shooting: variational monodromy); attribute ``method``
+                                     on ``multipliers_re``.  Older files hold one complex
+                                     (HDF5 compound) dataset ``multipliers``; still read.
     ``max_multiplier`` (n_points,)   largest modulus of the non-trivial multipliers
     ``trivial_multiplier_error`` (n_points,)  distance of the trivial multiplier from 1
                                      (HBM: by Hill's method on the original ODE, the
@@ -87,7 +99,10 @@ import numpy as np
 from ..errors import InputError
 from ._atomic import atomic_path
 
-__all__ = ["Branch", "SpecialPoint", "load_branch", "trig_extrema"]
+__all__ = ["Branch", "SpecialPoint", "load_branch", "load_run", "save_run", "trig_extrema"]
+
+#: the groups of a run file, in the order :func:`load_branch` prefers them as main branch
+RUN_GROUPS = ("periodic", "equilibria")
 
 SPECIAL_KINDS = ("fold", "hopf", "bp", "pd", "ns")
 HBM_LAYOUT = ("Y[i*(2H+1)+k]: coefficient k of variable i (k=0 mean, 2j-1 cos(j omega t), "
@@ -363,70 +378,81 @@ class Branch:
 
     def _write(self, path, extra):
         import h5py
-        prov = self.provenance
         with h5py.File(path, "w") as f:
-            a = f.attrs
-            for key in ("model", "model_hash", "continuation_parameter", "method",
-                        "frictionkit_version", "numpy_version", "scipy_version",
-                        "generator_version", "backend", "discretization"):
-                a[key] = str(prov.get(key, ""))
-            a["kind"] = self.kind
-            a["status"] = self.status
-            a["message"] = self.message
-            a["success"] = self.success
-            a["model_source"] = str(prov.get("model_source", ""))
-            a["sizes"] = json.dumps(prov.get("sizes", {}))
-            a["parameters"] = json.dumps(prov.get("parameters", {}))
-            a["options"] = json.dumps(prov.get("options", {}), default=str)
-            a["units"] = json.dumps(prov.get("units", {}))
-            a["states"] = json.dumps(list(self.states))
-            a["variables"] = json.dumps(list(self.variables))
-            for k, v in self.counters.items():
-                a[k] = int(v)
-            f["param"] = self.param
-            f["omega"] = self.omega
-            for group, data in (("ptp", self.ptp), ("min", self.min), ("max", self.max),
-                                ("mean", self.mean)):
-                g = f.create_group(group)
-                for s in self.states:
-                    g[s] = np.asarray(data[s], dtype=float)
-            f["stable"] = self.stable
-            if self.eigenvalues is not None:
-                f["eigenvalues"] = np.asarray(self.eigenvalues, dtype=complex)
-            g = f.create_group("special")
-            g.create_dataset("kind", data=np.array([s.kind for s in self.special], dtype=object),
+            self._write_group(f, extra)
+
+    def _write_group(self, f, extra=None):
+        """Write the branch layout into ``f``, an open :class:`h5py.File` or group."""
+        import h5py
+        prov = self.provenance
+        a = f.attrs
+        for key in ("model", "model_hash", "continuation_parameter", "method",
+                    "frictionkit_version", "numpy_version", "scipy_version",
+                    "generator_version", "backend", "discretization"):
+            a[key] = str(prov.get(key, ""))
+        a["kind"] = self.kind
+        a["status"] = self.status
+        a["message"] = self.message
+        a["success"] = self.success
+        a["model_source"] = str(prov.get("model_source", ""))
+        a["sizes"] = json.dumps(prov.get("sizes", {}))
+        a["parameters"] = json.dumps(prov.get("parameters", {}))
+        a["options"] = json.dumps(prov.get("options", {}), default=str)
+        a["units"] = json.dumps(prov.get("units", {}))
+        a["states"] = json.dumps(list(self.states))
+        a["variables"] = json.dumps(list(self.variables))
+        for k, v in self.counters.items():
+            a[k] = int(v)
+        f["param"] = self.param
+        f["omega"] = self.omega
+        for group, data in (("ptp", self.ptp), ("min", self.min), ("max", self.max),
+                            ("mean", self.mean)):
+            g = f.create_group(group)
+            for s in self.states:
+                g[s] = np.asarray(data[s], dtype=float)
+        f["stable"] = self.stable
+        if self.eigenvalues is not None:
+            f["eigenvalues"] = np.asarray(self.eigenvalues, dtype=complex)
+        g = f.create_group("special")
+        g.create_dataset("kind", data=np.array([s.kind for s in self.special], dtype=object),
+                         dtype=h5py.string_dtype())
+        g["param"] = np.array([s.param for s in self.special], dtype=float)
+        g["omega"] = np.array([s.omega for s in self.special], dtype=float)
+        g["index"] = np.array([s.index for s in self.special], dtype=np.int64)
+        g["solution"] = (np.array([s.solution for s in self.special], dtype=float)
+                         if self.special else np.zeros((0, self.solutions.shape[1])))
+        g.create_dataset("data", data=np.array([json.dumps(_scalars(s.data)) for s in self.special],
+                                               dtype=object), dtype=h5py.string_dtype())
+        if self.multipliers is not None:
+            mult = np.asarray(self.multipliers, dtype=complex)
+            d = f.create_dataset("multipliers_re", data=mult.real)
+            f["multipliers_im"] = mult.imag
+            d.attrs["method"] = str(self.stability_method)
+            for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
+                f[key] = np.asarray(getattr(self, key), dtype=float)
+        if self.motion is not None:
+            f.create_dataset("motion", data=np.array(list(self.motion), dtype=object),
                              dtype=h5py.string_dtype())
-            g["param"] = np.array([s.param for s in self.special], dtype=float)
-            g["omega"] = np.array([s.omega for s in self.special], dtype=float)
-            g["index"] = np.array([s.index for s in self.special], dtype=np.int64)
-            g["solution"] = (np.array([s.solution for s in self.special], dtype=float)
-                             if self.special else np.zeros((0, self.solutions.shape[1])))
-            g.create_dataset("data", data=np.array([json.dumps(_scalars(s.data)) for s in self.special],
-                                                   dtype=object), dtype=h5py.string_dtype())
-            if self.multipliers is not None:
-                d = f.create_dataset("multipliers", data=np.asarray(self.multipliers, dtype=complex))
-                d.attrs["method"] = str(self.stability_method)
-                for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
-                    f[key] = np.asarray(getattr(self, key), dtype=float)
-            if self.motion is not None:
-                f.create_dataset("motion", data=np.array(list(self.motion), dtype=object),
-                                 dtype=h5py.string_dtype())
-            d = f.create_dataset("solution", data=self.solutions)
-            d.attrs["layout"] = HBM_LAYOUT
-            d.attrs["harmonics"] = self.harmonics
-            d.attrs["variables"] = json.dumps(list(self.variables))
-            d.attrs["index_omega"] = int(self.index_omega)
-            d.attrs["index_lam"] = int(self.solutions.shape[1] - 1)
-            f["tangent"] = self.tangents
-            g = f.create_group("validity")
-            for var, v in self.validity.items():
-                g[var] = np.asarray(v, dtype=float)
-            if extra is not None:
-                extra(f)
+        d = f.create_dataset("solution", data=self.solutions)
+        d.attrs["layout"] = HBM_LAYOUT
+        d.attrs["harmonics"] = self.harmonics
+        d.attrs["variables"] = json.dumps(list(self.variables))
+        d.attrs["index_omega"] = int(self.index_omega)
+        d.attrs["index_lam"] = int(self.solutions.shape[1] - 1)
+        f["tangent"] = self.tangents
+        g = f.create_group("validity")
+        for var, v in self.validity.items():
+            g[var] = np.asarray(v, dtype=float)
+        if extra is not None:
+            extra(f)
 
     @classmethod
-    def load(cls, path):
-        """Read a branch written by :meth:`save`.
+    def load(cls, path, which=None):
+        """Read a branch written by :meth:`save` or :func:`save_run`.
+
+        ``which`` (``"periodic"`` or ``"equilibria"``) picks a branch of a run file; by
+        default its main branch (periodic if there is one, else the equilibria).  For a
+        branch file it must name the file's one branch (or be None).
 
         Raises
         ------
@@ -438,7 +464,7 @@ class Branch:
         import h5py
         if hasattr(path, "read"):          # a binary file-like object (the sweep store's)
             with h5py.File(path, "r") as f:
-                return cls._read(f)
+                return cls._read(_pick_group(f, which, "the given file"))
         path = Path(path)
         if not path.is_file():
             raise InputError(f"branch file {path}: does not exist")
@@ -449,7 +475,7 @@ class Branch:
                              f"format): {exc}") from None
         try:
             with f:
-                return cls._read(f)
+                return cls._read(_pick_group(f, which, f"branch file {path}"))
         except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
             what = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
             raise InputError(f"branch file {path}: not a frictionkit branch file or damaged ({what})") from None
@@ -489,9 +515,13 @@ class Branch:
                    eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
                    special=special, counters=counters, status=str(a["status"]),
                    message=str(a["message"]), success=bool(a["success"]), provenance=prov)
-        if "multipliers" in f:                # files written before the stability columns lack them
-            br.multipliers = f["multipliers"][()]
-            br.stability_method = _text(f["multipliers"].attrs.get("method", ""))
+        # plain re/im datasets; files before issue 16 hold one complex compound dataset, and
+        # files written before the stability columns have neither
+        mult = "multipliers_re" if "multipliers_re" in f else "multipliers" if "multipliers" in f else None
+        if mult is not None:
+            br.multipliers = (f[mult][()] + 1j * f["multipliers_im"][()] if mult == "multipliers_re"
+                              else f[mult][()])
+            br.stability_method = _text(f[mult].attrs.get("method", ""))
             for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
                 br_val = f[key][()] if key in f else None
                 setattr(br, key, br_val)
@@ -532,6 +562,64 @@ def _scalars(data: dict) -> dict:
     return out
 
 
-def load_branch(path) -> Branch:
-    """Read a branch saved by :meth:`Branch.save`."""
-    return Branch.load(path)
+def _pick_group(f, which, where):
+    """The group of ``f`` holding branch ``which`` (see :meth:`Branch.load`)."""
+    if which not in (None, *RUN_GROUPS):
+        raise InputError(f"{where}: no branch {which!r}; choose one of {', '.join(RUN_GROUPS)}")
+    groups = [g for g in RUN_GROUPS if g in f and "states" in f[g].attrs]
+    if not groups:                        # a branch file: its one branch is at the root
+        kind = "equilibria" if _text(f.attrs.get("kind", "")) == "equilibrium" else "periodic"
+        if which not in (None, kind):
+            raise InputError(f"{where}: holds only the {kind} branch, not {which!r}")
+        return f
+    if which is None:
+        return f[groups[0]]
+    if which not in groups:
+        raise InputError(f"{where}: holds only the {', '.join(groups)} branch, not {which!r}")
+    return f[which]
+
+
+def load_branch(path, which=None) -> Branch:
+    """Read a branch saved by :meth:`Branch.save` or :func:`save_run`.
+
+    Parameters
+    ----------
+    path : str or path
+        The HDF5 file.
+    which : {None, "periodic", "equilibria"}
+        The branch of a run file; default its main branch (periodic, else equilibria).
+
+    Examples
+    --------
+    >>> per = load_branch("belt.h5")                    # doctest: +SKIP
+    >>> eq = load_branch("belt.h5", "equilibria")       # doctest: +SKIP
+    """
+    return Branch.load(path, which)
+
+
+def load_run(path) -> list:
+    """Every branch of a run file (equilibria first), or the one branch of a branch file."""
+    import h5py
+    try:
+        with h5py.File(path, "r") as f:
+            names = [g for g in ("equilibria", "periodic") if g in f and "states" in f[g].attrs]
+    except OSError:
+        names = []                        # load_branch names the problem
+    return [Branch.load(path, n) for n in names] or [Branch.load(path)]
+
+
+def save_run(path, equilibria=None, periodic=None):
+    """Write the branches of one run to one HDF5 file (groups ``/equilibria``, ``/periodic``).
+
+    The layout is in this module's docstring; the write is atomic, as :meth:`Branch.save`.
+    A branch given as None is left out (at least one is needed).
+    """
+    import h5py
+    branches = {k: b for k, b in (("periodic", periodic), ("equilibria", equilibria)) if b is not None}
+    if not branches:
+        raise InputError("save_run: give the equilibria, the periodic branch or both")
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+        f.attrs["layout"] = "run"
+        f.attrs["main"] = next(iter(branches))
+        for name, br in branches.items():
+            br._write_group(f.create_group(name))

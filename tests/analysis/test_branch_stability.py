@@ -104,7 +104,7 @@ def test_columns_saved_and_loaded(belt_branch, tmp_path):
     assert fold.data["crossing_param"] == br.special_points("fold")[0].data["crossing_param"]
     # a file written before the stability columns existed still loads
     with h5py.File(path, "a") as f:
-        for key in ("multipliers", "max_multiplier", "trivial_multiplier_error", "multiplier_agreement",
+        for key in ("multipliers_re", "multipliers_im", "max_multiplier", "trivial_multiplier_error", "multiplier_agreement",
                     "motion", "special/data"):
             del f[key]
     old = load_branch(path)

@@ -127,7 +127,8 @@ def test_cli_continue_and_demo(tmp_path):
                              "-q"])
     assert r.exit_code == 0, r.output
     with h5py.File(out) as f:
-        assert f.attrs["kind"] == "equilibrium" and len(f["special/param"]) == 2
+        assert f.attrs["main"] == "equilibria" and set(f) == {"equilibria"}        # one run file
+        assert f["equilibria"].attrs["kind"] == "equilibrium" and len(f["equilibria/special/param"]) == 2
     assert png.stat().st_size > 10_000
     r = runner.invoke(main, ["demo", "--harmonics", "10", "--out-dir", str(tmp_path), "-q"])
     assert r.exit_code == 0, r.output
@@ -140,7 +141,7 @@ def test_cli_continue_and_demo(tmp_path):
     disc = HBMDiscretization(load_model("belt", continuation="Vb", n=10, FN=5), 10)
     assert per.special[0].param == pytest.approx(fold_by_extremum(disc, per.solutions[i - 2], per.solutions[i + 2]),
                                                  rel=1e-10)
-    assert (tmp_path / "belt.png").exists() and (tmp_path / "belt_equilibria.h5").exists()
+    assert (tmp_path / "belt.png").exists() and (tmp_path / "belt.h5").exists()
 
 
 def test_cli_from_simulation(tmp_path):
@@ -167,7 +168,8 @@ def test_cli_collocation_method_and_engine(tmp_path):
                                   "--engine", "newton", "--out", str(out), "-q"])
     assert r.exit_code == 0, r.output
     with h5py.File(out) as f:
-        assert f.attrs["discretization"] == "collocation" and f.attrs["method"] == "newton"
+        a = f[f.attrs["main"]].attrs                # the run file's main branch
+        assert a["discretization"] == "collocation" and a["method"] == "newton"
     br = load_branch(out)
     assert br.param[0] == 0.5 and br.param[-1] == pytest.approx(0.55, rel=1e-12)
     assert br.omega[0] == pytest.approx(1217.2641656, rel=1e-6)

@@ -183,7 +183,8 @@ def test_cli_continue_takes_the_sampled_path(tmp_path):
     assert r.exit_code == 0, r.output
     assert "hopf at 1.01807427" in r.output and "hopf at 3.75863161" in r.output     # seed 004 Table 5
     with h5py.File(out) as f:
-        assert f.attrs["discretization"] == "aft" and f.attrs["method"] == "newton"
+        a = f[f.attrs["main"]].attrs                # the run file's main branch
+        assert a["discretization"] == "aft" and a["method"] == "newton"
     r = CliRunner().invoke(main, ["continue", "drill", "--param", "eta", "--start", "3.5", "--stop", "4",
                                   "--set", "kappa=1", "-q", "--method", "aft", "--engine", "newton"])
     assert r.exit_code == 0 and "hopf at 3.75863161" in r.output, r.output

@@ -5,7 +5,8 @@ import h5py
 import numpy as np
 import pytest
 
-from frictionkit.runtime.results._branch import Branch, load_branch
+from frictionkit.runtime.errors import InputError
+from frictionkit.runtime.results._branch import Branch, load_branch, load_run, save_run
 from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.results._plots import plot_branches, plot_orbit
@@ -84,3 +85,47 @@ def test_plots(branches, tmp_path):
     t, x = per.time_series(len(per) // 2, n_t=400)
     assert t[-1] == pytest.approx(2 * np.pi / per.omega[len(per) // 2] * 399 / 400)
     assert np.ptp(x[0]) == pytest.approx(per.ptp["y"][len(per) // 2], rel=1e-3)
+
+
+def test_run_file_keeps_both_branches_in_groups(branches, tmp_path):
+    eq, per = branches
+    path = tmp_path / "run.h5"
+    save_run(path, equilibria=eq, periodic=per)
+    with h5py.File(path, "r") as f:                # the documented layout, with h5py alone
+        assert f.attrs["layout"] == "run" and f.attrs["main"] == "periodic"
+        assert set(f) == {"equilibria", "periodic"}
+        assert f["periodic"].attrs["kind"] == "periodic" and f["equilibria"].attrs["kind"] == "equilibrium"
+        re, im = f["periodic/multipliers_re"][()], f["periodic/multipliers_im"][()]
+        assert re.dtype == im.dtype == np.float64 and "multipliers" not in f["periodic"]
+        # |mu| of the plain parts is the saved largest non-trivial modulus's bound (the trivial one is 1)
+        assert np.all(np.abs(re + 1j * im).max(axis=1) >= f["periodic/max_multiplier"][()] - 1e-12)
+    main, other = load_branch(path), load_branch(path, "equilibria")
+    assert main.kind == "periodic" and other.kind == "equilibrium"
+    np.testing.assert_array_equal(main.multipliers, per.multipliers)
+    np.testing.assert_array_equal(other.param, eq.param)
+    assert [b.kind for b in load_run(path)] == ["equilibrium", "periodic"]
+    only_eq = tmp_path / "eq_run.h5"
+    save_run(only_eq, equilibria=eq)
+    assert load_branch(only_eq).kind == "equilibrium"
+    with pytest.raises(InputError, match=r"eq_run.h5: holds only the equilibria branch, not 'periodic'"):
+        load_branch(only_eq, "periodic")
+    with pytest.raises(InputError, match="no branch 'orbits'"):
+        load_branch(path, "orbits")
+
+
+def test_old_single_branch_file_with_complex_multipliers_still_loads(branches, tmp_path):
+    _, per = branches
+    path = tmp_path / "old.h5"
+    per.save(path)
+    with h5py.File(path, "a") as f:                # rewrite as files before issue 16 were
+        method = f["multipliers_re"].attrs["method"]
+        mult = f["multipliers_re"][()] + 1j * f["multipliers_im"][()]
+        del f["multipliers_re"], f["multipliers_im"]
+        f["multipliers"] = mult
+        f["multipliers"].attrs["method"] = method
+    back = load_branch(path)
+    np.testing.assert_array_equal(back.multipliers, per.multipliers)
+    assert back.stability_method == per.stability_method
+    assert load_branch(path, "periodic").kind == "periodic"
+    with pytest.raises(InputError, match="holds only the periodic branch"):
+        load_branch(path, "equilibria")

@@ -41,6 +41,8 @@ def test_units_are_the_models_and_survive_hdf5(saved):
     # belt declares Vb in m/s and omega1 in rad/s (modelspec/zoo.py), so its time is in s
     assert per.provenance["units"]["Vb"] == "m/s" and per.provenance["units"]["t"] == "s"
     assert eq.provenance["units"]["FN"] == "N"
+    # the states' units declared in zoo.belt (seed 000 eqs. 5-6: y in m, v = y' in m/s)
+    assert (per.provenance["units"]["y"], per.provenance["units"]["v"]) == ("m", "m/s")
 
 
 def test_page_is_self_contained_and_holds_every_point(saved):
@@ -120,6 +122,7 @@ def test_orbit_plot_in_physical_units(saved):
     y = ax_y.lines[0].get_ydata()
     assert np.ptp(y) == pytest.approx(per.ptp["y"][i], rel=1e-3)       # not normalised to 1
     assert fig.axes[1].get_xlabel() == "time t [s]"
+    assert "y [m]" in ax_y.get_ylabel() and any("v [m/s]" in a.get_ylabel() + a.get_xlabel() for a in fig.axes)
     assert ax_y.lines[0].get_xdata()[-1] < 2 * math.pi / per.omega[i]
 
 

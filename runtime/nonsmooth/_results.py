@@ -125,21 +125,39 @@ def load_coulomb_branch(path) -> dict:
     import h5py
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"branch file {str(path)!r} does not exist")
-    with h5py.File(path, "r") as f:
-        for name in ("param", "omega", "ptp"):
-            if name not in f:
-                raise InputError(f"branch file {str(path)!r} has no dataset {name!r} "
-                                 f"(expected the branch layout of `frictionkit continue --out`)")
-        out = {"attrs": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()},
-               "param": f["param"][()], "omega": f["omega"][()],
-               "ptp": {k: f["ptp"][k][()] for k in f["ptp"]}}
-        if "stable" in f:
-            out["stable"] = f["stable"][()]
-        if "special" in f:
-            out["special"] = {k: f["special"][k][()] for k in f["special"]}
-        if "limits" in f:
-            out["limits"] = {k: f["limits"][k][()] for k in f["limits"]}
+        raise InputError(f"branch file {str(path)!r} does not exist"
+                         + (" (it is a directory)" if path.is_dir() else ""))
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise InputError(f"branch file {str(path)!r}: not a readable HDF5 file (empty, truncated or another "
+                         f"format): {exc}") from None
+    try:
+        with f:
+            out = _read_coulomb_layout(f, path)
+    except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
+        raise InputError(f"branch file {str(path)!r}: not a frictionkit branch file or damaged "
+                         f"({type(exc).__name__}: {exc})") from None
+    n = np.size(out["param"])
+    arrays = [out["param"], out["omega"], *out["ptp"].values()]
+    if not all(np.issubdtype(np.asarray(a).dtype, np.number) and np.shape(a) == (n,) for a in arrays):
+        raise InputError(f"branch file {str(path)!r}: damaged (param, omega and ptp must be numeric "
+                         f"columns of one length {n})")
+    return out
+
+
+def _read_coulomb_layout(f, path):
+    """The arrays of :func:`load_coulomb_branch` from an open HDF5 file."""
+    for name in ("param", "omega", "ptp"):
+        if name not in f:
+            raise InputError(f"branch file {str(path)!r} has no dataset {name!r} "
+                             f"(expected the branch layout of `frictionkit continue --out`)")
+    out = {"attrs": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()},
+           "param": f["param"][()], "omega": f["omega"][()],
+           "ptp": {k: f["ptp"][k][()] for k in f["ptp"]}}
+    for name in ("stable", "special", "limits"):
+        if name in f:
+            out[name] = f[name][()] if name == "stable" else {k: f[name][k][()] for k in f[name]}
     return out
 
 

@@ -2,13 +2,18 @@
 
 Each row: the arguments, the exit code and a text the message must contain (the culprit).
 """
+import os
+import shutil
+import subprocess
+import sys
+
 import h5py
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from frictionkit.runtime.cli import main
-from tests.results.test_atomic_and_corrupt import CORRUPT, _corrupt
+from tests.results.test_atomic_and_corrupt import CORRUPT, _corrupt, read_only_dir, unprivileged
 
 BELT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12"]
 HOPF = BELT + ["--set", "n=10", "FN=5", "--from-hopf", "1"]
@@ -160,3 +165,21 @@ def test_compare_coulomb_corrupt_branch(kind, tmp_path):
     assert "Traceback" not in res.output
     assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
     assert res.exit_code in (1, 2) and str(path) in res.output, res.output
+
+
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+def test_read_only_output_directory(option):
+    """The real CLI in a process that honours directory permissions: refused before computing."""
+    base = read_only_dir()
+    target = base / "ro" / ("a.h5" if option == "--out" else "a.png")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    try:
+        res = subprocess.run(unprivileged() + [sys.executable, "-c", "from frictionkit.runtime.cli import main; main()"]
+                             + BELT + [option, str(target)], capture_output=True, text=True, timeout=120,
+                             cwd=base, env=env)
+        assert res.returncode == 1, res.stderr
+        assert "Traceback" not in res.stderr and f"{option} {target}" in res.stderr
+        assert "not writable" in res.stderr and list((base / "ro").iterdir()) == []
+    finally:
+        (base / "ro").chmod(0o755)
+        shutil.rmtree(base)

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..errors import InputError
 from .._version import __version__
+from ..results._atomic import read_hdf5
 from ._coulomb import BeltParameters, coulomb_cycle, max_belt_speed, min_normal_force
 
 __all__ = ["CoulombBranch", "coulomb_branch", "load_coulomb_branch"]
@@ -122,22 +123,7 @@ def load_coulomb_branch(path) -> dict:
         ``attrs`` (dict), ``param``, ``omega``, ``ptp`` (dict state -> array) and, when
         present, ``stable`` and ``special``.
     """
-    import h5py
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"branch file {str(path)!r} does not exist"
-                         + (" (it is a directory)" if path.is_dir() else ""))
-    try:
-        f = h5py.File(path, "r")
-    except OSError as exc:
-        raise InputError(f"branch file {str(path)!r}: not a readable HDF5 file (empty, truncated or another "
-                         f"format): {exc}") from None
-    try:
-        with f:
-            out = _read_coulomb_layout(f, path)
-    except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
-        raise InputError(f"branch file {str(path)!r}: not a frictionkit branch file or damaged "
-                         f"({type(exc).__name__}: {exc})") from None
+    out = read_hdf5(path, _read_coulomb_layout)
     n = np.size(out["param"])
     arrays = [out["param"], out["omega"], *out["ptp"].values()]
     if not all(np.issubdtype(np.asarray(a).dtype, np.number) and np.shape(a) == (n,) for a in arrays):
@@ -146,12 +132,11 @@ def load_coulomb_branch(path) -> dict:
     return out
 
 
-def _read_coulomb_layout(f, path):
+def _read_coulomb_layout(f):
     """The arrays of :func:`load_coulomb_branch` from an open HDF5 file."""
     for name in ("param", "omega", "ptp"):
         if name not in f:
-            raise InputError(f"branch file {str(path)!r} has no dataset {name!r} "
-                             f"(expected the branch layout of `frictionkit continue --out`)")
+            raise KeyError(f"dataset {name!r} (expected the branch layout of `frictionkit continue --out`)")
     out = {"attrs": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()},
            "param": f["param"][()], "omega": f["omega"][()],
            "ptp": {k: f["ptp"][k][()] for k in f["ptp"]}}

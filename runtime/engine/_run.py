@@ -214,7 +214,7 @@ def _warn_validity(br, checks, k):
         j = bad[np.argmin(rel[bad])]
         fatal = any(v[0] == var and v[2] for c in checks for v in c.violations)
         why = (_hint(br.discretization) if fatal else
-               f"a truncated Fourier series of a sqrt auxiliary undershoots near a kink (Gibbs), "
+               f"the truncated Fourier series of the auxiliary undershoots near a kink (Gibbs), "
                f"tolerated down to -{HBM_DIP:g} of its scale: more harmonics reduce the dip")
         warnings.warn(f"validity condition of the recast violated at {len(bad)} of {len(rel)} points "
                       f"({texts.get(var, var)}): worst {var}/max|{var}| = {rel[j]:.3g} at {p} = "

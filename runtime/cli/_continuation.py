@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 import sys
 import time
 
 import click
+import numpy as np
 
 from ..analysis._curves import fold_curve, hopf_curve
 from ..cli import main
@@ -23,7 +25,7 @@ from ..drivers._compose import (  # noqa: F401  (re-exported)
 )
 from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
 from ..engine._run import _provenance as run_provenance
-from ..errors import FrictionkitError, InputError
+from ..errors import ConvergenceError, FrictionkitError, InputError
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import load_branch, save_run
@@ -132,10 +134,14 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
                    "negative counts from the end), like AUTO's IRS.")
 @click.option("--direction", type=click.Choice(["up", "down"]), default=None,
               help="With --restart: continue with the parameter rising or falling [default: along the branch].")
+@click.option("--validity", type=click.Choice(["stop", "warn"]), default="stop", show_default=True,
+              help="A point violating a validity condition of the recast (a sqrt auxiliary on the wrong "
+                   "root, a denominator through zero) stops the branch before it (exit code 3), or only "
+                   "warns.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
                  intervals, degree, max_steps, out, plot, no_clobber, checkpoint_steps, checkpoint_seconds,
-                 restart, direction, quiet):
+                 restart, direction, validity, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     --stop may lie below --start (the continuation then runs downwards).  With --out, the
@@ -166,11 +172,13 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         checkpoint = _checkpointer(out, checkpoint_steps, checkpoint_seconds)
         with interrupt_signals():
             if restart is not None:
-                br = _restart(restart, model, stop, direction, method, harmonics, max_steps, quiet, checkpoint)
+                br = _restart(restart, model, stop, direction, method, harmonics,
+                              dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint)
                 branches = [br]
             else:
                 eq, per = _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
-                                 harmonics, intervals, degree, max_steps, quiet, checkpoint)
+                                 harmonics, intervals, degree, dict(max_steps=max_steps, on_invalid=validity),
+                                 quiet, checkpoint)
                 br = per or eq
                 branches = [b for b in (eq, per) if b is not None]
     except (InputError, NotImplementedError) as exc:
@@ -197,7 +205,7 @@ def _checkpointer(out, every_steps, every_seconds):
 
 
 def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
-           intervals, degree, max_steps, quiet, checkpoint):
+           intervals, degree, options, quiet, checkpoint):
     """A new run of ``continue`` (not ``--restart``): (equilibria, periodic branch or None)."""
     missing = [o for o, v in (("MODEL", model), ("--param", param), ("--start", start), ("--stop", stop))
                if v is None]
@@ -211,13 +219,36 @@ def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, dis
     kind = "hopf" if hopf is not None else mode
     if kind != "equilibria":
         _check_size(m, harmonics, intervals, degree, discretization == "collocation")
-    return run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
-                            method=method, options=dict(max_steps=max_steps), progress=not quiet,
-                            echo=click.echo, discretization=discretization, intervals=intervals,
-                            degree=degree, checkpoint=checkpoint)
+    try:
+        return run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
+                                method=method, options=options, progress=not quiet,
+                                echo=click.echo, discretization=discretization, intervals=intervals,
+                                degree=degree, checkpoint=checkpoint)
+    except ConvergenceError as exc:
+        hint = _domain_hint(m, param, start, params)
+        if hint is None:
+            raise
+        raise InputError(f"{hint} ({exc})") from None
 
 
-def _restart(text, model, stop, direction, method, harmonics, max_steps, quiet, checkpoint):
+def _domain_hint(m, param, lam, params):
+    """Why no equilibrium was found, when a validity condition of the recast fails at ``lam``
+    for the states 0 (e.g. ``--set eps=-1``: sqrt(Vr^2 + eps/n^2) is imaginary near Vr = 0),
+    naming the ``--set`` parameters in the condition; None if every condition holds there."""
+    with np.errstate(all="ignore"):
+        u = np.asarray(m.aux(np.zeros((m.n, 1)), 0.0, lam), dtype=float)
+    for var, cond, text in m.validity:
+        row = u[m.variables.index(var)]
+        if np.all(np.isfinite(row)) and np.all(row > 0 if cond == "positive" else row != 0):
+            continue
+        names = [f"{k}={v:g}" for k, v in params.items() if re.search(rf"\b{re.escape(k)}\b", text)]
+        culprit = f"--set {' '.join(names)}: a value out of its domain? " if names else ""
+        return (f"{culprit}the validity condition of the recast ({text}) fails at {param} = {lam:g} "
+                "with the states 0, and no equilibrium was found")
+    return None
+
+
+def _restart(text, model, stop, direction, method, harmonics, options, quiet, checkpoint):
     """``continue --restart FILE[@INDEX]``: the continued branch."""
     if model is not None:
         raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
@@ -236,7 +267,7 @@ def _restart(text, model, stop, direction, method, harmonics, max_steps, quiet, 
     bar = _Progress(lam, stop if stop is not None else lam + 1, label) if not quiet else None
     try:
         br = saved.restart(index, stop=stop, direction=sign, method=method, harmonics=harmonics,
-                           options=dict(max_steps=max_steps),
+                           options=options,
                            progress=checkpoint(label, bar) if checkpoint else bar)
     finally:
         if bar:
@@ -287,6 +318,7 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
           --second FN --min 0.01 --max 5 --direction down --plot hopf.png
     """
     try:
+        _check_curve_outputs(out, plot)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         eq = equilibrium_branch(m, start, stop)
@@ -296,6 +328,12 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     _report_curve(curve, param, second, out, plot)
+
+
+def _check_curve_outputs(out, plot):
+    """``--out`` and ``--plot`` of ``hopf-curve`` / ``fold-curve``, before any computation."""
+    check_output(out, HDF5_FORMATS, "--out")
+    check_output(plot, FIGURE_FORMATS, "--plot")
 
 
 def _report_curve(curve, param, second, out, plot):
@@ -334,6 +372,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
           -H 20 --second muv --min 0 --max 0.05 --plot folds.png
     """
     try:
+        _check_curve_outputs(out, plot)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
@@ -369,8 +408,14 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
       frictionkit report belt.h5 -o report.html
     """
     t0 = time.perf_counter()
-    out_dir.mkdir(parents=True, exist_ok=True)
     try:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out-dir {out_dir}: cannot create it ({exc.strerror})") from None
+        for name, formats in (("belt.h5", HDF5_FORMATS), ("belt_equilibria.h5", HDF5_FORMATS),
+                              ("belt.png", FIGURE_FORMATS)):
+            check_output(out_dir / name, formats, "--out-dir")
         m = _load("belt", "Vb", dict(n=10, FN=5))
         eq, per = run_continuation(m, 0.05, 12.0, start="hopf", hopf_index=1, harmonics=harmonics,
                                    method=method, progress=not quiet, echo=click.echo,

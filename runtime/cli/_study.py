@@ -1,6 +1,7 @@
 """``frictionkit study convergence``: the seed-003 accuracy study (registered on ``runtime.cli.main``)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 import sys
 import time
@@ -13,6 +14,7 @@ from ..cli import main
 from ..drivers._study import convergence_study, parse_int_range
 from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
+from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ._params import ASSIGNMENT, param_values
 
 
@@ -138,6 +140,10 @@ def convergence_cmd(model, assignments, param, at, set_, harmonics, intervals, d
     """
     t0 = time.perf_counter()
     try:
+        if not math.isfinite(at):
+            raise InputError(f"--at {at}: the parameter value of the reference orbit must be a finite number")
+        check_output(out, HDF5_FORMATS, "--out")
+        check_output(plot, FIGURE_FORMATS, "--plot")
         params = param_values(set_, assignments)
         result = run_study(model, param, at, params, harmonics=harmonics, intervals=intervals, degree=degree,
                            reference_harmonics=reference_harmonics, n_t=n_t, energy_variable=energy_variable,

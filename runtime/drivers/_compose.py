@@ -148,6 +148,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
         bar = _Progress(lam_start, lam_stop, "equilibria") if progress else None
         try:
             eq = equilibrium_branch(model, lam_start, lam_stop, method=method,
+                                    options={k: v for k, v in (options or {}).items() if k == "on_invalid"},
                                     progress=wrap("equilibria", bar), discretization=discretization)
         finally:
             if bar:

@@ -53,6 +53,12 @@ class ContinuationOptions:
     newton_xtol : float
         Newton stops when the update is below ``newton_xtol * |Z|``.
     max_newton_iterations : int
+    on_invalid : {"stop", "warn"}
+        What a point violating a validity condition of the recast does (a sqrt auxiliary on
+        the wrong root, a denominator through zero: :mod:`._validity`): ``"stop"`` (default)
+        ends the branch before it with ``success = False``, ``status = "invalid"``; ``"warn"``
+        keeps it and warns.  Gibbs dips of a harmonic balance's truncated auxiliaries down to
+        ``HBM_DIP`` of their scale are always warnings only.
     """
 
     lam_min: float = -math.inf
@@ -68,6 +74,7 @@ class ContinuationOptions:
     residual_tolerance: float = 1e-10
     newton_xtol: float = 1e-11
     max_newton_iterations: int = 12
+    on_invalid: str = "stop"
 
     def __post_init__(self):
         if not self.lam_min < self.lam_max:
@@ -78,6 +85,8 @@ class ContinuationOptions:
             raise InputError(f"max_step = {self.max_step} and max_lam_step = {self.max_lam_step} must be > 0")
         if not self.residual_tolerance > 0 or not self.newton_xtol > 0:
             raise InputError("residual_tolerance and newton_xtol must be > 0")
+        if self.on_invalid not in ("stop", "warn"):
+            raise InputError(f"on_invalid = {self.on_invalid!r}: choose 'stop' or 'warn'")
 
     def as_dict(self):
         return {k: (v if not (isinstance(v, float) and math.isinf(v)) else str(v))

@@ -29,6 +29,7 @@ from ._newton import correct, tangent_at
 from ._options import ContinuationProblem, default_options
 from ._predictor_corrector import pseudo_arclength
 from ._recorder import Recorder
+from ._validity import HBM_DIP, check_point
 
 __all__ = ["run", "ENGINES"]
 
@@ -126,7 +127,19 @@ def _follow(disc, engine, Z0, guess, border, d, opts, counters, progress):
 
 
 def _branch(disc, method, opts, rec, counters, status, message, success, provenance):
-    """The :class:`Branch` of a run: the recorder's points, folds located, provenance."""
+    """The :class:`Branch` of a run: the recorder's points checked for validity, folds
+    located, provenance."""
+    checks = [check_point(disc, Z) for Z in rec.points] if disc.model.validity else []
+    k = next((i for i, c in enumerate(checks) if c.fatal), None)
+    if k is not None and opts.on_invalid == "stop":
+        text = _invalid_text(disc, rec, checks, k)
+        if k == 0:
+            raise ConvergenceError(f"the start of the branch is not a solution of the model: {text}")
+        _truncate(rec, k)
+        checks = checks[:k]
+        status, success = "invalid", False
+        message = (f"{text}; the {k} valid points before it are kept (options on_invalid='warn' or "
+                   "--validity warn continue past it)")
     special = list(rec.special)
     if opts.locate_folds and success:
         try:
@@ -146,22 +159,66 @@ def _branch(disc, method, opts, rec, counters, status, message, success, provena
     br.det_signs = dict(rec.det_signs)
     br.amplitude_weights = rec.amp_w
     br.options = opts
-    _warn_validity(br)
+    if checks:
+        br.validity = {var: np.array([c.relative[var] for c in checks]) for var in checks[0].relative}
+        _warn_validity(br, checks, k if opts.on_invalid == "warn" else None)
     return br
 
 
-def _warn_validity(br):
-    """One warning per violated validity condition (reported, not fatal: DESIGN §6)."""
+def _truncate(rec, k):
+    """Keep the recorder's points before index ``k`` (and what refers to them)."""
+    del rec.points[k:], rec.tangents[k:]
+    rec.step_ends = [i for i in rec.step_ends if i < k]
+    rec.det_signs = {i: s for i, s in rec.det_signs.items() if i < k}
+    rec.special = [s for s in rec.special if s.index < k]
+
+
+def _hint(disc):
+    """Why a validity condition fails, by the kind of branch."""
+    if disc.kind == "equilibria":
+        return ("the equilibria reach the branch cut of a sqrt or a pole of the model here: past it "
+                "the recast follows a root that is not a solution of the model")
+    if disc.kind == "hbm":
+        return ("the truncated Fourier series of the auxiliary follows the other root: add harmonics, "
+                "or check the orbit by collocation or shooting")
+    return (f"the {disc.kind} orbit reaches the branch cut of a sqrt or a pole of the model: past it "
+            "the recast follows a root that is not a solution of the model")
+
+
+def _invalid_text(disc, rec, checks, k):
+    """The first fatal violation at point ``k``: condition, parameter value, crossing estimate."""
+    texts = {var: text for var, _, text in disc.model.validity}
+    var, rel, _ = checks[k].fatal[0]
+    p = disc.model.continuation
+    lam_k = rec.points[k][-1]
+    where = f"{p} = {lam_k:.10g}"
+    if k > 0:
+        w0, w1, lam0 = checks[k - 1].worst[var], checks[k].worst[var], rec.points[k - 1][-1]
+        # the worst value is continuous along the branch: linear interpolation of its zero
+        est = lam0 + (lam_k - lam0) * w0 / (w0 - w1) if np.isfinite(w1) else None
+        where += (f" (it fails between {p} = {lam0:.10g} and {lam_k:.10g}"
+                  + (f", near {p} ~ {est:.10g})" if est is not None else ")"))
+    return (f"validity condition of the recast violated ({texts.get(var, var)}: worst "
+            f"{var}/max|{var}| = {rel:.3g}) at {where}: {_hint(disc)}")
+
+
+def _warn_validity(br, checks, k):
+    """One warning per condition violated on the kept points (the fatal violation at ``k``
+    when ``on_invalid == "warn"``, else the tolerated dips of a harmonic balance)."""
     texts = {var: text for var, _, text in br.discretization.model.validity}
+    p = br.provenance.get("continuation_parameter", "lam")
     for var, rel in br.validity.items():
         bad = np.flatnonzero(~(rel > 0))
-        if len(bad):
-            j = bad[np.argmin(rel[bad])]
-            warnings.warn(f"validity condition of the recast violated at {len(bad)} of {len(rel)} points "
-                          f"({texts.get(var, var)}): worst {var}/max|{var}| = {rel[j]:.3g} at "
-                          f"{br.provenance.get('continuation_parameter', 'lam')} = {br.param[j]:.6g} "
-                          "(with few harmonics a truncated sqrt auxiliary dips below zero: add harmonics)",
-                          RuntimeWarning, stacklevel=4)
+        if not len(bad):
+            continue
+        j = bad[np.argmin(rel[bad])]
+        fatal = any(v[0] == var and v[2] for c in checks for v in c.violations)
+        why = (_hint(br.discretization) if fatal else
+               f"the truncated Fourier series of the auxiliary undershoots near a kink (Gibbs), "
+               f"tolerated down to -{HBM_DIP:g} of its scale: more harmonics reduce the dip")
+        warnings.warn(f"validity condition of the recast violated at {len(bad)} of {len(rel)} points "
+                      f"({texts.get(var, var)}): worst {var}/max|{var}| = {rel[j]:.3g} at {p} = "
+                      f"{br.param[j]:.6g} ({why})", RuntimeWarning, stacklevel=4)
 
 
 def _provenance(disc, method, opts):

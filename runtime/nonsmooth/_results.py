@@ -38,6 +38,7 @@ import numpy as np
 
 from ..errors import InputError
 from .._version import __version__
+from ..results._atomic import read_hdf5
 from ._coulomb import BeltParameters, coulomb_cycle, max_belt_speed, min_normal_force
 
 __all__ = ["CoulombBranch", "coulomb_branch", "load_coulomb_branch"]
@@ -122,26 +123,28 @@ def load_coulomb_branch(path) -> dict:
         ``attrs`` (dict), ``param``, ``omega``, ``ptp`` (dict state -> array) and, when
         present, ``stable`` and ``special``.
     """
-    import h5py
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"branch file {str(path)!r} does not exist")
-    with h5py.File(path, "r") as root:
-        # a run file (results/_branch.py: groups /equilibria, /periodic): its main branch
-        f = root[str(root.attrs["main"])] if str(root.attrs.get("layout", "")) == "run" else root
-        for name in ("param", "omega", "ptp"):
-            if name not in f:
-                raise InputError(f"branch file {str(path)!r} has no dataset {name!r} "
-                                 f"(expected the branch layout of `frictionkit continue --out`)")
-        out = {"attrs": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()},
-               "param": f["param"][()], "omega": f["omega"][()],
-               "ptp": {k: f["ptp"][k][()] for k in f["ptp"]}}
-        if "stable" in f:
-            out["stable"] = f["stable"][()]
-        if "special" in f:
-            out["special"] = {k: f["special"][k][()] for k in f["special"]}
-        if "limits" in f:
-            out["limits"] = {k: f["limits"][k][()] for k in f["limits"]}
+    out = read_hdf5(path, _read_coulomb_layout)
+    n = np.size(out["param"])
+    arrays = [out["param"], out["omega"], *out["ptp"].values()]
+    if not all(np.issubdtype(np.asarray(a).dtype, np.number) and np.shape(a) == (n,) for a in arrays):
+        raise InputError(f"branch file {str(path)!r}: damaged (param, omega and ptp must be numeric "
+                         f"columns of one length {n})")
+    return out
+
+
+def _read_coulomb_layout(root):
+    """The arrays of :func:`load_coulomb_branch` from an open HDF5 file (of a run file,
+    ``results/_branch.py``: groups /equilibria, /periodic, its main branch)."""
+    f = root[str(root.attrs["main"])] if str(root.attrs.get("layout", "")) == "run" else root
+    for name in ("param", "omega", "ptp"):
+        if name not in f:
+            raise KeyError(f"dataset {name!r} (expected the branch layout of `frictionkit continue --out`)")
+    out = {"attrs": {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()},
+           "param": f["param"][()], "omega": f["omega"][()],
+           "ptp": {k: f["ptp"][k][()] for k in f["ptp"]}}
+    for name in ("stable", "special", "limits"):
+        if name in f:
+            out[name] = f[name][()] if name == "stable" else {k: f[name][k][()] for k in f[name]}
     return out
 
 

@@ -18,7 +18,7 @@ import tempfile
 
 from ..errors import InputError
 
-__all__ = ["atomic_path", "check_output", "FIGURE_FORMATS", "HDF5_FORMATS"]
+__all__ = ["atomic_path", "check_output", "read_hdf5", "FIGURE_FORMATS", "HDF5_FORMATS"]
 
 HDF5_FORMATS = (".h5", ".hdf5")
 # what matplotlib's Agg/PDF/SVG/PS backends write (FigureCanvasBase.get_supported_filetypes)
@@ -95,3 +95,25 @@ def check_output(path, formats=None, option="--out", no_clobber=False):
             raise InputError(f"{option} {path}: the file exists and --no-clobber was given")
         if not os.access(path, os.W_OK) and not os.access(directory, os.W_OK):
             raise InputError(f"{option} {path}: the file exists and cannot be replaced")
+
+
+def read_hdf5(path, reader, what="branch file"):
+    """``reader(h5py.File)`` of the HDF5 file ``path``; every way it can be unreadable is an
+    :class:`InputError` naming the path: missing, a directory, not HDF5 (empty, truncated,
+    text, random bytes), or without the expected layout (``reader`` raising KeyError,
+    ValueError, TypeError, AttributeError, OSError or IndexError)."""
+    import h5py
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{what} {path}: " + ("is a directory" if path.is_dir() else "does not exist"))
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise InputError(f"{what} {path}: not a readable HDF5 file (empty, truncated or another "
+                         f"format): {exc}") from None
+    try:
+        with f:
+            return reader(f)
+    except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
+        what_ = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise InputError(f"{what} {path}: not a frictionkit {what} or damaged ({what_})") from None

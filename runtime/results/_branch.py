@@ -92,12 +92,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import json
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
-from ._atomic import atomic_path
+from ._atomic import atomic_path, read_hdf5
 
 __all__ = ["Branch", "SpecialPoint", "load_branch", "load_run", "save_run", "trig_extrema"]
 
@@ -465,20 +464,7 @@ class Branch:
         if hasattr(path, "read"):          # a binary file-like object (the sweep store's)
             with h5py.File(path, "r") as f:
                 return cls._read(_pick_group(f, which, "the given file"))
-        path = Path(path)
-        if not path.is_file():
-            raise InputError(f"branch file {path}: does not exist")
-        try:
-            f = h5py.File(path, "r")
-        except OSError as exc:
-            raise InputError(f"branch file {path}: not a readable HDF5 file (empty, truncated or another "
-                             f"format): {exc}") from None
-        try:
-            with f:
-                return cls._read(_pick_group(f, which, f"branch file {path}"))
-        except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
-            what = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
-            raise InputError(f"branch file {path}: not a frictionkit branch file or damaged ({what})") from None
+        return read_hdf5(path, lambda f: cls._read(_pick_group(f, which, f"branch file {path}")))
 
     @classmethod
     def _read(cls, f):

@@ -2,12 +2,18 @@
 
 Each row: the arguments, the exit code and a text the message must contain (the culprit).
 """
+import os
+import shutil
+import subprocess
+import sys
+
 import h5py
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from frictionkit.runtime.cli import main
+from tests.results.test_atomic_and_corrupt import CORRUPT, _corrupt, read_only_dir, unprivileged
 
 BELT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12"]
 HOPF = BELT + ["--set", "n=10", "FN=5", "--from-hopf", "1"]
@@ -26,6 +32,24 @@ def _files(tmp):
         f["x"] = np.arange(3)
     (tmp / "exists.h5").write_bytes(b"x")
     (tmp / "exists.png").write_bytes(b"x")
+    (tmp / "cut.py").write_text(CUT_MODEL)
+
+
+# equilibria x = sqrt(mu - x) end at mu = 0 (the sqrt argument vanishes); the recast goes on
+# along the other root x = R < 0, which is no equilibrium of the model
+CUT_MODEL = """
+import sympy as sp
+from frictionkit.modelspec import ModelSpec
+
+def model():
+    spec = ModelSpec("sqrtcut", "x'' + c x' + x = sqrt(mu - x)")
+    c, mu = spec.parameter("c", 0.5), spec.parameter("mu", 2.0)
+    x, v = spec.second_order("x", velocity="v")
+    spec.ode(v, -c * v - x + sp.sqrt(mu - x))
+    return spec
+"""
+CURVE = ["--param", "Vb", "--start", "0.05", "--stop", "12", "--set", "n=10", "FN=5", "--second", "FN",
+         "--min", "0.01", "--max", "5"]
 
 
 CASES = [
@@ -83,6 +107,21 @@ CASES = [
     (["continue", "--restart", "{tmp}/absent.h5"], 1, "absent.h5"),
     (["continue", "--restart", "{tmp}/absent.h5@3"], 1, "absent.h5"),
     (["continue", "belt", "--restart", "{tmp}/foreign.h5"], 1, "belt"),
+    # out-of-domain parameter: no equilibrium because a sqrt of the recast is imaginary
+    (BELT + ["--set", "eps=-1"], 1, "eps=-1"),
+    # a branch entering an invalid region of the recast stops there (exit 3), naming it
+    (["continue", "{tmp}/cut.py", "--param", "mu", "--start", "2", "--stop", "-1", "-q"], 3, "sqrt(mu - x)"),
+    (["continue", "{tmp}/cut.py", "--param", "mu", "--start", "2", "--stop", "-1", "--validity", "x"], 2,
+     "--validity"),
+    # other commands: --at, outputs checked before computing
+    (["study", "convergence", "belt", "--param", "Vb", "--at", "nan"], 1, "--at nan"),
+    (["study", "convergence", "belt", "--param", "Vb", "--at", "0.5", "--out", "{tmp}/missing/s.h5"], 1,
+     "missing"),
+    (["hopf-curve", "belt"] + CURVE + ["--out", "{tmp}/missing/a.h5"], 1, "missing"),
+    (["hopf-curve", "belt"] + CURVE + ["--plot", "{tmp}/b.xyz"], 1, ".xyz"),
+    (["fold-curve", "belt"] + CURVE + ["--out", "{tmp}/a.xyz"], 1, ".xyz"),
+    (["fold-curve", "belt"] + CURVE + ["--plot", "{tmp}/missing/b.png"], 1, "missing"),
+    (["demo", "--out-dir", "{tmp}/exists.h5/sub"], 1, "--out-dir"),
     # a branch that runs out of steps: non-zero, says so
     (HOPF + ["-H", "4", "--max-steps", "2", "-q"], 3, "max_steps"),
 ]
@@ -108,3 +147,39 @@ def test_bad_invocation(args, code, culprit, tmp_path):
 
 def test_table_size():
     assert len(CASES) >= 60
+
+
+def test_validity_warn_keeps_going(tmp_path):
+    """``--validity warn``: the branch past the branch cut is kept, with a warning."""
+    _files(tmp_path)
+    res = CliRunner().invoke(main, ["continue", str(tmp_path / "cut.py"), "--param", "mu", "--start", "2",
+                                    "--stop", "-1", "-q", "--validity", "warn"])
+    assert res.exit_code == 0, res.output
+    assert "status range" in res.output
+
+
+@pytest.mark.parametrize("kind", CORRUPT)
+def test_compare_coulomb_corrupt_branch(kind, tmp_path):
+    path = _corrupt(kind, tmp_path / f"{kind}.h5", tmp_path)
+    res = CliRunner().invoke(main, ["compare", "coulomb", "--param", "Vb", "--branch", str(path)])
+    assert "Traceback" not in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert res.exit_code in (1, 2) and str(path) in res.output, res.output
+
+
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+def test_read_only_output_directory(option):
+    """The real CLI in a process that honours directory permissions: refused before computing."""
+    base = read_only_dir()
+    target = base / "ro" / ("a.h5" if option == "--out" else "a.png")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    try:
+        res = subprocess.run(unprivileged() + [sys.executable, "-c", "from frictionkit.runtime.cli import main; main()"]
+                             + BELT + [option, str(target)], capture_output=True, text=True, timeout=120,
+                             cwd=base, env=env)
+        assert res.returncode == 1, res.stderr
+        assert "Traceback" not in res.stderr and f"{option} {target}" in res.stderr
+        assert "not writable" in res.stderr and list((base / "ro").iterdir()) == []
+    finally:
+        (base / "ro").chmod(0o755)
+        shutil.rmtree(base)

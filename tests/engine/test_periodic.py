@@ -94,14 +94,16 @@ def test_fold_moves_with_harmonics_as_in_seed_003(belt, H, seed_value):
     truncation gives every value a few tenths of a percent above the quoted ones."""
     m, eq = belt
     disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], H)
+    # H = 1 follows the other root of R = sqrt(Vr^2 + eps/n^2) over a part of the period
+    # (stopped by default, ``test_validity``): seed 003's H = 1 value is of that solution
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        br = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(NO_ANALYSIS))
+        br = periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(NO_ANALYSIS, on_invalid="warn"))
     folds = br.special_points("fold")
     # DESIGN §6: with few harmonics the truncated R = sqrt(Vr^2 + eps/n^2) dips below zero;
-    # it is reported (one warning + the validity column), not fatal
-    dips = [w for w in caught if "validity condition" in str(w.message)]
-    assert br.validity["R"].min() < 0 and len(dips) == 1
+    # it is reported (a warning + the validity column), not fatal
+    dips = [str(w.message) for w in caught if "validity condition" in str(w.message)]
+    assert br.validity["R"].min() < 0 and any("R = sqrt" in w for w in dips)
     assert br.status == "equilibrium" and len(folds) == 1
     assert br.special_points("hopf")[0].param == pytest.approx(eq.special_points("hopf")[1].param, rel=1e-7)
     assert 0 < folds[0].param / seed_value - 1 < 0.005

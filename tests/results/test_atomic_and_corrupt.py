@@ -1,5 +1,10 @@
 """Atomic output and corrupt branch files (issue 14)."""
 import os
+from pathlib import Path
+import shutil
+import subprocess
+import sys
+import tempfile
 
 import h5py
 import numpy as np
@@ -51,19 +56,52 @@ def test_success_replaces(tmp_path):
     assert target.read_text() == "new"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
-def test_read_only_directory(tmp_path):
-    d = tmp_path / "ro"
-    d.mkdir()
-    d.chmod(0o500)
+def unprivileged():
+    """Command prefix under which directory permissions hold.  Root ignores them through the
+    capabilities CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH / CAP_FOWNER: as root, drop them from
+    the bounding set with ``setpriv`` (keeping uid 0: user ``nobody`` cannot run this
+    interpreter, which lives under /root, mode 0700)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: cannot drop the permission override")
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+
+
+def read_only_dir():
+    """A directory under /tmp (0o755) holding ``ro`` (0o555); removed by the caller."""
+    base = Path(tempfile.mkdtemp(prefix="fk-ro-", dir="/tmp"))
+    base.chmod(0o755)
+    (base / "ro").mkdir()
+    (base / "ro").chmod(0o555)
+    return base
+
+
+def test_read_only_directory():
+    """check_output and atomic_path refuse a read-only directory, naming it (run in a
+    process that honours directory permissions)."""
+    base = read_only_dir()
+    code = f"""
+import pytest
+from frictionkit.runtime.errors import InputError
+from frictionkit.runtime.results._atomic import atomic_path, check_output, HDF5_FORMATS
+d = {str(base / "ro")!r}
+with pytest.raises(InputError, match="not writable"):
+    check_output(d + "/a.h5", HDF5_FORMATS)
+with pytest.raises(InputError, match="cannot write"):
+    with atomic_path(d + "/a.h5"):
+        pass
+print("ok")
+"""
     try:
-        with pytest.raises(InputError, match="not writable"):
-            check_output(d / "a.h5", HDF5_FORMATS)
-        with pytest.raises(InputError, match="cannot write"):
-            with atomic_path(d / "a.h5"):
-                pass
+        res = subprocess.run(unprivileged() + [sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=120, cwd=base)
+        assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
+        assert list((base / "ro").iterdir()) == []
     finally:
-        d.chmod(0o700)
+        (base / "ro").chmod(0o755)
+        shutil.rmtree(base)
 
 
 def test_check_output_messages(tmp_path):

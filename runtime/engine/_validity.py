@@ -1,0 +1,90 @@
+"""Validity of the recast along a branch (DESIGN §6): which points are on the wrong root.
+
+The recast replaces ``sqrt(g(x))`` by an auxiliary ``R`` with ``R^2 = g(x)`` and a denominator
+``1/d(x)`` by ``a`` with ``a d = 1``; both relations also hold on the *other* root (``R < 0``)
+or across a pole, where the solution is not one of the original ODE.  Every point is checked
+on a fine time grid of all N variables:
+
+* ``positive`` (a sqrt auxiliary): violated where a sample is <= 0 (or not finite);
+* ``nonzero`` (a denominator): violated where a sample is zero or the samples change sign
+  within the period (a sign change between two samples counts: it crossed zero between them).
+
+The measure of a condition at a point is ``relative = min_t(s u(t)) / max_t |u(t)|`` with
+``s = +1`` for ``positive`` and ``s`` the sign of the largest sample for ``nonzero``: the
+condition holds iff ``relative > 0``.
+
+Where the auxiliaries are exact functions of the states — equilibria, AFT and shooting (the
+auxiliaries rebuilt from the states by ``model.aux``, principal roots), collocation (exact at
+its nodes) — any violation is a wrong-root solution: *fatal*.  A harmonic balance (H >= 1)
+carries each auxiliary as a truncated Fourier series, whose Gibbs undershoot near a kink of
+``sqrt(v^2 + eps)`` dips slightly below zero although the solution is the right one (seed 000,
+DESIGN §6: "warn — not fail").  There the rule is: a dip down to ``-HBM_DIP`` (10 %) of the
+auxiliary's scale (``relative >= -HBM_DIP``) is a warning; deeper is fatal.  Measured on the
+belt (seed 000, n = 10, FN = 5, the branch from the Hopf point to Vb = 30), the deepest dip
+of ``R = sqrt(V_r^2 + eps/n^2)`` is -0.17 with H = 1 (``R ~ -|V_r|`` over a part of the
+period: the other root), -0.017 with H = 5, -0.0065 with H = 9 and -0.00026 with H = 40
+(a Gibbs undershoot shrinking like 1/H).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["HBM_DIP", "PointValidity", "check_point"]
+
+#: deepest dip (relative to max |u|) of a truncated-Fourier auxiliary that is only a warning
+HBM_DIP = 0.1
+#: time samples per period of the check (at least ``8 H + 8`` for a harmonic balance)
+N_SAMPLES = 256
+
+
+class PointValidity:
+    """Validity of one point: ``relative[var]``, ``worst[var]`` (``min_t(s u(t))``, unscaled:
+    continuous along the branch) and the violated ``(var, relative, fatal)``."""
+
+    def __init__(self, relative, worst, violations):
+        self.relative, self.worst, self.violations = relative, worst, violations
+
+    @property
+    def fatal(self):
+        return [v for v in self.violations if v[2]]
+
+
+def _all_variables(disc, Z):
+    """Samples (N, M) of all N variables of solution ``Z`` and whether they are a truncated
+    Fourier series (then small dips are tolerated)."""
+    model = disc.model
+    info = disc.unpack(Z)
+    U = info.get("variables")
+    if U is not None and np.shape(U)[0] == model.N:            # collocation: nodal values
+        return np.asarray(U, dtype=float), False
+    C = info.get("coefficients")
+    H = disc.H or 0
+    if C is not None and np.shape(C)[0] == model.N:            # harmonic balance of all N
+        n_t = max(8 * H + 8, N_SAMPLES) if H else 1
+        return np.asarray(info["samples"](n_t, variables=True), dtype=float), H > 0
+    # states only (AFT, shooting): the auxiliaries from the states, principal roots; a
+    # negative sqrt argument gives NaN, a violation
+    t, x = disc.samples(Z, N_SAMPLES if H or np.isfinite(info["omega"]) else 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(model.aux(x, t, info["lam"]), dtype=float), False
+
+
+def check_point(disc, Z) -> PointValidity:
+    """Check the validity conditions of the recast at solution ``Z`` (see the module doc)."""
+    model = disc.model
+    u, truncated = _all_variables(disc, Z)
+    names = model.variables
+    relative, worst, violations = {}, {}, []
+    for var, cond, _ in model.validity:
+        row = np.asarray(u[names.index(var)]).ravel()
+        if not np.all(np.isfinite(row)):
+            rel = worst[var] = -np.inf
+        else:
+            scale = float(np.max(np.abs(row))) or 1.0
+            s = 1.0 if cond == "positive" else float(np.sign(row[np.argmax(np.abs(row))]) or 1.0)
+            worst[var] = float(np.min(s * row))
+            rel = worst[var] / scale
+        relative[var] = rel
+        if not rel > 0:
+            violations.append((var, rel, not (truncated and rel >= -HBM_DIP)))
+    return PointValidity(relative, worst, violations)

@@ -14,6 +14,11 @@ quadratic operator kernels Q(u, u) and its sparse Jacobian at 1,000 samples.
   slower and is not what anyone would run); as a yardstick the entry gives the time of one
   lambdified evaluation of f alone at the same samples (``lambdify_f``).
 
+* recast scaling: ``recast`` of one equation whose right-hand side has 2,000 and 10,000 terms
+  (products of two parameters and a monomial of degree <= 4 in x, v) and one with 100
+  distinct parameter denominators, each in a fresh process (so sympy's cache starts empty);
+  the recast must stay polynomial and fast in the expression size.
+
 Every figure is the median of several repeats (shared, noisy machine); ratios are taken
 within one run.
 """
@@ -178,6 +183,41 @@ def taylor_timing(npm, cym, name):
     return out
 
 
+_RECAST_SCRIPT = '''
+import sys, time
+import sympy as sp
+from frictionkit.modelspec import ModelSpec
+from frictionkit.codegen import recast
+kind, n = sys.argv[1], int(sys.argv[2])
+m = ModelSpec("big")
+k = m.parameter("k", 1.0)
+x, v = m.second_order("x", velocity="v")
+if kind == "denominators":
+    ps = [m.parameter(f"a{i}", 1.0 + i) for i in range(n)]
+    rhs = -k * x + sum(v / (p + 1) for p in ps) + sum(x * v / (p + 2) for p in ps[: n // 2])
+else:
+    side = int(round(n ** 0.5))
+    a = [m.parameter(f"a{i}", 1.0 + i) for i in range(side)]
+    b = [m.parameter(f"b{j}", 2.0 + j) for j in range(side)]
+    rhs = -k * x + sp.Add(*[a[i] * b[j] * x**(i % 3) * v**(j % 3) for i in range(side) for j in range(side)])
+m.ode(v, rhs)
+t0 = time.perf_counter()
+recast(m, "k")
+print(time.perf_counter() - t0, len(sp.Add.make_args(rhs)))
+'''
+
+
+def recast_scaling():
+    """Seconds of ``recast`` for large right-hand sides (median over fresh processes)."""
+    out = {}
+    for kind, n in (("terms", 2000), ("terms", 10000), ("denominators", 100)):
+        runs = [subprocess.run([sys.executable, "-c", _RECAST_SCRIPT, kind, str(n)], check=True,
+                               capture_output=True, text=True).stdout.split() for _ in range(COLD_REPEAT)]
+        out[f"{kind}_{n}"] = {"rhs_terms": int(runs[0][1]),
+                              "recast_s": round(statistics.median(float(r[0]) for r in runs), 2)}
+    return out
+
+
 def flag_table():
     """Build time and kernel time per compiler flag set, for the largest zoo models."""
     table = {}
@@ -200,7 +240,8 @@ def flag_table():
 
 def main():
     out = {"samples": M, "compile_args": list(build.COMPILE_ARGS), "repeats": REPEAT,
-           "cold_repeats": COLD_REPEAT, "models": {}}
+           "cold_repeats": COLD_REPEAT, "recast_scaling": recast_scaling(), "models": {}}
+    print("recast scaling", out["recast_scaling"], flush=True)
     for name, (_, params) in sorted(ZOO.items()):
         if zoo_model(name).sampled:
             continue

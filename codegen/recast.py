@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from frictionkit.codegen._terms import jacobian, poly_terms
 from frictionkit.modelspec import ModelSpec
 from frictionkit.modelspec.errors import DuplicateNameError, ModelSpecError
 
@@ -183,6 +184,7 @@ class _Recaster:
         self.base_vars = list(spec.states) + list(spec.algebraic)
         self.auxes: list[Aux] = []
         self.cache: dict = {}
+        self.products: dict = {}  # variable part of a product -> its recast (see _mul_expr)
         self.taken = {s.name for s in spec.parameter_symbols} | {s.name for s in self.base_vars}
         self.taken |= set(spec.definitions)
         self.next_name = None  # name for the next new auxiliary (a user definition)
@@ -227,6 +229,7 @@ class _Recaster:
                                     row=a.row.xreplace({old: new, self.dot(old): self.dot(new)}), validity=vals,
                                     point=None if a.point is None else a.point.xreplace({old: new}))
         self.cache = {k: (new if v == old else v) for k, v in self.cache.items()}
+        self.products.clear()
         return new
 
     def define(self, name: str, expr):
@@ -303,7 +306,9 @@ class _Recaster:
         if e.is_Symbol:
             return e
         if e.is_Add:
-            return sp.expand(sp.Add(*[self.poly(a) for a in e.args]))
+            # the recast of a term that depends on the variables is already expanded; expanding
+            # only the others keeps a large sum linear in its number of terms
+            return sp.Add(*[self.poly(a) if self._depends(a) else sp.expand(a) for a in e.args])
         if e.is_Mul:
             return self._mul_expr(e)
         if e.is_Pow:
@@ -392,6 +397,11 @@ class _Recaster:
                           (("nonzero", f"log argument {sp.sstr(x_def)} must stay away from 0"),))
 
     def _mul_expr(self, e):
+        """Recast of a product: its parameter-only factors times the recast of the others.
+
+        The recast of the variable part is cached (a large sum repeats a few monomials with
+        many coefficients), and ``c * core`` is expanded only when it is not one term already.
+        """
         const, num, den = [], [], []
         for f in e.args:
             if not self._depends(f):
@@ -401,6 +411,16 @@ class _Recaster:
             else:
                 num.append(f)
         c = sp.Mul(*const)
+        key = (tuple(num), tuple(den))
+        if key not in self.products:
+            self.products[key] = self._mul_core(num, den)
+        core = self.products[key]
+        if core.is_Add or not all(f.is_Symbol or f.is_Number for f in sp.Mul.make_args(c)):
+            return sp.expand(c * core)
+        return c * core
+
+    def _mul_core(self, num, den):
+        """Recast of the product of the variable factors ``num`` over ``den`` (expanded)."""
         if den:
             N = sp.Mul(*num)
             D = sp.Mul(*den)
@@ -409,7 +429,7 @@ class _Recaster:
                 d = self.factor(self.poly(D))
                 r = self._new_aux("inverse", key, self._definition(key), lambda r: 1 - r * d)
                 self._mark_nonzero(d)
-                return sp.expand(c * r)
+                return r
             Np = self.poly(N)
             Dp = sp.expand(self.poly(D))
             cD, Dm = self.monic(Dp) if self._depends(Dp) else (sp.Integer(1), Dp)
@@ -417,11 +437,11 @@ class _Recaster:
             Nn = sp.expand(Np / cD)
             r = self._new_aux("ratio", (Nn, d), self._definition(Nn / d), lambda r: Nn - r * d)
             self._mark_nonzero(d)
-            return sp.expand(c * r)
+            return r
         acc = sp.Integer(1)
         for f in num:
             acc = self.mul(acc, self.poly(f))
-        return sp.expand(c * acc)
+        return sp.expand(acc)
 
     def _mark_nonzero(self, d):
         """Record the validity condition ``d != 0`` for a denominator variable ``d``."""
@@ -458,7 +478,7 @@ class _Recaster:
 
     def monic(self, P):
         """Split ``P = c * Pm`` with ``Pm`` monic in the variables (so that multiples share an aux)."""
-        lc = sp.Poly(P, *self.gens, domain=sp.EX).LC()
+        lc = poly_terms(P, self.gens)[0][1]
         if lc == 1:
             return sp.Integer(1), P
         return lc, sp.expand(P / lc)
@@ -599,7 +619,7 @@ def _original_ode(spec: ModelSpec):
     for s in spec.states:
         rhs = spec.expand_definitions(spec.odes[s]).xreplace(elim)
         f.append(rhs / spec.masses.get(s, sp.Integer(1)))
-    J = sp.Matrix(f).jacobian(sp.Matrix(spec.states))
+    J = jacobian(f, spec.states)
     return f, J, elim
 
 
@@ -671,7 +691,9 @@ def _recast(spec: ModelSpec, lam, lam_var):
             fc0, fc1 = _lam_split(fc.xreplace(back), lam, where)
             fs0, fs1 = _lam_split(fs.xreplace(back), lam, where)
             fcs = (fc0, fs0, fc1, fs1)
-        rows_state.append(rc.poly(rc._sub(auto)))
+        auto = rc._sub(auto)
+        # rc.poly's result is expanded when it depends on the variables (see _Recaster.poly)
+        rows_state.append(rc.poly(auto) if rc._depends(auto) else sp.expand(auto))
         forcing_rows.append(fcs)
     gens_lam = lam if lam_var is None and not is_freq else None
     variables = list(rc.base_vars) + [a.symbol for a in rc.auxes]
@@ -687,11 +709,13 @@ def _recast(spec: ModelSpec, lam, lam_var):
     gens = variables + ([lam] if gens_lam is not None else [])
     c0, c1, L0, L1, Q, A, B = [zero] * N, [zero] * N, [], [], [], [], []
     dots = [rc.dot(v) for v in variables]
+    gens_set = set(gens)
     point_rows, point_exprs = [], []
     for i, row in enumerate(all_rows):
         if kinds[i] == "derivative_bilinear":
             aux = rc.auxes[i - n_state - n_alg]
-            for monom, coef in sp.Poly(row, *(variables + dots), domain=sp.EX).terms():
+            all_rows[i] = row = sp.expand(row)
+            for monom, coef in poly_terms(row, variables + dots):
                 vs = [k for k in range(N) for _ in range(monom[k])]
                 ds = [k for k in range(N) for _ in range(monom[N + k])]
                 if len(ds) != 1 or len(vs) > 1:
@@ -704,11 +728,12 @@ def _recast(spec: ModelSpec, lam, lam_var):
             point_rows.append(i)
             point_exprs.append(aux.point)
             continue
-        poly = sp.Poly(sp.expand(row), *gens, domain=sp.EX) if row.free_symbols & set(gens) else None
-        if poly is None:
-            c0[i] = sp.expand(row)
+        if i >= len(rows_state):    # auxiliary rows; the equations' rows are expanded already
+            all_rows[i] = row = sp.expand(row)
+        if not row.free_symbols & gens_set:
+            c0[i] = row
             continue
-        for monom, coef in poly.terms():
+        for monom, coef in poly_terms(row, gens):
             powers = list(monom)
             lam_pow = powers.pop() if gens_lam is not None else 0
             vars_in = [v for v, k in zip(variables, powers) for _ in range(k)]
@@ -745,7 +770,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
         forcing_frequency=spec.forcing_frequency.name if spec.forcing_frequency is not None else None,
         A=tuple(A), B=tuple(B), point_rows=tuple(point_rows), point_exprs=tuple(point_exprs),
         definitions=definitions, validity=validity,
-        rows=tuple(sp.expand(r) for r in all_rows),
+        rows=tuple(all_rows),    # expanded above
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)), contacts=contacts,
         lam_as_variable=lam_var is not None, time=spec.t,
         parameter_conditions=tuple(spec.parameter_conditions()), **_unit_fields(spec))

@@ -30,7 +30,7 @@ from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import load_branch, save_run
 from ..results._plots import plot_branches
-from ._params import ASSIGNMENT, param_values
+from ._params import ASSIGNMENT, param_values, write_outputs
 
 
 def _load(model_name, param, params):
@@ -344,12 +344,7 @@ def _report_curve(curve, param, second, out, plot):
         click.echo(f"  turning point in {second}: {f:.10g}")
     if len(curve):
         click.echo(f"  ends at {param} = {curve.lam[-1]:.10g}, {second} = {curve.mu[-1]:.10g}")
-    if out is not None:
-        curve.save(out)
-        click.echo(f"wrote {out}")
-    if plot is not None:
-        curve.plot(plot)
-        click.echo(f"wrote {plot}")
+    write_outputs(curve, out, plot)
     if curve.status not in ("range", "bogdanov-takens"):
         raise click.ClickException(f"the {what} stopped early: {curve.message}")
 

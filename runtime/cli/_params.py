@@ -32,6 +32,16 @@ class AssignmentType(click.ParamType):
 ASSIGNMENT = AssignmentType()
 
 
+def write_outputs(result, out, plot):
+    """Save ``result`` to ``--out`` and plot it to ``--plot`` (either may be None), saying so."""
+    if out is not None:
+        result.save(out)
+        click.echo(f"wrote {out}")
+    if plot is not None:
+        result.plot(plot)
+        click.echo(f"wrote {plot}")
+
+
 def param_values(*groups) -> dict:
     """``{name: value}`` of converted ``--set`` groups (a later item wins)."""
     return {name: value for group in groups for pairs in group for name, value in pairs}

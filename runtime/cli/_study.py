@@ -15,7 +15,7 @@ from ..drivers._study import convergence_study, parse_int_range
 from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
-from ._params import ASSIGNMENT, param_values
+from ._params import ASSIGNMENT, param_values, write_outputs
 
 
 def _parse_scales(items, model):
@@ -153,10 +153,5 @@ def convergence_cmd(model, assignments, param, at, set_, harmonics, intervals, d
     except FrictionkitError as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
     _summary(result, click.echo)
-    if out is not None:
-        result.save(out)
-        click.echo(f"wrote {out}")
-    if plot is not None:
-        result.plot(plot)
-        click.echo(f"wrote {plot}")
+    write_outputs(result, out, plot)
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")

@@ -204,7 +204,7 @@ def bench_hbm_convergence():
     from frictionkit.runtime.drivers._branches import periodic_start_from_simulation
     from frictionkit.runtime.discretizations._hbm import coefficients_to_samples
     from frictionkit.runtime.engine._newton import correct
-    from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+    from frictionkit.runtime.drivers._orbits import find_periodic_orbit
     out = {}
     for name, n, lam, Hs in (("W1", 10, 0.5, (10, 20, 30, 40, 60)), ("W2", 10, 2.0, (20, 40, 80, 120, 150)),
                              ("S2", 100, 0.4, (200, 300, 400))):

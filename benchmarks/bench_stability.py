@@ -20,7 +20,7 @@ from frictionkit.runtime.discretizations._collocation import CollocationDiscreti
 from frictionkit.runtime.drivers._orbits import solve_collocation
 from frictionkit.runtime.discretizations._hbm import HBMDiscretization
 from frictionkit.runtime.model._interface import Model
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit, periodic_orbit_from_simulation
 from frictionkit.runtime.analysis._floquet import floquet_collocation, floquet_variational
 from frictionkit.runtime.analysis._hill import hbm_coefficients_from_samples, hill_multipliers
 from scipy.sparse.linalg import splu

@@ -46,7 +46,7 @@ from frictionkit.runtime import equilibrium_branch, load_model
 from seeds.seed004_2dof import (attractor_on_section, hopf_by_hand, locate_flip, locate_fold,
                                           poincare_multipliers, section_points, shooting_branch, switch_flip,
                                           to_section)
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.errors import ConvergenceError, InputError
 
 RTOL, ATOL = 1e-8, 1e-10             # shooting along the branches (sign changes only)

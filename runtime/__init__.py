@@ -10,8 +10,7 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`check_orbit`, :func:`check_branch_point`, :class:`OrbitCheck`
 * discretizations: :class:`Discretization` (the contract), :class:`HBMDiscretization`,
   :func:`to_subharmonic`, :class:`AFTDiscretization`, :class:`CollocationDiscretization`,
-  :class:`ShootingDiscretization`, :class:`PeriodicOrbit`,
-  :func:`find_periodic_orbit`, :func:`periodic_orbit_from_simulation`
+  :class:`ShootingDiscretization`, :class:`PeriodicOrbit`
 * results: :class:`Branch`, :class:`SpecialPoint`, :func:`load_branch`, :func:`plot_branches`,
   :func:`plot_orbit`
 * engine: :class:`ContinuationProblem`, :class:`ANMOptions`, :class:`NewtonOptions`,
@@ -19,14 +18,15 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
 * analysis: equilibria :func:`find_equilibrium`; stability :func:`floquet_variational`,
   :func:`floquet_collocation`, :func:`hill_multipliers`, :func:`hill_multipliers_hbm`,
   :class:`FloquetResult`, :func:`orbit_stability`, :func:`branch_stability`,
-  :func:`multiplier_crossings`, :func:`first_lyapunov`, :func:`locate_period_doubling`,
-  :func:`switch_period_doubling` (shooting); branch points :func:`detect_branch_points`,
+  :func:`multiplier_crossings`, :func:`first_lyapunov`; branch points :func:`detect_branch_points`,
   :func:`locate_branch_point`; two-parameter curves :func:`hopf_curve`, :func:`fold_curve`,
   :class:`BifurcationCurve`; motion :func:`classify_motion`, :func:`limit_velocity`,
   ``MOTION_LABELS``; seed-002 bounds :func:`energy_ratio`, :func:`energy_ratio_exponential`,
   :func:`v_lw`, :func:`v_lw_exponential`, :func:`v_up`
 * drivers: :func:`continuation` (``"anm"`` or ``"newton"``, then the analysis of the branch),
-  orbits at fixed parameter by collocation :func:`collocation_orbit`, :func:`solve_collocation`,
+  orbits at fixed parameter by shooting :func:`find_periodic_orbit`,
+  :func:`periodic_orbit_from_simulation`, :func:`locate_period_doubling`,
+  :func:`switch_period_doubling`, and by collocation :func:`collocation_orbit`, :func:`solve_collocation`,
   :func:`equilibrium_branch`, :func:`periodic_branch`, :func:`periodic_start_from_hopf`,
   :func:`periodic_start_from_orbit`, :func:`periodic_start_from_simulation`,
   :func:`switch_branch`, :func:`switch_period_doubling_hbm` (omega/2 basis),
@@ -55,10 +55,8 @@ from .analysis import (
     hopf_curve,
     limit_velocity,
     locate_branch_point,
-    locate_period_doubling,
     multiplier_crossings,
     orbit_stability,
-    switch_period_doubling,
     v_lw,
     v_lw_exponential,
     v_up,
@@ -70,14 +68,16 @@ from .discretizations import (
     HBMDiscretization,
     PeriodicOrbit,
     ShootingDiscretization,
-    find_periodic_orbit,
-    periodic_orbit_from_simulation,
     to_subharmonic,
 )
 from .drivers import (
     collocation_orbit,
     continuation,
+    find_periodic_orbit,
+    locate_period_doubling,
+    periodic_orbit_from_simulation,
     solve_collocation,
+    switch_period_doubling,
     equilibrium_branch,
     periodic_branch,
     periodic_start_from_hopf,
@@ -101,8 +101,7 @@ __all__ = [
     "load_model", "Model", "simulate", "check_orbit", "check_branch_point", "OrbitCheck",
     # discretizations
     "Discretization", "HBMDiscretization", "to_subharmonic", "AFTDiscretization", "CollocationDiscretization",
-    "collocation_orbit", "solve_collocation", "ShootingDiscretization", "PeriodicOrbit", "find_periodic_orbit",
-    "periodic_orbit_from_simulation",
+    "ShootingDiscretization", "PeriodicOrbit",
     # results
     "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit",
     # engine
@@ -110,11 +109,12 @@ __all__ = [
     # analysis
     "find_equilibrium", "floquet_variational", "floquet_collocation", "hill_multipliers", "hill_multipliers_hbm",
     "FloquetResult", "orbit_stability", "branch_stability", "multiplier_crossings", "first_lyapunov",
-    "locate_period_doubling", "switch_period_doubling", "detect_branch_points", "locate_branch_point",
+    "detect_branch_points", "locate_branch_point",
     "hopf_curve", "fold_curve", "BifurcationCurve", "classify_motion", "limit_velocity", "MOTION_LABELS",
     "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up",
     # drivers
-    "continuation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
+    "continuation", "find_periodic_orbit", "periodic_orbit_from_simulation", "locate_period_doubling",
+    "switch_period_doubling", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
     "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_hbm",
     "switch_period_doubling_collocation",
     # nonsmooth

@@ -17,17 +17,15 @@ from ._pass import analyse_branch
 from ._stability import (
     PeriodDoublingPoint,
     branch_stability,
-    locate_period_doubling,
     multiplier_crossings,
     orbit_stability,
     point_stability,
-    switch_period_doubling,
 )
 
 __all__ = ["eigenvalues", "find_equilibrium", "FloquetResult", "floquet_collocation", "floquet_from_orbit",
            "floquet_variational", "hill_matrix", "hill_multipliers", "hill_multipliers_hbm", "select_exponents",
-           "LyapunovResult", "first_lyapunov", "PeriodDoublingPoint", "branch_stability", "locate_period_doubling", "multiplier_crossings",
-           "orbit_stability", "point_stability", "switch_period_doubling", "bordered_det_sign",
+           "LyapunovResult", "first_lyapunov", "PeriodDoublingPoint", "branch_stability", "multiplier_crossings",
+           "orbit_stability", "point_stability", "bordered_det_sign",
            "branch_point_tangents", "detect_branch_points", "locate_branch_point", "analyse_branch",
            "BifurcationCurve", "fold_curve", "hopf_curve", "MOTION_LABELS", "MotionResult", "classify_motion",
            "limit_velocity", "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up"]

@@ -82,7 +82,7 @@ def floquet_variational(model: Model, lam: float, x0, T: float, *, rtol: float =
     T : float
         Period.
     rtol, atol, method :
-        ``solve_ivp`` settings (see :func:`frictionkit.runtime._shooting.find_periodic_orbit`).
+        ``solve_ivp`` settings (see :func:`~frictionkit.runtime.drivers.find_periodic_orbit`).
     tol : float
         Margin for the ``stable`` flag: non-trivial multipliers must satisfy ``|mu| < 1 - tol``.
 

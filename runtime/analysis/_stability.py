@@ -31,12 +31,10 @@ from dataclasses import dataclass
 import os
 
 import numpy as np
-from scipy.optimize import brentq
 
-from ..discretizations._shooting import PeriodicOrbit, find_periodic_orbit
+from ..discretizations._shooting import PeriodicOrbit
 from ..engine._locate import locate_on_branch
 from ..errors import ConvergenceError, InputError
-from ..model._interface import Model
 from ..results._branch import SpecialPoint
 from ..results._result import Result
 from ._floquet import FloquetResult, _result, floquet_collocation
@@ -125,11 +123,11 @@ def multiplier_crossings(results, *, tol: float = 1e-9) -> list[tuple[int, str]]
 
 
 # ---------------------------------------------------------------------------------------
-# period doubling by shooting
+# period doubling by shooting (located and switched by drivers/_orbits.py)
 # ---------------------------------------------------------------------------------------
 @dataclass
 class PeriodDoublingPoint(Result):
-    """A located period doubling (:func:`locate_period_doubling`).
+    """A located period doubling (:func:`~frictionkit.runtime.drivers.locate_period_doubling`).
 
     Attributes
     ----------
@@ -150,114 +148,6 @@ class PeriodDoublingPoint(Result):
     orbit: PeriodicOrbit
     multiplier: complex
     eigenvector: np.ndarray
-
-
-def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: float | None = None, *,
-                           xtol: float = 1e-12, **shooting) -> PeriodDoublingPoint:
-    """Locate a period doubling (a multiplier through -1) between two parameter values.
-
-    Orbits are found by shooting (warm-started from the nearest orbit already computed) and
-    the test function ``min Re(multipliers) + 1`` is zeroed by Brent's method; it is
-    continuous also where the multiplier comes from a complex pair that met on the negative
-    real axis.
-
-    Parameters
-    ----------
-    model : Model
-    lam_a, lam_b : float
-        Bracket: the test function must change sign between them.
-    x0, T :
-        Guess of the orbit at ``lam_a`` (``T`` for autonomous models only).
-    xtol : float
-        Absolute tolerance on ``lam``.
-    **shooting
-        Options of :func:`frictionkit.runtime._shooting.find_periodic_orbit`.
-
-    Returns
-    -------
-    PeriodDoublingPoint
-        ``lam``, ``orbit`` (the period-1 orbit there), ``multiplier`` (closest to -1) and
-        ``eigenvector`` (its real unit eigenvector of the monodromy).
-    """
-    known = {}
-
-    def orbit_at(lam):
-        if lam not in known:
-            if known:
-                near = known[min(known, key=lambda l: abs(l - lam))]
-                guess, T_guess = near.x0, near.T
-            else:
-                guess, T_guess = x0, T
-            known[lam] = find_periodic_orbit(model, lam, guess, None if model.forced else T_guess, **shooting)
-        return known[lam]
-
-    def test(lam):
-        return float(np.min(orbit_at(lam).multipliers.real) + 1)
-
-    fa, fb = test(lam_a), test(lam_b)
-    if fa * fb > 0:
-        raise InputError(f"no period doubling between lam={lam_a} and lam={lam_b}: min Re(multiplier) + 1 is "
-                         f"{fa:.3g} and {fb:.3g} (same sign); widen or move the bracket")
-    lam = brentq(test, lam_a, lam_b, xtol=xtol, rtol=4 * np.finfo(float).eps)
-    orbit = orbit_at(lam)
-    w, V = np.linalg.eig(orbit.monodromy)
-    k = int(np.argmin(np.abs(w + 1)))
-    vec = V[:, k].real
-    return PeriodDoublingPoint(lam=float(lam), orbit=orbit, multiplier=complex(w[k]),
-                               eigenvector=vec / np.linalg.norm(vec), status="located",
-                               message=f"multiplier {complex(w[k]):.6g} at lam = {lam:.12g}")
-
-
-def switch_period_doubling(model: Model, pd: PeriodDoublingPoint, delta: float, amplitude: float, **shooting):
-    """Orbit of the period-doubled branch at ``lam = pd["lam"] + delta`` by shooting.
-
-    The guess is the period-1 orbit's start plus ``+-amplitude`` times the eigenvector of
-    the multiplier -1, over two base periods.  A result that is the period-1 orbit again
-    (``|x(T_base) - x0|`` at the integration-noise level) is rejected.
-
-    Parameters
-    ----------
-    model : Model
-    pd : PeriodDoublingPoint
-        Result of :func:`locate_period_doubling`.
-    delta : float
-        Parameter offset; its sign must point to the side where the doubled orbit exists
-        (the side where the period-1 orbit is unstable for a supercritical flip).
-    amplitude : float
-        Size of the initial displacement along the eigenvector.
-    **shooting
-        Options of :func:`frictionkit.runtime._shooting.find_periodic_orbit`.
-
-    Returns
-    -------
-    PeriodicOrbit
-        Its period is twice the base one (``omega`` half the base angular frequency).
-
-    Raises
-    ------
-    ConvergenceError
-        Both signs of the displacement converge back to the period-1 orbit or fail.
-    """
-    base = pd.orbit
-    lam = pd.lam + float(delta)
-    last = None
-    for sign in (1.0, -1.0):
-        guess = base.x0 + sign * float(amplitude) * pd.eigenvector
-        try:
-            if model.forced:
-                orbit = find_periodic_orbit(model, lam, guess, periods=2, **shooting)
-            else:
-                orbit = find_periodic_orbit(model, lam, guess, 2 * base.T, **shooting)
-        except ConvergenceError as exc:
-            last = exc
-            continue
-        half = orbit.at([orbit.T / 2])[:, 0]
-        scale = np.maximum(np.abs(orbit.samples(16)).max(axis=1), np.finfo(float).tiny)
-        if np.max(np.abs(half - orbit.x0) / scale) > 1e-6:
-            return orbit
-        last = ConvergenceError("converged back to the period-1 orbit")
-    raise ConvergenceError(f"no period-doubled orbit at lam={lam}: {last}; try the other sign of delta "
-                           "or another amplitude")
 
 
 # ---------------------------------------------------------------------------------------

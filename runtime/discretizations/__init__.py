@@ -19,15 +19,10 @@ from ._hbm import (
     to_subharmonic,
 )
 from ._scaled import ScaledDiscretization
-from ._shooting import (
-    PeriodicOrbit,
-    ShootingDiscretization,
-    find_periodic_orbit,
-    periodic_orbit_from_simulation,
-)
+from ._shooting import PeriodicOrbit, ShootingDiscretization
 
 __all__ = ["Discretization", "HBMDiscretization", "coefficients_to_samples", "equilibrium_discretization",
            "n_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic", "AFTDiscretization",
            "default_n_t", "CollocationDiscretization", "PeriodicOrbit",
-           "ShootingDiscretization", "find_periodic_orbit", "periodic_orbit_from_simulation",
+           "ShootingDiscretization",
            "ScaledDiscretization"]

@@ -41,7 +41,7 @@ from ..model._interface import Model
 from ._base import Discretization
 
 
-def _forcing_period(model: Model, lam: float) -> float:
+def forcing_period(model: Model, lam: float) -> float:
     """Period ``2 pi / w`` of a forced model (``w`` possibly the continuation parameter)."""
     name = model.forcing_frequency
     w = model.param_vector(lam)[model.parameters.index(name)]
@@ -274,156 +274,20 @@ def _period_and_extrema(model, lam, x0, T, *, method, rtol, atol):
     return x_end, M, hi - lo, scale
 
 
-class _Defect:
-    """Periodicity defect of simple shooting (and, autonomous, the phase condition
-    ``f_k(x0) = 0``), its Newton matrix and its scaled size."""
-
-    def __init__(self, model, lam, k, opts):
-        self.model, self.lam, self.k, self.opts = model, lam, k, opts
-        self.n, self.forced, self.rtol = model.n, model.forced, opts["rtol"]
-        self.flow = _Flow(model, lam, variational=True, sensitivity=False)
-
-    def __call__(self, x, T):
-        """``(F, x_end, M, scale)``: defect, end state, monodromy, state sizes."""
-        n, flow = self.n, self.flow
-        sol = _integrate(flow, x, T, **self.opts)
-        x_end, M, _ = flow.split(sol.y[:, -1])
-        scale = np.maximum(np.abs(sol.y[:n]).max(axis=1), np.finfo(float).tiny)
-        r = x_end - x
-        F = r if self.forced else np.append(r, flow._f(0.0, x)[self.k])
-        return F, x_end, M, scale
-
-    def matrix(self, x, T, x_end, M):
-        n = self.n
-        if self.forced:
-            return M - np.eye(n)
-        A = np.zeros((n + 1, n + 1))
-        A[:n, :n] = M - np.eye(n)
-        A[:n, n] = self.flow._f(T, x_end)
-        A[n, :n] = self.flow._J(0.0, x)[self.k]
-        return A
-
-    def merit(self, F, scale, T):
-        """Scaled defect: periodicity and, for autonomous orbits, the phase condition
-        ``x_k'(0) = 0`` relative to the size of ``x_k'`` (``scale_k 2 pi / T``): a step that
-        trades a tiny periodicity defect for a large phase residual is no progress either."""
-        m = float(np.max(np.abs(F[:self.n]) / scale))
-        return m if self.forced else max(m, abs(F[self.n]) / (scale[self.k] * 2 * np.pi / T))
-
-
-def _damped_newton(defect, x, T, max_iter, tol):
-    """Newton on ``x0`` (and ``T``) with step halving until the scaled defect decreases.
-
-    (Not ``engine.correct``: this layer lies below the engine, and the line search on the
-    merit is what lets a rough guess from a simulation converge.)  Returns ``(x, T, iterations)``.
-    """
-    n, forced, lam, rtol = defect.n, defect.forced, defect.lam, defect.rtol
-    F, x_end, M, scale = defect(x, T)
-    for it in range(1, int(max_iter) + 1):
-        try:
-            d = np.linalg.solve(defect.matrix(x, T, x_end, M), -F)
-        except np.linalg.LinAlgError as exc:
-            raise ConvergenceError(f"shooting Newton matrix singular at lam={lam} (iteration {it}); "
-                                   "the orbit may be at a bifurcation or the guess an equilibrium") from exc
-        # damped step: halve until the scaled defect decreases (floor: integration noise)
-        fnorm = defect.merit(F, scale, T)
-        step = 1.0
-        for _ in range(8):
-            xn = x + step * d[:n]
-            Tn = T if forced else T + step * d[n]
-            if Tn > 0:
-                try:
-                    Fn, x_endn, Mn, scalen = defect(xn, Tn)
-                    if defect.merit(Fn, scalen, Tn) <= max(fnorm, 100 * rtol):
-                        break
-                except ConvergenceError:
-                    pass
-            step /= 2
-        else:
-            raise ConvergenceError(f"shooting Newton diverged at lam={lam} (iteration {it}); "
-                                   "try a better initial guess (x0, T)")
-        small = np.max(np.abs(step * d[:n]) / scale) < tol and (forced or abs(step * d[n]) < tol * T)
-        x, T, F, x_end, M, scale = xn, Tn, Fn, x_endn, Mn, scalen
-        # a defect at the integration-noise floor is as converged as shooting can get; near a
-        # Hopf point or fold (a multiplier ~ 1) the Newton step itself is noise-dominated
-        at_floor = defect.merit(F, scale, T) < 100 * rtol and it >= 2
-        if (small or at_floor) and step == 1.0:
-            return x, T, it
-    raise ConvergenceError(f"shooting did not converge in max_iter={max_iter} Newton iterations at "
-                           f"lam={lam} (last defect {np.max(np.abs(F[:n]) / scale):.3e}); raise max_iter "
-                           "or improve the initial guess")
-
-
-def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *, rtol: float = 1e-12,
-                        atol: float = 1e-14, method: str = "LSODA", max_iter: int = 30, tol: float = 1e-10,
-                        phase_state: int = 0, periods: int = 1) -> PeriodicOrbit:
-    """Find a periodic orbit of ``x' = f(x, t; p)`` by simple shooting (Newton on ``x0`` and ``T``).
-
-    Parameters
-    ----------
-    model : Model
-        Model (generated-model interface); only ``rhs`` and ``jac`` are used.
-    lam : float
-        Value of the continuation parameter.
-    x0 : array_like, shape (n,)
-        Initial guess of the state at ``t = 0``.
-    T : float, optional
-        Initial guess of the period (autonomous models, required).  For forced models the
-        period is ``2 pi / w`` of the forcing frequency; ``T`` is then ignored.
-    rtol, atol : float
-        Tolerances of ``solve_ivp``.
-    method : str
-        ``solve_ivp`` method; ``"LSODA"`` (default, automatic stiffness switching),
-        ``"Radau"`` and ``"BDF"`` use ``model.jac``; ``"DOP853"`` for non-stiff models.
-    max_iter : int
-        Maximum Newton iterations.
-    tol : float
-        Convergence when the Newton correction is below ``tol`` relative to the state scale
-        (``max_t |x_i(t)|``) and to ``T``, or (from the second iteration) when the scaled
-        periodicity defect is below ``100 rtol``, the integration-noise floor.
-    phase_state : int
-        Autonomous models: the phase condition ``f_k(x0) = 0`` with ``k = phase_state``.
-    periods : int
-        Forced models: the orbit's period is ``periods`` forcing periods (2 after a period
-        doubling).  Autonomous models give the period through ``T``.
-
-    Returns
-    -------
-    PeriodicOrbit
-
-    Raises
-    ------
-    InputError
-        Bad option or initial guess shape.
-    ConvergenceError
-        Newton did not converge in ``max_iter`` iterations or the integration failed.
-    """
-    _check_options(method, rtol, atol, max_iter, tol)
-    n = model.n
-    x = np.array(x0, dtype=float).ravel()
-    if x.shape != (n,):
-        raise InputError(f"x0 must have the {n} states {model.states}, got shape {np.shape(x0)}")
-    forced = model.forced
-    if int(periods) != periods or periods < 1:
-        raise InputError(f"periods={periods} must be a positive integer")
-    if forced:
-        T = _forcing_period(model, lam) * int(periods)
-    else:
-        if T is None or not np.isfinite(T) or T <= 0:
-            raise InputError(f"T={T}: an autonomous model needs a positive initial guess of the period")
-        if not 0 <= int(phase_state) < n:
-            raise InputError(f"phase_state={phase_state} must index a state (0..{n - 1})")
-    T = float(T)
-    k = int(phase_state)
+def converged_orbit(model: Model, lam: float, x0, T: float, *, iterations: int, method: str, rtol: float,
+                    atol: float, **options) -> PeriodicOrbit:
+    """The :class:`PeriodicOrbit` of a converged shooting solution ``(x0, T)``: one more
+    integration with the variational equation gives its monodromy, multipliers, extrema and
+    final defect.  ``options`` (e.g. ``tol``, ``phase_state``) are recorded in ``orbit.options``."""
     opts = dict(method=method, rtol=rtol, atol=atol)
-    x, T, it = _damped_newton(_Defect(model, lam, k, opts), x, T, max_iter, tol)
-    x_end, M, ptp, scale = _period_and_extrema(model, lam, x, T, **opts)
+    x0 = np.array(x0, dtype=float)
+    x_end, M, ptp, scale = _period_and_extrema(model, lam, x0, T, **opts)
     mult = np.linalg.eigvals(M)
     mult = mult[np.argsort(-np.abs(mult))]
-    residual = float(np.max(np.abs(x_end - x) / scale))
-    return PeriodicOrbit(x0=x, T=T, lam=float(lam), monodromy=M, multipliers=mult, ptp=ptp, residual=residual,
-                         iterations=it, success=True, message="converged", model=model,
-                         options=dict(opts, tol=tol, phase_state=k))
+    residual = float(np.max(np.abs(x_end - x0) / scale))
+    return PeriodicOrbit(x0=x0, T=float(T), lam=float(lam), monodromy=M, multipliers=mult, ptp=ptp,
+                         residual=residual, iterations=int(iterations), success=True, message="converged",
+                         model=model, options=dict(opts, **options))
 
 
 class ShootingDiscretization(Discretization):
@@ -442,19 +306,25 @@ class ShootingDiscretization(Discretization):
     Parameters
     ----------
     model : Model
-    rtol, atol, method : see :func:`find_periodic_orbit`.
+    rtol, atol, method : see :func:`~frictionkit.runtime.drivers.find_periodic_orbit`.
     phase_state : int
         Index ``k`` of the phase condition ``f_k(x0) = 0``.
     periods : int
         Forced models: period = ``periods`` forcing periods (2 on a period-doubled branch).
+    sensitivity : bool
+        Integrate the sensitivity equation for the ``lam`` column of the Jacobian (default).
+        ``False`` leaves that column zero and saves its integration: only for Newton at a
+        fixed ``lam`` (a border ``lam = const``, :func:`~frictionkit.runtime.drivers.find_periodic_orbit`),
+        whose update never moves ``lam`` whatever that column holds.
     """
 
     kind = "shooting"
     floquet_route = "monodromy"
 
     def __init__(self, model: Model, *, rtol: float = 1e-10, atol: float = 1e-13, method: str = "LSODA",
-                 phase_state: int = 0, periods: int = 1):
+                 phase_state: int = 0, periods: int = 1, sensitivity: bool = True):
         _check_options(method, rtol, atol, 1, 1.0)
+        self.sensitivity = bool(sensitivity)
         if int(periods) != periods or periods < 1:
             raise InputError(f"periods={periods} must be a positive integer")
         self.periods = int(periods)
@@ -479,7 +349,7 @@ class ShootingDiscretization(Discretization):
             raise InputError(f"Z must have length {self.size} ([x0, T, lam] or [x0, lam]), got {Z.shape}")
         x0 = Z[: self.n]
         lam = Z[-1]
-        T = self.periods * _forcing_period(self.model, lam) if self.forced else Z[self.n]
+        T = self.periods * forcing_period(self.model, lam) if self.forced else Z[self.n]
         return x0, T, lam
 
     def _evaluate(self, Z):
@@ -490,10 +360,11 @@ class ShootingDiscretization(Discretization):
         x0, T, lam = self._split(Z)
         if not T > 0:
             raise ConvergenceError(f"period T={T} is not positive")
-        flow = _Flow(self.model, lam, variational=True, sensitivity=True)
+        flow = _Flow(self.model, lam, variational=True, sensitivity=self.sensitivity)
         sol = _integrate(flow, x0, T, **self.opts)
         x_end, M, s = flow.split(sol.y[:, -1])
-        out = dict(flow=flow, x0=x0, T=T, lam=lam, x_end=x_end, M=M, s=s)
+        scale = np.maximum(np.abs(sol.y[: self.n]).max(axis=1), np.finfo(float).tiny)
+        out = dict(flow=flow, x0=x0, T=T, lam=lam, x_end=x_end, M=M, s=s, scale=scale)
         self._last = (key, out)
         return out
 
@@ -502,6 +373,26 @@ class ShootingDiscretization(Discretization):
         if self.forced:
             return np.append(orbit.x0, orbit.lam)
         return np.concatenate([orbit.x0, [orbit.T, orbit.lam]])
+
+    def scaled_defect(self, Z) -> float:
+        """Size of the residual at ``Z``: the periodicity defect relative to each state's
+        size over the orbit (``max_t |x_i(t)|``) and, for autonomous orbits, the phase
+        condition ``x_k'(0) = 0`` relative to the size of ``x_k'`` (``scale_k 2 pi / T``): a
+        step that trades a tiny periodicity defect for a large phase residual is no progress
+        either.  Integration noise puts a floor of about ``noise_floor`` under it."""
+        e = self._evaluate(Z)
+        R = self.residual(Z)
+        m = float(np.max(np.abs(R[: self.n]) / e["scale"]))
+        if self.forced:
+            return m
+        return max(m, abs(R[self.n]) / (e["scale"][self.phase_state] * 2 * np.pi / e["T"]))
+
+    def scaled_update(self, dZ, Z) -> float:
+        """Size of an update ``dZ`` of ``Z``: each state's change relative to its size over
+        the orbit, and the period's relative change (every variable must converge)."""
+        e = self._evaluate(Z)
+        err = float(np.max(np.abs(dZ[: self.n]) / e["scale"]))
+        return err if self.forced else max(err, abs(dZ[self.n]) / e["T"])
 
     # -- contract --------------------------------------------------------------------
     def residual(self, Z):
@@ -517,17 +408,19 @@ class ShootingDiscretization(Discretization):
         Jac = np.zeros((self.m, self.size))
         Jac[:n, :n] = e["M"] - np.eye(n)
         f_end = flow._f(e["T"], e["x_end"])
+        lam_col = self.size - 1
         if self.forced:
-            Jac[:n, n] = e["s"]
             name = self.model.forcing_frequency
             if name == self.model.continuation:     # T = 2 pi / lam
-                Jac[:n, n] += f_end * (-2 * np.pi * self.periods / e["lam"] ** 2)
+                Jac[:n, lam_col] = f_end * (-2 * np.pi * self.periods / e["lam"] ** 2)
         else:
             k = self.phase_state
             Jac[:n, n] = f_end
-            Jac[:n, n + 1] = e["s"]
             Jac[n, :n] = flow._J(0.0, e["x0"])[k]
-            Jac[n, n + 1] = flow.dfdlam(0.0, e["x0"])[k]
+        if self.sensitivity:                        # else the lam column is left out (class docstring)
+            Jac[:n, lam_col] += e["s"]
+            if not self.forced:
+                Jac[n, lam_col] = flow.dfdlam(0.0, e["x0"])[self.phase_state]
         return Jac
 
     def monodromy(self, Z):
@@ -553,57 +446,3 @@ class ShootingDiscretization(Discretization):
             return orb.samples(n_t)
 
         return dict(lam=float(lam), omega=2 * np.pi / T, T=float(T), x0=np.array(x0), samples=samples)
-
-
-def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient: float, *,
-                                   phase_state: int = 0, **options) -> PeriodicOrbit:
-    """Integrate to an attracting cycle, then refine it by shooting.
-
-    Forced models: the transient covers a whole number of forcing periods and its end state
-    is the guess of ``x0``.  Autonomous models: the transient is integrated over
-    ``[0, t_transient]`` (LSODA, ``rtol=1e-9``) with an event at the maxima of state ``phase_state`` (``f_k`` crossing zero downwards); the last
-    two maxima give the initial guesses of ``x0`` and ``T`` for :func:`find_periodic_orbit`.
-
-    Parameters
-    ----------
-    model : Model
-    lam : float
-    x_init : array_like, shape (n,)
-        Start of the transient (e.g. a point near an unstable equilibrium).
-    t_transient : float
-        Length of the transient; must contain many periods.
-    phase_state : int
-        State whose maxima define the section.
-    **options
-        Passed to :func:`find_periodic_orbit`.
-
-    Raises
-    ------
-    ConvergenceError
-        Fewer than two maxima in the transient (no oscillation, or ``t_transient`` too short).
-    """
-    n, k = model.n, int(phase_state)
-    x_init = np.array(x_init, dtype=float).ravel()
-    if x_init.shape != (n,):
-        raise InputError(f"x_init must have the {n} states {model.states}, got shape {x_init.shape}")
-    p = model.param_vector(lam)
-    fun = lambda t, x: model.rhs(t, x, params=p)          # noqa: E731
-    jac = lambda t, x: model.jac(t, x, params=p)          # noqa: E731
-    if model.forced:
-        T = _forcing_period(model, lam)
-        t_end = T * max(1, round(float(t_transient) / T))    # whole forcing periods: phase 0
-        sol = solve_ivp(fun, (0.0, t_end), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12)
-        if sol.status != 0:
-            raise ConvergenceError(f"transient integration failed at lam={lam}: {sol.message}")
-        return find_periodic_orbit(model, lam, sol.y[:, -1], None, **options)
-
-    def ev(t, x):
-        return model.rhs(t, x, params=p)[k]
-    ev.direction = -1
-    sol = solve_ivp(fun, (0.0, float(t_transient)), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12,
-                    events=ev)
-    te, ye = sol.t_events[0], sol.y_events[0]
-    if len(te) < 2:
-        raise ConvergenceError(f"no sustained oscillation of {model.states[k]} in t_transient="
-                               f"{t_transient} at lam={lam}; lengthen the transient or start elsewhere")
-    return find_periodic_orbit(model, lam, ye[-1], te[-1] - te[-2], phase_state=k, **options)

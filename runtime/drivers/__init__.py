@@ -9,11 +9,19 @@ from ._branches import (
     restart_branch,
 )
 from ._continue import continuation
-from ._orbits import collocation_orbit, solve_collocation
+from ._orbits import (
+    collocation_orbit,
+    find_periodic_orbit,
+    locate_period_doubling,
+    periodic_orbit_from_simulation,
+    solve_collocation,
+    switch_period_doubling,
+)
 from ._study import convergence_study
 from ._switching import switch_branch, switch_period_doubling_collocation, switch_period_doubling_hbm
 
-__all__ = ["continuation", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch",
+__all__ = ["continuation", "find_periodic_orbit", "periodic_orbit_from_simulation", "locate_period_doubling",
+           "switch_period_doubling", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch",
            "periodic_start_from_hopf",
            "periodic_start_from_orbit", "periodic_start_from_simulation", "switch_branch",
            "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study",

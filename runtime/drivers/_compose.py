@@ -14,7 +14,6 @@ from tqdm import tqdm
 
 from ..analysis._equilibria import _use_aft
 from ..discretizations._collocation import CollocationDiscretization
-from ..discretizations._shooting import find_periodic_orbit
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
 from ._branches import (
@@ -24,6 +23,7 @@ from ._branches import (
     periodic_start_from_hopf,
     periodic_start_from_simulation,
 )
+from ._orbits import find_periodic_orbit
 
 __all__ = ["run_continuation"]
 

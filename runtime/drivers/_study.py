@@ -80,6 +80,7 @@ from ..errors import ConvergenceError, FrictionkitError, InputError
 from ..results._atomic import atomic_path
 from ..results._figure import finish, subplots
 from ..model._interface import Model
+from ._orbits import periodic_orbit_from_simulation
 
 __all__ = ["ConvergenceStudy", "MethodErrors", "convergence_study", "reference_orbit", "relative_errors",
            "parse_int_range"]
@@ -210,7 +211,6 @@ def reference_orbit(model: Model, at: float, harmonics: int = 500, *, x_init=Non
         No periodic orbit found at ``at`` (the simulation settles on an equilibrium, or
         shooting or Newton fails).
     """
-    from ..discretizations._shooting import periodic_orbit_from_simulation
     if int(harmonics) != harmonics or harmonics < 1:
         raise InputError(f"reference harmonics = {harmonics}: the number of harmonics must be an integer >= 1")
     harmonics = int(harmonics)

@@ -27,7 +27,8 @@ def _check_finite(R, what="residual"):
 
 def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xtol: float = 1e-11,
             max_iter: int = 12, divergence_factor: float = 1e3, noise_floor: float | None = None,
-            update_size=None, what: str = "Newton correction"):
+            update_size=None, what: str = "Newton correction", line_search: int = 0, merit=None,
+            merit_floor: float = 0.0):
     """Newton's method on ``R(Z) = 0, border . Z = value`` (or ``R(Z) = 0, g(Z) = 0``).
 
     Parameters
@@ -63,6 +64,25 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         the solution (DESIGN §2).  Default: the discretization's ``noise_floor`` attribute,
         or 0 (off: near a Hopf point the HBM is nearly singular too, and accepting its
         noise floor there derails the continuation).
+    line_search : int
+        Maximal number of step halvings of a backtracking line search on the merit; 0
+        (default) is off: full Newton steps, every other option as described.  With
+        ``line_search > 0`` each step ``dZ`` is halved until
+        ``merit(Z + s dZ) <= max(merit(Z), merit_floor)`` (a trial point whose residual
+        cannot be evaluated, :class:`ConvergenceError`, counts as no decrease), the
+        convergence tests apply to the accepted update ``s dZ`` and only after a full step
+        (``s = 1``), and no step that decreases the merit is found in
+        ``line_search`` halvings is an error.  This is what lets a rough guess, e.g. the
+        end of a simulated transient for shooting (seed ``004_*.txt``), converge.
+    merit : callable, optional
+        ``(R, Z) -> float``, the size of the residual ``R = disc.residual(Z)`` that the line
+        search decreases; default ``|R|_2``.  Only used with ``line_search > 0``.
+    merit_floor : float
+        With ``line_search > 0``: the merit level of the discretization's own noise (e.g.
+        the integration tolerance of shooting).  A trial point at or below it is accepted,
+        and from the second iteration a full step that lands below it also stops the
+        iteration (near a fold or Hopf point the update itself is noise there and may not
+        shrink).
 
     Returns
     -------
@@ -75,13 +95,43 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
     ConvergenceError
         If the iteration diverges, meets NaN, or does not converge in ``max_iter``.
     """
+    search = _LineSearch(int(line_search), merit or _residual_norm, float(merit_floor))
     with _Workspace.scope(disc):
         return _correct(disc, Z, _extra_equation(border, value, Z), counters, xtol, max_iter,
-                        divergence_factor, noise_floor, update_size or _relative_update, what)
+                        divergence_factor, noise_floor, update_size or _relative_update, what, search)
 
 
 def _relative_update(dZ, Z):
     return np.linalg.norm(dZ) / max(np.linalg.norm(Z), 1e-300)
+
+
+def _residual_norm(R, Z):
+    return float(np.linalg.norm(R))
+
+
+class _LineSearch:
+    """Backtracking on ``merit`` (:func:`correct`, ``line_search``); ``halvings = 0`` is off."""
+
+    def __init__(self, halvings, merit, floor):
+        self.halvings, self.merit, self.floor = halvings, merit, floor
+
+    def step(self, disc, Z, R, dZ, counters, what):
+        """``(Z + s dZ, R there, s)`` for the first ``s = 1, 1/2, ...`` that does not raise the merit."""
+        bound = max(self.merit(R, Z), self.floor)
+        s = 1.0
+        for _ in range(self.halvings):
+            trial = Z + s * dZ
+            try:
+                R_trial = disc.residual(trial)
+                if counters is not None:
+                    counters.residual_evaluations += 1
+                if self.merit(R_trial, trial) <= bound:
+                    return trial, R_trial, s
+            except ConvergenceError:    # e.g. a trial period <= 0 or a failed integration
+                pass
+            s /= 2
+        raise ConvergenceError(f"{what} diverged: no step of {self.halvings} halvings decreases the residual "
+                               f"(lam = {Z[-1]:.6g}); try a better initial guess")
 
 
 def _extra_equation(border, value, Z):
@@ -94,29 +144,39 @@ def _extra_equation(border, value, Z):
     return lambda Z: (float(border @ Z) - value, border)
 
 
-def _correct(disc, Z, extra, counters, xtol, max_iter, divergence_factor, noise_floor, update_size, what):
+def _correct(disc, Z, extra, counters, xtol, max_iter, divergence_factor, noise_floor, update_size, what,
+             search):
     Z = np.array(Z, dtype=float)
     if noise_floor is None:
         noise_floor = float(disc.noise_floor)
     first = None
     last = np.inf
+    R = None                    # the line search leaves the residual of the accepted point here
     for it in range(1, max_iter + 1):
-        R = disc.residual(Z)
-        if counters is not None:
-            counters.residual_evaluations += 1
+        if R is None:
+            R = disc.residual(Z)
+            if counters is not None:
+                counters.residual_evaluations += 1
         g, row = extra(Z)
         _check_finite(np.append(R, g))
         lu, _ = factor_jacobian(disc, Z, row, counters)
         dZ = lu.solve(np.append(-R, -g))
         del lu
-        Z = Z + dZ
+        if search.halvings:
+            Z, R, s = search.step(disc, Z, R, dZ, counters, what)
+            dZ = s * dZ
+        else:
+            Z, R, s = Z + dZ, None, 1.0
         err = float(update_size(dZ, Z))
         if first is None:
             first = err
         elif not err <= divergence_factor * max(first, 1e-300):
             raise ConvergenceError(f"{what} diverges (relative update {err:.3g} after {it} iterations, "
                                    f"lam = {Z[-1]:.6g})")
-        if err <= xtol:
+        if s < 1.0:             # a damped step is progress, not convergence
+            last = err
+            continue
+        if err <= xtol or (search.halvings and it >= 2 and search.merit(R, Z) <= search.floor):
             return Z, it
         # rounding-noise floor: a small update that no longer halves
         if err <= noise_floor and err > 0.5 * last:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..analysis._lyapunov import first_lyapunov
 from ..analysis._motion import classify_motion
-from ..discretizations._shooting import find_periodic_orbit
+from ..drivers._orbits import find_periodic_orbit
 from ..drivers._branches import periodic_start_from_simulation
 from ..drivers._compose import run_continuation
 from ..errors import FrictionkitError, InputError, ModelInterfaceError

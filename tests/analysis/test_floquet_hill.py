@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from frictionkit.runtime.drivers._orbits import collocation_orbit, solve_collocation
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.analysis._lyapunov import first_lyapunov
 from frictionkit.runtime.analysis._floquet import floquet_collocation, floquet_from_orbit, floquet_variational
 from frictionkit.runtime.analysis._hill import hbm_coefficients_from_samples, hbm_states_on_grid, hill_multipliers
@@ -185,7 +185,7 @@ def test_forced_duffing_multipliers_three_ways_and_liouville():
     # forced orbit: no trivial multiplier; tr J = -c, so the product of the multipliers is
     # exp(-c T) exactly (Liouville) - an analytic check for all three routes
     from frictionkit.runtime.model._interface import Model
-    from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
+    from frictionkit.runtime.drivers._orbits import periodic_orbit_from_simulation
     from tests.models import duffing_handwritten
 
     model = Model(duffing_handwritten)

@@ -5,9 +5,9 @@ from scipy.optimize import brentq
 
 from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
 from frictionkit.runtime.model._interface import Model
-from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
+from frictionkit.runtime.drivers._orbits import periodic_orbit_from_simulation
 from frictionkit.runtime.analysis._floquet import floquet_collocation
-from frictionkit.runtime.analysis._stability import locate_period_doubling, switch_period_doubling
+from frictionkit.runtime.drivers._orbits import locate_period_doubling, switch_period_doubling
 from frictionkit.runtime.errors import ConvergenceError, InputError
 from tests.models import duffing_handwritten
 from frictionkit.runtime.drivers._orbits import solve_collocation
@@ -118,7 +118,7 @@ def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
 def pd4_shooting(duffing_pd):
     """The period-2 -> period-4 doubling by shooting on period-2 orbits (periods=2), followed
     from the shooting-switched doubled orbit at w_pd - 4e-3."""
-    from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+    from frictionkit.runtime.drivers._orbits import find_periodic_orbit
     model, pd = duffing_pd
     ref = switch_period_doubling(model, pd, -4e-3, 0.05)
     x0 = ref.x0

@@ -24,7 +24,7 @@ from frictionkit.runtime.analysis._equilibria import find_equilibrium
 from frictionkit.runtime.discretizations._hbm import coefficients_to_samples
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.engine._newton import correct
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.nonsmooth import BeltChain, one_mass_cycle, orbit_error
 from tests.models import duffing_forced_handwritten

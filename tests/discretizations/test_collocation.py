@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
 from frictionkit.runtime.drivers._orbits import collocation_orbit, solve_collocation
 from frictionkit.runtime.model._interface import Model
-from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation
+from frictionkit.runtime.drivers._orbits import periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError
 from tests.models import duffing_handwritten, vdp_handwritten
 from tests.models._orbits import belt_orbit, vdp_orbit

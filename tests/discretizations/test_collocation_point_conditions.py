@@ -20,7 +20,7 @@ from frictionkit.runtime import load_model, periodic_branch
 from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
 from frictionkit.runtime.drivers._orbits import collocation_orbit, solve_collocation
 from frictionkit.runtime.model._interface import Model
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit, periodic_orbit_from_simulation
 from frictionkit.runtime.errors import InputError, ModelInterfaceError
 from tests.discretizations.test_point_conditions import _tanh_exp_model, check_jacobian_and_series
 from tests.models._orbits import belt

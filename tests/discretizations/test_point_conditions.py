@@ -25,7 +25,7 @@ from frictionkit.runtime.results._branch import trig_extrema
 from frictionkit.runtime.discretizations._hbm import HBMDiscretization
 from frictionkit.runtime.engine._newton import correct
 from frictionkit.runtime.model._series import SERIES_FUNCTIONS, taylor_coefficients, taylor_remainder
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.errors import InputError
 
 _NUMPY = {"exp": np.exp, "tanh": np.tanh, "atan": np.arctan, "sin": np.sin, "cos": np.cos, "log": np.log}

@@ -145,7 +145,7 @@ def test_symmetry_breaking_of_the_forced_twin_well_duffing_against_shooting():
     from frictionkit.runtime.engine._options import ContinuationProblem
     from frictionkit.runtime.drivers._continue import continuation
     from frictionkit.runtime.discretizations._hbm import HBMDiscretization, coefficients_to_samples
-    from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+    from frictionkit.runtime.drivers._orbits import find_periodic_orbit, periodic_orbit_from_simulation
     from tests.models import duffing_handwritten
 
     model = Model(duffing_handwritten, dict(c=0.3, F=0.45, k=-1.0, b=1.0))

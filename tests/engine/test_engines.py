@@ -63,7 +63,7 @@ def test_fold_of_the_n10_branch_is_where_the_multiplier_crosses_one():
     # from the tangent (independent of any multiplier); the seeds quote 10.25-10.26 m/s, the
     # converged fold by shooting on the original ODE is 10.2874834491 (README, benchmarks);
     # collocation N = 100, p = 3 lies 3.4e-7 above it.
-    from frictionkit.runtime.discretizations._shooting import periodic_orbit_from_simulation, find_periodic_orbit
+    from frictionkit.runtime.drivers._orbits import periodic_orbit_from_simulation, find_periodic_orbit
     from frictionkit.runtime.analysis._stability import multiplier_crossings
     from tests.models._orbits import belt
 

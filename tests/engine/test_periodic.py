@@ -20,7 +20,7 @@ from frictionkit.runtime.drivers._branches import (equilibrium_branch, periodic_
 from frictionkit.runtime.discretizations._hbm import coefficients_to_samples
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.engine._newton import correct
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from tests.models import belt_handwritten
 
 

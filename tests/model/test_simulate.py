@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from frictionkit.runtime import InputError, Model, load_model
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.model._simulate import check_orbit, simulate
 from tests.models import vdp_handwritten
 

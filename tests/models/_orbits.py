@@ -5,7 +5,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from frictionkit.runtime.model._interface import Model
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit, periodic_orbit_from_simulation
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit, periodic_orbit_from_simulation
 from frictionkit.runtime.analysis._lyapunov import first_lyapunov
 from tests.models import belt_handwritten, vdp_handwritten
 

@@ -27,7 +27,7 @@ from frictionkit.runtime.drivers._branches import periodic_start_from_orbit
 from frictionkit.runtime.engine._newton import correct
 from examples.seeds.seed004_2dof import (attractor_on_section, hopf_by_hand, linearization, poincare_multipliers,
                                           section_points, to_section)
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.analysis._stability import orbit_stability
 from frictionkit.runtime.errors import InputError
 

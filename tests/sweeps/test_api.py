@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from frictionkit.runtime.discretizations._shooting import find_periodic_orbit
+from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.model._load import load_model
 from frictionkit.runtime.sweeps import SweepSpec, run_task, sweep
 

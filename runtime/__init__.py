@@ -12,7 +12,7 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`to_subharmonic`, :class:`AFTDiscretization`, :class:`CollocationDiscretization`,
   :class:`ShootingDiscretization`, :class:`PeriodicOrbit`
 * results: :class:`Branch`, :class:`SpecialPoint`, :func:`load_branch`, :func:`plot_branches`,
-  :func:`plot_orbit`
+  :func:`plot_orbit`, the interactive :func:`report` and :func:`load_sweep_map` (a sweep store for it)
 * engine: :class:`ContinuationProblem`, :class:`ANMOptions`, :class:`NewtonOptions`,
   :func:`locate_fold_near`
 * analysis: equilibria :func:`find_equilibrium`; stability :func:`floquet_variational`,
@@ -91,7 +91,7 @@ from .engine import ANMOptions, ContinuationProblem, NewtonOptions, locate_fold_
 from ._version import __version__
 from .errors import ConvergenceError, FrictionkitError, InputError, ModelInterfaceError
 from .model import Model, OrbitCheck, check_branch_point, check_orbit, load_model, simulate
-from .results import Branch, SpecialPoint, load_branch, plot_branches, plot_orbit
+from .results import Branch, SpecialPoint, load_branch, load_sweep_map, plot_branches, plot_orbit, report
 
 
 __all__ = [
@@ -103,7 +103,7 @@ __all__ = [
     "Discretization", "HBMDiscretization", "to_subharmonic", "AFTDiscretization", "CollocationDiscretization",
     "ShootingDiscretization", "PeriodicOrbit",
     # results
-    "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit",
+    "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "report", "load_sweep_map",
     # engine
     "ContinuationProblem", "ANMOptions", "NewtonOptions", "locate_fold_near",
     # analysis

@@ -12,27 +12,32 @@ from ..results._branch import load_run
 from ..results._export import replacing, write_csv, write_mat
 from ..results._plots import plot_branches, plot_orbit
 from ..results._report import report
+from ..results._sweeps import FORMAT as SWEEP_FORMAT
+from ..results._sweeps import load_sweep_map
 from ..cli import main
 
 _H5 = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
 def _load(path: Path) -> list:
-    """The branches of a file (a run file: equilibria and periodic), or a two-parameter curve
-    (root attribute ``kind`` = ``hopf_curve``/``fold_curve``), as a list."""
+    """The branches of a file (a run file: equilibria and periodic), a two-parameter curve
+    (root attribute ``kind`` = ``hopf_curve``/``fold_curve``) or a sweep store (root
+    attribute ``format`` = ``frictionkit-sweep``), as a list."""
     try:
         with h5py.File(path, "r") as f:
-            kind = str(f.attrs.get("kind", ""))
+            kind, fmt = str(f.attrs.get("kind", "")), str(f.attrs.get("format", ""))
+        if fmt == SWEEP_FORMAT:
+            return [load_sweep_map(path)]
         return [BifurcationCurve.load(path)] if kind.endswith("_curve") else load_run(path)
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, InputError) as exc:
         raise click.ClickException(f"{path}: not a frictionkit result file ({exc}); give a file written by "
-                                   "frictionkit continue/demo/hopf-curve/fold-curve") from None
+                                   "frictionkit continue/demo/hopf-curve/fold-curve/sweep") from None
 
 
 def _branches(paths):
     loaded = [(p, x) for p in paths for x in _load(p)]
     items = [x for _, x in loaded]
-    curves = [p for p, x in loaded if not hasattr(x, "time_series")]
+    curves = [p for p, x in loaded if not hasattr(x, "time_series")]     # curves and sweep maps
     return items, curves
 
 
@@ -42,15 +47,18 @@ def _branches(paths):
               show_default=True, help="The HTML file to write.")
 @click.option("--state", default=None, help="State whose amplitude is plotted (default: the first).")
 def report_cmd(files, out, state):
-    """Write one self-contained interactive HTML report of saved branches and curves.
+    """Write one self-contained interactive HTML report of saved branches, curves and sweeps.
 
     Click a point of the diagram to see its orbit, phase portrait, Floquet multipliers
-    and numbers.  The file opens offline (Plotly's JavaScript is inlined).
+    and numbers; a sweep store (`frictionkit sweep --out`) shows its map, one point per
+    task coloured by outcome, hover for the task's parameters.  The file opens offline
+    (Plotly's JavaScript is inlined).
 
     \b
     Examples:
       frictionkit demo
       frictionkit report belt.h5 -o report.html
+      frictionkit report belt.h5 belt_sweep.h5 -o report.html
     """
     items, _ = _branches(files)
     try:
@@ -77,7 +85,8 @@ def plot_cmd(files, orbit, out, state):
     """
     items, curves = _branches(files)
     if curves:
-        raise click.BadParameter(f"{curves[0]} holds a two-parameter curve: use `frictionkit report`", param_hint="FILES")
+        raise click.BadParameter(f"{curves[0]} holds a two-parameter curve or a sweep store: use `frictionkit "
+                                 "report` (or `frictionkit plot-sweep` for a sweep's map)", param_hint="FILES")
     out = out or files[-1].with_suffix(".png")
     if out.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise click.BadParameter(f"{out}: give a .png, .pdf or .svg file", param_hint="-o")

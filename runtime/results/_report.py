@@ -7,7 +7,11 @@ type) and, below it, the panel of the point last clicked: the time series of eve
 over one period, a phase portrait, the Floquet multipliers on the unit circle (equilibria:
 the eigenvalues of df/dx in the complex plane) and its numbers.  Two-parameter curves (Hopf
 points of equilibria, folds of periodic orbits: anything with ``lam``, ``mu``, ``lam_name``,
-``mu_name``, ``kind``) get a third plot.
+``mu_name``, ``kind``) get a third plot, and sweep stores (:func:`load_sweep_map`) their map:
+one point per task on the grid, coloured by outcome (a continuation sweep's region, as
+``frictionkit plot-sweep --map`` colours it, over the region map itself for one swept
+parameter; the motion type or status of ``orbit``/``simulate`` tasks), hover showing the
+task's parameters and outcome.
 
 Every point's orbit is computed here and stored in the page as JSON, so the page needs no
 server and no network: the JavaScript is the Plotly library plus a few lines of glue
@@ -23,6 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ._plots import MOTION_COLORS, MARKERS, axis_label, units_of
+from ._sweeps import REGION_COLOURS, REGIONS, SweepMap, region_grid
 
 __all__ = ["report", "report_html"]
 
@@ -165,6 +170,56 @@ def _curves_figure(curves, go):
     return fig
 
 
+def _outcome_colour(outcome, k):
+    if outcome in REGIONS:
+        return REGION_COLOURS[REGIONS.index(outcome)]
+    if outcome in MOTION_COLORS:
+        return to_hex(MOTION_COLORS[outcome])
+    return "#ffffff" if outcome in ("failed", "error") else _OTHER_COLOURS[k % len(_OTHER_COLOURS)]
+
+
+_OTHER_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#bcbd22", "#17becf")
+
+
+def _sweep_figure(sm: SweepMap, go):
+    """The map of one sweep store: the region map of a continuation sweep over one swept
+    parameter (as ``plot-sweep --map``), and one marker per task, a trace per outcome."""
+    import pandas as pd
+    fig = go.Figure()
+    names, continuation = sm.names, sm.task == "continuation"
+    if continuation and len(names) == 1:
+        table = pd.DataFrame.from_dict(sm.rows, orient="index")
+        x, y, codes, _ = region_grid(table, sm)
+        colours = ["#ffffff", *REGION_COLOURS]
+        scale = [[f, c] for k, c in enumerate(colours) for f in (k / len(colours), (k + 1) / len(colours))]
+        fig.add_trace(go.Heatmap(x=x, y=y, z=codes + 1, zmin=0, zmax=len(colours) - 1, colorscale=scale,
+                                 showscale=False, hoverinfo="skip", name="regions"))
+    x_of = sm.at() if continuation else sm.start           # 1-D grids: tasks at this main-parameter value
+    outcomes = sm.outcomes()
+    for k, label in enumerate(dict.fromkeys(o for _, o in outcomes)):
+        idx = [i for i, o in outcomes if o == label]
+        rows = [sm.rows[i] for i in idx]
+        if len(names) == 1:
+            xs, ys = [x_of] * len(idx), [r.get(names[0]) for r in rows]
+        else:
+            xs, ys = [r.get(names[0]) for r in rows], [r.get(names[1]) for r in rows]
+        text = ["<br>".join([f"task {i}", *(f"{n} = {_g(r[n])}" for n in names if n in r),
+                             f"outcome: {label}", f"status: {r.get('status', '')}"]
+                            + ([f"motion: {r['motion']}"] if r.get("motion") else [])
+                            + ([f"{r['message'][:120]}"] if r.get("message") else []))
+                for i, r in zip(idx, rows)]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=f"tasks: {label}", text=text,
+                                 customdata=idx, hovertemplate="%{text}<extra></extra>",
+                                 marker=dict(symbol="square", size=11, color=_outcome_colour(label, k),
+                                             line=dict(width=1, color="black"))))
+    where = f" at {sm.param} = {_g(sm.at())}" if continuation and len(names) > 1 else ""
+    fig.update_layout(title=f"sweep map: {sm.model}, {sm.task} sweep ({len(sm.rows)} tasks){where}",
+                      xaxis_title=sm.param if len(names) == 1 else names[0],
+                      yaxis_title=names[0] if len(names) == 1 else names[1],
+                      template="plotly_white", height=460, hovermode="closest")
+    return fig
+
+
 def _orbit_figure(go, make_subplots):
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
                         subplot_titles=("orbit over one period", "phase portrait", "multipliers"))
@@ -216,10 +271,11 @@ def report_html(items, *, state=None, n_t=128, title=None) -> str:
     import plotly.io as pio
     from plotly.subplots import make_subplots
     items = list(items) if isinstance(items, (list, tuple)) else [items]
+    sweeps = [x for x in items if isinstance(x, SweepMap)]
     branches = [x for x in items if hasattr(x, "time_series")]
-    curves = [x for x in items if not hasattr(x, "time_series")]
-    if not branches and not curves:
-        raise InputError("report: nothing to show (give at least one branch or curve)")
+    curves = [x for x in items if not hasattr(x, "time_series") and not isinstance(x, SweepMap)]
+    if not branches and not curves and not sweeps:
+        raise InputError("report: nothing to show (give at least one branch, curve or sweep store)")
     parts, data = [], dict(branches=[], first=None, circle=_round([np.cos(np.linspace(0, 2 * np.pi, 121)),
                                                                   np.sin(np.linspace(0, 2 * np.pi, 121))]))
     plotlyjs = True                     # inlined once, in the first figure
@@ -249,6 +305,11 @@ def report_html(items, *, state=None, n_t=128, title=None) -> str:
     if curves:
         parts.append(pio.to_html(_curves_figure(curves, go), include_plotlyjs=plotlyjs, full_html=False,
                                  div_id="fk-curves"))
+        plotlyjs = False
+    for k, sm in enumerate(sweeps):
+        parts.append(pio.to_html(_sweep_figure(sm, go), include_plotlyjs=plotlyjs, full_html=False,
+                                 div_id=f"fk-sweep-{k}"))
+        plotlyjs = False
     name = title or ", ".join(dict.fromkeys(str(getattr(x, "provenance", {}).get("model", "")
                                                 or getattr(x, "model", "")) for x in items))
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
@@ -279,9 +340,10 @@ def report(items, path, *, state=None, n_t=128, title=None) -> Path:
 
     Parameters
     ----------
-    items : Branch, curve, or list of them
-        Branches of any kind (equilibria, periodic orbits) and two-parameter curves
-        (``hopf_curve`` / ``fold_curve`` results).
+    items : Branch, curve, SweepMap, or list of them
+        Branches of any kind (equilibria, periodic orbits), two-parameter curves
+        (``hopf_curve`` / ``fold_curve`` results) and sweep stores read by
+        :func:`load_sweep_map` (``frictionkit sweep --out``).
     path : str or Path
         The ``.html`` file, written atomically; it opens offline (Plotly's JavaScript is inlined).
     state : str, optional

@@ -1,6 +1,7 @@
 """The sweep's one HDF5 store: written atomically, read back as a table and as branches.
 
-Layout (``format = "frictionkit-sweep"``, ``format_version = 1``)::
+Layout (``format = "frictionkit-sweep"``, ``format_version = 1``; read by
+``results/_sweeps.read_sweep_store``, the one reader, which the report uses too)::
 
     /                     attrs: format, format_version, spec (the sweep's JSON, see _spec),
                                  sweep_key, grid_key, model_hash, model, param, task, n_tasks
@@ -34,12 +35,10 @@ import pandas as pd
 
 from ..errors import InputError
 from ..results._branch import Branch
+from ..results._sweeps import FORMAT, FORMAT_VERSION, read_sweep_store
 from ._spec import SweepSpec
 
 __all__ = ["SweepStore", "FORMAT"]
-
-FORMAT = "frictionkit-sweep"
-FORMAT_VERSION = 1
 
 
 def _name(index: int) -> str:
@@ -70,26 +69,18 @@ class SweepStore:
         self.commit_seconds = 0.0        # time of the last commit's copy + write
 
     def _read(self, spec):
-        try:
-            f = h5py.File(self.path, "r")
-        except OSError as exc:
-            raise InputError(f"{self.path}: not an HDF5 file ({exc}); choose another --out") from None
-        with f:
-            if f.attrs.get("format") != FORMAT:
-                raise InputError(f"{self.path} is not a sweep store (format {f.attrs.get('format')!r}); "
-                                 "choose another --out")
-            stored = SweepSpec.from_json(str(f.attrs["spec"]))
-            if spec is not None and stored.key != spec.key:
-                if stored.model_hash != spec.model_hash or stored.model != spec.model:
-                    what = (f"model {stored.model_label!r} (hash {stored.model_hash}), not "
-                            f"{spec.model_label!r} (hash {spec.model_hash})")
-                else:
-                    what = "a different grid, parameter range, task or options"
-                raise InputError(f"--out {self.path}: this store belongs to another sweep ({what}); "
-                                 "give another --out, or delete the file to start afresh")
-            self.spec = stored
-            for name, g in f.get("tasks", {}).items():
-                self.rows[int(name)] = json.loads(str(g.attrs["row"]))
+        stored_json, rows = read_sweep_store(self.path)
+        stored = SweepSpec.from_json(stored_json)
+        if spec is not None and stored.key != spec.key:
+            if stored.model_hash != spec.model_hash or stored.model != spec.model:
+                what = (f"model {stored.model_label!r} (hash {stored.model_hash}), not "
+                        f"{spec.model_label!r} (hash {spec.model_hash})")
+            else:
+                what = "a different grid, parameter range, task or options"
+            raise InputError(f"--out {self.path}: this store belongs to another sweep ({what}); "
+                             "give another --out, or delete the file to start afresh")
+        self.spec = stored
+        self.rows.update(rows)
 
     # -- state --------------------------------------------------------------------------
     @property

@@ -3,8 +3,10 @@
 import json
 import math
 import re
+import warnings
 
 from click.testing import CliRunner
+import h5py
 import numpy as np
 import pandas as pd
 import pytest
@@ -164,3 +166,57 @@ def test_plot_and_models_commands(saved, tmp_path):
     assert r.exit_code == 0 and re.search(r"Vb\s+0.2\s+m/s\s+belt speed", r.output)
     r = CliRunner().invoke(main, ["models", "nosuch"])
     assert r.exit_code != 0 and "unknown zoo model" in r.output
+
+
+# -- a sweep store in the report --------------------------------------------------------------
+_REGION = {(True, False): "stable sliding", (False, True): "stick-slip only", (True, True): "coexistence (bistable)",
+           (False, False): "other"}
+
+
+@pytest.fixture(scope="module")
+def sweep_store(tmp_path_factory):
+    """A small real continuation sweep (belt, n = 10, three values of FN, H = 5) run in this
+    process through run_task, the function the Dask workers run (as tests/sweeps/test_map.py)."""
+    from frictionkit.runtime.sweeps import SweepSpec, SweepStore, run_task
+    model = load_model("belt", continuation="Vb", n=10)
+    spec = SweepSpec.build("belt", model.model_hash, "Vb", 0.05, 12.0, {"FN": [1.0, 5.0, 10.0]}, {"n": 10},
+                           harmonics=5, at=(3.0,))
+    out = tmp_path_factory.mktemp("sweep") / "belt_sweep.h5"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        SweepStore(out, spec).commit([run_task(spec.to_json(), i) for i in range(len(spec))])
+    return out
+
+
+def _figure_data(html, div_id):
+    """The traces Plotly draws in the div ``div_id`` (the JSON passed to Plotly.newPlot)."""
+    at = html.index(f'"{div_id}",', html.index("Plotly.newPlot"))
+    return json.JSONDecoder().raw_decode(html, html.index("[", at))[0]
+
+
+def test_report_shows_a_sweep_map_one_point_per_task(saved, sweep_store, tmp_path):
+    folder, _, _ = saved
+    r = CliRunner().invoke(main, ["report", str(folder / "per.h5"), str(sweep_store), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "r.html").read_text()
+    assert not re.search(r'<(script|link)[^>]+(src|href)=["\']?(https?:)?//', html)   # still offline
+    traces = [t for t in _figure_data(html, "fk-sweep-0") if t["name"].startswith("tasks: ")]
+    # the store's own table, read with h5py (layout: runtime/sweeps/_store.py)
+    with h5py.File(sweep_store, "r") as f:
+        t = f["table"]
+        fn, status = t["FN"][()], [s.decode() if isinstance(s, bytes) else s for s in t["status"][()]]
+        eq = [json.loads(s) for s in t["eq_stable"].asstr()[()]]
+        orb = [json.loads(s or "[]") for s in t["orbit_stable"].asstr()[()]]
+    inside = lambda iv, v: any(lo <= v <= hi for lo, hi in iv)       # noqa: E731
+    expected = {float(fn[k]): _REGION[inside(eq[k], 3.0), inside(orb[k], 3.0)] if status[k] != "failed"
+                else "failed" for k in range(len(fn))}
+    shown = {y: tr["name"][len("tasks: "):] for tr in traces for y in tr["y"]}
+    assert sum(len(tr["y"]) for tr in traces) == len(fn) == 3            # one point per task
+    assert shown == expected
+    assert len(set(expected.values())) >= 2                            # the map is not one colour
+    # hover: the task's parameter and outcome
+    text = [s for tr in traces for s in tr["text"]]
+    assert all("FN = " in s and "outcome: " in s and "status: " in s for s in text)
+    # the region map under the tasks, as plot-sweep draws it: one row per swept value
+    heat = [tr for tr in _figure_data(html, "fk-sweep-0") if tr["type"] == "heatmap"]
+    assert len(heat) == 1 and len(heat[0]["z"]) == 3

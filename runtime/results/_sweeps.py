@@ -1,0 +1,182 @@
+"""Reading a sweep store, and the regions of its map (one layer below ``sweeps/``).
+
+The store's layout is documented in ``runtime/sweeps/_store.py`` (``format =
+"frictionkit-sweep"``); :func:`read_sweep_store` is its one reader (``SweepStore`` writes the
+store and reads it back through this function), so the report (:mod:`._report`) can show a
+sweep without importing the Dask layer above it.
+
+The regions of a continuation sweep at a main-parameter value ``lam``: a task's row says
+whether the equilibrium is stable (``eq_stable`` intervals) and whether a stable periodic
+orbit exists (``orbit_stable``):
+
+    ============================  =================  =====================
+    region                         equilibrium        stable periodic orbit
+    ============================  =================  =====================
+    0  stable sliding              stable             no
+    1  stick-slip only             unstable           yes
+    2  coexistence (bistable)      stable             yes
+    3  other                       unstable           no
+    ============================  =================  =====================
+
+(for friction oscillators the equilibrium is steady sliding and the orbits are stick-slip
+cycles; ``motion`` in the table says which orbits actually stick).  With one swept parameter
+the map is drawn in (main parameter, swept parameter); with two, in the two swept parameters
+at a given main-parameter value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+import json
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "read_sweep_store", "SweepMap", "load_sweep_map", "REGIONS",
+           "REGION_COLOURS", "region_codes", "region_grid"]
+
+FORMAT = "frictionkit-sweep"
+FORMAT_VERSION = 1
+
+REGIONS = ("stable sliding", "stick-slip only", "coexistence (bistable)", "other")
+REGION_COLOURS = ("#a6cee3", "#fb9a99", "#b2df8a", "#d9d9d9")
+
+
+def read_sweep_store(path) -> tuple[str, dict]:
+    """``(spec_json, rows)`` of the sweep store at ``path``: the root attribute ``spec`` (the
+    sweep's JSON) and ``{task index: summary row}`` from ``/tasks/*/`` attribute ``row``.
+
+    Raises
+    ------
+    InputError
+        ``path`` is not an HDF5 file or not a sweep store (its root ``format`` differs).
+    """
+    path = Path(path)
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise InputError(f"{path}: not an HDF5 file ({exc}); choose another --out") from None
+    with f:
+        if f.attrs.get("format") != FORMAT:
+            raise InputError(f"{path} is not a sweep store (format {f.attrs.get('format')!r}); "
+                             "choose another --out")
+        spec = str(f.attrs["spec"])
+        rows = {int(name): json.loads(str(g.attrs["row"])) for name, g in f.get("tasks", {}).items()}
+    return spec, rows
+
+
+def _inside(intervals, lam):
+    lam = np.asarray(lam, dtype=float)
+    hit = np.zeros(lam.shape, dtype=bool)
+    for lo, hi in intervals:
+        hit |= (lam >= lo) & (lam <= hi)
+    return hit
+
+
+def region_codes(row, lam) -> np.ndarray:
+    """Region code (index into :data:`REGIONS`) of one table row at main-parameter values ``lam``;
+    -1 where the task failed."""
+    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    if row.get("status") in ("failed", "error") or "eq_stable" not in row:
+        return np.full(lam.shape, -1)
+    eq = _inside(json.loads(row["eq_stable"]), lam)
+    orb = _inside(json.loads(row["orbit_stable"] or "[]"), lam)
+    return np.where(eq & ~orb, 0, np.where(~eq & orb, 1, np.where(eq & orb, 2, 3)))
+
+
+def region_grid(table, spec, lam=None, at=None):
+    """``(x, y, codes, names)`` of the map.
+
+    ``table`` is the summary table (a DataFrame indexed by task), ``spec`` the sweep
+    (``SweepSpec`` or :class:`SweepMap`: ``task``, ``names``, ``over``, ``param``, ``start``,
+    ``stop``).  One swept parameter: ``x = lam`` (default 200 values over the continuation
+    range), ``y`` the swept values, ``codes[j, i]`` the region of task ``j`` at ``lam[i]``.
+    Two swept parameters: ``x``, ``y`` their values and the regions at main-parameter value
+    ``at``.
+    """
+    if spec.task != "continuation":
+        raise InputError(f"a map needs a continuation sweep (this one ran {spec.task!r} tasks)")
+    rows = {i: r for i, r in zip(table.index, table.to_dict("records"))}
+    names = spec.names
+    if len(names) == 1:
+        x = np.linspace(min(spec.start, spec.stop), max(spec.start, spec.stop), 200) if lam is None \
+            else np.asarray(lam, dtype=float)
+        y = np.asarray(spec.over[0][1])
+        codes = np.full((len(y), len(x)), -1)
+        for j in range(len(y)):
+            if j in rows:
+                codes[j] = region_codes(rows[j], x)
+        return x, y, codes, (spec.param, names[0])
+    if len(names) != 2 or at is None:
+        raise InputError(f"a map of a sweep over {', '.join(names)}: give --at VALUE of {spec.param} "
+                         "(two swept parameters) — maps over more than two are not drawn")
+    x, y = np.asarray(spec.over[0][1]), np.asarray(spec.over[1][1])
+    codes = np.full((len(y), len(x)), -1)
+    for k in range(len(x) * len(y)):
+        if k in rows:
+            codes[k % len(y), k // len(y)] = region_codes(rows[k], at)[0]
+    return x, y, codes, (names[0], names[1])
+
+
+@dataclass
+class SweepMap:
+    """A sweep store as the report shows it (:func:`load_sweep_map`).
+
+    Attributes
+    ----------
+    path : Path
+    task, param, start, stop, over, model :
+        From the stored sweep (its JSON): the task kind, the main parameter and its range,
+        the swept parameters ``((name, values), ...)`` and the model's label.
+    options : dict
+        The task options (``at``: main-parameter values of the summary columns).
+    rows : dict
+        ``{task index: summary row}`` (grid values, ``status``, ``message``, task columns).
+    """
+
+    path: Path
+    task: str
+    param: str
+    start: float
+    stop: float
+    over: tuple
+    model: str
+    options: dict
+    rows: dict
+
+    @property
+    def names(self) -> list:
+        """The swept parameters' names."""
+        return [n for n, _ in self.over]
+
+    def at(self) -> float:
+        """Main-parameter value of a map over two swept parameters: the sweep's first ``at``
+        value, else the middle of its range."""
+        at = self.options.get("at") or ()
+        return float(at[0]) if len(at) else 0.5 * (self.start + self.stop)
+
+    def outcomes(self) -> list:
+        """``(task index, outcome)`` of every stored task, in task order: for a continuation
+        sweep the region (:data:`REGIONS`, ``"failed"``) at :meth:`at`, as ``frictionkit
+        plot-sweep --map`` colours it; for ``orbit``/``simulate`` tasks the motion type, else
+        the status."""
+        out = []
+        for i in sorted(self.rows):
+            row = self.rows[i]
+            if self.task == "continuation":
+                code = int(region_codes(row, self.at())[0])
+                out.append((i, REGIONS[code] if code >= 0 else "failed"))
+            else:
+                out.append((i, row.get("motion") or row.get("status", "")))
+        return out
+
+
+def load_sweep_map(path) -> SweepMap:
+    """Read the sweep store at ``path`` (``frictionkit sweep --out``) for :func:`report`."""
+    spec, rows = read_sweep_store(path)
+    d = json.loads(spec)
+    return SweepMap(path=Path(path), task=d["task"], param=d["param"], start=float(d["start"]),
+                    stop=float(d["stop"]), over=tuple((n, tuple(v)) for n, v in d["over"]),
+                    model=d["model_file"] or d["model"], options=dict(d["options"]), rows=rows)

@@ -1,9 +1,5 @@
-"""The package version: one source of truth, ``pyproject.toml``, read from the installed metadata."""
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("frictionkit")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
-    __version__ = "0+unknown"
+"""The package version, ``frictionkit.__version__`` (its one source: ``runtime/_package``,
+the top-level package's ``__init__``, which imports nothing), for the runtime's provenance."""
+from frictionkit import __version__
 
 __all__ = ["__version__"]

@@ -1,4 +1,4 @@
-"""``frictionkit.runtime``'s docstring lists exactly ``__all__``, and every name of it exists."""
+"""``frictionkit.runtime``'s docstring lists exactly ``__all__``, and every name of it exists; one version everywhere."""
 import re
 
 import frictionkit.runtime as runtime
@@ -11,3 +11,19 @@ def test_docstring_lists_all_and_all_exists():
     assert listed == set(runtime.__all__)
     assert len(runtime.__all__) == len(set(runtime.__all__))
     assert all(hasattr(runtime, name) for name in runtime.__all__)
+
+
+def test_one_version_everywhere():
+    """``frictionkit`` is a regular package carrying the version; the runtime, the installed
+    metadata (pyproject reads the same attribute) and ``frictionkit --version`` agree."""
+    import importlib.metadata
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import frictionkit
+    assert frictionkit.__version__ == runtime.__version__ == importlib.metadata.version("frictionkit")
+    assert frictionkit.__file__ is not None                      # not an implicit namespace package
+    exe = Path(sys.executable).with_name("frictionkit")
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == f"frictionkit, version {frictionkit.__version__}"

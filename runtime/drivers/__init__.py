@@ -9,14 +9,8 @@ from ._branches import (
     restart_branch,
 )
 from ._continue import continuation
-from ._orbits import (
-    collocation_orbit,
-    find_periodic_orbit,
-    locate_period_doubling,
-    periodic_orbit_from_simulation,
-    solve_collocation,
-    switch_period_doubling,
-)
+from ._orbits import collocation_orbit, find_periodic_orbit, locate_period_doubling, periodic_orbit_from_simulation
+from ._orbits import solve_collocation, switch_period_doubling
 from ._study import convergence_study
 from ._switching import switch_branch, switch_period_doubling_collocation, switch_period_doubling_hbm
 

@@ -5,9 +5,9 @@ from scipy.optimize import brentq
 
 from frictionkit.runtime.discretizations._collocation import CollocationDiscretization
 from frictionkit.runtime.model._interface import Model
-from frictionkit.runtime.drivers._orbits import periodic_orbit_from_simulation
 from frictionkit.runtime.analysis._floquet import floquet_collocation
-from frictionkit.runtime.drivers._orbits import locate_period_doubling, switch_period_doubling
+from frictionkit.runtime.drivers._orbits import (locate_period_doubling, periodic_orbit_from_simulation,
+                                                 switch_period_doubling)
 from frictionkit.runtime.errors import ConvergenceError, InputError
 from tests.models import duffing_handwritten
 from frictionkit.runtime.drivers._orbits import solve_collocation

@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 from frictionkit.runtime.discretizations._shooting import ShootingDiscretization
-
 from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.errors import ConvergenceError, InputError
 from tests.models._orbits import belt, belt_orbit, vdp, vdp_orbit

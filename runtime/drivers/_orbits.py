@@ -31,9 +31,10 @@ from ..model._interface import Model
 __all__ = ["find_periodic_orbit", "periodic_orbit_from_simulation", "locate_period_doubling",
            "switch_period_doubling", "solve_collocation", "collocation_orbit"]
 
-# Step halvings of the shooting Newton's line search: a step 1/128 of Newton's that still
-# does not decrease the defect means the guess is not in the orbit's basin.
-_SHOOTING_HALVINGS = 8
+# Trial steps of the shooting Newton's line search (1 down to 1/128 of Newton's): a step
+# 1/128 of Newton's that still does not decrease the defect means the guess is not in the
+# orbit's basin.
+_SHOOTING_TRIALS = 8
 
 
 def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *, rtol: float = 1e-12,
@@ -42,8 +43,8 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
     """Find a periodic orbit of ``x' = f(x, t; p)`` by simple shooting (Newton on ``x0`` and ``T``).
 
     Newton's method is ``engine.correct`` on :class:`ShootingDiscretization` with the border
-    ``lam = const`` and a backtracking line search (up to 8 step halvings) on the scaled
-    defect (:meth:`ShootingDiscretization.scaled_defect`).
+    ``lam = const`` and a backtracking line search (steps 1 down to 1/128 of Newton's) on
+    the scaled defect (:meth:`ShootingDiscretization.scaled_defect`).
 
     Parameters
     ----------
@@ -101,7 +102,7 @@ def find_periodic_orbit(model: Model, lam: float, x0, T: float | None = None, *,
     border[-1] = 1.0
     Z, it = correct(disc, Z0, border, float(lam), xtol=tol, max_iter=int(max_iter), divergence_factor=np.inf,
                     noise_floor=0.0, update_size=disc.scaled_update, what=f"shooting Newton at lam={lam}",
-                    line_search=_SHOOTING_HALVINGS, merit=lambda R, Z: disc.scaled_defect(Z),
+                    line_search=_SHOOTING_TRIALS, merit=lambda R, Z: disc.scaled_defect(Z),
                     merit_floor=disc.noise_floor)
     return converged_orbit(model, lam, Z[: model.n], disc.unpack(Z)["T"], iterations=it, tol=tol,
                            phase_state=disc.phase_state, **disc.opts)
@@ -113,8 +114,9 @@ def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient
 
     Forced models: the transient covers a whole number of forcing periods and its end state
     is the guess of ``x0``.  Autonomous models: the transient is integrated over
-    ``[0, t_transient]`` (LSODA, ``rtol=1e-9``) with an event at the maxima of state ``phase_state`` (``f_k`` crossing zero downwards); the last
-    two maxima give the initial guesses of ``x0`` and ``T`` for :func:`find_periodic_orbit`.
+    ``[0, t_transient]`` (LSODA, ``rtol=1e-9``) with an event at the maxima of state
+    ``phase_state`` (``f_k`` crossing zero downwards); the last two maxima give the initial
+    guesses of ``x0`` and ``T`` for :func:`find_periodic_orbit`.
 
     Parameters
     ----------

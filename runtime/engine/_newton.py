@@ -65,15 +65,15 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         or 0 (off: near a Hopf point the HBM is nearly singular too, and accepting its
         noise floor there derails the continuation).
     line_search : int
-        Maximal number of step halvings of a backtracking line search on the merit; 0
-        (default) is off: full Newton steps, every other option as described.  With
-        ``line_search > 0`` each step ``dZ`` is halved until
+        Number of trial steps ``s = 1, 1/2, ..., 2**(1 - line_search)`` of a backtracking
+        line search on the merit; 0 (default) is off: full Newton steps, every other option
+        as described.  With ``line_search > 0`` each step ``dZ`` is halved until
         ``merit(Z + s dZ) <= max(merit(Z), merit_floor)`` (a trial point whose residual
-        cannot be evaluated, :class:`ConvergenceError`, counts as no decrease), the
-        convergence tests apply to the accepted update ``s dZ`` and only after a full step
-        (``s = 1``), and no step that decreases the merit is found in
-        ``line_search`` halvings is an error.  This is what lets a rough guess, e.g. the
-        end of a simulated transient for shooting (seed ``004_*.txt``), converge.
+        cannot be evaluated, :class:`ConvergenceError`, counts as no decrease); the
+        convergence tests apply to the accepted update ``s dZ``, and only after a full step
+        (``s = 1``); no such step among the ``line_search`` trials raises
+        :class:`ConvergenceError`.  This is what lets a rough guess, e.g. the end of a
+        simulated transient for shooting (seed ``004_*.txt``), converge.
     merit : callable, optional
         ``(R, Z) -> float``, the size of the residual ``R = disc.residual(Z)`` that the line
         search decreases; default ``|R|_2``.  Only used with ``line_search > 0``.
@@ -130,8 +130,9 @@ class _LineSearch:
             except ConvergenceError:    # e.g. a trial period <= 0 or a failed integration
                 pass
             s /= 2
-        raise ConvergenceError(f"{what} diverged: no step of {self.halvings} halvings decreases the residual "
-                               f"(lam = {Z[-1]:.6g}); try a better initial guess")
+        raise ConvergenceError(f"{what} diverged: none of {self.halvings} trial steps (1 down to "
+                               f"2^-{self.halvings - 1} of Newton's) decreases the residual (lam = {Z[-1]:.6g}); "
+                               "try a better initial guess")
 
 
 def _extra_equation(border, value, Z):

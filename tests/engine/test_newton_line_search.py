@@ -41,5 +41,5 @@ def test_line_search_reaches_the_root_from_outside_the_basin():
 
 def test_line_search_gives_up_with_a_clear_error_when_no_step_decreases_the_merit():
     # a merit that is least at the guess: every trial point is rejected
-    with pytest.raises(ConvergenceError, match="no step of 3 halvings"):
+    with pytest.raises(ConvergenceError, match="none of 3 trial steps"):
         correct(_Atan(), [2.0, 0.3], LAM_FIXED, line_search=3, merit=lambda R, Z: float(Z[0] != 2.0))

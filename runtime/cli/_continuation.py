@@ -65,20 +65,35 @@ def _parse_restart(text):
     return Path(path), int(idx)
 
 
-def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
-    """Save, plot and set the exit status of ``continue`` (saves cannot be interrupted halfway)."""
+def _save_run_groups(out, branches):
+    """One run file: /equilibria and /periodic groups."""
+    save_run(out, **{"equilibria" if b.kind == "equilibrium" else "periodic": b for b in branches})
+
+
+def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save=_save_run_groups):
+    """Save, plot and set the exit status of ``continue`` (saves cannot be interrupted halfway).
+
+    ``save(out, branches)`` writes the file (default: a new run file; ``--append``: a further
+    group of the restarted file).  A signal during the save is held back until the file is
+    complete, then ends the command with exit code 130, naming the save."""
     if main_branch.status == "max_steps":
         main_branch.success = False
         main_branch.message += "; raise --max-steps or continue with --restart"
-    with deferred_interrupts():
-        if out is not None:               # one run file: /equilibria and /periodic groups
-            save_run(out, **{"equilibria" if b.kind == "equilibrium" else "periodic": b
-                             for b in branches or [main_branch]})
-            click.echo(f"wrote {out}")
-        if plot is not None:
+    try:
+        with deferred_interrupts():       # a signal during the save is raised once the file is complete
+            if out is not None:
+                save(out, branches or [main_branch])
+                click.echo(f"wrote {out}")
+    except KeyboardInterrupt as exc:
+        interrupted = f"interrupted ({exc}) during the save; the file {out} is complete"
+    if plot is not None and not interrupted:
+        with deferred_interrupts():
             plot_branches(branches, path=plot)
             click.echo(f"wrote {plot}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
+    if isinstance(interrupted, str):
+        click.echo(f"Error: {interrupted}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     if main_branch.status == "interrupted" or interrupted:
         click.echo(f"Error: interrupted: {main_branch.message}" + (f"; the branch so far is in {out}" if out else ""),
                    err=True)

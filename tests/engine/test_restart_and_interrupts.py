@@ -136,3 +136,76 @@ def test_kill_during_save_keeps_previous_file(tmp_path):
     proc.kill()
     proc.wait(timeout=30)
     assert target.read_bytes() == b"previous"
+
+
+# SIGINT delivered by the process itself the moment a phase begins: the named function is
+# wrapped so that its first call (on the periodic branch) sends SIGINT, then runs as usual
+PHASE_RUNNER = """
+import os, signal, sys
+import frictionkit.runtime.analysis._pass as analysis_pass
+import frictionkit.runtime.analysis._stability as stability
+import frictionkit.runtime.engine._run as engine_run
+import frictionkit.runtime.results._branch as results_branch
+
+def interrupt_on_entry(owner, name, when=lambda *a: True):
+    original = getattr(owner, name)
+    def wrapper(*args, **kwargs):
+        if when(*args):
+            setattr(owner, name, original)
+            os.kill(os.getpid(), signal.SIGINT)
+        return original(*args, **kwargs)
+    setattr(owner, name, wrapper)
+
+periodic = lambda disc, *rest: disc.size > disc.model.N + 1     # not the equilibria's call
+phase = sys.argv[1]
+if phase == "fold location":
+    interrupt_on_entry(engine_run, "locate_folds", periodic)
+elif phase == "stability":
+    interrupt_on_entry(analysis_pass, "branch_stability")
+elif phase == "crossings":
+    interrupt_on_entry(stability, "_locate_crossings")
+elif phase == "save":
+    interrupt_on_entry(results_branch.Branch, "_write_group")
+from frictionkit.runtime.cli import main
+main(sys.argv[2:], prog_name="frictionkit")
+"""
+
+
+def _run_interrupted(phase, out):
+    args = ["continue", "belt", "--param", "Vb", "--start", 0.05, "--stop", 12, "--set", "n=10", "FN=5",
+            "--from-hopf", 1, "-H", 10, "--out", out, "--checkpoint-steps", 0, "--checkpoint-seconds", 0, "-q"]
+    return subprocess.run([sys.executable, "-c", PHASE_RUNNER, phase, *map(str, args)], env=_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("phase, says", [("fold location", "fold location"), ("stability", "analysis"),
+                                         ("crossings", "analysis")])
+def test_sigint_in_a_phase_keeps_the_branch(phase, says, tmp_path):
+    """SIGINT as the phase begins: exit 130, both branches on disk, the periodic one
+    ``interrupted`` with a message naming the phase, the columns done finite, the rest NaN."""
+    out = tmp_path / "run.h5"
+    res = _run_interrupted(phase, out)
+    assert res.returncode == 130, res.stderr
+    assert "Traceback" not in res.stderr and says in res.stderr
+    eq, per = load_branch(out, "equilibria"), load_branch(out)
+    assert eq.success and np.all(np.isfinite(eq.stable))
+    assert per.status == "interrupted" and not per.success and says in per.message
+    assert len(per) > 100 and np.all(np.isfinite(per.param))
+    if phase == "crossings":      # the multipliers were done: every point has its stable flag
+        assert np.all(np.isfinite(per.stable)) and np.any(np.isfinite(per.max_multiplier))
+    else:                         # interrupted before the stability pass: NaN everywhere
+        assert np.all(np.isnan(per.stable)) and per.multipliers is None
+
+
+def test_sigint_during_the_save_leaves_a_complete_file(tmp_path):
+    """SIGINT while the run file is being written (after its first group): the write
+    completes and replaces the previous file whole; exit 130 naming the save."""
+    out = tmp_path / "run.h5"
+    out.write_bytes(b"the previous file")
+    res = _run_interrupted("save", out)
+    assert res.returncode == 130, res.stderr
+    assert "Traceback" not in res.stderr and "during the save" in res.stderr
+    per = load_branch(out)
+    assert per.status == "equilibrium" and per.special_points("fold")     # the complete run
+    assert load_branch(out, "equilibria").special_points("hopf")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.h5"]       # no temporary file left

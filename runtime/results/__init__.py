@@ -1,11 +1,11 @@
 """Results: the :class:`Branch` (column data, solutions, special points, provenance), its HDF5
 layout, and the plots of branches and orbits."""
-from ._branch import Branch, SpecialPoint, load_branch, load_run, save_run, trig_extrema
+from ._branch import Branch, SpecialPoint, append_branch, load_branch, load_run, save_run, trig_extrema
 from ._export import to_dataframe, to_xarray
 from ._plots import plot_branches, plot_orbit
 from ._report import report
 from ._result import Result
 
-__all__ = ["Branch", "SpecialPoint", "load_branch", "load_run", "save_run", "trig_extrema", "plot_branches",
+__all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema", "plot_branches",
            "plot_orbit", "Result",
            "report", "to_dataframe", "to_xarray"]

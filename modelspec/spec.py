@@ -403,10 +403,11 @@ class ModelSpec:
     def parameter_conditions(self):
         """Conditions the parameter values must meet for the model to be evaluable.
 
-        Declared domains come first (``positive``, ``bounds``); masses must not vanish; in every parameter-only sub-expression of the equations a
-        denominator must not vanish, a square-root (even-root) argument must not be
-        negative and a logarithm's argument must be positive.  Inner conditions come
-        first, so that the first failing one names the culprit.
+        Declared domains come first (``positive``, ``bounds``); masses must not vanish; in
+        every parameter-only sub-expression of the equations a denominator must not vanish,
+        a square-root (even-root) argument must not be negative and a logarithm's argument
+        must be positive.  Inner conditions come first, so that the first failing one names
+        the culprit.
 
         Returns
         -------

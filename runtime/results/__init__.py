@@ -6,6 +6,5 @@ from ._plots import plot_branches, plot_orbit
 from ._report import report
 from ._result import Result
 
-__all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema", "plot_branches",
-           "plot_orbit", "Result",
-           "report", "to_dataframe", "to_xarray"]
+__all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema",
+           "plot_branches", "plot_orbit", "Result", "report", "to_dataframe", "to_xarray"]

@@ -77,6 +77,9 @@ class ParameterValueError(ModelSpecError):
     """
 
 
+#: how a declared domain (``ModelSpec.parameter(..., positive=True, bounds=...)``) is named
+DECLARED = "the declaration"
+
 #: kinds of parameter conditions (``ModelSpec.parameter_conditions``) and what they require
 CONDITION_TEXT = {"nonzero": "must not be 0", "nonnegative": "must not be negative",
                   "positive": "must be positive"}
@@ -91,6 +94,6 @@ def parameter_message(where, kind, expr_text, names, value, values, what="value"
     """
     given = ", ".join(f"{n} = {values[n]!r}" for n in names if n in values)
     plural = "s" if len(names) > 1 else ""
+    role = f", as {where} requires" if where.startswith(DECLARED) else f"; it {_ROLE[kind]} in {where}"
     return (f"parameter{plural} {', '.join(repr(n) for n in names)} ({what}{plural} {given}): "
-            f"{expr_text} = {value:.6g} {CONDITION_TEXT[kind]}; it {_ROLE[kind]} in {where}; choose "
-            f"other values")
+            f"{expr_text} = {value:.6g} {CONDITION_TEXT[kind]}{role}; choose other values")

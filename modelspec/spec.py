@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from .errors import (DuplicateNameError, ForcingError, InvalidConstantError, InvalidTextError,
-                     MissingEquationError, ModelSpecError, NonAnalyticError, ParameterValueError,
+                     DECLARED, MissingEquationError, ModelSpecError, NonAnalyticError, ParameterValueError,
                      UndeclaredSymbolError, UnknownParameterError, UnknownStateError,
                      parameter_message)
 
@@ -87,6 +87,8 @@ class Parameter:
     default: float
     unit: str | None = None
     doc: str | None = None
+    positive: bool = False
+    bounds: tuple | None = None      # (lower, upper), either None; both inclusive
 
     @property
     def name(self) -> str:
@@ -169,8 +171,15 @@ class ModelSpec:
                                          f"{self.name!r}; every name must be unique")
         return name
 
-    def parameter(self, name: str, default: float, unit: str | None = None, doc: str | None = None) -> sp.Symbol:
-        """Declare a parameter with its default value; returns its sympy symbol."""
+    def parameter(self, name: str, default: float, unit: str | None = None, doc: str | None = None, *,
+                  positive: bool = False, bounds: tuple | None = None) -> sp.Symbol:
+        """Declare a parameter with its default value; returns its sympy symbol.
+
+        ``positive=True`` (e.g. a regularization parameter, a mass) and ``bounds=(lower,
+        upper)`` (inclusive, either None) restrict the values a model may be loaded with;
+        they join :meth:`parameter_conditions`, so the generated module's
+        ``check_parameters`` refuses other values naming the parameter.
+        """
         name = self._new_name(name, "parameter")
         unit = check_text(unit, f"unit of parameter {name!r}")
         doc = check_text(doc, f"doc of parameter {name!r}")
@@ -182,8 +191,19 @@ class ModelSpec:
             raise ModelSpecError(f"parameter {name!r}: default {default!r} is not a number") from None
         if not math.isfinite(value):
             raise ModelSpecError(f"parameter {name!r}: default {default!r} must be finite")
+        if not isinstance(positive, bool):
+            raise ModelSpecError(f"parameter {name!r}: positive={positive!r} must be True or False")
+        if bounds is not None:
+            try:
+                lo, hi = (None if b is None else float(b) for b in bounds)
+            except (TypeError, ValueError):
+                raise ModelSpecError(f"parameter {name!r}: bounds={bounds!r} must be (lower, upper), "
+                                     "numbers or None") from None
+            if lo is not None and hi is not None and not lo < hi:
+                raise ModelSpecError(f"parameter {name!r}: bounds={bounds!r} is empty (lower >= upper)")
+            bounds = (lo, hi)
         sym = sp.Symbol(name, real=True)
-        self.parameters[name] = Parameter(sym, value, unit, doc)
+        self.parameters[name] = Parameter(sym, value, unit, doc, positive, bounds)
         return sym
 
     def state(self, name: str, unit: str | None = None, doc: str | None = None) -> sp.Symbol:
@@ -383,10 +403,11 @@ class ModelSpec:
     def parameter_conditions(self):
         """Conditions the parameter values must meet for the model to be evaluable.
 
-        Masses must not vanish; in every parameter-only sub-expression of the equations a
-        denominator must not vanish, a square-root (even-root) argument must not be
-        negative and a logarithm's argument must be positive.  Inner conditions come
-        first, so that the first failing one names the culprit.
+        Declared domains come first (``positive``, ``bounds``); masses must not vanish; in
+        every parameter-only sub-expression of the equations a denominator must not vanish,
+        a square-root (even-root) argument must not be negative and a logarithm's argument
+        must be positive.  Inner conditions come first, so that the first failing one names
+        the culprit.
 
         Returns
         -------
@@ -401,6 +422,17 @@ class ModelSpec:
                 return
             seen.add((kind, expr))
             out.append((where, kind, expr))
+
+        # declared domains first (``parameter(..., positive=True, bounds=...)``)
+        for p in self.parameters.values():
+            where = f"{DECLARED} of {p.name!r}"
+            if p.positive:
+                add(f"{where} (positive=True)", "positive", p.symbol)
+            lo, hi = p.bounds or (None, None)
+            if lo is not None:
+                add(f"{where} (lower bound {lo:g})", "nonnegative", p.symbol - sp.Float(lo))
+            if hi is not None:
+                add(f"{where} (upper bound {hi:g})", "nonnegative", sp.Float(hi) - p.symbol)
 
         for s, mass in self.masses.items():
             for where, kind, e in self._conditions_in(f"mass of {s.name!r}", mass, params):

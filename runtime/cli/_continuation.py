@@ -28,7 +28,7 @@ from ..engine._run import _provenance as run_provenance
 from ..errors import ConvergenceError, FrictionkitError, InputError
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
-from ..results._branch import load_branch, save_run
+from ..results._branch import append_branch, load_branch, save_run
 from ..results._plots import plot_branches
 from ._params import ASSIGNMENT, param_values, write_outputs
 
@@ -65,20 +65,40 @@ def _parse_restart(text):
     return Path(path), int(idx)
 
 
-def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
-    """Save, plot and set the exit status of ``continue`` (saves cannot be interrupted halfway)."""
+def _save_run_groups(out, branches):
+    """One run file: /equilibria and /periodic groups."""
+    save_run(out, **{"equilibria" if b.kind == "equilibrium" else "periodic": b for b in branches})
+
+
+def _append_restart(path, branches):
+    """``--append``: the restarted branch as a further group of the restart file."""
+    click.echo(f"appended the restarted branch to {path} as group {append_branch(path, branches[0])!r}")
+
+
+def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save=_save_run_groups):
+    """Save, plot and set the exit status of ``continue`` (saves cannot be interrupted halfway).
+
+    ``save(out, branches)`` writes the file (default: a new run file; ``--append``: a further
+    group of the restarted file).  A signal during the save is held back until the file is
+    complete, then ends the command with exit code 130, naming the save."""
     if main_branch.status == "max_steps":
         main_branch.success = False
         main_branch.message += "; raise --max-steps or continue with --restart"
-    with deferred_interrupts():
-        if out is not None:               # one run file: /equilibria and /periodic groups
-            save_run(out, **{"equilibria" if b.kind == "equilibrium" else "periodic": b
-                             for b in branches or [main_branch]})
-            click.echo(f"wrote {out}")
-        if plot is not None:
+    try:
+        with deferred_interrupts():       # a signal during the save is raised once the file is complete
+            if out is not None:
+                save(out, branches or [main_branch])
+                click.echo(f"wrote {out}")
+    except KeyboardInterrupt as exc:
+        interrupted = f"interrupted ({exc}) during the save; the file {out} is complete"
+    if plot is not None and not interrupted:
+        with deferred_interrupts():
             plot_branches(branches, path=plot)
             click.echo(f"wrote {plot}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
+    if isinstance(interrupted, str):
+        click.echo(f"Error: {interrupted}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     if main_branch.status == "interrupted" or interrupted:
         click.echo(f"Error: interrupted: {main_branch.message}" + (f"; the branch so far is in {out}" if out else ""),
                    err=True)
@@ -116,8 +136,8 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
 @click.option("--harmonics", "-H", type=int, default=None,
               help="Number of harmonics (HBM, AFT; also the HBM start of collocation) [default: 30; "
                    "with --restart: the file's].")
-@click.option("--intervals", type=int, default=40, show_default=True, help="Collocation sub-intervals N_int.")
-@click.option("--degree", type=int, default=3, show_default=True, help="Collocation polynomial degree p.")
+@click.option("--intervals", type=int, default=None, help="Collocation sub-intervals N_int [default: 40].")
+@click.option("--degree", type=int, default=None, help="Collocation polynomial degree p [default: 3].")
 @click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget (>= 1).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file of the run (groups /equilibria and /periodic); an existing file "
@@ -131,7 +151,13 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
               help="... and every this many seconds (0: never).")
 @click.option("--restart", "restart", default=None, metavar="FILE.h5[@INDEX]",
               help="Continue the branch saved in FILE from its point INDEX (default: the last; "
-                   "negative counts from the end), like AUTO's IRS.")
+                   "negative counts from the end), like AUTO's IRS; with --method (and -H or "
+                   "--intervals/--degree) in another discretization, the saved orbit converted "
+                   "through its time samples and corrected.")
+@click.option("--append", is_flag=True,
+              help="With --restart: write the continued branch into FILE itself as a further group "
+                   "(restart_1, restart_2, ...; read it with load_branch(FILE, 'restart_1')), keeping "
+                   "the groups already there; the file is replaced only once the new one is complete.")
 @click.option("--direction", type=click.Choice(["up", "down"]), default=None,
               help="With --restart: continue with the parameter rising or falling [default: along the branch].")
 @click.option("--validity", type=click.Choice(["stop", "warn"]), default="stop", show_default=True,
@@ -141,7 +167,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False):
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
                  intervals, degree, max_steps, out, plot, no_clobber, checkpoint_steps, checkpoint_seconds,
-                 restart, direction, validity, quiet):
+                 restart, append, direction, validity, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     --stop may lie below --start (the continuation then runs downwards).  With --out, the
@@ -158,6 +184,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
       frictionkit continue drill --param eta --start 0.5 --stop 5 --set kappa=1 \\
           --from-hopf 1 -H 20                                  # sampled law: AFT + Newton
       frictionkit continue --restart branch.h5@40 --stop 12 -H 60 --out more.h5
+      frictionkit continue --restart branch.h5@40 --method collocation --intervals 100 --append
     """
     t0 = time.perf_counter()
     try:
@@ -169,11 +196,15 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
             raise InputError(f"--from-hopf {hopf}: Hopf points are numbered from 1")
         if harmonics is not None and harmonics < 1:
             raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
+        if append and (restart is None or out is not None):
+            raise InputError("--append writes into the --restart FILE: " + ("drop --out" if restart else
+                             "give --restart FILE.h5[@INDEX]"))
         checkpoint = _checkpointer(out, checkpoint_steps, checkpoint_seconds)
         with interrupt_signals():
             if restart is not None:
                 br = _restart(restart, model, stop, direction, method, harmonics,
-                              dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint)
+                              dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint,
+                              dict(discretization=discretization, intervals=intervals, degree=degree))
                 branches = [br]
             else:
                 eq, per = _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
@@ -188,8 +219,11 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
     except KeyboardInterrupt:
         click.echo("Error: interrupted before the first point of a branch: nothing to save", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    save = _save_run_groups
+    if append:                           # into the restart file itself, as a further group
+        out, save = _parse_restart(restart)[0], _append_restart
     try:
-        _finish_branch(br, branches, out, plot, t0)
+        _finish_branch(br, branches, out, plot, t0, save=save)
     except KeyboardInterrupt:            # during the plot after the save: the branch is on disk
         _finish_branch(br, [], None, None, t0, interrupted=True)
 
@@ -212,6 +246,7 @@ def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, dis
     if missing:
         raise InputError(f"missing {', '.join(missing)} (or give --restart FILE.h5); see --help")
     harmonics = 30 if harmonics is None else harmonics
+    intervals, degree = 40 if intervals is None else intervals, 3 if degree is None else degree
     params = param_values(set_, assignments)
     params.pop(param, None)
     m = _load(model, param, params)
@@ -248,8 +283,9 @@ def _domain_hint(m, param, lam, params):
     return None
 
 
-def _restart(text, model, stop, direction, method, harmonics, options, quiet, checkpoint):
-    """``continue --restart FILE[@INDEX]``: the continued branch."""
+def _restart(text, model, stop, direction, method, harmonics, options, quiet, checkpoint, sizes):
+    """``continue --restart FILE[@INDEX]``: the continued branch (``sizes``: the new
+    discretization and its intervals/degree, None to keep the saved ones)."""
     if model is not None:
         raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
     path, index = _parse_restart(text)
@@ -267,7 +303,7 @@ def _restart(text, model, stop, direction, method, harmonics, options, quiet, ch
     bar = _Progress(lam, stop if stop is not None else lam + 1, label) if not quiet else None
     try:
         br = saved.restart(index, stop=stop, direction=sign, method=method, harmonics=harmonics,
-                           options=options,
+                           options=options, **sizes,
                            progress=checkpoint(label, bar) if checkpoint else bar)
     finally:
         if bar:

@@ -25,6 +25,7 @@ from ..analysis._equilibria import _hopf_test, _locate_hopf, _use_aft, eigenvalu
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._collocation import CollocationDiscretization
 from ..discretizations._hbm import HBMDiscretization
+from ..discretizations._shooting import find_periodic_orbit
 from ..engine._bordered import Counters
 from ..engine._newton import correct
 from ..engine._options import ContinuationProblem, default_options
@@ -335,7 +336,7 @@ def _resize_harmonics(Z, disc_old_H, disc_new):
 
 
 def restart_branch(branch, index=-1, stop=None, direction=None, method=None, harmonics=None,
-                   options=None, progress=None):
+                   options=None, progress=None, discretization=None, intervals=None, degree=None):
     """Continue a (saved) branch from its point ``index`` (AUTO's ``IRS``); :meth:`Branch.restart`.
 
     Parameters
@@ -358,6 +359,16 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
         with zeros or truncated, then corrected).
     options : dict, optional
         Engine options overriding the branch's.
+    discretization : {None, "hbm", "aft", "collocation"}, optional
+        Another periodic-orbit method (``frictionkit continue --method``; default: the
+        branch's).  The saved orbit is sampled over one period
+        (:meth:`Discretization.samples`), rebuilt in the new discretization (states ->
+        ``model.aux`` -> FFT for HBM/AFT, ``from_states`` at the collocation points),
+        Newton-corrected at fixed parameter and continued.  ``harmonics`` (HBM/AFT) and
+        ``intervals``/``degree`` (collocation, default 40 and 3) give its size; a new
+        collocation mesh of a collocation branch is the same conversion.
+    intervals, degree : int, optional
+        Collocation sub-intervals and polynomial degree.
 
     Raises
     ------
@@ -373,7 +384,11 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
     index = int(index) % n_pts
     model = _restart_model(prov)
     saved = dict(prov.get("options", {}))
-    disc, Z = _restart_discretization(branch, model, index, harmonics)
+    keep = discretization in (None, prov.get("discretization", "hbm"))
+    disc, Z = _restart_discretization(branch, model, index, harmonics if keep else None)
+    changed = _changed_kind(branch, disc, discretization, intervals, degree)
+    if changed is not None:
+        disc, Z = _convert_point(disc, Z, changed, harmonics, intervals, degree)
     t = np.asarray(branch.tangents[index], dtype=float)
     if direction is None:
         direction = 1.0 if t[-1] >= 0 else -1.0
@@ -382,16 +397,20 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
     lam = float(Z[-1])
     if stop is not None:
         lo, hi = min(lam, float(stop)), max(lam, float(stop))
-    method = method or prov.get("method") or None
+    if changed != "aft":              # the saved engine, unless the ANM is impossible now
+        method = method or prov.get("method") or None
     opts = {k: v for k, v in saved.items() if k in _OPTION_KEYS}
     opts.update(options or {})
     opts.update(lam_min=lo, lam_max=hi)
     if branch.kind == "equilibrium":
-        return equilibrium_branch(model, lam, hi if direction > 0 else lo, method=method,
-                                  options=opts, x_guess=Z[:model.n], progress=progress,
-                                  discretization="aft" if prov.get("discretization") == "aft" else None)
-    return periodic_branch(disc, Z, lo, hi, float(np.sign(direction) or 1.0), method=method, options=opts,
-                           progress=progress)
+        br = equilibrium_branch(model, lam, hi if direction > 0 else lo, method=method,
+                                options=opts, x_guess=Z[:model.n], progress=progress,
+                                discretization="aft" if prov.get("discretization") == "aft" else None)
+    else:
+        br = periodic_branch(disc, Z, lo, hi, float(np.sign(direction) or 1.0), method=method, options=opts,
+                             progress=progress)
+    br.provenance["restarted_from"] = f"{prov.get('group', '/')}@{index}"
+    return br
 
 
 # engine options a restart takes over from the saved branch (not the range: that is the restart's)
@@ -415,6 +434,65 @@ def _restart_model(prov):
                          f"{model.model_hash} now, {prov['model_hash']} in the file): restarting would mix "
                          "two models; recompute the branch")
     return model
+
+
+def _changed_kind(branch, disc, discretization, intervals, degree):
+    """The discretization a restart converts to (None: it keeps the saved one)."""
+    if discretization is None:
+        same_mesh = (intervals is None or intervals == disc.sizes.get("n_intervals")) and \
+            (degree is None or degree == disc.sizes.get("degree"))
+        if disc.kind == "collocation" and not same_mesh:
+            return "collocation"
+        if (intervals is not None or degree is not None) and disc.kind != "collocation":
+            raise InputError("--intervals/--degree: the branch is not a collocation branch; add --method collocation")
+        return None
+    if discretization not in ("hbm", "aft", "collocation"):
+        raise InputError(f"--method {discretization!r}: restart converts to 'hbm', 'aft' or 'collocation'")
+    if branch.kind == "equilibrium":
+        raise InputError(f"--method {discretization}: an equilibrium branch has no periodic-orbit method; "
+                         "restart it without --method")
+    if discretization == disc.kind and discretization != "collocation":
+        return None
+    return discretization
+
+
+def _convert_point(old, Z, kind, harmonics, intervals, degree):
+    """A periodic orbit of one discretization as the unknowns of another (``kind``), corrected.
+
+    The orbit goes through its states on a uniform grid of one period (contract item 8,
+    ``samples``): to HBM/AFT by :func:`_orbit_to_start` (states -> aux -> FFT); to
+    collocation by ``from_states`` of its trigonometric interpolant.  Newton then corrects it
+    at the saved parameter value (``lam`` fixed).
+    """
+    model = old.model
+    info = old.unpack(Z)
+    lam, omega = info["lam"], info["omega"]
+    H = int(harmonics or old.H or 30)
+    n_grid = max(8 * H + 8, 8 * (old.H or 0) + 8, 512)
+    _, x = old.samples(Z, n_grid)
+    try:
+        if kind == "collocation":
+            if harmonics is not None:
+                raise InputError("harmonics: a collocation branch has no harmonics; give intervals/degree")
+            new = CollocationDiscretization(model, int(intervals or 40), int(degree or 3))
+            # a truncated harmonic balance can put a sqrt auxiliary of the recast on its other
+            # root at the collocation points (a Gibbs dip): shoot on the original ODE first,
+            # from an extremum of the first state (shooting's phase condition)
+            x0 = x[:, int(np.argmax(x[0]))]
+            orbit = find_periodic_orbit(model, lam, x0, 2 * np.pi / omega if new.autonomous else None)
+            Zn = new.from_orbit(orbit)
+        else:
+            if intervals is not None or degree is not None:
+                raise InputError(f"intervals/degree: the {kind} method has harmonics, not a collocation mesh")
+            new, Zn = _orbit_to_start(model, x, omega, lam, H, discretization=kind)
+        e = np.zeros(new.size)
+        e[-1] = 1.0
+        Zn, _ = correct(new, Zn, e, lam, max_iter=30)
+    except ConvergenceError as exc:
+        raise ConvergenceError(f"the saved {old.kind} orbit at {model.continuation} = {lam:.10g} did not "
+                               f"converge as a {kind} orbit ({exc}); restart from another point or with "
+                               "a finer size") from None
+    return new, Zn
 
 
 def _restart_discretization(branch, model, index, harmonics):

@@ -76,6 +76,8 @@ from types import ModuleType
 
 import numpy as np
 
+from frictionkit.modelspec.errors import ModelSpecError
+
 from ..errors import InputError, ModelInterfaceError
 
 #: Names every model module must define (contract items 1-8).
@@ -140,6 +142,29 @@ class Model:
                 f"unknown parameter(s) {', '.join(map(str, unknown))} for model {self.name!r}; "
                 f"its parameters are {', '.join(self.module.PARAMETERS)}")
         self.params = {k: float(v) for k, v in self.params.items()}
+        self.check_parameters()
+
+    def check_parameters(self):
+        """Refuse parameter values outside the model's domain, naming the parameter.
+
+        The generated module's ``check_parameters`` (optional for hand-written modules)
+        checks its ``PARAMETER_CONDITIONS``: finite values, the domains declared with
+        ``ModelSpec.parameter(..., positive=True, bounds=...)``, non-zero masses and
+        denominators, non-negative root arguments of parameter-only sub-expressions.  Called
+        whenever a :class:`Model` is made (``load_model``, :meth:`with_params`).
+
+        Raises
+        ------
+        InputError
+            Naming the parameter, its value and the condition it breaks.
+        """
+        check = getattr(self.module, "check_parameters", None)
+        if check is None:
+            return
+        try:
+            check(self.param_vector())
+        except ModelSpecError as exc:
+            raise InputError(str(exc)) from None
 
     # -- metadata: module constants, read through the one door ---------------------
     name = _Constant("MODEL_NAME", None, "The model's name.")

@@ -42,8 +42,7 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
     from frictionkit.modelspec.errors import ModelSpecError
     try:
         module = generate_module(model, continuation, backend=backend)
-        loaded = Model(module, params)
-        module.check_parameters(loaded.param_vector())
+        loaded = Model(module, params)          # checks the parameter values
     except ModelSpecError as exc:
         raise InputError(str(exc)) from exc
     # the model reference a saved branch keeps to be restarted (a zoo name or a file path)

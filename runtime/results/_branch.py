@@ -11,7 +11,10 @@ write) keeps the branches of one run together: the root attribute ``layout`` = `
 and ``main`` (the name of the main branch) and one group per branch, ``/equilibria`` and
 ``/periodic``, each holding one branch in the branch layout below (its attributes on the
 group).  A branch file (:meth:`Branch.save`) holds one branch at its root.
-:func:`load_branch` reads both.
+:func:`load_branch` reads both.  A restart appended to a file (:func:`append_branch`,
+``frictionkit continue --restart FILE@I --append``) is a further group ``restart_1``,
+``restart_2``, ... in the same branch layout; the root attribute ``appended`` lists them (JSON) and
+:func:`load_branch` without ``which`` still returns the file's original branch.
 
 Branch layout (``n_points`` points, ``n_special`` special points)
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -27,6 +30,8 @@ Attributes
                                      how the run ended (``"range"``, ``"closed"``,
                                      ``"equilibrium"``, ``"max_steps"``, ``"failed"``,
                                      ``"interrupted"``) and why
+    ``restarted_from`` (str)         a restarted branch only: ``"<group>@<index>"`` of the
+                                     point it continues (``"/"``: a branch file's root)
     ``parameters`` (JSON str)        all parameter values (``lam`` at its start value)
     ``options`` (JSON str)           the continuation options
     ``states``, ``variables`` (JSON str lists)
@@ -98,7 +103,7 @@ import numpy as np
 from ..errors import InputError
 from ._atomic import atomic_path, read_hdf5
 
-__all__ = ["Branch", "SpecialPoint", "load_branch", "load_run", "save_run", "trig_extrema"]
+__all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema"]
 
 #: the groups of a run file, in the order :func:`load_branch` prefers them as main branch
 RUN_GROUPS = ("periodic", "equilibria")
@@ -223,14 +228,17 @@ class Branch:
     def __len__(self):
         return len(self.param)
 
-    def restart(self, index=-1, **kwargs):
+    def restart(self, index=-1, append_to=None, **kwargs):
         """Continue from point ``index`` (default: the last) of this branch (AUTO's ``IRS``).
 
         Rebuilds the model (its zoo name or file, refused if its hash no longer matches),
         the parameter values and the discretization from the branch's provenance, and runs
         the continuation again from that point; see
         :func:`frictionkit.runtime.drivers.restart_branch` for ``kwargs`` (``stop``,
-        ``direction``, ``method``, ``harmonics``, ``options``, ``progress``).
+        ``direction``, ``method``, ``harmonics``, ``discretization``, ``intervals``,
+        ``degree``, ``options``, ``progress``).  ``append_to`` (a path, e.g. the file this
+        branch was loaded from) writes the continued branch into that file as a further group
+        (:func:`append_branch`); read it back with ``load_branch(path, "restart_1")``.
 
         Returns
         -------
@@ -238,7 +246,10 @@ class Branch:
         """
         if _RESTART is None:
             raise InputError("Branch.restart needs frictionkit.runtime.drivers (import frictionkit.runtime)")
-        return _RESTART(self, index, **kwargs)
+        br = _RESTART(self, index, **kwargs)
+        if append_to is not None:
+            append_branch(append_to, br)
+        return br
 
     def __repr__(self):
         sp = ", ".join(f"{s.kind}@{s.param:.6g}" for s in self.special)
@@ -264,7 +275,8 @@ class Branch:
                 U, om, lam = info["coefficients"], info["omega"], info["lam"]
                 lo, hi = trig_extrema(U[:n])
                 mean = U[:n, 0]
-                if checks:
+                # the AFT balances the original states only: the recast's conditions do not apply
+                if checks and U.shape[0] == model.N:
                     from ..discretizations._hbm import coefficients_to_samples
                     u = U[:, :1] if disc.H == 0 else coefficients_to_samples(U, max(8 * disc.H + 8, 256))
                     for r in model.validity_report(u):
@@ -394,6 +406,8 @@ class Branch:
         a["message"] = self.message
         a["success"] = self.success
         a["model_source"] = str(prov.get("model_source", ""))
+        if prov.get("restarted_from"):
+            a["restarted_from"] = str(prov["restarted_from"])
         a["sizes"] = json.dumps(prov.get("sizes", {}))
         a["parameters"] = json.dumps(prov.get("parameters", {}))
         a["options"] = json.dumps(prov.get("options", {}), default=str)
@@ -476,6 +490,9 @@ class Branch:
                                        "frictionkit_version", "numpy_version", "scipy_version",
                                        "generator_version", "backend", "discretization")}
         prov["model_source"] = str(a.get("model_source", ""))
+        prov["group"] = f.name.lstrip("/") or "/"      # where in its file the branch was read
+        if "restarted_from" in a:
+            prov["restarted_from"] = str(a["restarted_from"])
         prov["sizes"] = json.loads(a["sizes"]) if "sizes" in a else {}
         prov["units"] = json.loads(a["units"]) if "units" in a else {}
         prov["parameters"] = json.loads(a["parameters"])
@@ -548,10 +565,18 @@ def _scalars(data: dict) -> dict:
     return out
 
 
+def _appended(f) -> list:
+    """The names of the restart groups appended to an open file (:func:`append_branch`)."""
+    return list(json.loads(_text(f.attrs["appended"]))) if "appended" in f.attrs else []
+
+
 def _pick_group(f, which, where):
     """The group of ``f`` holding branch ``which`` (see :meth:`Branch.load`)."""
+    appended = _appended(f)
+    if which in appended:
+        return f[which]
     if which not in (None, *RUN_GROUPS):
-        raise InputError(f"{where}: no branch {which!r}; choose one of {', '.join(RUN_GROUPS)}")
+        raise InputError(f"{where}: no branch {which!r}; choose one of {', '.join([*RUN_GROUPS, *appended])}")
     groups = [g for g in RUN_GROUPS if g in f and "states" in f[g].attrs]
     if not groups:                        # a branch file: its one branch is at the root
         kind = "equilibria" if _text(f.attrs.get("kind", "")) == "equilibrium" else "periodic"
@@ -572,26 +597,57 @@ def load_branch(path, which=None) -> Branch:
     ----------
     path : str or path
         The HDF5 file.
-    which : {None, "periodic", "equilibria"}
-        The branch of a run file; default its main branch (periodic, else equilibria).
+    which : {None, "periodic", "equilibria", "restart_1", "restart_2", ...}
+        The branch of a run file; default its main branch (periodic, else equilibria, also
+        after restarts were appended); ``"restart_K"`` the K-th appended restart
+        (:func:`append_branch`).
 
     Examples
     --------
     >>> per = load_branch("belt.h5")                    # doctest: +SKIP
     >>> eq = load_branch("belt.h5", "equilibria")       # doctest: +SKIP
+    >>> more = load_branch("belt.h5", "restart_1")      # doctest: +SKIP
     """
     return Branch.load(path, which)
 
 
 def load_run(path) -> list:
-    """Every branch of a run file (equilibria first), or the one branch of a branch file."""
+    """Every branch of a run file (equilibria first, then the appended restarts in order),
+    or the one branch of a branch file (and its appended restarts)."""
     import h5py
     try:
         with h5py.File(path, "r") as f:
             names = [g for g in ("equilibria", "periodic") if g in f and "states" in f[g].attrs]
+            appended = _appended(f)
     except OSError:
-        names = []                        # load_branch names the problem
-    return [Branch.load(path, n) for n in names] or [Branch.load(path)]
+        names, appended = [], []          # load_branch names the problem
+    main = [Branch.load(path, n) for n in names] or [Branch.load(path)]
+    return main + [Branch.load(path, n) for n in appended]
+
+
+def append_branch(path, branch) -> str:
+    """Add ``branch`` to the existing HDF5 file ``path`` as a further group; return its name.
+
+    The groups already there are kept unchanged; the new one is ``restart_K`` (K = 1, 2, ...),
+    listed in the root attribute ``appended``.  Atomic: the file is copied next to itself,
+    the group written into the copy, and the copy renamed over ``path`` once complete, so an
+    interrupted or failed append leaves the previous file as it was.
+
+    Raises
+    ------
+    InputError
+        ``path`` does not exist or is not a branch or run file of this module's layout.
+    """
+    import shutil
+    import h5py
+    names = read_hdf5(path, lambda f: (_pick_group(f, None, f"branch file {path}").attrs["states"], _appended(f))[1])
+    name = f"restart_{len(names) + 1}"
+    with atomic_path(path) as tmp:
+        shutil.copyfile(path, tmp)
+        with h5py.File(tmp, "r+") as f:
+            branch._write_group(f.create_group(name))
+            f.attrs["appended"] = json.dumps([*names, name])
+    return name
 
 
 def save_run(path, equilibria=None, periodic=None):

@@ -107,8 +107,19 @@ CASES = [
     (["continue", "--restart", "{tmp}/absent.h5"], 1, "absent.h5"),
     (["continue", "--restart", "{tmp}/absent.h5@3"], 1, "absent.h5"),
     (["continue", "belt", "--restart", "{tmp}/foreign.h5"], 1, "belt"),
-    # out-of-domain parameter: no equilibrium because a sqrt of the recast is imaginary
-    (BELT + ["--set", "eps=-1"], 1, "eps=-1"),
+    # out of a declared domain (ModelSpec.parameter(..., positive=True)): refused at load,
+    # naming the parameter, its value and the condition
+    (BELT + ["--set", "eps=-1"], 1, "parameter 'eps' (value eps = -1.0): eps = -1 must be positive"),
+    (BELT + ["--set", "eps=0"], 1, "parameter 'eps' (value eps = 0.0)"),
+    (BELT + ["--set", "n=-10"], 1, "parameter 'n' (value n = -10.0): n = -10 must be positive"),
+    (BELT + ["--set", "M1=-0.1"], 1, "parameter 'M1' (value M1 = -0.1)"),
+    (["continue", "drill", "--param", "eta", "--start", "0.5", "--stop", "5", "--set", "kappa=-1"], 1,
+     "parameter 'kappa' (value kappa = -1.0): kappa = -1 must be positive"),
+    (["continue", "weakstrong", "--param", "vd", "--start", "3", "--stop", "0.3", "--set", "delta=0"], 1,
+     "parameter 'delta'"),
+    # --append: only into the --restart file
+    (BELT + ["--append"], 1, "--append"),
+    (["continue", "--restart", "{tmp}/foreign.h5", "--append", "--out", "{tmp}/a.h5"], 1, "drop --out"),
     # a branch entering an invalid region of the recast stops there (exit 3), naming it
     (["continue", "{tmp}/cut.py", "--param", "mu", "--start", "2", "--stop", "-1", "-q"], 3, "sqrt(mu - x)"),
     (["continue", "{tmp}/cut.py", "--param", "mu", "--start", "2", "--stop", "-1", "--validity", "x"], 2,
@@ -183,3 +194,17 @@ def test_read_only_output_directory(option):
     finally:
         (base / "ro").chmod(0o755)
         shutil.rmtree(base)
+
+
+@pytest.mark.parametrize("values, culprit", [(dict(eps=-1), "parameter 'eps' (value eps = -1.0)"),
+                                             (dict(n=0), "parameter 'n' (value n = 0.0)")])
+def test_python_api_refuses_out_of_domain_values(values, culprit):
+    """``load_model`` and ``Model.with_params`` refuse a value outside a declared domain at once."""
+    from frictionkit.runtime import load_model
+    from frictionkit.runtime.errors import InputError
+    with pytest.raises(InputError) as exc:
+        load_model("belt", continuation="Vb", **values)
+    assert culprit in str(exc.value) and "must be positive" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        load_model("belt", continuation="Vb").with_params(**values)
+    assert culprit in str(exc.value)

@@ -190,6 +190,17 @@ CASES = [
     ("denominator-difference-zero", declare(lambda m, k, x, v: (
         m.ode(v, -k * x + v / (m.parameter("a", 2.0) - m.parameter("b", 2.0))), m.validate())),
      ParameterValueError, r"parameters 'a', 'b' \(defaults a = 2.0, b = 2.0\): a - b = 0 must not be 0"),
+    ("declared-positive-default", declare(lambda m, k, x, v: (
+        m.ode(v, -k * x - m.parameter("c", -0.5, positive=True) * v), m.validate())),
+     ParameterValueError, r"parameter 'c' \(default c = -0.5\): c = -0.5 must be positive, as the declaration"),
+    ("declared-bounds-default", declare(lambda m, k, x, v: (
+        m.ode(v, -k * x - m.parameter("c", 2.0, bounds=(0, 1)) * v), m.validate())),
+     ParameterValueError, r"parameter 'c' \(default c = 2.0\): 1.0 - c = -1 must not be negative, as the "
+                          r"declaration of 'c' \(upper bound 1\)"),
+    ("declared-bounds-empty", declare(lambda m, k, x, v: m.parameter("c", 2.0, bounds=(1, 0))), ModelSpecError,
+     r"parameter 'c': bounds=\(1, 0\) is empty"),
+    ("declared-positive-not-bool", declare(lambda m, k, x, v: m.parameter("c", 2.0, positive="yes")),
+     ModelSpecError, r"parameter 'c': positive='yes' must be True or False"),
     ("sqrt-parameter-negative", param_then(lambda a, v: sp.sqrt(a) * v, -1.0), ParameterValueError,
      r"parameter 'a' \(default a = -1.0\): a = -1 must not be negative; it is under a square root"),
     ("sqrt-inside-state-expression", param_then(lambda a, v: sp.sqrt(v**2 + sp.sqrt(a)), -4.0),
@@ -201,11 +212,14 @@ CASES = [
     ("inner-denominator-first", param_then(lambda a, v: v / (1 + 1 / a), 0.0), ParameterValueError,
      r"parameter 'a'.*a = 0 must not be 0"),
     # -- parameter values at load (the generated check_parameters)
+    # declared domains (zoo: ModelSpec.parameter(..., positive=True)) are checked first
     ("load-zero-regularization", checked("belt", "Vb", n=0.0), ParameterValueError,
-     r"parameter 'n' \(value n = 0.0\): n = 0 must not be 0.*definition 'mu_belt'"),
+     r"parameter 'n' \(value n = 0.0\): n = 0 must be positive, as the declaration of 'n' \(positive=True\)"),
+    ("load-negative-smoothing", checked("belt", "Vb", eps=-1.0), ParameterValueError,
+     r"parameter 'eps' \(value eps = -1.0\): eps = -1 must be positive"),
     ("load-negative-sqrt", checked("belt", "Vb", mus=0.1, mud=0.3), ParameterValueError,
      r"parameters 'mud', 'mus'.*must not be negative; it is under a square root"),
-    ("load-zero-mass", checked("shaw", "w", m=0.0), ParameterValueError, r"parameter 'm'.*mass of 'v'"),
+    ("load-zero-mass", checked("shaw", "w", m=0.0), ParameterValueError, r"parameter 'm'.*declaration of 'm'"),
     ("load-zero-modal-mass", checked("belt", "FN", M1=0.0), ParameterValueError, r"parameter 'M1'"),
     ("load-nan", checked("belt", "Vb", eps=float("nan")), ParameterValueError,
      r"parameter 'eps': value nan must be a finite number"),

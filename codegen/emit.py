@@ -21,6 +21,11 @@ _env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), trim_b
                           lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
+
+#: odd functions: a point condition r + f(c v) is r - f(-c v)
+_ODD = (sp.tanh, sp.atan, sp.sin)
+
+
 def template_digest() -> str:
     """Hash of the templates (part of the build-cache key)."""
     import hashlib
@@ -216,9 +221,14 @@ def _context(system: RecastSystem, backend: str) -> dict:
         # e.g. exp(x*exp(a/4)/4): c = exp(a/4)/4)
         fn = [node for node in sp.preorder_traversal(e)
               if isinstance(node, sp.Function) and node.has(*system.variables)]
-        if len(fn) != 1 or sp.expand(e - (system.variables[r] - fn[0])) != 0:
+        sign = 1
+        if len(fn) == 1 and type(fn[0]) in _ODD and sp.expand(e - (system.variables[r] + fn[0])) == 0:
+            # sympy writes tanh(-w) as -tanh(w): r + f(c v) with f odd is r - f(-c v)
+            sign = -1
+        elif len(fn) != 1 or sp.expand(e - (system.variables[r] - fn[0])) != 0:
             raise PrintError(f"point condition {e} is not of the form r - f(c*v)")
         c, v = fn[0].args[0].as_independent(*system.variables, as_Add=False)
+        c = sign * c
         funcs.append(type(fn[0]).__name__)
         args.append(idx[v])
         pcs.append(c)

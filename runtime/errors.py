@@ -6,7 +6,7 @@ defined in :mod:`frictionkit.modelspec.errors` (the lowest package) and re-expor
 """
 from frictionkit.modelspec.errors import FrictionkitError
 
-__all__ = ["FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError"]
+__all__ = ["FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError", "NonFiniteError"]
 
 
 class InputError(FrictionkitError, ValueError):
@@ -31,3 +31,12 @@ class ConvergenceError(FrictionkitError, RuntimeError):
     Typical causes: a diverging correction (step too long, near a singular point), NaN in
     the residual (a validity condition of the recast violated), too few harmonics.
     """
+
+
+class NonFiniteError(ConvergenceError):
+    """A residual, Jacobian or series term is NaN/inf: the path left the domain of the model
+    (a sqrt of a negative number, a pole) or of the recast, or the step was too long.
+
+    On the pointwise path (DESIGN §5.0) the auxiliaries are the model's own functions of the
+    states, so this is where a branch meets the branch cut of a sqrt or a pole."""
+

@@ -28,7 +28,8 @@ of dynamical equilibria*, SIAM 2000, ch. 4) in the unknowns ``[Z, mu]``::
 with ``b, c`` the left and right singular vectors of ``A`` at the start.  The gradient of
 ``g`` is ``-w^T (dA) v`` with ``w`` the solution of the transposed bordered system; its ``Z``
 part is the directional derivative of ``J(Z)^T w`` along ``[v; 0]`` (the symmetry of second
-derivatives: exact for the quadratic HBM rows, by central differences for the point rows),
+derivatives: exact for the quadratic HBM rows, by central differences for the point rows
+and the AFT),
 its ``mu`` part a central difference of the residual in ``mu``.  Each ``mu`` gets its own
 discretization of the model with that parameter value.
 
@@ -442,8 +443,9 @@ class _FoldSystem(Discretization):
     kind = "fold-system"
 
     def __init__(self, disc, mu_name, b, c):
-        if disc.kind != "hbm":
-            raise InputError("fold_curve continues folds of HBM branches (HBMDiscretization with H >= 1)")
+        if disc.kind not in ("hbm", "aft"):
+            raise InputError("fold_curve continues folds of harmonic-balance branches (HBM or AFT, "
+                             "harmonics >= 1)")
         self.base, self.mu_name = disc, mu_name
         self.b, self.c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
         self.m = disc.m + 1
@@ -451,15 +453,11 @@ class _FoldSystem(Discretization):
         self._discs = {}
 
     def disc_at(self, mu):
-        """The HBM discretization of the model with ``mu_name = mu`` (cached)."""
-        from ..discretizations._hbm import HBMDiscretization
+        """The discretization of the model with ``mu_name = mu`` (cached)."""
         mu = float(mu)
         d = self._discs.get(mu)
         if d is None:
-            base = self.base
-            d = HBMDiscretization(base.model.with_params(**{self.mu_name: mu}), base.H,
-                                  phase_variable=(base.phase_index // base.nh) if base.autonomous else None,
-                                  n_t=base.n_t, subharmonic=base.nu)
+            d = self.base.on_model(self.base.model.with_params(**{self.mu_name: mu}))
             if len(self._discs) > 8:
                 self._discs.clear()
             self._discs[mu] = d

@@ -117,11 +117,16 @@ def _locate_hopf(disc, model, Za, Zb, test, counters, depth=40):
 
 
 def _use_aft(model, discretization):
-    """True when the sampled (AFT) path applies: sampled models, or ``discretization="aft"``."""
+    """True when the AFT of the states applies: ``discretization="aft"``, sampled models, and
+    by default (``None``) every model with the pointwise Taylor kernels (DESIGN §5.0)."""
     if discretization not in (None, "hbm", "aft"):
         raise InputError(f"discretization={discretization!r}: choose 'hbm' (quadratic recast) or 'aft' "
                          "(alternating frequency-time on the original ODE)")
     if model.sampled and discretization == "hbm":
         raise InputError(f"model {model.name!r} has a non-analytic friction law (no quadratic recast): "
                          "the recast HBM does not apply; use discretization='aft' (DESIGN §5.4)")
+    if discretization is None:
+        # the default is the pointwise path (DESIGN §5.0) wherever the module has its Taylor
+        # kernels; hand-written modules without them keep the recast HBM
+        return model.sampled or model.has_taylor
     return model.sampled or discretization == "aft"

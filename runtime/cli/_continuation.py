@@ -125,14 +125,15 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
 @click.option("--from-simulation", "mode", flag_value="simulation",
               help="Periodic branch from a time simulation at --start.")
 @click.option("--method", "discretization", type=click.Choice(["hbm", "collocation", "aft"]), default=None,
-              help="Periodic-orbit method: harmonic balance of the quadratic recast, orthogonal "
-                   "collocation of it, or AFT harmonic balance of the original ODE "
-                   "[default: hbm; aft for models with a non-analytic law].")
+              help="Periodic-orbit method: AFT harmonic balance of the states with the recast "
+                   "applied pointwise (the default), harmonic balance of the quadratic recast in "
+                   "the frequency domain (MANLAB's), or orthogonal collocation of the recast "
+                   "[default: aft; hbm for hand-written modules without Taylor kernels].")
 @click.option("--discretization", "discretization", type=click.Choice(["hbm", "collocation", "aft"]),
               default=None, hidden=True, help="Same as --method.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
-                   "[default: anm; newton on the AFT path].")
+                   "[default: anm; newton for non-analytic laws and a continued forcing frequency].")
 @click.option("--harmonics", "-H", type=int, default=None,
               help="Number of harmonics (HBM, AFT; also the HBM start of collocation) [default: 30; "
                    "with --restart: the file's].")
@@ -394,7 +395,7 @@ def _report_curve(curve, param, second, out, plot):
               help="Which fold of the periodic branch to continue (1 = first).")
 def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
                    hopf, harmonics, fold):
-    """Continue a fold of the periodic branch from a Hopf point (HBM) in a second parameter
+    """Continue a fold of the periodic branch from a Hopf point (harmonic balance) in a second parameter
     (e.g. the upper end of a bistable band against a friction-law parameter).
 
     \b
@@ -407,7 +408,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
-                                  discretization="hbm", options=dict(stability=False), progress=False,
+                                  options=dict(stability=False), progress=False,
                                   echo=click.echo)
         f = _pick(per.special_points("fold"), fold, "--fold", "fold", "the periodic branch")
         curve = fold_curve(per, f, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
@@ -422,14 +423,14 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
               help="Folder for belt.h5 and belt.png.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default="anm",
               show_default=True, help="Continuation engine (as everywhere).")
-@click.option("--method", "discretization", type=click.Choice(["hbm", "collocation"]), default="hbm",
+@click.option("--method", "discretization", type=click.Choice(["aft", "hbm", "collocation"]), default="aft",
               show_default=True, help="Periodic-orbit method, the discretization (as everywhere).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def demo_cmd(harmonics, out_dir, method, discretization, quiet):
     """The seed-000 belt oscillator: n = 10, FN = 5 N, continuation in the belt speed Vb.
 
     Equilibria on 0.05 <= Vb <= 12 m/s with both Hopf points, then the periodic branch
-    from the first Hopf point through the fold (seeds: about 10.26 m/s) back to the
+    from the first Hopf point through the fold (converged: 10.2874838639 m/s) back to the
     second Hopf point.  Writes belt.h5 (groups /periodic and /equilibria) and belt.png.
 
     \b

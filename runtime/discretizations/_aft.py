@@ -31,8 +31,20 @@ interface does not export ``df/dlam``), as shooting does with a three-point one.
 Autonomous models add ``omega`` and the linear phase condition of the HBM (sin(theta)
 coefficient of one state is zero); forced models take ``omega`` from the forcing-frequency
 parameter, or from ``lam`` when that is continued.  ``H = 0`` gives equilibria,
-``R = f(x, lam)``.  The system is not quadratic: continue it with the pseudo-arclength
-Newton engine (method ``"newton"``), not the ANM.
+``R = f(x, lam)``.
+
+**The pointwise recast (DESIGN §5.0): the default path for analytic laws.**  The system is
+not quadratic, but its ANM series exist: along the path ``Z(a) = sum_q a^q Z_q`` the states
+at every sample have the series of the inverse FFT of ``U_q``, and the generated Taylor
+kernel (``Model.taylor``, codegen/taylor.py) gives the order-q coefficients of every
+auxiliary and of ``f`` at the samples from the recast's relations solved explicitly (no
+auxiliary is truncated to H harmonics, no point condition).  :meth:`series_rhs` turns them
+into the ANM's right-hand side; the Jacobian's ``lam`` column is the module's exact
+``df/dlam``.  Non-analytic laws (no recast, no kernel) and a continued forcing frequency
+(the sample times ``theta/lam`` move along the path, which the kernels hold fixed) are
+continued with the pseudo-arclength Newton engine.  Aliasing is the price: ``n_t``
+(recorded in the branch's provenance) controls it; for analytic laws it decays
+exponentially with ``n_t``.
 """
 from __future__ import annotations
 
@@ -52,6 +64,24 @@ from ._hbm import (
 __all__ = ["AFTDiscretization", "default_n_t"]
 
 _FD_STEP5 = np.finfo(float).eps ** (1 / 5)
+#: orders the pointwise series buffers hold (the ANM's order is at most 60)
+_SERIES_ORDERS = 62
+
+
+def _expm_batch(A, order: int = 14):
+    """``expm`` of a stack of small matrices (..., n, n) at once: scaling by ``2^-s`` to a norm
+    of at most 1/2, Taylor polynomial of degree ``order`` (remainder below ``0.5^15/15! ~
+    2e-17``), then ``s`` squarings (scipy's ``expm`` loops over the stack in Python)."""
+    norm = float(np.max(np.abs(A).sum(axis=-1))) if A.size else 0.0
+    s = max(0, int(np.ceil(np.log2(norm / 0.5)))) if norm > 0.5 else 0
+    B = A / 2.0 ** s
+    eye = np.broadcast_to(np.eye(A.shape[-1]), A.shape)
+    E = eye + B / order
+    for k in range(order - 1, 0, -1):
+        E = eye + (B @ E) / k
+    for _ in range(s):
+        E = E @ E
+    return E
 
 
 def default_n_t(harmonics: int) -> int:
@@ -78,9 +108,10 @@ class AFTDiscretization(HarmonicLayout, Discretization):
 
     Notes
     -----
-    Implements the contract of ``_base.py`` except items 5-6 (``has_quadratic`` is False): ``quadratic`` and
-    ``series_rhs`` raise ``NotImplementedError`` (no ANM without the quadratic recast).
-    Work counters ``n_residuals``/``n_jacobians`` as in the HBM.
+    Implements the contract of ``_base.py``; ``has_quadratic`` is False (``quadratic``
+    raises ``NotImplementedError``), ``series_rhs`` comes from the model's pointwise Taylor
+    kernels where it has them (``supports_anm``: analytic laws, forcing frequency not
+    continued; DESIGN §5.0).  Work counters ``n_residuals``/``n_jacobians`` as in the HBM.
     """
 
     method = "aft"
@@ -118,6 +149,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
         self.n_residuals = 0
         self.n_jacobians = 0
+        self._series = None            # series_rhs's cache: the pointwise series of one ANM step
+        self._basis_cache = {}         # monodromy's Fourier basis at the Gauss points
 
     def _samples(self, U):
         return U[:, :1].copy() if self.H == 0 else coefficients_to_samples(U, self.n_t)
@@ -145,6 +178,23 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         if self.autonomous:
             out = np.append(out, Z[self.phase_index])
         return out
+
+    def residual_noise(self, Z):
+        """Rounding level of each residual entry (contract item 12).
+
+        The FFT of the sampled ``f`` carries ``~ eps max_t |terms of f_i(t)|`` in every
+        harmonic of state i, far above ``eps (|J| |Z|)_k`` for the small high harmonics (and
+        next to a Hopf point, where ``f`` is a small difference of large terms).  The terms'
+        size is taken as ``|f_i| + sum_j |df_i/dx_j| |x_j|``; the level is four times ``eps``
+        that (measured on the belt, seed 000: Newton-converged points sit at up to 1.3 times
+        ``eps max_t |f_i|`` away from the Hopf point and 40-60 times it next to it)."""
+        U, omega, lam = self.split(Z)
+        t, x = self._times(omega), self._samples(U)
+        f = np.abs(np.asarray(self.model.rhs(t, x, lam), dtype=float).reshape(self.n, -1))
+        Js = np.abs(np.asarray(self.model.jac(t, x, lam), dtype=float).reshape(self.n, self.n, -1))
+        size = f + np.einsum("ijt,jt->it", Js, np.abs(x).reshape(self.n, -1))
+        out = np.repeat(4 * np.finfo(float).eps * size.max(axis=1), self.nh)
+        return np.append(out, 0.0) if self.autonomous else out
 
     def jacobian(self, Z, out=None):
         """dR/dZ as a dense (m, m+1) array (contract item 3), exact but for the lam column.
@@ -175,10 +225,15 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             k = np.tile(self._k, n)
             J[rows_c, rows_c + 1] -= omega * k
             J[rows_c + 1, rows_c] += omega * k
-        # lam column: central difference of the sampled f (also through t = theta/lam when the
-        # forcing frequency is continued: the generated-model interface has no df/dlam); the
-        # step follows |lam| so that small parameters (drill speed eta ~ kappa = 1e-4) are resolved
-        dlam = self._dfdlam(x, omega, lam)
+        # lam column: the module's exact df/dlam where it has one (the ANM's series need the
+        # exact Jacobian); else a central difference of the sampled f (also through
+        # t = theta/lam when the forcing frequency is continued); the step follows |lam| so
+        # that small parameters (drill speed eta ~ kappa = 1e-4) are resolved
+        if self.model.exact_dfdlam and not self.omega_is_lam:
+            dlam = self._to_coef(np.asarray(self.model.dfdlam(self._times(omega), x, lam),
+                                            dtype=float).reshape(self.n, self.n_t))
+        else:
+            dlam = self._dfdlam(x, omega, lam)
         if self.omega_is_lam:
             dlam = dlam - self._deriv(U)
         J[:self.n_coef, self.lam_index] = dlam.reshape(-1)
@@ -205,14 +260,129 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             out = out + c * self._f_coef(x, lam_s if self.omega_is_lam else omega, lam_s)
         return out / (12 * h)
 
+    @property
+    def supports_anm(self) -> bool:
+        """Whether the ANM can continue this system (contract item 6): the pointwise Taylor
+        kernels of the recast exist (analytic laws) and the sample times do not move along
+        the path (they do when the forcing frequency itself is continued: ``t = theta/lam``)."""
+        return (not self.model.sampled) and self.model.has_taylor and not self.omega_is_lam
+
     def quadratic(self, Z1, Z2):
         raise NotImplementedError(
-            f"the AFT discretization of model {self.model.name!r} is not quadratic: the asymptotic "
-            "numerical method (ANM) needs the quadratic recast, which a non-analytic law does not "
-            "have; continue with method='newton' (pseudo-arclength)")
+            f"the AFT discretization of model {self.model.name!r} has no quadratic part (the ANM "
+            "takes its right-hand side from series_rhs, where the model has Taylor kernels)")
 
     def series_rhs(self, terms, origin=None):
-        return self.quadratic(None, None)
+        """Order-p right-hand side of the ANM from the pointwise recast (DESIGN §5.0).
+
+        The path ``Z(a) = sum_q a^q Z_q`` gives states ``x(theta_j; a)`` at every time
+        sample; the generated Taylor kernel (``Model.taylor``) returns the order-q
+        coefficients of the auxiliaries and of ``f`` at the samples, order by order.  The
+        order-p coefficient of ``R`` is ``FFT(f_p) - sum_{r=0..p} omega_r D U_{p-r}``; its part
+        linear in ``Z_p`` is ``J Z_p``, so the right-hand side is that coefficient with
+        ``x_p = 0`` and ``lam_p = 0``: ``FFT(f_p|_{x_p=0}) - sum_{r=1..p-1} omega_r D U_{p-r}``.
+        The auxiliaries' coefficients are kept between the calls of one series (same
+        ``origin``, one more term each call), so order p costs two kernel calls.
+        """
+        if not self.supports_anm:
+            what = ("a non-analytic friction law (no recast)" if self.model.sampled else
+                    "the continued forcing frequency moves the sample times" if self.omega_is_lam else
+                    "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
+            raise NotImplementedError(
+                f"the ANM cannot continue the AFT system of model {self.model.name!r}: {what}; "
+                "use method='newton' (pseudo-arclength)")
+        if origin is None:
+            raise InputError("the pointwise ANM right-hand side needs the series origin: "
+                             "call series_rhs(terms, origin=Z0)")
+        p = len(terms) + 1
+        c = self._series
+        if c is None or c["origin"] is not origin or c["order"] != p - 1 or p >= len(c["LAM"]):
+            c = self._series = self._series_start(origin, max(p + 1, _SERIES_ORDERS))
+        X, LAM, A, U, om = c["X"], c["LAM"], c["A"], c["U"], c["omega"]
+        U[p - 1], om[p - 1], LAM[p - 1] = self.split(terms[-1])
+        X[p - 1] = self._samples(U[p - 1])
+        # auxiliaries of order p-1 (x_{p-1} is known now), then f_p with x_p = lam_p = 0 (the
+        # buffers hold zeros above the orders filled)
+        t = c["t"]
+        A[p - 1] = self.model.taylor(t, X[:p], LAM[:p], A[:p - 1], p - 1)[0]
+        F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p)[1]
+        c["order"] = p
+        R = self._to_coef(F)
+        if self.autonomous:
+            # sum_{r=1..p-1} omega_r D U_{p-r} = D (sum_r omega_r U_{p-r}): D is linear
+            R = R - self._deriv(np.tensordot(om[1:p], U[p - 1:0:-1], axes=1))
+        out = R.reshape(-1)
+        if self.autonomous:
+            out = np.append(out, 0.0)
+        return out
+
+    def _series_start(self, origin, orders):
+        """Buffers of the pointwise series at ``origin`` for ``orders`` orders, order 0 filled:
+        state samples X (orders, n, n_t), auxiliaries A (orders, NAUX, n_t), coefficients U,
+        lam and omega, and the (fixed) sample times."""
+        n, M = self.n, self.n_t
+        X, A = np.zeros((orders, n, M)), np.zeros((orders, self.model.naux, M))
+        U, om, LAM = np.zeros((orders, n, self.nh)), np.zeros(orders), np.zeros(orders)
+        U[0], om[0], LAM[0] = self.split(origin)
+        X[0] = self._samples(U[0])
+        t = self._times(om[0])
+        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0)[0]
+        return dict(origin=origin, order=1, t=t, X=X, LAM=LAM, A=A, omega=om, U=U)
+
+    def _to_coef(self, f):
+        return f if self.H == 0 else samples_to_coefficients(f, self.H)
+
+    # -- stability (contract items 14-15) --------------------------------------------------
+    @property
+    def floquet_route(self):
+        """Orbits: the monodromy of the variational equation on the balanced orbit (cheap:
+        n x n; :meth:`monodromy`); Hill's method on the same orbit is the cross-check."""
+        return "monodromy" if self.H >= 1 else None
+
+    def monodromy(self, Z, intervals: int | None = None):
+        """Monodromy matrix of the variational equation ``y' = df/dx(x(t)) y`` along the
+        balanced orbit ``x(t)`` (its Fourier series, evaluated exactly at any time).
+
+        Fourth-order Magnus integrator on ``intervals`` equal steps of one period (default
+        ``n_t``): on each step ``Omega = h/2 (A1 + A2) + sqrt(3) h^2/12 [A2, A1]`` with
+        ``A1, A2 = df/dx`` at the two Gauss points, the step's propagator ``expm(Omega)``
+        (exact for a stiff but slowly varying Jacobian), and the period's product by pairwise
+        (tree) multiplication.  Costs one batched ``jac`` call at ``2 intervals`` times and
+        ``intervals`` n x n exponentials; agrees with the variational equation integrated to
+        rtol 1e-12 on the seed-000 orbits W1 and W2 to 1e-6 (tests/discretizations/test_aft.py).
+        """
+        U, omega, lam = self.split(Z)
+        N = int(intervals or self.n_t)
+        T = 2 * np.pi / omega
+        h = T / N
+        frac, basis = self._gauss_basis(N)
+        t = frac * T                                                    # (2N,) Gauss points
+        x = U @ basis                                                   # (n, 2N)
+        Js = np.asarray(self.model.jac(t if self.forced else np.zeros_like(t), x, lam), dtype=float)
+        Js = np.moveaxis(Js.reshape(self.n, self.n, N, 2), (2, 3), (0, 1))   # (N, 2, n, n)
+        A1, A2 = Js[:, 0], Js[:, 1]
+        Om = 0.5 * h * (A1 + A2) + (np.sqrt(3) / 12) * h * h * (A2 @ A1 - A1 @ A2)
+        P = _expm_batch(Om)                                             # (N, n, n)
+        while P.shape[0] > 1:          # later steps act on the left: P[i+1] @ P[i]
+            if P.shape[0] % 2:
+                P = np.concatenate([P[:-2], (P[-1] @ P[-2])[None]])
+                continue
+            P = P[1::2] @ P[0::2]
+        return P[0]
+
+    def _gauss_basis(self, N):
+        """Fractions of the period of the two Gauss points of each of ``N`` steps, and the
+        Fourier basis (2H+1, 2N) there (independent of omega: cached)."""
+        key = ("gauss", N)
+        if self._basis_cache.get("key") != key:
+            c = np.array([0.5 - np.sqrt(3) / 6, 0.5 + np.sqrt(3) / 6])
+            frac = (np.arange(N)[:, None] + c[None, :]).ravel() / N
+            k = self._k[:, None] * (2 * np.pi * frac)[None, :]
+            basis = np.empty((self.nh, frac.size))
+            basis[0] = 1.0
+            basis[1::2], basis[2::2] = np.cos(k), np.sin(k)
+            self._basis_cache = dict(key=key, value=(frac, basis))
+        return self._basis_cache["value"]
 
     # -- results ------------------------------------------------------------------------
     def unpack(self, Z):
@@ -249,6 +419,12 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         if self.autonomous:
             U = shift_phase(U, self.phase_index // self.nh)
         return self.pack(U, omega, lam)
+
+    def on_model(self, model):
+        """The same discretization (sizes, phase variable) of ``model`` (e.g. other parameter
+        values; contract item 17)."""
+        return AFTDiscretization(model, self.H, phase_variable=(self.phase_index // self.nh) if self.autonomous
+                                 else None, n_t=self.n_t if self.H else None)
 
     def resize(self, Z, harmonics: int, n_t: int | None = None):
         """Same model at another harmonic count: ``(new discretization, padded/truncated Z)``.

@@ -33,7 +33,10 @@ them) are marked *abstract*; the others have defaults here.
 6. ``series_rhs(terms, origin=None) -> (m,)`` (default ``sum_r Q(Z_r, Z_{p-r})``): the
    right-hand side of order ``p`` of the ANM recurrence given ``[Z_1..Z_{p-1}]`` and the
    series origin ``Z_0``; non-polynomial point conditions override it with their
-   power-series recurrences (``model/_series.py``), which need ``origin``.
+   power-series recurrences (``model/_series.py``), which need ``origin``; the
+   pointwise discretizations of the states (AFT) take it from the generated Taylor
+   kernels (DESIGN §5.0).  ``supports_anm`` (default ``has_quadratic``) says whether it
+   works, i.e. whether the ANM engine can continue the system.
 7. ``unpack(Z) -> dict`` (default: ``lam`` and ``omega`` only) with at least ``lam``,
    ``omega`` (NaN for equilibria) and, for orbits, ``samples(n_t)``: a callable giving the
    original states on ``n_t`` equispaced points of one period (shape (n, n_t)); harmonic
@@ -49,7 +52,8 @@ them) are marked *abstract*; the others have defaults here.
     weights ``w`` of a signed amplitude ``w . Z``, whose sign change marks the passage of a
     periodic branch through a Hopf point (``engine/_recorder.amplitude_weights``).
 12. ``noise_floor`` (default 0): the residual size below which Newton stops improving
-    (point conditions evaluated in floating point).
+    (point conditions evaluated in floating point); ``residual_noise(Z) -> (m,)`` (default
+    zeros): the absolute rounding level of each residual entry (FFT-evaluated residuals).
 13. ``n_residuals``, ``n_jacobians`` (default 0): work counters the discretization
     increments itself (reported in ``Branch.counters``).
 14. ``floquet_route`` (default None): how the Floquet multipliers of an orbit are computed
@@ -59,6 +63,8 @@ them) are marked *abstract*; the others have defaults here.
 15. ``monodromy(Z)`` (routes ``"monodromy"``, and collocation with point conditions): the
     monodromy matrix of the orbit ``Z``.
 16. ``forced`` (default False), ``model`` (default None): the model the system discretizes.
+17. ``on_model(model)`` (harmonic balances): the same discretization (sizes, phase
+    variable) of another :class:`Model`, e.g. other parameter values (two-parameter curves).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -107,6 +113,13 @@ class Discretization(abc.ABC):
         return self.m + 1
 
     @property
+    def supports_anm(self) -> bool:
+        """Whether :meth:`series_rhs` works, i.e. the ANM can continue this system (item 6):
+        by default when the system is quadratic; the AFT harmonic balance and collocation of
+        the states have it from the pointwise Taylor kernels (DESIGN §5.0)."""
+        return self.has_quadratic
+
+    @property
     def supports_stability(self) -> bool:
         """Whether the analysis can compute Floquet multipliers of its points (item 14)."""
         return self.floquet_route is not None
@@ -131,6 +144,14 @@ class Discretization(abc.ABC):
             out += self.quadratic(terms[r - 1], terms[p - r - 1])
         return out
 
+    def residual_noise(self, Z):
+        """Absolute rounding level of each entry of ``residual(Z)`` (item 12), default 0.
+
+        The engines compare ``|R_i|`` minus this level with the row size ``(|J| |Z|)_i``:
+        an FFT-evaluated residual (AFT) carries ``~ eps max_t |f(t)|`` in every harmonic,
+        which is far above ``eps (|J| |Z|)_i`` for the small high harmonics."""
+        return np.zeros(self.m)
+
     def unpack(self, Z) -> dict:
         """``lam`` and ``omega`` of ``Z`` (contract item 7); orbits add ``samples``."""
         Z = np.asarray(Z, dtype=float)
@@ -147,6 +168,10 @@ class Discretization(abc.ABC):
             return np.linspace(0.0, 1.0, int(n_t)), x
         T = info.get("T", 2 * np.pi / info["omega"])
         return T * np.arange(int(n_t)) / int(n_t), x
+
+    def on_model(self, model):
+        """The same discretization of another model (contract item 17)."""
+        raise NotImplementedError(f"a {self.kind} system cannot be rebuilt on another model")
 
     def monodromy(self, Z):
         """The monodromy matrix of the orbit ``Z`` (contract item 15)."""

@@ -601,6 +601,12 @@ class HBMDiscretization(HarmonicLayout, Discretization):
             U = shift_phase(U, self.phase_index // self.nh)
         return self.pack(U, omega, lam)
 
+    def on_model(self, model):
+        """The same discretization (sizes, phase variable) of ``model`` (e.g. other parameter
+        values; contract item 17)."""
+        return HBMDiscretization(model, self.H, phase_variable=(self.phase_index // self.nh) if self.autonomous
+                                 else None, n_t=self.n_t, subharmonic=self.nu)
+
     def resize(self, Z, harmonics: int):
         """Same model at another harmonic count: ``(new discretization, padded/truncated Z)``."""
         U, omega, lam = self.split(Z)

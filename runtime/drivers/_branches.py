@@ -45,15 +45,28 @@ def _check_lam_range(model, lam, lam_min, lam_max):
 
 
 def _resolve_method(model, method, use_aft):
-    """Default engine: ANM on the quadratic recast, pseudo-arclength Newton on the sampled path."""
+    """Default engine: the ANM wherever its series exist (the quadratic recast, or the
+    pointwise Taylor kernels on the AFT of the states, DESIGN §5.0), else pseudo-arclength
+    Newton (non-analytic laws; a continued forcing frequency on the AFT)."""
+    why = None if not use_aft else _why_no_pointwise_anm(model)
     if method is None:
-        return "newton" if use_aft else "anm"
-    if method == "anm" and use_aft:
-        what = (f"model {model.name!r} has a non-analytic friction law" if model.sampled
-                else "the AFT discretization is not quadratic")
-        raise InputError(f"method='anm' is impossible here: {what}; the asymptotic numerical method "
-                         "needs the quadratic recast. Use method='newton' (pseudo-arclength)")
+        return "newton" if why else "anm"
+    if method == "anm" and why:
+        raise InputError(f"method='anm' is impossible here: {why}; the asymptotic numerical method "
+                         "needs power series of the right-hand side. Use method='newton' (pseudo-arclength)")
     return method
+
+
+def _why_no_pointwise_anm(model):
+    """Why the ANM cannot continue the AFT of ``model`` (None when it can)."""
+    if model.sampled:
+        return f"model {model.name!r} has a non-analytic friction law"
+    if not model.has_taylor:
+        return f"model {model.name!r} has no Taylor kernel (regenerate it with `frictionkit codegen`)"
+    if model.forced and model.forcing_frequency == model.continuation:
+        return ("the AFT samples move in time when the forcing frequency is continued "
+                "(use the recast HBM, discretization='hbm')")
+    return None
 
 
 def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_guess=None,
@@ -307,8 +320,9 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
     ``direction`` is ``+1``/``-1`` (increasing/decreasing ``lam``) or a vector (e.g. the
     one returned by :func:`periodic_start_from_hopf`).  Stops at the range bounds, on the
     step budget, on return to the start or when the amplitude vanishes (a Hopf point).
-    ``method`` defaults to ``"anm"``, or ``"newton"`` for an :class:`AFTDiscretization`
-    (not quadratic: the ANM is impossible there); AFT branches are labelled
+    ``method`` defaults to ``"anm"`` wherever its series exist (the recast HBM,
+    collocation, and the AFT of an analytic model through its pointwise Taylor kernels),
+    else ``"newton"`` (non-analytic laws; the AFT of a continued forcing frequency); AFT branches are labelled
     ``discretization = "aft"`` in their provenance.
     """
     use_aft = disc.kind == "aft"
@@ -325,9 +339,10 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
 
 
 def _resize_harmonics(Z, disc_old_H, disc_new):
-    """An HBM unknown vector with ``disc_old_H`` harmonics padded or truncated to ``disc_new.H``."""
+    """A harmonic-balance unknown vector (HBM: all N variables, AFT: the n states) with
+    ``disc_old_H`` harmonics padded or truncated to ``disc_new.H``."""
     H0, H1 = disc_old_H, disc_new.H
-    n_var = disc_new.model.N
+    n_var = disc_new.n_coef // disc_new.nh
     U = Z[: n_var * (2 * H0 + 1)].reshape(n_var, 2 * H0 + 1)
     V = np.zeros((n_var, 2 * H1 + 1))
     k = min(2 * H0 + 1, 2 * H1 + 1)
@@ -397,7 +412,7 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
     lam = float(Z[-1])
     if stop is not None:
         lo, hi = min(lam, float(stop)), max(lam, float(stop))
-    if changed != "aft":              # the saved engine, unless the ANM is impossible now
+    if changed is None:               # the saved engine; another discretization takes its default
         method = method or prov.get("method") or None
     opts = {k: v for k, v in saved.items() if k in _OPTION_KEYS}
     opts.update(options or {})
@@ -405,7 +420,8 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
     if branch.kind == "equilibrium":
         br = equilibrium_branch(model, lam, hi if direction > 0 else lo, method=method,
                                 options=opts, x_guess=Z[:model.n], progress=progress,
-                                discretization="aft" if prov.get("discretization") == "aft" else None)
+                                # AFT equilibria say "aft", the recast HBM's "equilibria"
+                                discretization="aft" if prov.get("discretization") == "aft" else "hbm")
     else:
         br = periodic_branch(disc, Z, lo, hi, float(np.sign(direction) or 1.0), method=method, options=opts,
                              progress=progress)

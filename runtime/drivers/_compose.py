@@ -74,9 +74,10 @@ def _summary(br):
 
 
 def _to_collocation(model, disc, Z, n_intervals, degree, direction):
-    """An HBM periodic start as a collocation unknown vector, corrected at fixed ``lam``.
+    """A harmonic-balance periodic start (HBM or AFT) as a collocation unknown vector,
+    corrected at fixed ``lam``.
 
-    The HBM orbit is evaluated at the collocation nodes and Gauss points
+    The harmonic-balance orbit is evaluated at the collocation nodes and Gauss points
     (``CollocationDiscretization.from_states``); Newton then also enforces the collocation
     phase condition.  ``direction`` (the HBM start's direction) gives the sign of the first
     step in ``lam``.
@@ -117,12 +118,14 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     ``start`` is ``"equilibria"`` (equilibria only), ``"hopf"`` (periodic branch from Hopf
     point ``hopf_index``, 1-based in the order of the equilibrium branch) or
     ``"simulation"`` (periodic branch from a time simulation at ``lam_start``).
-    ``discretization`` is ``"hbm"`` (quadratic recast), ``"collocation"`` (orthogonal
-    collocation of the quadratic recast with ``intervals`` sub-intervals of degree
-    ``degree``, started from the HBM orbit) or ``"aft"`` (alternating frequency-time on the
-    original ODE); ``None`` picks ``"aft"`` for sampled models (non-analytic laws) and
-    ``"hbm"`` otherwise.  ``method`` is the continuation engine: ``None`` picks ``"anm"`` on
-    the quadratic recast and ``"newton"`` for the AFT (the ANM needs the quadratic recast).
+    ``discretization`` is ``"aft"`` (harmonic balance of the states, the recast applied
+    pointwise: DESIGN §5.0), ``"hbm"`` (the quadratic recast in the frequency domain),
+    ``"collocation"`` (orthogonal collocation of the quadratic recast with ``intervals``
+    sub-intervals of degree ``degree``, started from the default harmonic balance) or
+    ``None``: ``"aft"`` for every model with Taylor kernels or a non-analytic law, ``"hbm"``
+    for hand-written modules without them.  ``method`` is the continuation engine: ``None``
+    picks ``"anm"`` wherever its series exist, ``"newton"`` otherwise (non-analytic laws, a
+    continued forcing frequency).
     ``checkpoint(label, progress)``, if given, wraps each phase's progress callback (e.g. a
     :class:`~frictionkit.runtime.engine._checkpoint.Checkpoint` saving the branch so far).
     An interrupted equilibrium branch ends the work (no periodic branch is started).
@@ -136,7 +139,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
         if int(intervals) < 2 or not 1 <= int(degree) <= 12:
             raise InputError(f"--intervals {intervals} / --degree {degree}: need intervals >= 2 and "
                              "1 <= degree <= 12")
-        discretization = "hbm"
+        discretization = None          # the harmonic-balance start of the collocation branch
     method = _resolve_method(model, method, _use_aft(model, discretization))
     if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
         raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, NonFiniteError
 from ._bordered import factor_jacobian
 from ._newton import correct
 
@@ -52,7 +52,7 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     for p in range(2, order + 1):
         F = disc.series_rhs(terms, origin=Z0)
         if not np.all(np.isfinite(F)):
-            raise ConvergenceError(f"NaN/inf in the ANM right-hand side of order {p}")
+            raise NonFiniteError(f"NaN/inf in the ANM right-hand side of order {p}")
         rhs[:-1] = -F
         rhs[-1] = 0.0
         w = lu.solve(rhs)
@@ -151,13 +151,21 @@ class Series:
         return t / np.linalg.norm(t)
 
 
+def _relative_residual(disc, Z, R, scale):
+    """``max_i (|R_i| - noise_i)^+ / (|J| |Z|)_i``: the residual above its rounding level
+    (``disc.residual_noise``, contract item 12) relative to the size of its terms."""
+    excess = np.maximum(np.abs(R) - disc.residual_noise(Z), 0.0)
+    return float(np.max(excess / scale))
+
+
 def anm(disc, Z0, t0, options, recorder, progress=None):
     """ANM continuation loop; points go to ``recorder.add``; stops when ``recorder.done``.
 
     Each step: one Jacobian, one LU of the bordered tangent matrix, ``order`` solves;
     the step ends at ``a_max`` (or where ``recorder`` clips it), and the end point is
     Newton-corrected when ``options.correct`` and its *relative* residual
-    ``max_i |R_i| / (|J| |Z|)_i`` exceeds ``options.residual_tolerance``.
+    ``max_i (|R_i| - noise_i)^+ / (|J| |Z|)_i`` exceeds ``options.residual_tolerance``
+    (``noise_i``: the residual's rounding level, ``disc.residual_noise``).
     """
     c = recorder.counters
     Z, t = np.array(Z0, float), np.array(t0, float)
@@ -185,7 +193,7 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
                 if np.all(np.isfinite(Ze)):
                     R = disc.residual(Ze)
                     c.residual_evaluations += 1
-                    if np.max(np.abs(R) / scale) <= options.residual_tolerance:
+                    if _relative_residual(disc, Ze, R, scale) <= options.residual_tolerance:
                         break
                 a_max *= 0.8
             a_max = max(a_max, a_series)
@@ -196,11 +204,12 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
         R = disc.residual(Ze)
         c.residual_evaluations += 1
         if not np.all(np.isfinite(R)):
-            raise ConvergenceError(
+            raise NonFiniteError(
                 f"NaN/inf in the residual at the end of ANM step {c.steps + 1} (lam = {Ze[-1]:.10g}): "
                 "a validity condition of the recast is probably violated")
         singular_end = recorder.stop_reason == "equilibrium"   # the branch meets the equilibria
-        if options.correct and not singular_end and np.max(np.abs(R) / scale) > options.residual_tolerance:
+        if (options.correct and not singular_end
+                and _relative_residual(disc, Ze, R, scale) > options.residual_tolerance):
             for attempt in range(4):
                 try:
                     Ze, _ = correct(disc, Ze, te, float(te @ Ze), counters=c, xtol=options.newton_xtol,

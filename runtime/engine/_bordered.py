@@ -18,7 +18,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, NonFiniteError
 
 __all__ = ["Counters", "bordered_factor", "factor_jacobian", "row_scales"]
 
@@ -105,7 +105,7 @@ class _Bordered:
             # ``checked``: J is known finite (its row scales |J||Z| are, which a NaN or inf
             # entry would spoil), only the border row is left to check
             if not (np.isfinite(border).all() if checked else np.isfinite(K).all()):
-                raise ConvergenceError("NaN/inf in the Jacobian (a validity condition of the recast "
+                raise NonFiniteError("NaN/inf in the Jacobian (a validity condition of the recast "
                                        "is probably violated)")
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 # an exactly singular matrix is reported below as a ConvergenceError

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, NonFiniteError
 from ._bordered import Counters, _Workspace, bordered_factor, factor_jacobian
 
 __all__ = ["correct", "tangent_at"]
@@ -19,7 +19,7 @@ __all__ = ["correct", "tangent_at"]
 def _check_finite(R, what="residual"):
     if not np.all(np.isfinite(R)):
         bad = np.flatnonzero(~np.isfinite(R))
-        raise ConvergenceError(
+        raise NonFiniteError(
             f"NaN/inf in the {what} (equations {bad[:5].tolist()}{'...' if len(bad) > 5 else ''}): "
             "a validity condition of the recast is probably violated (division by zero, "
             "negative sqrt auxiliary), or the step is too long")

@@ -56,6 +56,7 @@ class Recorder:
     """Collects the points of a run and decides when to stop (shared by all engines)."""
 
     def __init__(self, disc, options, Z0, t0, counters):
+        self.left_domain = False     # the run stopped on NaN/inf (engine/_run.py)
         self.disc, self.options, self.counters = disc, options, counters
         self.points, self.tangents = [np.array(Z0)], [np.array(t0)]
         self.step_ends = [0]          # indices of the start and of the (corrected) step ends

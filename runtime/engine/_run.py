@@ -20,7 +20,7 @@ import numpy as np
 import scipy
 
 from .._version import __version__
-from ..errors import ConvergenceError, InputError
+from ..errors import ConvergenceError, NonFiniteError, InputError
 from ..results._branch import Branch
 from ._anm import anm
 from ._bordered import Counters, _Workspace
@@ -119,6 +119,8 @@ def _follow(disc, engine, Z0, guess, border, d, opts, counters, progress):
     except ConvergenceError as err:
         lam = rec.points[-1][-1] if rec is not None else lam0
         status, message = "failed", f"continuation failed after lam = {lam:.10g}: {err}"
+        if rec is not None:
+            rec.left_domain = isinstance(err, NonFiniteError)
     if rec is None:
         if status == "interrupted":
             raise KeyboardInterrupt("interrupted before the first point of the branch")
@@ -140,6 +142,11 @@ def _branch(disc, method, opts, rec, counters, status, message, success, provena
         status, success = "invalid", False
         message = (f"{text}; the {k} valid points before it are kept (options on_invalid='warn' or "
                    "--validity warn continue past it)")
+    elif k is None and checks and rec.left_domain and len(checks) > 1 and _heads_for_the_edge(checks):
+        # NaN/inf past the last point, every kept point valid and a condition about to fail:
+        # the branch met the edge of the model's domain (pointwise path: a sqrt's branch cut)
+        status, success = "invalid", False
+        message = f"{_edge_text(disc, rec, checks)}; the {len(checks)} valid points before it are kept"
     special = list(rec.special)
     if opts.locate_folds and success:
         try:
@@ -200,6 +207,29 @@ def _invalid_text(disc, rec, checks, k):
                   + (f", near {p} ~ {est:.10g})" if est is not None else ")"))
     return (f"validity condition of the recast violated ({texts.get(var, var)}: worst "
             f"{var}/max|{var}| = {rel:.3g}) at {where}: {_hint(disc)}")
+
+
+def _heads_for_the_edge(checks, steps: float = 2.0):
+    """Whether the worst value of some validity condition, falling linearly over the last two
+    points, reaches zero within ``steps`` more steps of the same length."""
+    for var in checks[-1].worst:
+        w0, w1 = checks[-2].worst[var], checks[-1].worst[var]
+        if np.isfinite(w0) and np.isfinite(w1) and 0 <= w1 < w0 and w1 <= steps * (w0 - w1):
+            return True
+    return False
+
+
+def _edge_text(disc, rec, checks):
+    """The validity condition closest to failing at the last kept point, and where its
+    worst value extrapolates to zero (the branch stopped on NaN/inf just past it)."""
+    texts = {var: text for var, _, text in disc.model.validity}
+    var = min(checks[-1].relative, key=lambda v: checks[-1].relative[v])
+    p = disc.model.continuation
+    (lam0, lam1), (w0, w1) = (rec.points[-2][-1], rec.points[-1][-1]), (checks[-2].worst[var], checks[-1].worst[var])
+    est = lam1 + (lam1 - lam0) * w1 / (w0 - w1) if w0 != w1 else lam1
+    return (f"the branch reaches the edge of the model's domain ({texts.get(var, var)}: worst "
+            f"{var}/max|{var}| = {checks[-1].relative[var]:.3g} at {p} = {lam1:.10g}, near {p} ~ {est:.10g}): "
+            f"past it the right-hand side is not real (a sqrt of a negative number, or a pole)")
 
 
 def _warn_validity(br, checks, k):

@@ -233,6 +233,21 @@ class Model:
         return self.module.FORCING_FREQUENCY is not None
 
     @property
+    def has_taylor(self) -> bool:
+        """True when the module has the pointwise Taylor kernel (contract item 12)."""
+        return hasattr(self.module, "taylor")
+
+    @property
+    def exact_dfdlam(self) -> bool:
+        """True when :meth:`dfdlam` is exact (the module exports ``dfdlam``), not a difference."""
+        return hasattr(self.module, "dfdlam")
+
+    @property
+    def naux(self) -> int:
+        """Number of pointwise auxiliaries of the Taylor kernel (``NAUX``; 0 without one)."""
+        return int(getattr(self.module, "NAUX", 0))
+
+    @property
     def lam_index(self) -> int:
         return self.module.PARAMETERS.index(self.module.CONTINUATION)
 

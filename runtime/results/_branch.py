@@ -275,10 +275,15 @@ class Branch:
                 U, om, lam = info["coefficients"], info["omega"], info["lam"]
                 lo, hi = trig_extrema(U[:n])
                 mean = U[:n, 0]
-                # the AFT balances the original states only: the recast's conditions do not apply
-                if checks and U.shape[0] == model.N:
-                    from ..discretizations._hbm import coefficients_to_samples
-                    u = U[:, :1] if disc.H == 0 else coefficients_to_samples(U, max(8 * disc.H + 8, 256))
+                if checks:
+                    n_t = 1 if disc.H == 0 else max(8 * disc.H + 8, 256)
+                    if U.shape[0] == n < model.N:
+                        # the states alone (AFT): the auxiliaries are functions of them, principal roots
+                        t, x = disc.samples(Z, n_t)
+                        with np.errstate(invalid="ignore", divide="ignore"):
+                            u = model.aux(x, t, lam)
+                    else:
+                        u = U[:, :1] if disc.H == 0 else info["samples"](n_t, variables=True)
                     for r in model.validity_report(u):
                         validity[r["variable"]].append(r["relative"])
             else:

@@ -10,6 +10,7 @@ from frictionkit.runtime.engine._options import ANMOptions, ContinuationProblem,
 from frictionkit.runtime.drivers._continue import continuation
 from frictionkit.runtime.analysis._equilibria import find_equilibrium
 from frictionkit.runtime.drivers._branches import periodic_start_from_hopf, equilibrium_branch
+from frictionkit.runtime.discretizations._aft import AFTDiscretization
 from frictionkit.runtime.discretizations._hbm import HBMDiscretization
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.model._load import load_model
@@ -135,11 +136,11 @@ def test_cli_continue_and_demo(tmp_path):
     per = load_branch(tmp_path / "belt.h5")
     kinds = [s.kind for s in per.special]
     assert kinds == ["fold", "hopf"] and per.status == "equilibrium"
-    # H = 10: fold near 9.77 (between seed 003's 9.46 for H = 9 and the converged 10.2874834491),
-    # located again without the engine: the extremum of Vb along the H = 10 branch
+    # the demo's default path (AFT of the states, H = 10): its fold located again without the
+    # engine, as the extremum of Vb along the branch
     i = per.special[0].index
-    disc = HBMDiscretization(load_model("belt", continuation="Vb", n=10, FN=5), 10)
-    assert per.special[0].param == pytest.approx(fold_by_extremum(disc, per.solutions[i - 2], per.solutions[i + 2]),
+    disc = AFTDiscretization(load_model("belt", continuation="Vb", n=10, FN=5), 10)
+    assert per.special[0].param == pytest.approx(fold_by_extremum(disc, per.solutions[i - 1], per.solutions[i + 1]),
                                                  rel=1e-10)
     assert (tmp_path / "belt.png").exists() and (tmp_path / "belt.h5").exists()
 

@@ -1,10 +1,13 @@
-"""AFT harmonic balance, the sampled path for non-analytic laws (DESIGN §5.4).
+"""AFT harmonic balance: the pointwise default path (DESIGN §5.0) and the sampled path for
+non-analytic laws (DESIGN §5.4).
 
 Every check has an independent reference:
 
 * belt W1 (seed 003: n = 10, FN = 5, Vb = 0.5), a smooth law: the recast HBM (exact
   truncation of the quadratic system, auxiliaries included) and shooting on the original ODE;
 * the Jacobian: central finite differences of the residual;
+* stability: the variational equation integrated along the shooting orbit, and Hill's method;
+  the pointwise ANM: the Newton engine on the same system and the converged fold;
 * the forced Duffing oscillator (forcing frequency continued: t = theta / lam): DOP853
   time integration;
 * drill string, seed 004 eqs. (16)-(18) (``Piecewise`` torque, generated in sampled mode):
@@ -27,7 +30,11 @@ from frictionkit.runtime.engine._newton import correct
 from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.nonsmooth import BeltChain, one_mass_cycle, orbit_error
+from frictionkit.runtime.analysis._floquet import floquet_from_orbit
+from frictionkit.runtime.analysis._hill import hill_multipliers
+from frictionkit.runtime.analysis._stability import orbit_stability
 from tests.models import duffing_forced_handwritten
+from tests.models._orbits import belt_orbit
 
 ZETA, THETA = 0.05, 4.2          # seed 004 §3, after eq. (15)
 
@@ -154,9 +161,10 @@ def test_forced_duffing_against_time_integration():
 def test_not_quadratic_and_bad_input():
     m = load_model("drill", continuation="eta")
     d = AFTDiscretization(m, 5)
-    with pytest.raises(NotImplementedError, match="ANM.*method='newton'"):
+    assert not d.supports_anm
+    with pytest.raises(NotImplementedError, match="no quadratic part"):
         d.quadratic(np.zeros(d.size), np.zeros(d.size))
-    with pytest.raises(NotImplementedError, match="quadratic recast"):
+    with pytest.raises(NotImplementedError, match="ANM cannot.*non-analytic.*method='newton'"):
         d.series_rhs([np.zeros(d.size)])
     with pytest.raises(InputError, match="4H\\+1"):
         AFTDiscretization(m, 10, n_t=40)
@@ -189,7 +197,7 @@ def test_cli_continue_takes_the_sampled_path(tmp_path):
                                   "--set", "kappa=1", "-q", "--method", "aft", "--engine", "newton"])
     assert r.exit_code == 0 and "hopf at 3.75863161" in r.output, r.output
     r = CliRunner().invoke(main, args + ["--engine", "anm"])
-    assert r.exit_code != 0 and "quadratic recast" in r.output
+    assert r.exit_code != 0 and "non-analytic friction law" in r.output and "newton" in r.output
     r = CliRunner().invoke(main, args + ["--method", "hbm"])
     assert r.exit_code != 0 and "use discretization='aft'" in r.output
 
@@ -330,3 +338,43 @@ def test_drill_seed004_table4_errors_against_the_exact_cycle():
         e = orbit_error(z[0], z[1], T, psi_ex, dpsi_ex, P)
         # the table's two digits
         assert float(f"{e:.1e}") == e_paper, (kappa, e)
+
+
+# ---------------------------------------------------------------------------------------
+# stability on the state Jacobian (issue 12 item 3)
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("Vb, H", [(0.5, 60), (2.0, 160)])
+def test_monodromy_agrees_with_the_variational_equation_and_hill(Vb, H):
+    """Seed-000 orbits W1 (Vb = 0.5) and W2 (Vb = 2.0), n = 10: the AFT orbit's Magnus
+    monodromy (the default route) against the variational equation integrated along the
+    shooting orbit (rtol 1e-12) and against Hill's method on the same AFT coefficients."""
+    orbit = belt_orbit(Vb)
+    var = floquet_from_orbit(orbit)
+    disc = AFTDiscretization(orbit.model, H)
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Z, _ = correct(disc, disc.from_samples(orbit.samples(disc.n_t), orbit.omega, Vb), e, Vb)
+    assert disc.floquet_route == "monodromy"
+    mono = orbit_stability(disc, Z)
+    info = disc.unpack(Z)
+    hill = hill_multipliers(orbit.model, Vb, info["coefficients"].ravel(), info["omega"], H)
+    assert mono.trivial_multiplier_error < 1e-6
+    assert abs(mono.nontrivial()[0] - var.nontrivial()[0]) < 1e-6
+    assert abs(mono.nontrivial()[0] - hill.nontrivial()[0]) < 1e-6
+    assert mono.stable == var.stable == hill.stable
+
+
+def test_pointwise_anm_and_newton_reach_the_same_fold():
+    """The ANM on the AFT (series from the Taylor kernels) and the pseudo-arclength Newton
+    engine on the same discretization: the same fold; and the fold at H = 60 is within 1e-8 of
+    the converged 10.2874838639 m/s (the harmonic balance at H >= 100, seed 000 §4.2)."""
+    m = load_model("belt", continuation="Vb", n=10, FN=5)
+    hopf = equilibrium_branch(m, 0.05, 12).special_points("hopf")[0]
+    folds = {}
+    for method in ("anm", "newton"):
+        disc, Z, d = periodic_start_from_hopf(m, hopf, 60)
+        assert disc.kind == "aft" and disc.supports_anm
+        br = periodic_branch(disc, Z, 0.05, 12, d, method=method, options=dict(stability=False))
+        folds[method] = br.special_points("fold")[0].param
+    assert folds["anm"] == pytest.approx(folds["newton"], rel=1e-10)
+    assert abs(folds["anm"] - 10.2874838639) / 10.2874838639 < 1e-8

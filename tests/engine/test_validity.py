@@ -39,8 +39,11 @@ def _ode_residual(br):
         return np.abs(-x + np.sqrt(mu - x))
 
 
-def test_equilibrium_branch_stops_at_the_branch_cut(cut):
-    br = equilibrium_branch(cut, 2.0, -1.0)
+@pytest.mark.parametrize("discretization", [None, "hbm"])
+def test_equilibrium_branch_stops_at_the_branch_cut(cut, discretization):
+    """The default (pointwise) path stops where the model's sqrt turns NaN; the recast HBM
+    where its auxiliary reaches the other root: both at the analytic end mu = 0."""
+    br = equilibrium_branch(cut, 2.0, -1.0, discretization=discretization)
     assert not br.success and br.status == "invalid"
     assert "sqrt(mu - x)" in br.message and "mu = " in br.message and "harmonics" not in br.message
     # every kept point is an equilibrium of the original model, on the valid side mu > 0
@@ -56,7 +59,9 @@ def test_equilibrium_branch_stops_at_the_branch_cut(cut):
 def test_warn_keeps_the_wrong_root_and_says_so(cut):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        br = equilibrium_branch(cut, 2.0, -1.0, options=dict(on_invalid="warn"))
+        # the recast HBM: its auxiliary R (R^2 = mu - x) can follow the other root; the
+        # pointwise path cannot (its sqrt is the principal root, NaN past the cut)
+        br = equilibrium_branch(cut, 2.0, -1.0, options=dict(on_invalid="warn"), discretization="hbm")
     texts = [str(w.message) for w in caught if "validity condition" in str(w.message)]
     assert br.success and len(texts) == 1 and "harmonics" not in texts[0]
     # the points it warned about are not equilibria of the model (the issue's residual 1.24)

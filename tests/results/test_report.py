@@ -103,7 +103,7 @@ def test_branch_plot_has_units_and_a_legend_for_every_channel(saved):
     ax_a, ax_w = fig.axes
     assert ax_a.get_xlabel() == "Vb [m/s]" and ax_w.get_ylabel() == "angular frequency omega [rad/s]"
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert "equilibria" in labels and any(lab.startswith("periodic orbits (hbm, H = 5)") for lab in labels)
+    assert "equilibria" in labels and any(lab.startswith("periodic orbits (aft, H = 5)") for lab in labels)
     assert {"stable", "unstable"} <= set(labels)
     assert any(lab.startswith("motion: ") for lab in labels)
     assert any(lab.startswith("fold at Vb = ") and lab.endswith("m/s") for lab in labels)

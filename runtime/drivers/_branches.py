@@ -25,7 +25,7 @@ from ..analysis._equilibria import _hopf_test, _locate_hopf, _use_aft, eigenvalu
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._collocation import CollocationDiscretization
 from ..discretizations._hbm import HBMDiscretization
-from ..discretizations._shooting import find_periodic_orbit
+from ._orbits import find_periodic_orbit
 from ..engine._bordered import Counters
 from ..engine._newton import correct
 from ..engine._options import ContinuationProblem, default_options

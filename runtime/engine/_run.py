@@ -96,6 +96,10 @@ def _start(disc, problem, opts):
     return Z0, guess, guess / np.linalg.norm(guess)
 
 
+#: the statuses of a branch that ended where it should (``success = True``)
+_ENDS = ("range", "equilibrium", "closed")
+
+
 def _follow(disc, engine, Z0, guess, border, d, opts, counters, progress):
     """Correct the start, then run the engine; return ``(recorder, status, message, success)``.
 
@@ -113,7 +117,14 @@ def _follow(disc, engine, Z0, guess, border, d, opts, counters, progress):
         rec = Recorder(disc, opts, Z0, t0, counters)
         rec.note_det_sign(Z0, t0, det_sign)
         engine(disc, Z0, t0, opts, rec, progress)
-        status, message, success = rec.status, rec.message, True
+        status, message = rec.status, rec.message
+        # a branch succeeds when it ends where it should: its range, an equilibrium (a Hopf
+        # point), or back at its start; out of steps, or an engine that gave up, is a failure
+        success = status in _ENDS
+        if status == "running":
+            status = "failed"
+            message = (f"the engine stopped at lam = {rec.points[-1][-1]:.10g} without reaching the range, "
+                       "an equilibrium or the start (a step of zero length)")
     except KeyboardInterrupt:
         status, message = "interrupted", "interrupted by the user (Ctrl-C); the partial branch is kept"
     except ConvergenceError as err:

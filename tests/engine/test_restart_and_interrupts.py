@@ -30,6 +30,15 @@ def belt_start():
 
 
 @pytest.fixture(scope="module")
+def hbm_start():
+    """The frequency-domain HBM start, H = 10 (its fold is 0.5 m/s too low)."""
+    warnings.simplefilter("ignore", RuntimeWarning)
+    m = load_model("belt", continuation="Vb", n=10, FN=5)
+    eq = equilibrium_branch(m, 0.05, 12)
+    return periodic_start_from_hopf(m, eq.special_points("hopf")[0], 10, discretization="hbm")
+
+
+@pytest.fixture(scope="module")
 def newton_fold(belt_start):
     """The fold of an uninterrupted pseudo-arclength run (the independent reference)."""
     disc, Z, d = belt_start
@@ -46,7 +55,9 @@ def test_restart_reaches_the_fold_of_an_uninterrupted_run(belt_start, tmp_path):
     disc, Z, d = belt_start
     full = periodic_branch(disc, Z, 0.05, 12, d, options=OPTS)
     part = periodic_branch(disc, Z, 0.05, 12, d, options=dict(OPTS, max_steps=8))
-    assert part.status == "max_steps" and not part.special_points("fold")
+    # out of steps is not a success (issue 12 item 5), with a message that says so
+    assert part.status == "max_steps" and not part.success and "max_steps = 8" in part.message
+    assert not part.special_points("fold")
     part.save(tmp_path / "part.h5")
     again = load_branch(tmp_path / "part.h5").restart(options=OPTS)
     assert _fold(again) == pytest.approx(_fold(full), rel=1e-8)
@@ -225,10 +236,10 @@ AUTO_FOLD = 10.2874838639
     # runtime.json, hbm_H80): truncation below 1e-8 there; measured here 3e-11
     ("aft", dict(harmonics=80), 1e-8),
 ])
-def test_restart_with_another_method_reaches_the_converged_fold(method, sizes, tol, belt_start, tmp_path):
+def test_restart_with_another_method_reaches_the_converged_fold(method, sizes, tol, hbm_start, tmp_path):
     """An HBM H = 10 branch (fold 0.5 m/s too low) restarted before its fold in another
     discretization: the converted orbit is corrected and continued to the converged fold."""
-    disc, Z, d = belt_start
+    disc, Z, d = hbm_start
     hbm = periodic_branch(disc, Z, 0.05, 12, d, options=OPTS)
     assert abs(_fold(hbm) - AUTO_FOLD) > 0.1
     hbm.save(tmp_path / "h10.h5")
@@ -255,7 +266,7 @@ def test_append_keeps_the_file_and_adds_a_group(tmp_path, monkeypatch):
     from frictionkit.runtime.results._branch import Branch
     out = tmp_path / "run.h5"
     res = _cli_run("continue", "belt", "--param", "Vb", "--start", 0.05, "--stop", 12, "--set", "n=10", "FN=5",
-                   "--from-hopf", 1, "-H", 10, "--out", out, "-q")
+                   "--from-hopf", 1, "-H", 10, "--method", "hbm", "--out", out, "-q")
     assert res.exit_code == 0, res.output
     before = load_branch(out)
     res = _cli_run("continue", "--restart", f"{out}@60", "--method", "aft", "-H", 80, "--stop", 12,

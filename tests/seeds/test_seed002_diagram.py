@@ -109,3 +109,20 @@ def test_grazing_fold_of_the_non_smooth_model_and_v_up():
     # "v_up estimates where stick-slip disappears" (seed 002 §3): within 1 %, from above
     assert closed < g["vd"] < up
     assert g["vd"] == pytest.approx(up, rel=1e-2)
+
+
+@pytest.mark.parametrize("muv", [0.0, 0.02], ids=["VW", "VWS"])
+@pytest.mark.parametrize("delta", [1e-2, 1e-3])
+def test_steep_laws_by_the_default_path(delta, muv):
+    """Issue 12: the steep regularizations of the seed-002 law (velocity weakening, mu_v = 0,
+    and weakening-strengthening, mu_v = 0.02) by the default method and options (the AFT of
+    the states with the recast applied pointwise, ANM): one fold of cycles, nothing spurious,
+    and the fold agrees with shooting on the original ODE to 1e-6."""
+    model = load_model("weakstrong", continuation="vd", delta=delta, **dict(SET, muv=muv))
+    hopf = equilibrium_branch(model, 3.0, 0.3).special_points("hopf")
+    disc, Z, d = periodic_start_from_hopf(model, hopf[0], harmonics=60)
+    br = periodic_branch(disc, Z, 0.3, 3.0, d)
+    assert disc.kind == "aft" and br.provenance["method"] == "anm" and br.success
+    assert [s.kind for s in br.special] == ["fold"]
+    fold = br.special[0]
+    assert fold.param == pytest.approx(shooting_fold(model, disc, fold.solution)["lam"], rel=1e-6)

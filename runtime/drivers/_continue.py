@@ -28,10 +28,11 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
     (``problem``, ``method`` "anm" or "newton", ``options``, ``progress``, ``provenance``);
     the returned :class:`~frictionkit.runtime.results.Branch` also carries the analysis the
     options ask for: branch points, and for periodic branches the stability columns.  The
-    analysis runs only on a successful run (a failed or interrupted branch is returned as
-    the engine left it).
+    analysis runs on a branch that ended where it should and on one that ran out of steps
+    (its points are solutions; ``success`` is False); a failed or interrupted branch is
+    returned as the engine left it.
     """
     br = run(problem, method, options, progress=progress, provenance=provenance)
-    if br.success:
+    if br.success or br.status == "max_steps":
         analyse_branch(br)
     return br

@@ -159,7 +159,7 @@ def _branch(disc, method, opts, rec, counters, status, message, success, provena
         status, success = "invalid", False
         message = f"{_edge_text(disc, rec, checks)}; the {len(checks)} valid points before it are kept"
     special = list(rec.special)
-    if opts.locate_folds and success:
+    if opts.locate_folds and (success or status == "max_steps"):
         try:
             special.extend(locate_folds(disc, rec, counters, opts))
         except KeyboardInterrupt:       # the branch is kept; the folds found by the recorder too

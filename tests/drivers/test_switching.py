@@ -105,7 +105,8 @@ def test_switch_to_the_second_family_of_cycles(circle_branch):
     for sign in (1.0, -1.0):
         new = switch_branch(disc, br, bp, direction=sign,
                             options=dict(lam_min=-0.3, lam_max=0.3, max_steps=60, max_lam_step=0.05))
-        assert new.success and len(new) > 5
+        # the step budget ends it (not a success, issue 12): its points are analysed all the same
+        assert new.status in ("range", "max_steps") and len(new) > 5
         z = np.array([disc.split(Z)[0][2, 0] for Z in new.solutions])
         r2 = np.array([disc.split(Z)[0][3, 0] for Z in new.solutions])
         assert np.all(np.sign(z) == np.sign(z[0])) and np.max(np.abs(z)) > 0.1

@@ -348,7 +348,7 @@ cdef extern from *:
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
-def _samples(a, rows, what):
+cdef tuple _samples(a, Py_ssize_t rows, str what):
     """``a`` as C-contiguous float64 (rows, M), its trailing shape, and M."""
     A = numpy.ascontiguousarray(a, dtype=numpy.float64)
     if A.ndim == 0 or A.shape[0] != rows:
@@ -360,7 +360,7 @@ def _samples(a, rows, what):
     return A, shape, A.shape[1]
 
 
-def _times(t, Py_ssize_t M):
+cdef tuple _times(t, Py_ssize_t M):
     T = numpy.ascontiguousarray(t, dtype=numpy.float64)
     if T.size == 1:
         return T, 0
@@ -369,32 +369,42 @@ def _times(t, Py_ssize_t M):
     return T.reshape(-1), 1
 
 
-def _params(p):
+cdef _params(p):
     P = numpy.ascontiguousarray(p, dtype=numpy.float64)
     if P.shape != (_NPARAM,):
         raise ValueError(f"p must hold the {_NPARAM} parameter values, got shape {numpy.shape(p)}")
     return P
 
 
-def _odefun(t, x, p, bint jacobian):
+cdef _odefun(t, x, p, bint jacobian):
     cdef Py_buffer bp, bt, bx, bo
-    cdef Py_ssize_t M, ts
+    cdef Py_ssize_t M, ts = 0
+    cdef double tval = 0.0
+    cdef const double *tp = &tval
     P = _params(p)
     X, shape, M = _samples(x, _n, "x")
-    T, ts = _times(t, M)
-    out = numpy.zeros(((_n, _n) if jacobian else (_n,)) + shape)
+    T = None
+    if isinstance(t, float):     # a scalar time (what solve_ivp passes): no array for it
+        tval = t
+    else:
+        T, ts = _times(t, M)
+    # the residual writes every row; the Jacobian only its structural nonzeros
+    out = numpy.zeros((_n, _n) + shape) if jacobian else numpy.empty((_n,) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+    if T is not None:
+        PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+        tp = <const double *>bt.buf
     PyObject_GetBuffer(X, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(out, &bo, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         if jacobian:
-            fk_jac(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_jac(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
         else:
-            fk_rhs(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_rhs(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
     PyBuffer_Release(&bo)
     PyBuffer_Release(&bx)
-    PyBuffer_Release(&bt)
+    if T is not None:
+        PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
     return out
 
@@ -409,7 +419,7 @@ def jac(t, x, p):
     return _odefun(t, x, p, True)
 
 
-def _qc(qc):
+cdef _qc(qc):
     Q = numpy.ascontiguousarray(qc, dtype=numpy.float64)
     if Q.shape != (5,):
         raise ValueError(f"qc must hold the 5 coefficients of Q, got shape {numpy.shape(qc)}")
@@ -439,7 +449,7 @@ def quad(qc, a, b):
     return out
 
 
-def _quad_jac(qc, u, bint sparse):
+cdef _quad_jac(qc, u, bint sparse):
     cdef Py_buffer bq, bu, bo
     cdef Py_ssize_t M
     Q = _qc(qc)

@@ -76,60 +76,6 @@ NAUX = 5
 # vectorised with the flags of build.py, plain loops without them.
 cdef extern from *:
     """
-    #ifdef FK_LIBMVEC
-    /* glibc >= 2.35 on x86-64 (build.platform_args): libmvec has SIMD variants (<= 4 ulp, NaN and
-       inf as libm) of these, so the vectorised sample loops below call them instead of scalar libm */
-    #pragma omp declare simd notinbranch
-    double acos(double);
-    #pragma omp declare simd notinbranch
-    double acosh(double);
-    #pragma omp declare simd notinbranch
-    double asin(double);
-    #pragma omp declare simd notinbranch
-    double asinh(double);
-    #pragma omp declare simd notinbranch
-    double atan(double);
-    #pragma omp declare simd notinbranch
-    double atanh(double);
-    #pragma omp declare simd notinbranch
-    double cbrt(double);
-    #pragma omp declare simd notinbranch
-    double cos(double);
-    #pragma omp declare simd notinbranch
-    double cosh(double);
-    #pragma omp declare simd notinbranch
-    double erf(double);
-    #pragma omp declare simd notinbranch
-    double erfc(double);
-    #pragma omp declare simd notinbranch
-    double exp(double);
-    #pragma omp declare simd notinbranch
-    double exp2(double);
-    #pragma omp declare simd notinbranch
-    double expm1(double);
-    #pragma omp declare simd notinbranch
-    double log(double);
-    #pragma omp declare simd notinbranch
-    double log10(double);
-    #pragma omp declare simd notinbranch
-    double log1p(double);
-    #pragma omp declare simd notinbranch
-    double log2(double);
-    #pragma omp declare simd notinbranch
-    double sin(double);
-    #pragma omp declare simd notinbranch
-    double sinh(double);
-    #pragma omp declare simd notinbranch
-    double tan(double);
-    #pragma omp declare simd notinbranch
-    double tanh(double);
-    #pragma omp declare simd notinbranch
-    double atan2(double, double);
-    #pragma omp declare simd notinbranch
-    double hypot(double, double);
-    #pragma omp declare simd notinbranch
-    double pow(double, double);
-    #endif
 
     static void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out,
                        Py_ssize_t M)

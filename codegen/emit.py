@@ -293,6 +293,10 @@ def _context(system: RecastSystem, backend: str) -> dict:
         ctx["rhs_c"] = _c_kernel(system, system.ode_rhs, lambda k: f"out[{k} * M + m]", names)
         ctx["jac_c"] = _c_kernel(system, [e for _, _, e in jac_entries],
                                  lambda k: f"out[{jac_entries[k][0] * n + jac_entries[k][1]} * M + m]", names)
+        # structural zeros written by the kernel too: the wrapper's output needs no zero fill
+        nonzero = {(i, j) for i, j, _ in jac_entries}
+        ctx["jac_c"].out += [f"out[{i * n + j} * M + m] = 0.0" for i in range(n) for j in range(n)
+                             if (i, j) not in nonzero]
         ctx["simd_decls"] = _simd_declarations((ctx["rhs_c"], ctx["jac_c"]))
         ctx["qc_c"] = [f"qc{t} = qc[{t}]" for t in range(len(system.Q))]
         rows = {}

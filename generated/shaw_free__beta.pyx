@@ -97,6 +97,7 @@ cdef extern from *:
             out[1 * M + m] = 1;
             out[2 * M + m] = _k0;
             out[3 * M + m] = _k1;
+            out[0 * M + m] = 0.0;
         }
     }
 
@@ -199,8 +200,8 @@ cdef _odefun(t, x, p, bint jacobian):
         tval = t
     else:
         T, ts = _times(t, M)
-    # the residual writes every row; the Jacobian only its structural nonzeros
-    out = numpy.zeros((_n, _n) + shape) if jacobian else numpy.empty((_n,) + shape)
+    # the kernels write every entry (the Jacobian's structural zeros too): no zero fill here
+    out = numpy.empty(((_n, _n) if jacobian else (_n,)) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     if T is not None:
         PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)

@@ -183,6 +183,14 @@ cdef extern from *:
             out[12 * M + m] = p_alpha;
             out[14 * M + m] = _k0;
             out[15 * M + m] = _f7*(_f4*_f7*_k7*atan(_f4*p_eps)/_f6 + _k6/(_f5*_k3 + 1));
+            out[0 * M + m] = 0.0;
+            out[2 * M + m] = 0.0;
+            out[3 * M + m] = 0.0;
+            out[7 * M + m] = 0.0;
+            out[8 * M + m] = 0.0;
+            out[9 * M + m] = 0.0;
+            out[10 * M + m] = 0.0;
+            out[13 * M + m] = 0.0;
         }
     }
 
@@ -467,8 +475,8 @@ cdef _odefun(t, x, p, bint jacobian):
         tval = t
     else:
         T, ts = _times(t, M)
-    # the residual writes every row; the Jacobian only its structural nonzeros
-    out = numpy.zeros((_n, _n) + shape) if jacobian else numpy.empty((_n,) + shape)
+    # the kernels write every entry (the Jacobian's structural zeros too): no zero fill here
+    out = numpy.empty(((_n, _n) if jacobian else (_n,)) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     if T is not None:
         PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)

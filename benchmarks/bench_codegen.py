@@ -4,8 +4,9 @@ NumPy versus compiled (Cython) versus sympy.lambdify of the declared equations; 
 quadratic operator kernels Q(u, u) and its sparse Jacobian at 1,000 samples.
 
 * cold build: empty cache folder, codegen (recast + render) + C compile + import, one model
-  at a time; the compiler-flag table builds the largest models with -O0/-O1/-O2 and times
-  their kernels, which is how ``build.COMPILE_ARGS`` was chosen.
+  at a time; the compiler-flag table builds the largest models with the scalar -O1 flags of
+  before, the vectorised portable flags, and the machine's flags at -O0/-O1/-O2, and times
+  their kernels, which is how ``build.COMPILE_ARGS`` and ``build.platform_args`` were chosen.
 * warm load: a fresh Python process with frictionkit imported, ``generate_module`` from a
   filled cache.
 * Taylor kernels of the pointwise recast (DESIGN §5.0): one call of order TAYLOR_ORDER, and
@@ -40,7 +41,12 @@ M = 1000
 REPEAT = 5
 COLD_REPEAT = 3
 FLAG_MODELS = (("belt", "Vb"), ("vrande2", "Vdr"))
-FLAGS = (("-O0",), ("-O1",), ("-O2",))
+#: compiler flag sets: -O1 scalar (the flags before issue 13 item 2), vectorised portable
+#: (x86-64 baseline + libmvec), and the machine's defaults (build.COMPILE_ARGS + platform_args)
+#: at -O0/-O1/-O2
+_MACHINE = build.COMPILE_ARGS[1:] + build.platform_args()[0]
+FLAGS = (("-O1",), ("-O1",) + tuple(f for f in _MACHINE if not f.startswith(("-m", "-ffp-contract"))),
+         ("-O0",) + _MACHINE, ("-O1",) + _MACHINE, ("-O2",) + _MACHINE)
 TAYLOR_ORDER = 12
 
 
@@ -240,7 +246,8 @@ def flag_table():
 
 
 def main():
-    out = {"samples": M, "compile_args": list(build.COMPILE_ARGS), "repeats": REPEAT,
+    args, link = build.build_flags()
+    out = {"samples": M, "compile_args": list(args), "link_args": list(link), "repeats": REPEAT,
            "cold_repeats": COLD_REPEAT, "recast_scaling": recast_scaling(), "models": {}}
     print("recast scaling", out["recast_scaling"], flush=True)
     for name, (_, params) in sorted(ZOO.items()):

@@ -21,11 +21,13 @@
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
 import json
 import os
+import platform
 import shutil
 import statistics
 import subprocess
@@ -44,7 +46,50 @@ from frictionkit.modelspec.errors import FrictionkitError
 #: C compiler flags.  -O1 is the measured compromise (benchmarks/bench_codegen.py reports
 #: build time and kernel time for -O0/-O1/-O2): the kernels are straight-line arithmetic, so
 #: -O2/-O3 add build time (the Cython wrapper is most of the C) for little kernel speed.
-COMPILE_ARGS = ("-O1",)
+#: ``-fopenmp-simd`` honours the kernels' ``#pragma omp simd`` sample loops (vectorised even at
+#: -O1; no OpenMP runtime), ``-fno-math-errno`` lets sqrt be one instruction.  Never
+#: ``-ffast-math`` (it changes NaN/inf semantics and reassociates).
+COMPILE_ARGS = ("-O1", "-fopenmp-simd", "-fno-math-errno")
+#: glibc's vector math library: where the linker may find it (x86-64 Debian/Ubuntu, Fedora...)
+_LIBMVEC_PATHS = ("/usr/lib/x86_64-linux-gnu/libmvec.so", "/lib/x86_64-linux-gnu/libmvec.so",
+                  "/usr/lib64/libmvec.so", "/lib64/libmvec.so", "/usr/lib/libmvec.so")
+
+
+@functools.lru_cache(maxsize=None)
+def platform_args() -> tuple:
+    """Compile and link flags that depend on this machine: ``(compile_args, link_args)``.
+
+    * glibc >= 2.35 on x86-64 ships libmvec with SIMD variants of atan, exp, tanh, sin...
+      (<= 4 ulp): ``-DFK_LIBMVEC -lmvec`` lets the vectorised sample loops call them instead
+      of scalar libm (the generated C declares them ``omp declare simd`` under FK_LIBMVEC).
+    * A CPU with AVX2 and FMA gets ``-mavx2 -mfma`` (four doubles per instruction; ~2.4x on
+      the transcendental kernels, benchmarks/bench_codegen.py) with ``-ffp-contract=off``, so
+      that no multiply-add is fused and the results round as in the portable build.
+
+    Both are part of the cache key (they are compiler flags), so a cache shared by machines
+    without AVX2 never hands them an AVX2 binary: they compute another key and build their own.
+    """
+    compile_args, link_args = [], []
+    if not (sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")):
+        return (), ()
+    try:
+        libc, version = os.confstr("CS_GNU_LIBC_VERSION").split()
+        glibc = libc == "glibc" and tuple(int(v) for v in version.split(".")[:2]) >= (2, 35)
+    except (ValueError, OSError, AttributeError):
+        glibc = False
+    if glibc and any(os.path.exists(p) for p in _LIBMVEC_PATHS):
+        compile_args.append("-DFK_LIBMVEC")
+        link_args.append("-lmvec")
+    try:
+        with open("/proc/cpuinfo") as fh:
+            flags = next((line.split(":", 1)[1].split() for line in fh if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    if "avx2" in flags and "fma" in flags:
+        compile_args += ["-mavx2", "-mfma", "-ffp-contract=off"]
+    return tuple(compile_args), tuple(link_args)
+
+
 #: Cython directives (also in the generated header; part of the cache key).
 COMPILER_DIRECTIVES = {"language_level": 3, "boundscheck": False, "wraparound": False, "cdivision": True}
 #: environment variables the compiler reads (part of the cache key)
@@ -67,6 +112,14 @@ def cache_dir() -> Path:
     return Path(base) / "frictionkit"
 
 
+def build_flags(compile_args=None) -> tuple:
+    """Compiler and linker flags of a build: ``compile_args`` as given, or by default
+    :data:`COMPILE_ARGS` followed by this machine's :func:`platform_args`; the link flags
+    are always the machine's (linking libmvec unused costs nothing)."""
+    extra, link = platform_args()
+    return (tuple(compile_args) if compile_args else COMPILE_ARGS + extra), link
+
+
 def build_key(pyx_source: str, compile_args=None) -> str:
     """Hash of everything that changes the compiled binary."""
     import Cython
@@ -74,7 +127,8 @@ def build_key(pyx_source: str, compile_args=None) -> str:
     from .emit import template_digest
     h = hashlib.sha256()
     env = [f"{k}={os.environ.get(k, '')}" for k in COMPILER_ENV]
-    for part in (pyx_source, template_digest(), " ".join(compile_args or COMPILE_ARGS),
+    args, link = build_flags(compile_args)
+    for part in (pyx_source, template_digest(), " ".join(args), " ".join(link),
                  json.dumps(COMPILER_DIRECTIVES, sort_keys=True), "\n".join(env),
                  sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, Cython.__version__):
         h.update(part.encode())
@@ -86,9 +140,9 @@ _BUILD_SCRIPT = textwrap.dedent("""
     import json, sys
     from setuptools import Distribution, Extension
     from Cython.Build import cythonize
-    name, pyx, out, tmp, directives = sys.argv[1:6]
-    flags = sys.argv[6:]
-    ext = Extension(name, [pyx], extra_compile_args=flags)
+    name, pyx, out, tmp, directives, link = sys.argv[1:7]
+    flags = sys.argv[7:]
+    ext = Extension(name, [pyx], extra_compile_args=flags, extra_link_args=json.loads(link))
     dist = Distribution({"ext_modules": cythonize([ext], quiet=True, build_dir=tmp,
                                                    compiler_directives=json.loads(directives))})
     cmd = dist.get_command_obj("build_ext")
@@ -192,7 +246,8 @@ def compile_module(pyx_source: str, stem: str, compile_args=None):
     stem : str
         Readable part of the extension's name (e.g. ``belt__Vb``).
     compile_args : sequence of str, optional
-        C compiler flags (default :data:`COMPILE_ARGS`; part of the cache key).
+        C compiler flags (default :data:`COMPILE_ARGS` followed by :func:`platform_args`;
+        part of the cache key).
 
     Returns
     -------
@@ -205,8 +260,8 @@ def compile_module(pyx_source: str, stem: str, compile_args=None):
         If compilation fails now or failed before for the same inputs; the message gives
         the path of ``build.log``, which holds the compiler output.
     """
-    args = tuple(compile_args or COMPILE_ARGS)
-    key = build_key(pyx_source, args)
+    args, link = build_flags(compile_args)
+    key = build_key(pyx_source, compile_args)
     name = f"_fk_{stem}_{key}"
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     if name in sys.modules:
@@ -225,7 +280,7 @@ def compile_module(pyx_source: str, stem: str, compile_args=None):
         with lock:
             cached = _verified(target)
             if not cached:
-                _build(pyx_source, stem, name, folder, target, args, root)
+                _build(pyx_source, stem, name, folder, target, args, link, root)
     except filelock.Timeout:
         raise BuildError(f"waited {LOCK_TIMEOUT_S} s for another process building {stem} in {folder}; "
                          f"remove {folder / '.lock'} if no build is running") from None
@@ -234,7 +289,7 @@ def compile_module(pyx_source: str, stem: str, compile_args=None):
     return _import_extension(name, target), dict(key=key, path=str(target), cached=cached)
 
 
-def _build(pyx_source, stem, name, folder, target, args, root):
+def _build(pyx_source, stem, name, folder, target, args, link, root):
     """Build under the key's lock; records a failure, or the manifest of a success."""
     log = folder / "build.log"
     failed = folder / "FAILED.json"
@@ -257,7 +312,7 @@ def _build(pyx_source, stem, name, folder, target, args, root):
         pyx.write_text(pyx_source, encoding="utf-8")
         with open(log, "w") as fh:
             proc = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT, name, str(pyx), str(tmp), str(tmp),
-                                   json.dumps(COMPILER_DIRECTIVES), *args], stdout=fh,
+                                   json.dumps(COMPILER_DIRECTIVES), json.dumps(list(link)), *args], stdout=fh,
                                   stderr=subprocess.STDOUT, cwd=str(tmp))
         built = tmp / target.name
         if proc.returncode != 0 or not built.exists():

@@ -6,6 +6,7 @@ interface documented in ``frictionkit.runtime.model._interface``.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,12 @@ from .recast import GENERATOR_VERSION, RecastSystem
 from .taylor import pointwise_recast, taylor_context
 
 TEMPLATES = Path(__file__).parent / "templates"
+#: libm functions with SIMD variants for SSE4, AVX, AVX2 and AVX-512 in glibc >= 2.35's libmvec
+#: (x86-64; checked with ``nm -D libmvec.so.1``), and their number of arguments
+LIBMVEC_FUNCTIONS = {**dict.fromkeys(("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cos", "cosh",
+                                      "erf", "erfc", "exp", "exp2", "expm1", "log", "log10", "log1p", "log2",
+                                      "sin", "sinh", "tan", "tanh"), 1),
+                     "atan2": 2, "hypot": 2, "pow": 2}
 _env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), trim_blocks=True,
                           lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
@@ -72,6 +79,14 @@ def _c_kernel(system: RecastSystem, exprs, out_index, names) -> _Kernel:
             raise PrintError("conditional expressions (Piecewise) cannot be compiled; use backend='numpy'")
     return _Kernel(params, h_lines, states, temps, [f"{out_index(k)} = {e}" for k, e in enumerate(outs)],
                    system.time in used)
+
+
+def _simd_declarations(kernels) -> list:
+    """C declarations, for ``#pragma omp declare simd``, of the libmvec functions the printed
+    lines of ``kernels`` call (only those: the generated module declares nothing it does not use)."""
+    text = "\n".join(line for k in kernels for line in k.hoisted + k.temps + k.out)
+    used = sorted(f for f in LIBMVEC_FUNCTIONS if re.search(rf"\b{f}\(", text))
+    return [f"double {f}({', '.join(['double'] * LIBMVEC_FUNCTIONS[f])})" for f in used]
 
 
 def _quad_sums(system: RecastSystem, pairs, template):
@@ -288,6 +303,11 @@ def _context(system: RecastSystem, backend: str) -> dict:
         ctx["rhs_c"] = _c_kernel(system, system.ode_rhs, lambda k: f"out[{k} * M + m]", names)
         ctx["jac_c"] = _c_kernel(system, [e for _, _, e in jac_entries],
                                  lambda k: f"out[{jac_entries[k][0] * n + jac_entries[k][1]} * M + m]", names)
+        # structural zeros written by the kernel too: the wrapper's output needs no zero fill
+        nonzero = {(i, j) for i, j, _ in jac_entries}
+        ctx["jac_c"].out += [f"out[{i * n + j} * M + m] = 0.0" for i in range(n) for j in range(n)
+                             if (i, j) not in nonzero]
+        ctx["simd_decls"] = _simd_declarations((ctx["rhs_c"], ctx["jac_c"]))
         ctx["qc_c"] = [f"qc{t} = qc[{t}]" for t in range(len(system.Q))]
         rows = {}
         for t, (k, i, j, _) in enumerate(system.Q):

@@ -68,8 +68,17 @@ NAUX = 6
 # The kernels are plain C printed by sympy's C99 printer: arrays are (rows, M) in C order,
 # sample m of row i at [i * M + m].  Parameter-only sub-expressions are computed once per
 # call, before the sample loop.  They hold no Python object, so they run without the GIL.
+# The sample loops are `omp simd` (samples are independent and `out` is always a fresh array):
+# vectorised with the flags of build.py, plain loops without them.
 cdef extern from *:
     """
+    #ifdef FK_LIBMVEC
+    /* glibc >= 2.35 on x86-64 (build.platform_args): libmvec has SIMD variants (<= 4 ulp, NaN and
+       inf as libm) of these, so the vectorised sample loops below call them instead of scalar libm */
+    #pragma omp declare simd notinbranch
+    double cos(double);
+    #endif
+
     static void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out,
                        Py_ssize_t M)
     {
@@ -88,6 +97,7 @@ cdef extern from *:
         const double _k3 = -2*sqrt(-p_fs*(p_fd - p_fs))/p_n;
         const double _k4 = -2*p_alpha;
         const double _k5 = (1.0/(p_m));
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double tm = t[m * ts];
             const double x_x = x[0 * M + m];
@@ -116,6 +126,7 @@ cdef extern from *:
         const double _k4 = -2*sqrt(-p_fs*(p_fd - p_fs))/p_n;
         const double _k5 = -2*p_alpha;
         const double _k6 = _h0;
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double x_v = x[1 * M + m];
             const double _f0 = (x_v*x_v);
@@ -125,6 +136,7 @@ cdef extern from *:
             out[1 * M + m] = 1;
             out[2 * M + m] = _k0;
             out[3 * M + m] = _k6*(-2*_f0*_f3/(_f1*_f1) + _k5 + (_f0*_k3/_f2 + _f3)/_f1);
+            out[0 * M + m] = 0.0;
         }
     }
 
@@ -135,6 +147,7 @@ cdef extern from *:
         const double qc2 = qc[2];
         const double qc3 = qc[3];
         const double qc4 = qc[4];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[0 * M + m] = 0.0;
             out[1 * M + m] = 0.0;
@@ -151,6 +164,7 @@ cdef extern from *:
         const double qc2 = qc[2];
         const double qc3 = qc[3];
         const double qc4 = qc[4];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[11 * M + m] = 2.0 * qc0 * u[1 * M + m];
             out[12 * M + m] = 2.0 * qc1 * u[2 * M + m];
@@ -169,6 +183,7 @@ cdef extern from *:
         const double qc2 = qc[2];
         const double qc3 = qc[3];
         const double qc4 = qc[4];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[0 * M + m] = 2.0 * qc0 * u[1 * M + m];
             out[1 * M + m] = 2.0 * qc1 * u[2 * M + m];
@@ -297,7 +312,7 @@ cdef extern from *:
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
-def _samples(a, rows, what):
+cdef tuple _samples(a, Py_ssize_t rows, str what):
     """``a`` as C-contiguous float64 (rows, M), its trailing shape, and M."""
     A = numpy.ascontiguousarray(a, dtype=numpy.float64)
     if A.ndim == 0 or A.shape[0] != rows:
@@ -309,7 +324,7 @@ def _samples(a, rows, what):
     return A, shape, A.shape[1]
 
 
-def _times(t, Py_ssize_t M):
+cdef tuple _times(t, Py_ssize_t M):
     T = numpy.ascontiguousarray(t, dtype=numpy.float64)
     if T.size == 1:
         return T, 0
@@ -318,32 +333,42 @@ def _times(t, Py_ssize_t M):
     return T.reshape(-1), 1
 
 
-def _params(p):
+cdef _params(p):
     P = numpy.ascontiguousarray(p, dtype=numpy.float64)
     if P.shape != (_NPARAM,):
         raise ValueError(f"p must hold the {_NPARAM} parameter values, got shape {numpy.shape(p)}")
     return P
 
 
-def _odefun(t, x, p, bint jacobian):
+cdef _odefun(t, x, p, bint jacobian):
     cdef Py_buffer bp, bt, bx, bo
-    cdef Py_ssize_t M, ts
+    cdef Py_ssize_t M, ts = 0
+    cdef double tval = 0.0
+    cdef const double *tp = &tval
     P = _params(p)
     X, shape, M = _samples(x, _n, "x")
-    T, ts = _times(t, M)
-    out = numpy.zeros(((_n, _n) if jacobian else (_n,)) + shape)
+    T = None
+    if isinstance(t, float):     # a scalar time (what solve_ivp passes): no array for it
+        tval = t
+    else:
+        T, ts = _times(t, M)
+    # the kernels write every entry (the Jacobian's structural zeros too): no zero fill here
+    out = numpy.empty(((_n, _n) if jacobian else (_n,)) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+    if T is not None:
+        PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+        tp = <const double *>bt.buf
     PyObject_GetBuffer(X, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(out, &bo, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         if jacobian:
-            fk_jac(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_jac(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
         else:
-            fk_rhs(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_rhs(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
     PyBuffer_Release(&bo)
     PyBuffer_Release(&bx)
-    PyBuffer_Release(&bt)
+    if T is not None:
+        PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
     return out
 
@@ -358,7 +383,7 @@ def jac(t, x, p):
     return _odefun(t, x, p, True)
 
 
-def _qc(qc):
+cdef _qc(qc):
     Q = numpy.ascontiguousarray(qc, dtype=numpy.float64)
     if Q.shape != (5,):
         raise ValueError(f"qc must hold the 5 coefficients of Q, got shape {numpy.shape(qc)}")
@@ -388,7 +413,7 @@ def quad(qc, a, b):
     return out
 
 
-def _quad_jac(qc, u, bint sparse):
+cdef _quad_jac(qc, u, bint sparse):
     cdef Py_buffer bq, bu, bo
     cdef Py_ssize_t M
     Q = _qc(qc)

@@ -103,8 +103,17 @@ NAUX = 10
 # The kernels are plain C printed by sympy's C99 printer: arrays are (rows, M) in C order,
 # sample m of row i at [i * M + m].  Parameter-only sub-expressions are computed once per
 # call, before the sample loop.  They hold no Python object, so they run without the GIL.
+# The sample loops are `omp simd` (samples are independent and `out` is always a fresh array):
+# vectorised with the flags of build.py, plain loops without them.
 cdef extern from *:
     """
+    #ifdef FK_LIBMVEC
+    /* glibc >= 2.35 on x86-64 (build.platform_args): libmvec has SIMD variants (<= 4 ulp, NaN and
+       inf as libm) of these, so the vectorised sample loops below call them instead of scalar libm */
+    #pragma omp declare simd notinbranch
+    double atan(double);
+    #endif
+
     static void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out,
                        Py_ssize_t M)
     {
@@ -118,6 +127,7 @@ cdef extern from *:
         const double _k1 = -p_Vdr;
         const double _k2 = (p_delta*p_delta);
         const double _k3 = -2*p_beta/M_PI;
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double x_X1 = x[0 * M + m];
             const double x_V1 = x[1 * M + m];
@@ -153,6 +163,7 @@ cdef extern from *:
         const double _k5 = _h2;
         const double _k6 = -_h1*p_beta;
         const double _k7 = _h2*p_beta;
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double x_V1 = x[1 * M + m];
             const double x_V2 = x[3 * M + m];
@@ -172,6 +183,14 @@ cdef extern from *:
             out[12 * M + m] = p_alpha;
             out[14 * M + m] = _k0;
             out[15 * M + m] = _f7*(_f4*_f7*_k7*atan(_f4*p_eps)/_f6 + _k6/(_f5*_k3 + 1));
+            out[0 * M + m] = 0.0;
+            out[2 * M + m] = 0.0;
+            out[3 * M + m] = 0.0;
+            out[7 * M + m] = 0.0;
+            out[8 * M + m] = 0.0;
+            out[9 * M + m] = 0.0;
+            out[10 * M + m] = 0.0;
+            out[13 * M + m] = 0.0;
         }
     }
 
@@ -185,6 +204,7 @@ cdef extern from *:
         const double qc5 = qc[5];
         const double qc6 = qc[6];
         const double qc7 = qc[7];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[0 * M + m] = 0.0;
             out[1 * M + m] = 0.0;
@@ -215,6 +235,7 @@ cdef extern from *:
         const double qc5 = qc[5];
         const double qc6 = qc[6];
         const double qc7 = qc[7];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[84 * M + m] = 2.0 * qc0 * u[4 * M + m];
             out[116 * M + m] = 2.0 * qc1 * u[4 * M + m];
@@ -239,6 +260,7 @@ cdef extern from *:
         const double qc5 = qc[5];
         const double qc6 = qc[6];
         const double qc7 = qc[7];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[0 * M + m] = 2.0 * qc0 * u[4 * M + m];
             out[1 * M + m] = 2.0 * qc1 * u[4 * M + m];
@@ -413,7 +435,7 @@ cdef extern from *:
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
-def _samples(a, rows, what):
+cdef tuple _samples(a, Py_ssize_t rows, str what):
     """``a`` as C-contiguous float64 (rows, M), its trailing shape, and M."""
     A = numpy.ascontiguousarray(a, dtype=numpy.float64)
     if A.ndim == 0 or A.shape[0] != rows:
@@ -425,7 +447,7 @@ def _samples(a, rows, what):
     return A, shape, A.shape[1]
 
 
-def _times(t, Py_ssize_t M):
+cdef tuple _times(t, Py_ssize_t M):
     T = numpy.ascontiguousarray(t, dtype=numpy.float64)
     if T.size == 1:
         return T, 0
@@ -434,32 +456,42 @@ def _times(t, Py_ssize_t M):
     return T.reshape(-1), 1
 
 
-def _params(p):
+cdef _params(p):
     P = numpy.ascontiguousarray(p, dtype=numpy.float64)
     if P.shape != (_NPARAM,):
         raise ValueError(f"p must hold the {_NPARAM} parameter values, got shape {numpy.shape(p)}")
     return P
 
 
-def _odefun(t, x, p, bint jacobian):
+cdef _odefun(t, x, p, bint jacobian):
     cdef Py_buffer bp, bt, bx, bo
-    cdef Py_ssize_t M, ts
+    cdef Py_ssize_t M, ts = 0
+    cdef double tval = 0.0
+    cdef const double *tp = &tval
     P = _params(p)
     X, shape, M = _samples(x, _n, "x")
-    T, ts = _times(t, M)
-    out = numpy.zeros(((_n, _n) if jacobian else (_n,)) + shape)
+    T = None
+    if isinstance(t, float):     # a scalar time (what solve_ivp passes): no array for it
+        tval = t
+    else:
+        T, ts = _times(t, M)
+    # the kernels write every entry (the Jacobian's structural zeros too): no zero fill here
+    out = numpy.empty(((_n, _n) if jacobian else (_n,)) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+    if T is not None:
+        PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+        tp = <const double *>bt.buf
     PyObject_GetBuffer(X, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(out, &bo, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         if jacobian:
-            fk_jac(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_jac(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
         else:
-            fk_rhs(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_rhs(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
     PyBuffer_Release(&bo)
     PyBuffer_Release(&bx)
-    PyBuffer_Release(&bt)
+    if T is not None:
+        PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
     return out
 
@@ -474,7 +506,7 @@ def jac(t, x, p):
     return _odefun(t, x, p, True)
 
 
-def _qc(qc):
+cdef _qc(qc):
     Q = numpy.ascontiguousarray(qc, dtype=numpy.float64)
     if Q.shape != (8,):
         raise ValueError(f"qc must hold the 8 coefficients of Q, got shape {numpy.shape(qc)}")
@@ -504,7 +536,7 @@ def quad(qc, a, b):
     return out
 
 
-def _quad_jac(qc, u, bint sparse):
+cdef _quad_jac(qc, u, bint sparse):
     cdef Py_buffer bq, bu, bo
     cdef Py_ssize_t M
     Q = _qc(qc)

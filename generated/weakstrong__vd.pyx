@@ -73,8 +73,19 @@ NAUX = 5
 # The kernels are plain C printed by sympy's C99 printer: arrays are (rows, M) in C order,
 # sample m of row i at [i * M + m].  Parameter-only sub-expressions are computed once per
 # call, before the sample loop.  They hold no Python object, so they run without the GIL.
+# The sample loops are `omp simd` (samples are independent and `out` is always a fresh array):
+# vectorised with the flags of build.py, plain loops without them.
 cdef extern from *:
     """
+    #ifdef FK_LIBMVEC
+    /* glibc >= 2.35 on x86-64 (build.platform_args): libmvec has SIMD variants (<= 4 ulp, NaN and
+       inf as libm) of these, so the vectorised sample loops below call them instead of scalar libm */
+    #pragma omp declare simd notinbranch
+    double exp(double);
+    #pragma omp declare simd notinbranch
+    double pow(double, double);
+    #endif
+
     static void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out,
                        Py_ssize_t M)
     {
@@ -93,6 +104,7 @@ cdef extern from *:
         const double _k4 = p_mud - p_mus;
         const double _k5 = -_h0*p_muv;
         const double _k6 = -p_mud;
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double x_x = x[0 * M + m];
             const double x_v = x[1 * M + m];
@@ -123,6 +135,7 @@ cdef extern from *:
         const double _k5 = -p_mud;
         const double _k6 = -_h0*_h1;
         const double _k7 = -2*p_xi;
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             const double x_v = x[1 * M + m];
             const double _f0 = _k0 + x_v;
@@ -134,6 +147,7 @@ cdef extern from *:
             out[1 * M + m] = 1;
             out[2 * M + m] = -1;
             out[3 * M + m] = -_f0*_f5*(x_v - p_vd)/pow(_f2, 3.0/2.0) + _f1*(_f4*_k6 + _k4)/_f2 + _k7 + _f5/_f3;
+            out[0 * M + m] = 0.0;
         }
     }
 
@@ -144,6 +158,7 @@ cdef extern from *:
         const double qc2 = qc[2];
         const double qc3 = qc[3];
         const double qc4 = qc[4];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[0 * M + m] = 0.0;
             out[1 * M + m] = 0.0;
@@ -161,6 +176,7 @@ cdef extern from *:
         const double qc2 = qc[2];
         const double qc3 = qc[3];
         const double qc4 = qc[4];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[20 * M + m] = 2.0 * qc0 * u[2 * M + m];
             out[21 * M + m] = 2.0 * qc1 * u[3 * M + m];
@@ -178,6 +194,7 @@ cdef extern from *:
         const double qc2 = qc[2];
         const double qc3 = qc[3];
         const double qc4 = qc[4];
+        #pragma omp simd
         for (Py_ssize_t m = 0; m < M; ++m) {
             out[0 * M + m] = 2.0 * qc0 * u[2 * M + m];
             out[1 * M + m] = 2.0 * qc1 * u[3 * M + m];
@@ -289,7 +306,7 @@ cdef extern from *:
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
-def _samples(a, rows, what):
+cdef tuple _samples(a, Py_ssize_t rows, str what):
     """``a`` as C-contiguous float64 (rows, M), its trailing shape, and M."""
     A = numpy.ascontiguousarray(a, dtype=numpy.float64)
     if A.ndim == 0 or A.shape[0] != rows:
@@ -301,7 +318,7 @@ def _samples(a, rows, what):
     return A, shape, A.shape[1]
 
 
-def _times(t, Py_ssize_t M):
+cdef tuple _times(t, Py_ssize_t M):
     T = numpy.ascontiguousarray(t, dtype=numpy.float64)
     if T.size == 1:
         return T, 0
@@ -310,32 +327,42 @@ def _times(t, Py_ssize_t M):
     return T.reshape(-1), 1
 
 
-def _params(p):
+cdef _params(p):
     P = numpy.ascontiguousarray(p, dtype=numpy.float64)
     if P.shape != (_NPARAM,):
         raise ValueError(f"p must hold the {_NPARAM} parameter values, got shape {numpy.shape(p)}")
     return P
 
 
-def _odefun(t, x, p, bint jacobian):
+cdef _odefun(t, x, p, bint jacobian):
     cdef Py_buffer bp, bt, bx, bo
-    cdef Py_ssize_t M, ts
+    cdef Py_ssize_t M, ts = 0
+    cdef double tval = 0.0
+    cdef const double *tp = &tval
     P = _params(p)
     X, shape, M = _samples(x, _n, "x")
-    T, ts = _times(t, M)
-    out = numpy.zeros(((_n, _n) if jacobian else (_n,)) + shape)
+    T = None
+    if isinstance(t, float):     # a scalar time (what solve_ivp passes): no array for it
+        tval = t
+    else:
+        T, ts = _times(t, M)
+    # the kernels write every entry (the Jacobian's structural zeros too): no zero fill here
+    out = numpy.empty(((_n, _n) if jacobian else (_n,)) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
-    PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+    if T is not None:
+        PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
+        tp = <const double *>bt.buf
     PyObject_GetBuffer(X, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(out, &bo, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         if jacobian:
-            fk_jac(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_jac(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
         else:
-            fk_rhs(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf, <double *>bo.buf, M)
+            fk_rhs(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
     PyBuffer_Release(&bo)
     PyBuffer_Release(&bx)
-    PyBuffer_Release(&bt)
+    if T is not None:
+        PyBuffer_Release(&bt)
     PyBuffer_Release(&bp)
     return out
 
@@ -350,7 +377,7 @@ def jac(t, x, p):
     return _odefun(t, x, p, True)
 
 
-def _qc(qc):
+cdef _qc(qc):
     Q = numpy.ascontiguousarray(qc, dtype=numpy.float64)
     if Q.shape != (5,):
         raise ValueError(f"qc must hold the 5 coefficients of Q, got shape {numpy.shape(qc)}")
@@ -380,7 +407,7 @@ def quad(qc, a, b):
     return out
 
 
-def _quad_jac(qc, u, bint sparse):
+cdef _quad_jac(qc, u, bint sparse):
     cdef Py_buffer bq, bu, bo
     cdef Py_ssize_t M
     Q = _qc(qc)

@@ -91,6 +91,22 @@ def test_key_covers_directives_and_the_users_compiler_flags(monkeypatch):
     assert build.build_key(TINY, ("-O3",)) != base
 
 
+def test_machine_specific_flags_are_in_the_key_and_never_unsafe(monkeypatch):
+    """A cache shared by machines with and without AVX2 (or libmvec) must never hand one an
+    extension built for the other (SIGILL, missing symbol): the machine's flags are in the key.
+    -ffast-math (NaN/inf semantics, reassociation) and -march=native never appear."""
+    args, link = build.build_flags()
+    assert not any(f.startswith(("-ffast-math", "-Ofast", "-march=native")) for f in args)
+    assert set(build.platform_args()[0]) <= set(args) and build.platform_args()[1] == link
+    base = build.build_key(TINY)
+    for other in ((("-DFK_LIBMVEC",), ("-lmvec",)), ((), ()), (("-mavx2", "-mfma", "-ffp-contract=off"), ())):
+        if other != build.platform_args():
+            monkeypatch.setattr(build, "platform_args", lambda o=other: o)
+            assert build.build_key(TINY) != base, other
+    monkeypatch.undo()
+    assert build.build_key(TINY) == base
+
+
 def test_unwritable_cache_builds_in_a_temporary_folder(tmp_path, monkeypatch):
     blocker = tmp_path / "not_a_folder"
     blocker.write_text("a file where the cache folder should be")

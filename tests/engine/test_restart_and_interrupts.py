@@ -8,7 +8,6 @@ from pathlib import Path
 import signal
 import subprocess
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -78,61 +77,34 @@ def test_restart_refuses_a_changed_model(belt_start, tmp_path):
         load_branch(tmp_path / "p.h5").restart(99)
 
 
-def _wait_for_periodic_checkpoint(out, proc):
-    """Wait until ``out`` holds a checkpoint of the periodic branch (the equilibria come first)."""
-    t0 = time.monotonic()
-    while proc.poll() is None and time.monotonic() - t0 < 120:
-        if out.exists():
-            try:
-                if load_branch(out).kind == "periodic":
-                    return
-            except InputError:
-                pass
-        time.sleep(0.005)
-
-
-def _cli(*args):
-    exe = Path(sys.executable).with_name("frictionkit")
-    return [str(exe), *map(str, args)]
-
-
 def _env():
     return dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+# the continuation is interrupted by the process itself at its 60th periodic point (PHASE_RUNNER
+# below): deterministic, however fast the machine
+CONTINUATION = ("--engine", "newton", "--max-steps", 400, "--checkpoint-steps", 50)
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_keeps_the_branch_and_restart_reaches_the_fold(sig, tmp_path, newton_fold):
     """A real signal during the periodic continuation (after its first checkpoint): exit 130,
     the branch on disk and loadable; restarted, it reaches the fold of an uninterrupted run."""
     out = tmp_path / "run.h5"
-    proc = subprocess.Popen(_cli("continue", "belt", "--param", "Vb", "--start", 0.05, "--stop", 12,
-                                 "--set", "n=10", "FN=5", "--from-hopf", 1, "-H", 10, "--engine", "newton", "--max-steps", 400,
-                                 "--out", out, "--checkpoint-steps", 50, "-q"),
-                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_for_periodic_checkpoint(out, proc)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=120)
-    if proc.returncode == 0:
-        pytest.skip("the run finished before the signal arrived")
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err
+    res = _run_interrupted("continuation", out, sig, CONTINUATION)
+    assert res.returncode == 130, res.stderr
+    assert "Traceback" not in res.stderr
     br = load_branch(out)
-    assert br.status == "interrupted" and not br.success
+    assert br.status == "interrupted" and not br.success and len(br) >= 59
     assert _fold(br.restart(options=OPTS)) == pytest.approx(newton_fold, rel=1e-6)
 
 
 def test_sigkill_then_restart_from_checkpoint(tmp_path, newton_fold):
     out = tmp_path / "run.h5"
-    proc = subprocess.Popen(_cli("continue", "belt", "--param", "Vb", "--start", 0.05, "--stop", 12,
-                                 "--set", "n=10", "FN=5", "--from-hopf", 1, "-H", 10, "--engine", "newton", "--max-steps", 400,
-                                 "--out", out, "--checkpoint-steps", 50, "-q"),
-                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _wait_for_periodic_checkpoint(out, proc)
-    proc.kill()
-    proc.communicate(timeout=60)
+    res = _run_interrupted("continuation", out, "SIGKILL", CONTINUATION)
+    assert res.returncode == -signal.SIGKILL
     br = load_branch(out)                   # a complete checkpoint, never a half-written file
-    if br.status != "checkpoint":
-        pytest.skip("the run finished before the kill")
+    assert br.status == "checkpoint" and len(br) >= 50
     assert _fold(br.restart(options=OPTS)) == pytest.approx(newton_fold, rel=1e-6)
 
 
@@ -158,13 +130,16 @@ import frictionkit.runtime.analysis._pass as analysis_pass
 import frictionkit.runtime.analysis._stability as stability
 import frictionkit.runtime.engine._run as engine_run
 import frictionkit.runtime.results._branch as results_branch
+from frictionkit.runtime.engine._recorder import Recorder
+
+SIG = getattr(signal, os.environ.get("FK_TEST_SIGNAL", "SIGINT"))
 
 def interrupt_on_entry(owner, name, when=lambda *a: True):
     original = getattr(owner, name)
     def wrapper(*args, **kwargs):
         if when(*args):
             setattr(owner, name, original)
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), SIG)
         return original(*args, **kwargs)
     setattr(owner, name, wrapper)
 
@@ -178,16 +153,18 @@ elif phase == "crossings":
     interrupt_on_entry(stability, "_locate_crossings")
 elif phase == "save":
     interrupt_on_entry(results_branch.Branch, "_write_group")
+elif phase == "continuation":      # at the 60th point of the periodic branch (after a checkpoint at 50 steps)
+    interrupt_on_entry(Recorder, "add", lambda rec, *a: periodic(rec.disc) and len(rec.points) >= 60)
 from frictionkit.runtime.cli import main
 main(sys.argv[2:], prog_name="frictionkit")
 """
 
 
-def _run_interrupted(phase, out):
+def _run_interrupted(phase, out, sig="SIGINT", extra=("--checkpoint-steps", 0, "--checkpoint-seconds", 0)):
     args = ["continue", "belt", "--param", "Vb", "--start", 0.05, "--stop", 12, "--set", "n=10", "FN=5",
-            "--from-hopf", 1, "-H", 10, "--out", out, "--checkpoint-steps", 0, "--checkpoint-seconds", 0, "-q"]
-    return subprocess.run([sys.executable, "-c", PHASE_RUNNER, phase, *map(str, args)], env=_env(),
-                          capture_output=True, text=True, timeout=300)
+            "--from-hopf", 1, "-H", 10, "--out", out, *extra, "-q"]
+    return subprocess.run([sys.executable, "-c", PHASE_RUNNER, phase, *map(str, args)],
+                          env=dict(_env(), FK_TEST_SIGNAL=sig), capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("phase, says", [("fold location", "fold location"), ("stability", "analysis"),

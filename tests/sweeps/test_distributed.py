@@ -26,7 +26,7 @@ from ._serial import assert_same_branch, serial_continuation
 
 BIN = Path(sys.executable).parent
 FN = np.linspace(1.0, 10.0, 12)
-H = 5
+H = 12                  # tasks long enough (about 1 s each) for the signals to land mid-sweep
 
 
 def _free_port():

@@ -1,45 +1,53 @@
-"""Peer benchmark (issue 3): the n = 10 belt branch by AUTO-07p (through ``bifpy``) and by
-frictionkit, side by side in the same run: wall time, number of points, fold location.
+"""Peer benchmark (issues 3 and 12): frictionkit's default path against AUTO-07p (through
+``bifpy``), side by side in the same run, on two models.
 
-The branch: seed 000 §4.2 (belt oscillator, eqs. 5-6, regularized law mu_n of eq. 2, n = 10,
-F_N = 5 N), continued in the belt speed ``Vb`` from the first Hopf point B1 (Vb ~ 0.1417)
-through the fold of cycles B2 (Vb ~ 10.2875) back to the second Hopf point B3 (Vb ~ 3.6556).
+1. The belt (seed 000 §4.2, eqs. 5-6, regularized law mu_n of eq. 2, n = 10, F_N = 5 N): the
+   equilibria for Vb in [0.05, 12] (Hopf points B1 ~ 0.1417, B3 ~ 3.6556), then the periodic
+   orbits from B1 through the fold of cycles B2 (Vb ~ 10.2875) back to B3.
+2. The tanh x exp belt of ``examples/tanh_exp_belt.py`` (a new user's law): equilibria for vb
+   from 1.5 down to 0.1 (Hopf points 0.7979466, 0.1457639), then the orbits from the Hopf
+   point at 0.798 through the fold (0.98434561) down to vb = 0.3.
 
-AUTO-07p side.  The model is written at run time, into a temporary directory, as the Python
+AUTO-07p side.  Each model is written at run time, into a temporary directory, as the Python
 module bifpy needs (``func``, ``stpnt`` and the exact Jacobians ``jac_equilibrium`` /
-``jac_periodic``), printed by sympy from the very expressions of
-``frictionkit.modelspec.zoo.belt`` (nothing typed by hand); before use it is checked against the
-generated frictionkit model (``model.rhs`` / ``model.jac``).  Then AUTO's usual two runs:
+``jac_periodic``), printed by sympy from the model's ``ModelSpec`` (nothing typed by hand;
+:func:`auto_model_source` takes any ODE ModelSpec and continuation parameter).  The start is
+the equilibrium found by frictionkit's ``find_equilibrium`` at the start value; the module is
+checked against the generated frictionkit model (``model.rhs`` / ``model.jac``) before use.
+Then AUTO's usual two runs: equilibria (IPS = 1, ICP = [PAR(1)], Hopf points HB), and the
+periodic orbits restarted from the first HB label (IPS = 2, ISW = 1, ICP = [PAR(1), PAR(11)
+= period], NCOL = 4; NTST = 50, 100, 200 for the belt, stopped at B3 by STOP = BP1, LP2;
+NTST = 100, 200 for the tanh x exp belt, stopped by RL0 = 0.3).  Both runs go through
+bifpy's native path (``transpile=True``: the module printed to Fortran, compiled by gfortran,
+linked against AUTO-07p, run); their CPU and wall times include that code generation and
+compilation, and ``auto_reported_s`` is AUTO's own "Total Time" of the solver alone.  One
+extra belt run at NTST = 100 goes through bifpy's interpreted path (Python callbacks).
 
-1. equilibria, IPS = 1, ICP = [Vb], from the sliding equilibrium at Vb = 0.05 to 12: Hopf
-   points (HB);
-2. periodic orbits, IPS = 2, ISW = 1, restarted from the first HB label, ICP = [Vb, PAR(11)
-   = period], NCOL = 4, NTST = 50, 100, 200 (fold convergence), stopped where the orbits
-   shrink onto the equilibrium at B3, which AUTO marks either as a branch point (BP, located
-   near B3) or as a second limit point (LP, the turn in Vb through zero amplitude, at B3):
-   STOP = BP1, LP2.  The first LP is the fold B2.
+frictionkit side: ``load_model`` (warm build cache, timed once and added to every round),
+``equilibrium_branch`` (Hopf points), ``periodic_start_from_hopf`` without
+``discretization=`` (the default path: the AFT harmonic balance of the states with the recast
+applied pointwise) and ``periodic_branch`` with the default engine and options, once with the
+default stability analysis (AUTO computes Floquet multipliers too, ISP = 2) and once with
+``stability=False``.  The belt runs at H = 60, the smallest H whose fold is within 1e-8 of the
+converged 10.2874838639 (H = 40 gives 10.2874832); the tanh x exp belt at H = 40.  Extra rows
+(first round only): the frequency-domain HBM (``discretization="hbm"``, H = 40) and
+orthogonal collocation on AUTO's mesh (100 x 4), both with stability.
 
-Both runs use bifpy's native path (``transpile=True``: bifpy prints the module to Fortran,
-gfortran compiles and links it against AUTO-07p, the executable runs); the reported wall time
-includes that code generation and compilation (``auto_reported_s`` is AUTO's own "Total Time"
-of the solver alone).  One extra periodic run at NTST = 100 goes through bifpy's interpreted
-path (Python callbacks through ctypes), for reference.
-
-frictionkit side: ``load_model`` (generated module), ``equilibrium_branch`` (Hopf points),
-``periodic_start_from_hopf`` with H = 40 and the ANM ``periodic_branch`` (the ``frictionkit
-demo`` branch), once with the default stability analysis (AUTO computes Floquet multipliers
-too, ISP = 2) and once with ``stability=False``; then the fold refined with
-``locate_fold_near`` at H = 60 and 100 (as ``bench_runtime.bench_fold`` does).  Wall times
-compared: equilibria + periodic branch, each tool; the ratio is frictionkit over AUTO (native,
-NTST = 100).  CPU time counts finished child processes too (gfortran, the AUTO executable,
-bifpy's worker), so it is the steadier number on a loaded machine.  One run on one (shared)
-machine: compare ratios, not absolute times.
+The machine is shared: the tools alternate (frictionkit, AUTO, frictionkit, AUTO, ...) over
+``ROUNDS`` rounds and the summary quotes medians.  CPU time counts finished child processes
+too (gfortran, the AUTO executable, bifpy's worker), so it is the steadier number.  The
+summary gives, per model, the CPU ratios frictionkit / AUTO NTST 100 (native, compilation
+included) and frictionkit / AUTO's solver-alone time, LU factorizations per step
+(``counters["factorizations"] / counters["steps"]``), the analysis share ((with - without
+stability) / with, CPU of the periodic branch) and the folds; ``targets`` holds issue 12's
+targets as ``[value, limit, met]``.
 
 If bifpy (or gfortran for the native path) is missing or AUTO fails, the ``auto07p`` entry says
 so (``{"available": False, "reason": ...}``) and the frictionkit half still runs.  The peer is
 installed by ``make bench-peers`` (benchmarks only, never a runtime dependency).
 
-Run standalone: ``python benchmarks/bench_auto.py`` writes ``benchmarks/results/auto.json``.
+Run: ``python benchmarks/run.py auto`` or ``python benchmarks/bench_auto.py`` (writes
+``benchmarks/results/auto.json``).
 """
 import importlib.metadata
 import importlib.util
@@ -68,7 +76,7 @@ FOLD_CONVERGED = 10.2874838639      # belt fold B2, AUTO NTST 100/200 and fricti
 HBM_HARMONICS = 40                  # the frequency-domain HBM extra row (the former demo)
 TANH_HARMONICS = 40                 # tanh x exp: the default path at the CLI's H = 40
 TANH_NTSTS = (100, 200)
-ROUNDS = 3                          # frictionkit, AUTO, frictionkit, AUTO, ...: medians
+ROUNDS = 5                          # frictionkit, AUTO, frictionkit, AUTO, ...: medians
 
 
 def _clock():
@@ -320,7 +328,8 @@ def auto_round(auto, native, mod, case, interpreted=False):
 def _branch_record(br, t0, **labels):
     """Times, points, steps, counters, LU per step and special points of a finished branch."""
     folds = br.special_points("fold")
-    out = dict(labels, **_since(t0), status=br.status, success=bool(br.success), points=len(br),
+    out = dict(labels, **_since(t0), status=br.status, success=bool(br.success), message=br.message,
+               points=len(br),
                folds=[float(s.param) for s in folds],
                special=[[s.kind, float(s.param)] for s in br.special_points()],
                end=float(br.param[-1]), **br.counters)
@@ -372,7 +381,8 @@ def frictionkit_round(model, case):
     t0 = _clock()
     eq = equilibrium_branch(model, *case["eq_range"])
     hopf = eq.special_points("hopf")
-    out = dict(equilibria=dict(**_since(t0), points=len(eq), hopf=[float(h.param) for h in hopf]))
+    out = dict(equilibria=dict(**_since(t0), points=len(eq), hopf=[float(h.param) for h in hopf],
+                               **eq.counters, lu_per_step=eq.counters["factorizations"] / max(eq.counters["steps"], 1)))
     start = min(hopf, key=lambda h: abs(h.param - case["hopf_near"]))
     out["branch"] = frictionkit_periodic(model, start, case, True)
     out["branch_no_stability"] = frictionkit_periodic(model, start, case, False)
@@ -436,13 +446,16 @@ def summarize(case, res):
     fk_nostab = _fk_totals(fk, res["frictionkit_load_model"], "branch_no_stability")
     branch_cpu = [r["branch"]["cpu_s"] for r in fk]
     branch_nostab_cpu = [r["branch_no_stability"]["cpu_s"] for r in fk]
+    branch_wall = [r["branch"]["wall_s"] for r in fk]
+    branch_nostab_wall = [r["branch_no_stability"]["wall_s"] for r in fk]
     first = fk[0]["branch"]
     out = dict(rounds=len(fk),
                frictionkit_cpu_s=dict(stability=_median(fk_stab["cpu_s"]), no_stability=_median(fk_nostab["cpu_s"]),
                                       per_round_stability=fk_stab["cpu_s"], per_round_no_stability=fk_nostab["cpu_s"]),
                frictionkit_wall_s=dict(stability=_median(fk_stab["wall_s"]), no_stability=_median(fk_nostab["wall_s"])),
-               lu_per_step=dict(branch=first["lu_per_step"], equilibria=None),
+               lu_per_step=dict(periodic=first["lu_per_step"], equilibria=fk[0]["equilibria"]["lu_per_step"]),
                analysis_share_cpu=(_median(branch_cpu) - _median(branch_nostab_cpu)) / _median(branch_cpu),
+               analysis_share_wall=(_median(branch_wall) - _median(branch_nostab_wall)) / _median(branch_wall),
                points=first["points"], steps=first["steps"],
                fold=dict(frictionkit=(first["folds"] or [None])[0]))
     ref = case["fold_reference"]
@@ -467,6 +480,12 @@ def summarize(case, res):
         out[f"cpu_ratio_{label}"] = fk_cpu / out["auto_ntst100_cpu_s"]
         if out["auto_ntst100_solver_alone_s"]:
             out[f"cpu_ratio_{label}_vs_auto_solver_alone"] = fk_cpu / out["auto_ntst100_solver_alone_s"]
+    for name, row in res.get("extra_rows", {}).items():      # one round: labelled extra rows
+        cpu = res["frictionkit_load_model"]["cpu_s"] + fk[0]["equilibria"]["cpu_s"] + row["cpu_s"]
+        out[f"extra_{name}"] = dict(cpu_s=cpu, cpu_ratio=cpu / out["auto_ntst100_cpu_s"], success=row["success"],
+                                    message=row["message"], points=row["points"],
+                                    steps=row["steps"], lu_per_step=row["lu_per_step"],
+                                    fold=(row["folds"] or [None])[0])
     best = out["fold"].get(f"auto_ntst{max(case['ntsts'])}")
     if best is not None and out["fold"]["frictionkit"] is not None:
         out["fold"]["abs_diff_frictionkit_vs_auto_finest"] = abs(out["fold"]["frictionkit"] - best)
@@ -482,8 +501,10 @@ def targets(summary):
             "belt_cpu_ratio_no_stability": (belt.get("cpu_ratio_no_stability"), 0.5),
             "tanh_cpu_ratio_stability": (tanh.get("cpu_ratio_stability"), 1.0),
             "tanh_fold_abs_diff_vs_auto": (tanh["fold"].get("abs_diff_frictionkit_vs_auto_finest"), 1e-7),
-            "belt_lu_per_step": (belt["lu_per_step"]["branch"], 1.5),
-            "tanh_lu_per_step": (tanh["lu_per_step"]["branch"], 1.5),
+            "belt_lu_per_step_periodic": (belt["lu_per_step"]["periodic"], 1.5),
+            "tanh_lu_per_step_periodic": (tanh["lu_per_step"]["periodic"], 1.5),
+            "belt_lu_per_step_equilibria": (belt["lu_per_step"]["equilibria"], 1.5),
+            "tanh_lu_per_step_equilibria": (tanh["lu_per_step"]["equilibria"], 1.5),
             "belt_analysis_share": (belt["analysis_share_cpu"], 0.25),
             "tanh_analysis_share": (tanh["analysis_share_cpu"], 0.25)}
     return {k: [v, lim, (v is not None and v <= lim)] for k, (v, lim) in rows.items()}

@@ -378,3 +378,16 @@ def test_pointwise_anm_and_newton_reach_the_same_fold():
         folds[method] = br.special_points("fold")[0].param
     assert folds["anm"] == pytest.approx(folds["newton"], rel=1e-10)
     assert abs(folds["anm"] - 10.2874838639) / 10.2874838639 < 1e-8
+
+
+def test_start_from_an_orbit_lands_on_the_orbit():
+    """Issue 12: the default start from samples of an orbit (Vb = 1, where the frequency-domain
+    recast once converged 1.4e-4 off in peak-to-peak) is the shooting orbit to 1e-7."""
+    orbit = belt_orbit(1.0)
+    m = load_model("belt", continuation="Vb", n=10, FN=5)
+    disc, Z = periodic_start_from_orbit(m, 1.0, orbit.samples(1024), 2 * np.pi / orbit.omega, 40)
+    assert disc.kind == "aft"
+    _, x = disc.samples(Z, 4096)
+    ref = orbit.samples(4096)
+    assert abs(np.ptp(x[0]) - np.ptp(ref[0])) / np.ptp(ref[0]) < 1e-7
+    assert Z[disc.omega_index] == pytest.approx(orbit.omega, rel=1e-8)

@@ -93,7 +93,8 @@ def test_fold_moves_with_harmonics_as_in_seed_003(belt, H, seed_value):
     """seed 003 §3.3: fold at 24.05, 7.51, 9.46 m/s for H = 1, 5, 9.  DESIGN §6: an exact
     truncation gives every value a few tenths of a percent above the quoted ones."""
     m, eq = belt
-    disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], H)
+    # the frequency-domain quadratic recast (MANLAB's, seed 003's method), named explicitly
+    disc, Z, d = periodic_start_from_hopf(m, eq.special_points("hopf")[0], H, discretization="hbm")
     # H = 1 follows the other root of R = sqrt(Vr^2 + eps/n^2) over a part of the period
     # (stopped by default, ``test_validity``): seed 003's H = 1 value is of that solution
     with warnings.catch_warnings(record=True) as caught:

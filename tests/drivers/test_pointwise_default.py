@@ -22,19 +22,20 @@ from frictionkit.runtime.cli import main
 from frictionkit.runtime.engine._newton import correct
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tanh_exp_belt.py"
-ZETA, MUD, MUS, VS, EPS = 0.05, 0.3, 0.5, 0.5, 0.05
+#: the issue's values (H = 40), and two steeper laws (other parameter values of the same user
+#: model), which need more harmonics for periods within 1e-7 (H = 40 leaves 1.5e-7 to 2.7e-7)
+CASES = [(dict(), 40), (dict(eps=0.02), 80), (dict(mus=0.6, vs=0.3, eps=0.03), 80)]
+DEFAULTS = dict(zeta=0.05, mud=0.3, mus=0.5, vs=0.5, eps=0.05)
 
 
-def _rhs(t, y, vb):
-    x, v = y
-    w = vb - v
-    return [v, -2 * ZETA * v - x + (MUD + (MUS - MUD) * np.exp(-(w / VS) ** 2)) * np.tanh(w / EPS)]
-
-
-def _flow(A, vb, T):
-    """States after time T from (x, v) = (A, 0)."""
-    sol = scipy.integrate.solve_ivp(_rhs, (0.0, T), [A, 0.0], args=(vb,), method="DOP853",
-                                    rtol=1e-12, atol=1e-14)
+def _flow(A, vb, T, p):
+    """States after time T from (x, v) = (A, 0) of the ODE with parameters ``p``."""
+    def rhs(t, y):
+        x, v = y
+        w = vb - v
+        mu = (p["mud"] + (p["mus"] - p["mud"]) * np.exp(-(w / p["vs"]) ** 2)) * np.tanh(w / p["eps"])
+        return [v, -2 * p["zeta"] * v - x + mu]
+    sol = scipy.integrate.solve_ivp(rhs, (0.0, T), [A, 0.0], method="DOP853", rtol=1e-12, atol=1e-14)
     return sol.y[:, -1]
 
 
@@ -52,28 +53,30 @@ def _section(disc, Z):
     return float(x[0, k])
 
 
-@pytest.fixture(scope="module")
-def branch():
+@pytest.fixture(scope="module", params=CASES, ids=["issue", "eps=0.02", "mus=0.6,vs=0.3,eps=0.03"])
+def branch(request):
     sys.path.insert(0, str(EXAMPLE.parent))
     try:
         import tanh_exp_belt
     finally:
         sys.path.pop(0)
-    m = load_model(tanh_exp_belt.model(), continuation="vb")
+    params, H = request.param
+    m = load_model(tanh_exp_belt.model(), continuation="vb", **params)
     eq = equilibrium_branch(m, 0.1, 1.5)
     hopf = eq.special_points("hopf")
-    disc, Z, d = periodic_start_from_hopf(m, hopf[1], 40)
-    return hopf, disc, periodic_branch(disc, Z, 0.1, 1.5, d)
+    disc, Z, d = periodic_start_from_hopf(m, hopf[-1], H)
+    return hopf, disc, periodic_branch(disc, Z, 0.1, 1.5, d), dict(DEFAULTS, **params)
 
 
 def test_default_path_is_pointwise_and_the_diagram_is_clean(branch):
-    hopf, disc, br = branch
+    hopf, disc, br, _ = branch
     assert disc.kind == "aft" and br.provenance["method"] == "anm"
-    assert br.success and br.status == "equilibrium"
-    # Hopf -> unstable cycles -> one fold -> stable stick-slip cycles, back to the other Hopf
-    # point; nothing else (no spurious folds, branch points, PD or NS)
-    assert [s.kind for s in br.special] == ["fold", "hopf"]
-    assert br.special[1].param == pytest.approx(hopf[0].param, rel=1e-9)
+    assert br.success and br.status in ("equilibrium", "range")
+    # Hopf -> unstable cycles -> one fold -> stable stick-slip cycles, down to the range or back
+    # to the other Hopf point; nothing else (no spurious folds, branch points, PD or NS)
+    assert [s.kind for s in br.special] == ["fold"] + (["hopf"] if br.status == "equilibrium" else [])
+    if br.status == "equilibrium":
+        assert br.special[1].param == pytest.approx(hopf[0].param, rel=1e-9)
     i_fold = br.special[0].index
     assert np.all(br.stable[1:i_fold - 1] == 0)
     upper = np.arange(len(br)) > i_fold + 1
@@ -83,7 +86,7 @@ def test_default_path_is_pointwise_and_the_diagram_is_clean(branch):
 
 @pytest.mark.parametrize("vb", [0.8, 0.6, 0.5])
 def test_stable_cycle_periods_match_shooting(branch, vb):
-    _, disc, br = branch
+    _, disc, br, p = branch
     stable = np.flatnonzero(br.stable == 1)
     Z = br.solutions[stable[np.argmin(np.abs(br.param[stable] - vb))]].copy()
     Z[-1] = vb
@@ -91,19 +94,19 @@ def test_stable_cycle_periods_match_shooting(branch, vb):
     e[-1] = 1.0
     Z, _ = correct(disc, Z, e, vb)
     T = 2 * np.pi / Z[disc.omega_index]
-    A, T_ref = _shoot(lambda u: _flow(u[0], vb, u[1]) - [u[0], 0.0], [_section(disc, Z), T])
+    A, T_ref = _shoot(lambda u: _flow(u[0], vb, u[1], p) - [u[0], 0.0], [_section(disc, Z), T])
     assert abs(T - T_ref) / T_ref < 1e-7
 
 
 def test_fold_matches_a_fold_located_by_shooting(branch):
-    _, disc, br = branch
+    _, disc, br, p = branch
     fold = br.special_points("fold")[0]
     A0, T0 = _section(disc, fold.solution), 2 * np.pi / fold.solution[disc.omega_index]
     guess = [fold.param, T0]
 
     def minus_vb(A):
         # the cycle through (A, 0): unknowns (vb, T); the fold is the largest vb of the family
-        guess[:] = _shoot(lambda u: _flow(A, u[0], u[1]) - [A, 0.0], guess)
+        guess[:] = _shoot(lambda u: _flow(A, u[0], u[1], p) - [A, 0.0], guess)
         return -guess[0]
 
     res = scipy.optimize.minimize_scalar(minus_vb, bounds=(A0 - 0.01, A0 + 0.01), method="bounded",

@@ -10,7 +10,7 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`check_orbit`, :func:`check_branch_point`, :class:`OrbitCheck`
 * discretizations: :class:`Discretization` (the contract), :class:`HBMDiscretization`,
   :func:`to_subharmonic`, :class:`AFTDiscretization`, :class:`CollocationDiscretization`,
-  :class:`ShootingDiscretization`, :class:`PeriodicOrbit`
+  :class:`StateCollocationDiscretization`, :class:`ShootingDiscretization`, :class:`PeriodicOrbit`
 * results: :class:`Branch`, :class:`SpecialPoint`, :func:`load_branch`, :func:`plot_branches`,
   :func:`plot_orbit`, the interactive :func:`report` and :func:`load_sweep_map` (a sweep store for it)
 * engine: :class:`ContinuationProblem`, :class:`ANMOptions`, :class:`NewtonOptions`,
@@ -68,6 +68,7 @@ from .discretizations import (
     HBMDiscretization,
     PeriodicOrbit,
     ShootingDiscretization,
+    StateCollocationDiscretization,
     to_subharmonic,
 )
 from .drivers import (
@@ -101,7 +102,7 @@ __all__ = [
     "load_model", "Model", "simulate", "check_orbit", "check_branch_point", "OrbitCheck",
     # discretizations
     "Discretization", "HBMDiscretization", "to_subharmonic", "AFTDiscretization", "CollocationDiscretization",
-    "ShootingDiscretization", "PeriodicOrbit",
+    "StateCollocationDiscretization", "ShootingDiscretization", "PeriodicOrbit",
     # results
     "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "report", "load_sweep_map",
     # engine

@@ -3,7 +3,8 @@
 :class:`Discretization` (``_base.py``) is the contract the engines and analyses use;
 harmonic balance (:class:`HBMDiscretization`, the frequency-domain quadratic form, and
 :class:`AFTDiscretization`, alternating frequency-time on the original ODE), orthogonal
-collocation (:class:`CollocationDiscretization`), shooting (:class:`ShootingDiscretization`)
+collocation (:class:`CollocationDiscretization` of the quadratic system,
+:class:`StateCollocationDiscretization` of the original ODE's states), shooting (:class:`ShootingDiscretization`)
 and the scaled systems (:class:`ScaledDiscretization`) honour it.
 """
 from ._aft import AFTDiscretization, default_n_t
@@ -20,9 +21,10 @@ from ._hbm import (
 )
 from ._scaled import ScaledDiscretization
 from ._shooting import PeriodicOrbit, ShootingDiscretization
+from ._state_collocation import StateCollocationDiscretization
 
 __all__ = ["Discretization", "HBMDiscretization", "coefficients_to_samples", "equilibrium_discretization",
            "n_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic", "AFTDiscretization",
            "default_n_t", "CollocationDiscretization", "PeriodicOrbit",
            "ShootingDiscretization",
-           "ScaledDiscretization"]
+           "ScaledDiscretization", "StateCollocationDiscretization"]

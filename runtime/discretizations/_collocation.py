@@ -133,6 +133,23 @@ def _lagrange_tables(p: int):
     return nodes, gauss, weights, values(gauss), derivs(gauss), derivs(0.0)[0], Vinv
 
 
+def _mesh_matrices(n_intervals: int, p: int, Lval, Lder):
+    """Interpolation ``E`` and derivative ``Dm = d/dtau`` (both (G, G) CSR, ``G = p N_int``) from
+    the periodic nodal values of one variable to its values at the Gauss points
+    (``Lval``, ``Lder`` of :func:`_lagrange_tables`; interval length ``h = 1 / N_int``)."""
+    G, h = p * n_intervals, 1.0 / n_intervals
+    rows, cols, ev, dv = [], [], [], []
+    for i in range(n_intervals):
+        for l in range(p):
+            for j in range(p + 1):
+                rows.append(i * p + l)
+                cols.append((i * p + j) % G)
+                ev.append(Lval[l, j])
+                dv.append(Lder[l, j] / h)
+    return (sp.csr_matrix((ev, (rows, cols)), shape=(G, G)),
+            sp.csr_matrix((dv, (rows, cols)), shape=(G, G)))
+
+
 class CollocationDiscretization(CollocationPointConditions, CollocationSolutions, Discretization):
     """Orthogonal collocation of periodic orbits (module docstring), discretization contract.
 
@@ -217,17 +234,7 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
         self.lam_index = self.m
         (self.nodes, self.gauss, self.weights, self.Lval, self.Lder, self.Lder0,
          self._Vinv) = _lagrange_tables(p)
-        # interpolation E (G x G) and derivative Dm = d/dtau (G x G) of a nodal variable
-        rows, cols, ev, dv = [], [], [], []
-        for i in range(self.n_intervals):
-            for l in range(p):
-                for j in range(p + 1):
-                    rows.append(i * p + l)
-                    cols.append((i * p + j) % G)
-                    ev.append(self.Lval[l, j])
-                    dv.append(self.Lder[l, j] / self.h)
-        self.E = sp.csr_matrix((ev, (rows, cols)), shape=(G, G))
-        self.Dm = sp.csr_matrix((dv, (rows, cols)), shape=(G, G))
+        self.E, self.Dm = _mesh_matrices(self.n_intervals, p, self.Lval, self.Lder)
         self.I = sp.identity(G, format="csr")
         # times of the Gauss points and of the nodes in normalised time
         self.tau_gauss = ((np.arange(self.n_intervals)[:, None] + self.gauss[None, :]) * self.h).ravel()

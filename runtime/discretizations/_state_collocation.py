@@ -1,0 +1,340 @@
+"""Orthogonal collocation of periodic orbits of the original ODE on its n states alone
+(DESIGN §5.0 "the recast applied pointwise", §5.2).
+
+The mesh is that of :class:`~._collocation.CollocationDiscretization` (seed 003 §2.2): time
+``tau = t / T`` in ``[0, 1)``, ``N_int`` equal sub-intervals of length ``h = 1 / N_int``, on each
+one every state is the Lagrange polynomial of degree ``p`` through its values at ``p + 1``
+equidistant nodes, nodes shared at interval ends and periodicity built in (``p N_int`` unknowns
+per state).  The original first-order ODE ``x' = f(x, t; lam)`` is collocated at the ``p``
+Gauss-Legendre points ``tau_g`` of every sub-interval::
+
+    R_g = (omega / 2 pi) dx/dtau(tau_g) - f(x(tau_g), tau_g T; lam) = 0
+
+with ``f``, ``df/dx`` and ``df/dlam`` of the generated module at the Gauss points: no
+auxiliary variable is an unknown (the quadratic collocation carries the recast's auxiliaries,
+six variables for the two-state belt; here two).  This is Gauss collocation of the ODE, i.e.
+the Gauss Runge-Kutta method: ``omega`` and the states at the mesh points converge at order
+``2p``, the states between them at order ``p + 1`` (de Boor & Swartz 1973; measured in
+``tests/discretizations/test_state_collocation.py``).
+
+Unknowns (state-major, the layout of the quadratic collocation)::
+
+    Z[r*G + i*p + j]  state r at node j = 0..p-1 of interval i       (G = p N_int)
+    Z[n*G]            omega (autonomous models only)
+    Z[-1]             lam
+
+Autonomous models close the system with the phase condition ``dx_k/dtau(0) = 0`` (state
+``k = phase_state`` has an extremum at ``tau = 0``, the quadratic collocation's default and the
+shooting module's condition); it is linear, so the ANM needs nothing more for it.  Forced
+models take ``omega`` from the forcing-frequency parameter (fixed: a continued forcing
+frequency moves the collocation times ``t_g = 2 pi tau_g / omega`` along the path, which
+the pointwise Taylor kernels hold fixed; use the AFT harmonic balance for it).
+
+ANM (DESIGN §5.0): along ``Z(a) = sum_q a^q Z_q`` the states at the Gauss points have the
+coefficients ``E U_q`` (``E`` the interpolation to the Gauss points), and the generated Taylor
+kernel (``Model.taylor``) gives the order-q coefficients of the auxiliaries and of ``f`` there.
+The order-p coefficient of ``R`` is ``sum_{r=0..p} (omega_r / 2 pi) D U_{p-r} - F_p``; its part
+linear in ``Z_p`` is ``J Z_p``, so :meth:`series_rhs` returns it with ``x_p = lam_p = 0``:
+``sum_{r=1..p-1} (omega_r / 2 pi) D U_{p-r} - F_p|_{x_p = lam_p = 0}``, the AFT's recurrence
+with the Gauss points in place of the FFT samples.  Exact (no aliasing): the collocation
+residual is pointwise.
+
+Stability (``floquet_route = "monodromy"``): :meth:`monodromy` is the Gauss collocation of the
+variational equation ``(omega / 2 pi) dy/dtau = df/dx(x(tau)) y`` on the same mesh, i.e. the
+product of the ``N_int`` step propagators of the Gauss Runge-Kutta method of order ``2p``
+(each one the condensation of the linearised collocation equations of one sub-interval).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InputError
+from ..model._interface import Model
+from ._base import Discretization
+from ._collocation import CollocationDiscretization, _lagrange_tables, _mesh_matrices
+from ._collocation_solutions import CollocationSolutions
+from ._hbm import coefficients_to_samples, samples_to_coefficients
+
+__all__ = ["StateCollocationDiscretization"]
+
+#: orders the pointwise series buffers hold (the ANM's order is at most 60)
+_SERIES_ORDERS = 62
+
+
+class StateCollocationDiscretization(CollocationSolutions, Discretization):
+    """Gauss collocation of the original ODE on its n states, ``Z = [U, omega, lam]``
+    (module docstring).
+
+    Parameters
+    ----------
+    model : Model
+        Any model with ``rhs``/``jac`` (sampled ones too: they are continued with the
+        pseudo-arclength Newton engine; the ANM needs the Taylor kernels of an analytic law).
+    n_intervals : int
+        Number of sub-intervals ``N_int`` (>= 2).
+    degree : int
+        Polynomial degree ``p`` (1..12, default 4).
+    phase_state : int
+        State ``k`` whose derivative vanishes at ``tau = 0`` (autonomous models).
+
+    Raises
+    ------
+    InputError
+        Bad ``n_intervals``, ``degree`` or ``phase_state``; a forced model whose forcing
+        frequency is the continuation parameter.
+    """
+
+    kind = "collocation-states"
+    floquet_route = "monodromy"
+    phase = "extremum"          # the one phase condition (read by the shared _phase_row)
+
+    # the extremum phase row and the signed amplitude of the quadratic collocation read only
+    # the mesh (N, G, degree, h, Lder0, weights, E, phase_state): the same functions serve here
+    _phase_row = CollocationDiscretization._phase_row
+    amplitude_weights = CollocationDiscretization.amplitude_weights
+
+    def __init__(self, model: Model, n_intervals: int = 50, degree: int = 4, *, phase_state: int = 0):
+        if not isinstance(model, Model):
+            raise InputError("StateCollocationDiscretization needs a frictionkit Model (Model(module, params))")
+        if int(n_intervals) != n_intervals or n_intervals < 2:
+            raise InputError(f"n_intervals={n_intervals} must be an integer >= 2")
+        if int(degree) != degree or not 1 <= degree <= 12:
+            raise InputError(f"degree={degree} must be an integer between 1 and 12 (default 4)")
+        if int(phase_state) != phase_state or not 0 <= int(phase_state) < model.n:
+            raise InputError(f"phase_state={phase_state} must index a state (0..{model.n - 1})")
+        self.model = model
+        self.forced = model.forced
+        self.autonomous = not self.forced
+        if self.forced and model.forcing_frequency == model.continuation:
+            raise InputError(
+                f"model {model.name!r}: the continuation parameter {model.continuation!r} is the forcing "
+                "frequency, which moves the collocation times; continue it with the AFT harmonic balance "
+                "(AFTDiscretization) or choose another continuation parameter")
+        self.omega_is_lam = False
+        self.n_intervals = int(n_intervals)
+        self.degree = p = int(degree)
+        self.phase_state = int(phase_state)
+        self.N = self.n = model.n
+        self.G = G = p * self.n_intervals
+        self.h = 1.0 / self.n_intervals
+        self.nodal = self.mass_rows = np.ones(self.n, dtype=bool)     # every unknown is a state
+        self.m = self.n * G + (1 if self.autonomous else 0)
+        self.omega_index = self.n * G if self.autonomous else None
+        self.lam_index = self.m
+        (self.nodes, self.gauss, self.weights, self.Lval, self.Lder, self.Lder0,
+         self._Vinv) = _lagrange_tables(p)
+        self.E, self.Dm = _mesh_matrices(self.n_intervals, p, self.Lval, self.Lder)
+        self.tau_gauss = ((np.arange(self.n_intervals)[:, None] + self.gauss[None, :]) * self.h).ravel()
+        self.tau_nodes = np.arange(G) / G
+        self.n_residuals = 0
+        self.n_jacobians = 0
+        self._series = None            # series_rhs's buffers for one ANM step
+        self._reference = None
+
+    @property
+    def sizes(self) -> dict:
+        """Contract: what rebuilds this discretization for a restart."""
+        return dict(n_intervals=self.n_intervals, degree=self.degree)
+
+    @property
+    def supports_anm(self) -> bool:
+        """The ANM needs the model's pointwise Taylor kernels (an analytic law, DESIGN §5.0)."""
+        return (not self.model.sampled) and self.model.has_taylor
+
+    # -- layout -----------------------------------------------------------------------------
+    def _parts(self, Z):
+        Z = np.asarray(Z, dtype=float)
+        if Z.shape != (self.size,):
+            raise InputError(f"Z must have length {self.size} (state nodal values, omega, lam); got {Z.shape}")
+        U = Z[: self.n * self.G].reshape(self.n, self.G)
+        omega = Z[self.omega_index] if self.autonomous else self.model.value(self.model.forcing_frequency)
+        return U, omega, Z[-1]
+
+    def pack(self, U, omega, lam) -> np.ndarray:
+        """``Z`` from nodal values ``U`` (n, G), ``omega`` (ignored for forced models) and ``lam``."""
+        U = np.asarray(U, dtype=float).reshape(self.n, self.G)
+        tail = [omega, lam] if self.autonomous else [lam]
+        return np.concatenate([U.ravel(), np.asarray(tail, dtype=float)])
+
+    def _gauss_values(self, U):
+        """Values (E U) and tau-derivatives (Dm U) of the states at the Gauss points, (n, G) each."""
+        return (self.E @ U.T).T, (self.Dm @ U.T).T
+
+    def _times(self, omega):
+        # autonomous right-hand sides do not depend on t
+        return self.tau_gauss * (2 * np.pi / omega) if self.forced else np.zeros(self.G)
+
+    # -- contract ---------------------------------------------------------------------------
+    def residual(self, Z):
+        """R(Z), shape (m,) (contract item 3)."""
+        self.n_residuals += 1
+        U, omega, lam = self._parts(Z)
+        x, dx = self._gauss_values(U)
+        f = np.asarray(self.model.rhs(self._times(omega), x, lam), dtype=float).reshape(self.n, self.G)
+        out = ((omega / (2 * np.pi)) * dx - f).ravel()
+        if self.autonomous:
+            out = np.append(out, self._phase_row() @ Z[: self.n * self.G])
+        return out
+
+    def jacobian(self, Z):
+        """dR/dZ as a ``scipy.sparse.csr_matrix`` (m, m + 1) (contract item 4): ``df/dx`` of the
+        module at the Gauss points, the ``lam`` column from ``Model.dfdlam`` (exact where the
+        module has it)."""
+        self.n_jacobians += 1
+        U, omega, lam = self._parts(Z)
+        n, G = self.n, self.G
+        x, dx = self._gauss_values(U)
+        t = self._times(omega)
+        Js = np.asarray(self.model.jac(t, x, lam), dtype=float).reshape(n, n, G)
+        blocks = [[None] * n for _ in range(n)]
+        for r in range(n):
+            for s in range(n):
+                blk = sp.diags(-Js[r, s]) @ self.E if np.any(Js[r, s]) else None
+                if r == s:
+                    dm = (omega / (2 * np.pi)) * self.Dm
+                    blk = dm if blk is None else blk + dm
+                blocks[r][s] = blk
+        cols = [sp.bmat(blocks, format="csr")]
+        if self.autonomous:
+            cols.append(sp.csr_matrix(dx.reshape(-1, 1) / (2 * np.pi)))
+        dlam = -np.asarray(self.model.dfdlam(t, x, lam), dtype=float).reshape(-1, 1)
+        cols.append(sp.csr_matrix(dlam))
+        J = sp.hstack(cols, format="csr")
+        if self.autonomous:
+            J = sp.vstack([J, sp.csr_matrix(np.append(self._phase_row(), [0.0, 0.0]))], format="csr")
+        return J
+
+    def series_rhs(self, terms, origin=None):
+        """Order-p right-hand side of the ANM from the pointwise Taylor kernels (module docstring).
+
+        The auxiliaries' coefficients at the Gauss points are kept between the calls of one
+        series (same ``origin``, one more term each call), so order p costs two kernel calls.
+        """
+        if not self.supports_anm:
+            what = ("a non-analytic friction law (no recast)" if self.model.sampled else
+                    "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
+            raise NotImplementedError(
+                f"the ANM cannot continue the state collocation of model {self.model.name!r}: {what}; "
+                "use method='newton' (pseudo-arclength)")
+        if origin is None:
+            raise InputError("the pointwise ANM right-hand side needs the series origin: "
+                             "call series_rhs(terms, origin=Z0)")
+        p = len(terms) + 1
+        c = self._series
+        if c is None or c["origin"] is not origin or c["order"] != p - 1 or p >= len(c["LAM"]):
+            c = self._series = self._series_buffers(origin, max(p + 1, _SERIES_ORDERS))
+        U, X, A, om, LAM, t = c["U"], c["X"], c["A"], c["omega"], c["LAM"], c["t"]
+        U[p - 1], om[p - 1], LAM[p - 1] = self._parts(terms[-1])
+        X[p - 1] = self._gauss_values(U[p - 1])[0]
+        # auxiliaries of order p-1, then f_p with x_p = lam_p = 0 (zeros above the filled orders)
+        A[p - 1] = self.model.taylor(t, X[:p], LAM[:p], A[:p - 1], p - 1)[0]
+        F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p)[1]
+        c["order"] = p
+        out = -np.asarray(F, dtype=float).reshape(self.n, self.G)
+        if self.autonomous:
+            # sum_{r=1..p-1} omega_r D U_{p-r} / 2 pi = D (sum_r omega_r U_{p-r}) / 2 pi
+            W = np.tensordot(om[1:p], U[p - 1:0:-1], axes=1)
+            out += (self.Dm @ W.T).T / (2 * np.pi)
+        out = out.ravel()
+        return np.append(out, 0.0) if self.autonomous else out
+
+    def _series_buffers(self, origin, orders):
+        """Buffers of one series at ``origin``, order 0 filled: nodal values U, Gauss-point
+        states X, auxiliaries A, omega and lam coefficients, the (fixed) Gauss-point times."""
+        n, G = self.n, self.G
+        U, X, A = np.zeros((orders, n, G)), np.zeros((orders, n, G)), np.zeros((orders, self.model.naux, G))
+        om, LAM = np.zeros(orders), np.zeros(orders)
+        U[0], om[0], LAM[0] = self._parts(origin)
+        X[0] = self._gauss_values(U[0])[0]
+        t = self._times(om[0])
+        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0)[0]
+        return dict(origin=origin, order=1, t=t, U=U, X=X, A=A, omega=om, LAM=LAM)
+
+    # -- stability (contract items 14-15) ---------------------------------------------------
+    def monodromy(self, Z):
+        """Monodromy matrix (n, n) of the variational equation along the collocated orbit.
+
+        Gauss collocation of ``(omega / 2 pi) dy/dtau = df/dx(x(tau)) y`` on the mesh of the
+        orbit: on each sub-interval the linearised collocation equations give the nodes
+        ``1..p`` from node 0; the propagator to the end node is the step of the Gauss
+        Runge-Kutta method (order ``2p``), and the monodromy is the product of the ``N_int``
+        steps.  Costs one batched ``jac`` call and ``N_int`` solves of size ``n p``.
+        """
+        U, omega, lam = self._parts(Z)
+        n, p, K = self.n, self.degree, self.n_intervals
+        x, _ = self._gauss_values(U)
+        Js = np.asarray(self.model.jac(self._times(omega), x, lam), dtype=float).reshape(n, n, K, p)
+        Js = np.moveaxis(Js, 2, 0)                                            # (K, s, j, l)
+        # B[i, s, l, j, k] = delta_sj (omega / 2 pi) Lder[l, k] / h - J_sj(g_il) Lval[l, k]
+        B = -np.einsum("isjl,lk->isljk", Js, self.Lval)
+        B += np.einsum("sj,lk->sljk", np.eye(n), (omega / (2 * np.pi)) * self.Lder / self.h)[None]
+        B = B.reshape(K, n * p, n, p + 1)
+        X = np.linalg.solve(B[..., 1:].reshape(K, n * p, n * p), -B[..., 0])   # (K, (j, k=1..p), n)
+        P = X[:, np.arange(n) * p + p - 1, :]                                  # end nodes: (K, n, n)
+        M = np.eye(n)
+        for step in P:
+            M = step @ M
+        return M
+
+    # -- building solutions -------------------------------------------------------------------
+    def from_states(self, states, lam: float, omega: float | None = None) -> np.ndarray:
+        """Unknown vector ``Z`` from an orbit given by samples or by a callable.
+
+        Parameters
+        ----------
+        states : callable or array (n, M)
+            ``states(t) -> (n, len(t))`` at physical times ``t`` in one period (e.g.
+            :meth:`PeriodicOrbit.at`), or the states at ``M`` equispaced times of one period
+            starting anywhere (e.g. ``aft.unpack(Z)["samples"](1024)`` of an AFT or HBM orbit).
+        lam, omega : float
+            Parameter value and angular frequency of the orbit (``omega`` ignored for forced
+            models, whose frequency is the forcing one).
+
+        Notes
+        -----
+        The samples are interpolated by their trigonometric polynomial (exact for a harmonic
+        balance orbit with ``M > 2H``); for autonomous models the time origin is moved to the
+        maximum of state ``phase_state``, so that the phase condition holds.
+        """
+        _, omega_used, _ = self._parts(np.zeros(self.size))
+        if self.autonomous:
+            if omega is None or not np.isfinite(omega) or omega <= 0:
+                raise InputError(f"omega={omega}: an autonomous orbit needs its angular frequency (> 0)")
+            omega_used = float(omega)
+        if callable(states):
+            M = max(4 * self.G, 512)
+            x = np.asarray(states(np.arange(M) * (2 * np.pi / omega_used) / M), dtype=float)
+        else:
+            x = np.asarray(states, dtype=float)
+        if x.ndim != 2 or x.shape[0] != self.n or x.shape[1] < 3:
+            raise InputError(f"states must be (n={self.n}, M >= 3) samples of one period; got shape {x.shape}")
+        H = (x.shape[1] - 1) // 2
+        C = samples_to_coefficients(x, H)                      # (n, 2H+1), layout of _hbm.py
+        shift = self._extremum_shift(C[self.phase_state]) if self.autonomous else 0.0
+        k = np.arange(1, H + 1)[:, None] * (2 * np.pi * (self.tau_nodes + shift))[None, :]
+        U = C[:, :1] + C[:, 1::2] @ np.cos(k) + C[:, 2::2] @ np.sin(k)
+        return self.pack(U, omega_used, lam)
+
+    def _extremum_shift(self, c):
+        """Fraction of the period at which the trigonometric polynomial ``c`` (layout of
+        ``_hbm.py``) has its maximum: grid, then Newton on the derivative."""
+        H = (c.size - 1) // 2
+        k = np.arange(1, H + 1)
+        grid = np.arange(16 * H + 64) / (16 * H + 64)
+        vals = coefficients_to_samples(c[None, :], grid.size)[0]
+        th = 2 * np.pi * grid[np.argmax(vals)]
+        for _ in range(30):
+            d1 = np.sum(k * (-c[1::2] * np.sin(k * th) + c[2::2] * np.cos(k * th)))
+            d2 = np.sum(-k ** 2 * (c[1::2] * np.cos(k * th) + c[2::2] * np.sin(k * th)))
+            if d2 == 0:
+                break
+            step = d1 / d2
+            th -= step
+            if abs(step) < 1e-15:
+                break
+        return th / (2 * np.pi)
+
+    def on_model(self, model):
+        """The same mesh of another model (contract item 17)."""
+        return StateCollocationDiscretization(model, self.n_intervals, self.degree, phase_state=self.phase_state)

@@ -211,19 +211,9 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         The auxiliaries' coefficients at the Gauss points are kept between the calls of one
         series (same ``origin``, one more term each call), so order p costs two kernel calls.
         """
-        if not self.supports_anm:
-            what = ("a non-analytic friction law (no recast)" if self.model.sampled else
-                    "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
-            raise NotImplementedError(
-                f"the ANM cannot continue the state collocation of model {self.model.name!r}: {what}; "
-                "use method='newton' (pseudo-arclength)")
-        if origin is None:
-            raise InputError("the pointwise ANM right-hand side needs the series origin: "
-                             "call series_rhs(terms, origin=Z0)")
+        self._check_series(origin)
         p = len(terms) + 1
-        c = self._series
-        if c is None or c["origin"] is not origin or c["order"] != p - 1 or p >= len(c["LAM"]):
-            c = self._series = self._series_buffers(origin, max(p + 1, _SERIES_ORDERS))
+        c = self._series_at(origin, p)
         U, X, A, om, LAM, t = c["U"], c["X"], c["A"], c["omega"], c["LAM"], c["t"]
         U[p - 1], om[p - 1], LAM[p - 1] = self._parts(terms[-1])
         X[p - 1] = self._gauss_values(U[p - 1])[0]
@@ -238,6 +228,26 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
             out += (self.Dm @ W.T).T / (2 * np.pi)
         out = out.ravel()
         return np.append(out, 0.0) if self.autonomous else out
+
+    def _check_series(self, origin):
+        """Why :meth:`series_rhs` cannot run, as an error (no Taylor kernel, no origin)."""
+        if not self.supports_anm:
+            what = ("a non-analytic friction law (no recast)" if self.model.sampled else
+                    "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
+            raise NotImplementedError(f"the ANM cannot continue the state collocation of model "
+                                      f"{self.model.name!r}: {what}; use method='newton' (pseudo-arclength)")
+        if origin is None:
+            raise InputError("series_rhs of the state collocation needs the series origin Z0 "
+                             "(series_rhs(terms, origin=Z0)): the Taylor kernels expand about it")
+
+    def _series_at(self, origin, p):
+        """The buffers of the series about ``origin`` filled to order ``p - 2``; new ones when the
+        origin changed, an order was skipped or the buffers are full."""
+        c = self._series
+        if c is not None and c["origin"] is origin and c["order"] == p - 1 and p < len(c["LAM"]):
+            return c
+        self._series = self._series_buffers(origin, max(p + 1, _SERIES_ORDERS))
+        return self._series
 
     def _series_buffers(self, origin, orders):
         """Buffers of one series at ``origin``, order 0 filled: nodal values U, Gauss-point

@@ -83,7 +83,7 @@ def test_anm_branch_from_hopf_through_the_fold():
     """From the AFT start at the Hopf point (H = 10), converted by ``from_states``: the ANM on
     the pointwise Taylor kernels and the pseudo-arclength Newton engine, same discretization
     (N_int = 100, p = 4).  Measured: both folds 10.28748386643 (2.5e-10 relative from the
-    converged value), 2e-12 apart."""
+    converged value), 2e-12 apart; the stability changes only at the fold."""
     m = load_model("belt", continuation="Vb", n=10, FN=5)
     hopf = equilibrium_branch(m, 0.05, 12).special_points("hopf")[0]
     aft, Za, _ = periodic_start_from_hopf(m, hopf, 10)
@@ -93,9 +93,15 @@ def test_anm_branch_from_hopf_through_the_fold():
         d = StateCollocationDiscretization(m, 100, 4)
         assert d.supports_anm and d.kind == "collocation-states"
         Z = d.from_states(info["samples"](64), info["lam"], info["omega"])
-        br = periodic_branch(d, Z, 0.05, 12, 1.0, method=method, options=dict(stability=False))
+        br = periodic_branch(d, Z, 0.05, 12, 1.0, method=method,
+                             options=None if method == "anm" else dict(stability=False))
         assert br.provenance["method"] == method
-        folds[method] = br.special_points("fold")[0].param
+        fold = br.special_points("fold")[0]
+        folds[method] = fold.param
+        if method == "anm":
+            # a multiplier crosses +1 at the fold (stable W1-type cycles below it, seed 000 §4.2)
+            # and nowhere else: the monodromy of the collocated variational equation
+            assert np.all(br.stable[1:fold.index] == 1) and np.all(br.stable[fold.index + 1:-1] == 0)
     assert abs(folds["anm"] - folds["newton"]) < 1e-9
     assert abs(folds["anm"] - FOLD) / FOLD < 1e-8
 

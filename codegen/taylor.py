@@ -236,31 +236,43 @@ NUMPY_RECURRENCE = {
 }
 
 # C: ``U(j)``, ``V(j)`` macros of the argument coefficients, ``R(j)``/``P(j)`` the
-# auxiliary's / partner's coefficients at the current sample (``FK_S``: orders below k from
-# the caller's array, order k in the output, so nothing is copied), ``k`` the order, ``acc`` and
-# ``j`` scratch; the first string is order 0, the second sets ``R(k)`` for k >= 1.
+# auxiliary's / partner's coefficients (``FK_S``: orders below k from the caller's array, order k
+# in the output, so nothing is copied), all at sample ``m``; ``FK_EACH(stmt)`` runs ``stmt`` for
+# every sample (one vectorised sweep).  ``k`` is the order, ``j`` the index of a sum, ``kd`` and
+# ``jd`` the same as doubles (an integer-to-double conversion inside a sweep keeps it from being
+# vectorised).  The order-k coefficient accumulates in ``R(k)`` itself, one sweep per term of a
+# sum, in the order of the NumPy sums.  The first string is order 0, the second sets ``R(k)``.
+_SUM = "for (j = {lo}; j {cmp} k; ++j) {{ const double jd = j; (void)jd; FK_EACH(R(k) {op}= {term};) }}"
 C_RECURRENCE = {
-    "mul": ("R(0) = U(0) * V(0);",
-            "acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc;"),
-    "div": ("R(0) = U(0) / V(0);",
-            "acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0);"),
-    "sqrt": ("R(0) = sqrt(U(0));",
-             "acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0));"),
-    "pow": ("R(0) = pow(U(0), E);",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc += (E * j - (k - j)) * U(j) * R(k - j); "
-            "R(k) = acc / (k * U(0));"),
-    "exp": ("R(0) = exp(U(0));",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * R(k - j); R(k) = acc / k;"),
-    "tanh": ("R(0) = tanh(U(0));",
-             "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * V(k - j); R(k) = acc / k;"),
-    "atan": ("R(0) = atan(U(0));",
-             "acc = k * U(k); for (j = 1; j < k; ++j) acc -= j * R(j) * V(k - j); R(k) = acc / (k * V(0));"),
-    "sin": ("R(0) = sin(U(0));",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * P(k - j); R(k) = acc / k;"),
-    "cos": ("R(0) = cos(U(0));",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc -= j * U(j) * P(k - j); R(k) = acc / k;"),
-    "log": ("R(0) = log(U(0));",
-            "acc = 0.0; for (j = 1; j < k; ++j) acc += j * R(j) * U(k - j); R(k) = (U(k) - acc / k) / U(0);"),
+    "mul": ("FK_EACH(R(0) = U(0) * V(0);)",
+            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=0, cmp="<=", op="+", term="U(j) * V(k - j)")),
+    "div": ("FK_EACH(R(0) = U(0) / V(0);)",
+            "FK_EACH(R(k) = U(k);) " + _SUM.format(lo=0, cmp="<", op="-", term="R(j) * V(k - j)")
+            + " FK_EACH(R(k) = R(k) / V(0);)"),
+    "sqrt": ("FK_EACH(R(0) = sqrt(U(0));)",
+             "FK_EACH(R(k) = U(k);) " + _SUM.format(lo=1, cmp="<", op="-", term="R(j) * R(k - j)")
+             + " FK_EACH(R(k) = R(k) / (2.0 * R(0));)"),
+    "pow": ("FK_EACH(R(0) = pow(U(0), E);)",
+            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="(E * jd - (kd - jd)) * U(j) * R(k - j)")
+            + " FK_EACH(R(k) = R(k) / (kd * U(0));)"),
+    "exp": ("FK_EACH(R(0) = exp(U(0));)",
+            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="jd * U(j) * R(k - j)")
+            + " FK_EACH(R(k) = R(k) / kd;)"),
+    "tanh": ("FK_EACH(R(0) = tanh(U(0));)",
+             "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="jd * U(j) * V(k - j)")
+             + " FK_EACH(R(k) = R(k) / kd;)"),
+    "atan": ("FK_EACH(R(0) = atan(U(0));)",
+             "FK_EACH(R(k) = kd * U(k);) " + _SUM.format(lo=1, cmp="<", op="-", term="jd * R(j) * V(k - j)")
+             + " FK_EACH(R(k) = R(k) / (kd * V(0));)"),
+    "sin": ("FK_EACH(R(0) = sin(U(0));)",
+            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="jd * U(j) * P(k - j)")
+            + " FK_EACH(R(k) = R(k) / kd;)"),
+    "cos": ("FK_EACH(R(0) = cos(U(0));)",
+            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="-", term="jd * U(j) * P(k - j)")
+            + " FK_EACH(R(k) = R(k) / kd;)"),
+    "log": ("FK_EACH(R(0) = log(U(0));)",
+            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<", op="+", term="jd * R(j) * U(k - j)")
+            + " FK_EACH(R(k) = (U(k) - R(k) / kd) / U(0);)"),
 }
 
 

@@ -125,12 +125,22 @@ cdef extern from *:
     }
     static inline double fk_delta(Py_ssize_t j) { return j == 0 ? 1.0 : 0.0; }
 
-    /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
+    /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py).
+       The sample index is the innermost loop: every step of a recurrence (and every term j of a
+       Cauchy sum) is one `omp simd` sweep over the M contiguous samples of a row, so it vectorises;
+       the sums over j run in the same order as the NumPy module's, term by term. */
     static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
+                          const double *A, double *Sk, double *F, double **restrict fk_rows, Py_ssize_t k, Py_ssize_t M)
     {
-        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
-        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 0 + (r)) * M + m : Sk + (r) * M + m))
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k.
+           The rows are looked up in a table (fk_rows, (k + 1) * NAUX entries from the caller) made
+           once, so a sweep has no branch (it would keep it from being vectorised). */
+        for (Py_ssize_t J = 0; J <= k; ++J)
+            for (Py_ssize_t r = 0; r < 0; ++r)
+                fk_rows[J * 0 + r] = J < k ? (double *)A + (J * 0 + r) * M : Sk + r * M;
+        #define FK_S(J, r) (fk_rows[(J) * 0 + (r)][m])
+        /* one vectorised sweep over the samples */
+        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
         const double p_m = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -138,17 +148,17 @@ cdef extern from *:
         const double _k0 = -1/p_m;
         const double _k1 = (1.0/(p_m));
         const double _k2 = -2*p_alpha/p_m;
-        for (Py_ssize_t m = 0; m < M; ++m) {
-            const double tm = t[m * ts];
-            double acc = 0.0;
-            Py_ssize_t j = 0;
-            (void)acc;
-            (void)j;
+        Py_ssize_t m = 0, j = 0;
+        const double kd = k;
+        (void)j;
+        (void)kd;
+        FK_EACH(
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
             F[1 * M + m] = _k0*X[(k * 2 + 0) * M + m] + _k1*LAM[k]*cos(tm*p_w) + _k2*X[(k * 2 + 1) * M + m];
-        }
-    }
+        )
+        #undef FK_EACH
         #undef FK_S
+    }
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
@@ -156,7 +166,7 @@ cdef extern from *:
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
+                   const double *A, double *Sk, double *F, double **rows, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -297,7 +307,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
-    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf, br
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -316,6 +326,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
         Aa = numpy.zeros(1)
     Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
+    rows = numpy.empty((k + 1) * NAUX + 1, dtype=numpy.uintp)    # the kernel's table of row pointers
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
@@ -323,9 +334,11 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    PyObject_GetBuffer(rows, &br, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, <double **>br.buf, k, M)
+    PyBuffer_Release(&br)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
     PyBuffer_Release(&ba)

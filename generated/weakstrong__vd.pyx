@@ -206,12 +206,22 @@ cdef extern from *:
     }
     static inline double fk_delta(Py_ssize_t j) { return j == 0 ? 1.0 : 0.0; }
 
-    /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
+    /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py).
+       The sample index is the innermost loop: every step of a recurrence (and every term j of a
+       Cauchy sum) is one `omp simd` sweep over the M contiguous samples of a row, so it vectorises;
+       the sums over j run in the same order as the NumPy module's, term by term. */
     static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
+                          const double *A, double *Sk, double *F, double **restrict fk_rows, Py_ssize_t k, Py_ssize_t M)
     {
-        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
-        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 5 + (r)) * M + m : Sk + (r) * M + m))
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k.
+           The rows are looked up in a table (fk_rows, (k + 1) * NAUX entries from the caller) made
+           once, so a sweep has no branch (it would keep it from being vectorised). */
+        for (Py_ssize_t J = 0; J <= k; ++J)
+            for (Py_ssize_t r = 0; r < 5; ++r)
+                fk_rows[J * 5 + r] = J < k ? (double *)A + (J * 5 + r) * M : Sk + r * M;
+        #define FK_S(J, r) (fk_rows[(J) * 5 + (r)][m])
+        /* one vectorised sweep over the samples */
+        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { __VA_ARGS__ }
         const double p_xi = p[0];
         const double p_vd = p[1];
         const double p_mud = p[2];
@@ -225,76 +235,77 @@ cdef extern from *:
         const double _k3 = -p_mus;
         const double _k4 = -p_muv/p_v0;
         const double _k5 = -2*p_xi;
-        for (Py_ssize_t m = 0; m < M; ++m) {
-            double acc = 0.0;
-            Py_ssize_t j = 0;
-            (void)acc;
-            (void)j;
-            /* _r0 = mul(...) */
-            #define U(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
-            #define V(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
-            #define R(J) FK_S(J, 0)
-            #define P(J) FK_S(J, 0)
-            #define E (0.0)
-            if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r1 = sqrt(...) */
-            #define U(J) (_k0*fk_delta(J) + FK_S(J, 0))
-            #define V(J) (0.0)
-            #define R(J) FK_S(J, 1)
-            #define P(J) FK_S(J, 1)
-            #define E (0.0)
-            if (k == 0) { R(0) = sqrt(U(0)); } else { acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0)); }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r2 = exp(...) */
-            #define U(J) (_k1*FK_S(J, 1))
-            #define V(J) (0.0)
-            #define R(J) FK_S(J, 2)
-            #define P(J) FK_S(J, 2)
-            #define E (0.0)
-            if (k == 0) { R(0) = exp(U(0)); } else { acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * R(k - j); R(k) = acc / k; }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r3 = mul(...) */
-            #define U(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
-            #define V(J) (_k2*fk_delta(J) + _k3*FK_S(J, 2) + _k4*FK_S(J, 1) + FK_S(J, 2)*p_mud)
-            #define R(J) FK_S(J, 3)
-            #define P(J) FK_S(J, 3)
-            #define E (0.0)
-            if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r4 = div(...) */
-            #define U(J) (FK_S(J, 3))
-            #define V(J) (FK_S(J, 1))
-            #define R(J) FK_S(J, 4)
-            #define P(J) FK_S(J, 4)
-            #define E (0.0)
-            if (k == 0) { R(0) = U(0) / V(0); } else { acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0); }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
+        Py_ssize_t m = 0, j = 0;
+        const double kd = k;
+        (void)j;
+        (void)kd;
+        /* _r0 = mul(...) */
+        #define U(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
+        #define V(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
+        #define R(J) FK_S(J, 0)
+        #define P(J) FK_S(J, 0)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r1 = sqrt(...) */
+        #define U(J) (_k0*fk_delta(J) + FK_S(J, 0))
+        #define V(J) (0.0)
+        #define R(J) FK_S(J, 1)
+        #define P(J) FK_S(J, 1)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = sqrt(U(0));) } else { FK_EACH(R(k) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * R(k - j);) } FK_EACH(R(k) = R(k) / (2.0 * R(0));) }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r2 = exp(...) */
+        #define U(J) (_k1*FK_S(J, 1))
+        #define V(J) (0.0)
+        #define R(J) FK_S(J, 2)
+        #define P(J) FK_S(J, 2)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = exp(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += jd * U(j) * R(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r3 = mul(...) */
+        #define U(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
+        #define V(J) (_k2*fk_delta(J) + _k3*FK_S(J, 2) + _k4*FK_S(J, 1) + FK_S(J, 2)*p_mud)
+        #define R(J) FK_S(J, 3)
+        #define P(J) FK_S(J, 3)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r4 = div(...) */
+        #define U(J) (FK_S(J, 3))
+        #define V(J) (FK_S(J, 1))
+        #define R(J) FK_S(J, 4)
+        #define P(J) FK_S(J, 4)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = U(0) / V(0);) } else { FK_EACH(R(k) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / V(0);) }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        FK_EACH(
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
             F[1 * M + m] = _k5*X[(k * 2 + 1) * M + m] + Sk[4 * M + m] - X[(k * 2 + 0) * M + m];
-        }
-    }
+        )
+        #undef FK_EACH
         #undef FK_S
+    }
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
@@ -302,7 +313,7 @@ cdef extern from *:
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
+                   const double *A, double *Sk, double *F, double **rows, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -443,7 +454,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
-    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf, br
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -462,6 +473,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
         Aa = numpy.zeros(1)
     Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
+    rows = numpy.empty((k + 1) * NAUX + 1, dtype=numpy.uintp)    # the kernel's table of row pointers
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
@@ -469,9 +481,11 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    PyObject_GetBuffer(rows, &br, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, <double **>br.buf, k, M)
+    PyBuffer_Release(&br)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
     PyBuffer_Release(&ba)

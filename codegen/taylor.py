@@ -235,6 +235,14 @@ NUMPY_RECURRENCE = {
     "log": ("numpy.log(U[0])", "(U[k] - (_j[:-1] * R[1:k] * U[k - 1:0:-1]).sum(axis=0) / k) / U[0]"),
 }
 
+def _c_recurrence(order0, init, lo, cmp, op, term, final=None):
+    """C text of one recurrence: ``R(0) = order0``; ``R(k) = init``, then ``R(k) op= term`` for
+    ``j = lo .. (cmp) k``, then ``R(k) = final`` (each step one sweep over the samples)."""
+    text = (f"FK_EACH(R(k) = {init};) for (j = {lo}; j {cmp} k; ++j) "
+            f"{{ const double jd = j; (void)jd; FK_EACH(R(k) {op}= {term};) }}")
+    return f"FK_EACH(R(0) = {order0};)", text + (f" FK_EACH(R(k) = {final};)" if final else "")
+
+
 # C: ``U(j)``, ``V(j)`` macros of the argument coefficients, ``R(j)``/``P(j)`` the
 # auxiliary's / partner's coefficients (``FK_S``: orders below k from the caller's array, order k
 # in the output, so nothing is copied), all at sample ``m``; ``FK_EACH(stmt)`` runs ``stmt`` for
@@ -242,38 +250,18 @@ NUMPY_RECURRENCE = {
 # ``jd`` the same as doubles (an integer-to-double conversion inside a sweep keeps it from being
 # vectorised).  The order-k coefficient accumulates in ``R(k)`` itself, one sweep per term of a
 # sum, in the order of the NumPy sums.  The first string is order 0, the second sets ``R(k)``.
-_SUM = "for (j = {lo}; j {cmp} k; ++j) {{ const double jd = j; (void)jd; FK_EACH(R(k) {op}= {term};) }}"
-C_RECURRENCE = {
-    "mul": ("FK_EACH(R(0) = U(0) * V(0);)",
-            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=0, cmp="<=", op="+", term="U(j) * V(k - j)")),
-    "div": ("FK_EACH(R(0) = U(0) / V(0);)",
-            "FK_EACH(R(k) = U(k);) " + _SUM.format(lo=0, cmp="<", op="-", term="R(j) * V(k - j)")
-            + " FK_EACH(R(k) = R(k) / V(0);)"),
-    "sqrt": ("FK_EACH(R(0) = sqrt(U(0));)",
-             "FK_EACH(R(k) = U(k);) " + _SUM.format(lo=1, cmp="<", op="-", term="R(j) * R(k - j)")
-             + " FK_EACH(R(k) = R(k) / (2.0 * R(0));)"),
-    "pow": ("FK_EACH(R(0) = pow(U(0), E);)",
-            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="(E * jd - (kd - jd)) * U(j) * R(k - j)")
-            + " FK_EACH(R(k) = R(k) / (kd * U(0));)"),
-    "exp": ("FK_EACH(R(0) = exp(U(0));)",
-            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="jd * U(j) * R(k - j)")
-            + " FK_EACH(R(k) = R(k) / kd;)"),
-    "tanh": ("FK_EACH(R(0) = tanh(U(0));)",
-             "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="jd * U(j) * V(k - j)")
-             + " FK_EACH(R(k) = R(k) / kd;)"),
-    "atan": ("FK_EACH(R(0) = atan(U(0));)",
-             "FK_EACH(R(k) = kd * U(k);) " + _SUM.format(lo=1, cmp="<", op="-", term="jd * R(j) * V(k - j)")
-             + " FK_EACH(R(k) = R(k) / (kd * V(0));)"),
-    "sin": ("FK_EACH(R(0) = sin(U(0));)",
-            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="+", term="jd * U(j) * P(k - j)")
-            + " FK_EACH(R(k) = R(k) / kd;)"),
-    "cos": ("FK_EACH(R(0) = cos(U(0));)",
-            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<=", op="-", term="jd * U(j) * P(k - j)")
-            + " FK_EACH(R(k) = R(k) / kd;)"),
-    "log": ("FK_EACH(R(0) = log(U(0));)",
-            "FK_EACH(R(k) = 0.0;) " + _SUM.format(lo=1, cmp="<", op="+", term="jd * R(j) * U(k - j)")
-            + " FK_EACH(R(k) = (U(k) - R(k) / kd) / U(0);)"),
-}
+C_RECURRENCE = {op: _c_recurrence(*row) for op, row in {
+    "mul": ("U(0) * V(0)", "0.0", 0, "<=", "+", "U(j) * V(k - j)"),
+    "div": ("U(0) / V(0)", "U(k)", 0, "<", "-", "R(j) * V(k - j)", "R(k) / V(0)"),
+    "sqrt": ("sqrt(U(0))", "U(k)", 1, "<", "-", "R(j) * R(k - j)", "R(k) / (2.0 * R(0))"),
+    "pow": ("pow(U(0), E)", "0.0", 1, "<=", "+", "(E * jd - (kd - jd)) * U(j) * R(k - j)", "R(k) / (kd * U(0))"),
+    "exp": ("exp(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * R(k - j)", "R(k) / kd"),
+    "tanh": ("tanh(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * V(k - j)", "R(k) / kd"),
+    "atan": ("atan(U(0))", "kd * U(k)", 1, "<", "-", "jd * R(j) * V(k - j)", "R(k) / (kd * V(0))"),
+    "sin": ("sin(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * P(k - j)", "R(k) / kd"),
+    "cos": ("cos(U(0))", "0.0", 1, "<=", "-", "jd * U(j) * P(k - j)", "R(k) / kd"),
+    "log": ("log(U(0))", "0.0", 1, "<", "+", "jd * R(j) * U(k - j)", "(U(k) - R(k) / kd) / U(0)"),
+}.items()}
 
 
 def _series_names(pw: PointwiseRecast, names: dict, state, aux, lam, one) -> dict:

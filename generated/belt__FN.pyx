@@ -59,6 +59,7 @@ Recast, as `frictionkit codegen --explain` prints it:
 import numpy
 
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 
 MODEL_NAME = "belt"
 MODEL_HASH = "21f5204f8ea150d6"
@@ -464,7 +465,8 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     Same arguments and results as the NumPy module's ``taylor``: X (k+1, n, M), LAM (k+1,),
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
-    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf, br
+    cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
+    cdef double **rows
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -483,7 +485,9 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
         Aa = numpy.zeros(1)
     Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
-    rows = numpy.empty((k + 1) * NAUX + 1, dtype=numpy.uintp)    # the kernel's table of row pointers
+    rows = <double **>PyMem_Malloc(((k + 1) * NAUX + 1) * sizeof(double *))  # the kernel's row table
+    if rows == NULL:
+        raise MemoryError(f"taylor: no memory for the row table of order {k}")
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
@@ -491,11 +495,10 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     PyObject_GetBuffer(Aa, &ba, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Sk, &bs, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
-    PyObject_GetBuffer(rows, &br, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, <double **>br.buf, k, M)
-    PyBuffer_Release(&br)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, rows, k, M)
+    PyMem_Free(rows)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
     PyBuffer_Release(&ba)

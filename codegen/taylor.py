@@ -237,19 +237,27 @@ NUMPY_RECURRENCE = {
 
 def _c_recurrence(order0, init, lo, cmp, op, term, final=None):
     """C text of one recurrence: ``R(0) = order0``; ``R(k) = init``, then ``R(k) op= term`` for
-    ``j = lo .. (cmp) k``, then ``R(k) = final`` (each step one sweep over the samples)."""
+    ``j = lo .. (cmp) k``, then ``R(k) = final`` (each step one sweep over the samples).
+
+    An order-0 value that calls a libm function other than sqrt is a plain loop (``FK_EACH_LIBM``,
+    scalar libm, < 1 ulp, as before the sweeps), not libmvec (<= 4 ulp): every order inherits it,
+    and with libmvec's an ANM branch of tests/drivers/test_pointwise_default.py moved enough to
+    fail.  Order 0 is one call per series; the sweeps of the orders above take the time.
+    """
     text = (f"FK_EACH(R(k) = {init};) for (j = {lo}; j {cmp} k; ++j) "
             f"{{ const double jd = j; (void)jd; FK_EACH(R(k) {op}= {term};) }}")
-    return f"FK_EACH(R(0) = {order0};)", text + (f" FK_EACH(R(k) = {final};)" if final else "")
+    libm = re.match(r"[a-z]+\(", order0) and not order0.startswith("sqrt(")
+    each0 = "FK_EACH_LIBM" if libm else "FK_EACH"
+    return f"{each0}(R(0) = {order0};)", text + (f" FK_EACH(R(k) = {final};)" if final else "")
 
 
 # C: ``U(j)``, ``V(j)`` macros of the argument coefficients, ``R(j)``/``P(j)`` the
 # auxiliary's / partner's coefficients (``FK_S``: orders below k from the caller's array, order k
 # in the output, so nothing is copied), all at sample ``m``; ``FK_EACH(stmt)`` runs ``stmt`` for
-# every sample (one vectorised sweep).  ``k`` is the order, ``j`` the index of a sum, ``kd`` and
-# ``jd`` the same as doubles (an integer-to-double conversion inside a sweep keeps it from being
-# vectorised).  The order-k coefficient accumulates in ``R(k)`` itself, one sweep per term of a
-# sum, in the order of the NumPy sums.  The first string is order 0, the second sets ``R(k)``.
+# every sample (one vectorised sweep; ``FK_EACH_LIBM``: the same loop, not vectorised).  ``k`` is
+# the order, ``j`` the index of a sum, ``kd`` and ``jd`` the same as doubles (an integer-to-double
+# conversion inside a sweep keeps it from being vectorised).  The order-k coefficient accumulates
+# in ``R(k)`` itself, one sweep per term of a sum, in the order of the NumPy sums.  The first string is order 0, the second sets ``R(k)``.
 C_RECURRENCE = {op: _c_recurrence(*row) for op, row in {
     "mul": ("U(0) * V(0)", "0.0", 0, "<=", "+", "U(j) * V(k - j)"),
     "div": ("U(0) / V(0)", "U(k)", 0, "<", "-", "R(j) * V(k - j)", "R(k) / V(0)"),

@@ -218,8 +218,9 @@ cdef extern from *:
             for (Py_ssize_t r = 0; r < 4; ++r)
                 fk_rows[J * 4 + r] = J < k ? (double *)A + (J * 4 + r) * M : Sk + r * M;
         #define FK_S(J, r) (fk_rows[(J) * 4 + (r)][m])
-        /* one vectorised sweep over the samples */
-        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { __VA_ARGS__ }
+        /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
+        #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
+        #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { __VA_ARGS__ }
         const double p_zeta = p[0];
         const double p_omega1 = p[1];
         const double p_M1 = p[2];
@@ -294,6 +295,7 @@ cdef extern from *:
             F[1 * M + m] = _k5*X[(k * 2 + 0) * M + m] + _k6*Sk[3 * M + m] + _k7*X[(k * 2 + 1) * M + m];
         )
         #undef FK_EACH
+        #undef FK_EACH_LIBM
         #undef FK_S
     }
     """

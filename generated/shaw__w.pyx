@@ -213,8 +213,9 @@ cdef extern from *:
             for (Py_ssize_t r = 0; r < 6; ++r)
                 fk_rows[J * 6 + r] = J < k ? (double *)A + (J * 6 + r) * M : Sk + r * M;
         #define FK_S(J, r) (fk_rows[(J) * 6 + (r)][m])
-        /* one vectorised sweep over the samples */
-        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
+        /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
+        #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
+        #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
         const double p_m = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -241,7 +242,7 @@ cdef extern from *:
         #define R(J) FK_S(J, 0)
         #define P(J) FK_S(J, 1)
         #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = sin(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += jd * U(j) * P(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
+        if (k == 0) { FK_EACH_LIBM(R(0) = sin(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += jd * U(j) * P(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
         #undef U
         #undef V
         #undef R
@@ -253,7 +254,7 @@ cdef extern from *:
         #define R(J) FK_S(J, 1)
         #define P(J) FK_S(J, 0)
         #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = cos(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * U(j) * P(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
+        if (k == 0) { FK_EACH_LIBM(R(0) = cos(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * U(j) * P(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
         #undef U
         #undef V
         #undef R
@@ -312,6 +313,7 @@ cdef extern from *:
             F[1 * M + m] = _k4*Sk[5 * M + m] + _k5*X[(k * 2 + 0) * M + m] + _k6*Sk[1 * M + m] + _k7*X[(k * 2 + 1) * M + m];
         )
         #undef FK_EACH
+        #undef FK_EACH_LIBM
         #undef FK_S
     }
     """

@@ -140,8 +140,9 @@ cdef extern from *:
             for (Py_ssize_t r = 0; r < 0; ++r)
                 fk_rows[J * 0 + r] = J < k ? (double *)A + (J * 0 + r) * M : Sk + r * M;
         #define FK_S(J, r) (fk_rows[(J) * 0 + (r)][m])
-        /* one vectorised sweep over the samples */
-        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
+        /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
+        #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
+        #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
         const double p_m = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -158,6 +159,7 @@ cdef extern from *:
             F[1 * M + m] = _k0*X[(k * 2 + 0) * M + m] + _k1*LAM[k]*cos(tm*p_w) + _k2*X[(k * 2 + 1) * M + m];
         )
         #undef FK_EACH
+        #undef FK_EACH_LIBM
         #undef FK_S
     }
     """

@@ -200,8 +200,9 @@ cdef extern from *:
             for (Py_ssize_t r = 0; r < 5; ++r)
                 fk_rows[J * 5 + r] = J < k ? (double *)A + (J * 5 + r) * M : Sk + r * M;
         #define FK_S(J, r) (fk_rows[(J) * 5 + (r)][m])
-        /* one vectorised sweep over the samples */
-        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { __VA_ARGS__ }
+        /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
+        #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
+        #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { __VA_ARGS__ }
         const double p_Vdr = p[0];
         const double p_eps = p[1];
         const double p_gamma = p[2];
@@ -230,7 +231,7 @@ cdef extern from *:
         #define R(J) FK_S(J, 1)
         #define P(J) FK_S(J, 1)
         #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
+        if (k == 0) { FK_EACH_LIBM(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
         #undef U
         #undef V
         #undef R
@@ -277,6 +278,7 @@ cdef extern from *:
             F[1 * M + m] = -X[(k * 2 + 0) * M + m] - 2*Sk[4 * M + m]/M_PI;
         )
         #undef FK_EACH
+        #undef FK_EACH_LIBM
         #undef FK_S
     }
     """

@@ -291,8 +291,9 @@ cdef extern from *:
             for (Py_ssize_t r = 0; r < 10; ++r)
                 fk_rows[J * 10 + r] = J < k ? (double *)A + (J * 10 + r) * M : Sk + r * M;
         #define FK_S(J, r) (fk_rows[(J) * 10 + (r)][m])
-        /* one vectorised sweep over the samples */
-        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { __VA_ARGS__ }
+        /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
+        #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
+        #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { __VA_ARGS__ }
         const double p_Vdr = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -325,7 +326,7 @@ cdef extern from *:
         #define R(J) FK_S(J, 1)
         #define P(J) FK_S(J, 1)
         #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
+        if (k == 0) { FK_EACH_LIBM(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
         #undef U
         #undef V
         #undef R
@@ -385,7 +386,7 @@ cdef extern from *:
         #define R(J) FK_S(J, 6)
         #define P(J) FK_S(J, 6)
         #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
+        if (k == 0) { FK_EACH_LIBM(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
         #undef U
         #undef V
         #undef R
@@ -434,6 +435,7 @@ cdef extern from *:
             F[3 * M + m] = X[(k * 4 + 0) * M + m]*p_alpha + X[(k * 4 + 2) * M + m]*_k2 - X[(k * 4 + 2) * M + m] + _k3*Sk[9 * M + m];
         )
         #undef FK_EACH
+        #undef FK_EACH_LIBM
         #undef FK_S
     }
     """

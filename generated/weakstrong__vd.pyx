@@ -221,8 +221,9 @@ cdef extern from *:
             for (Py_ssize_t r = 0; r < 5; ++r)
                 fk_rows[J * 5 + r] = J < k ? (double *)A + (J * 5 + r) * M : Sk + r * M;
         #define FK_S(J, r) (fk_rows[(J) * 5 + (r)][m])
-        /* one vectorised sweep over the samples */
-        #define FK_EACH(...) _Pragma("omp simd") for (m = 0; m < M; ++m) { __VA_ARGS__ }
+        /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
+        #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
+        #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { __VA_ARGS__ }
         const double p_xi = p[0];
         const double p_vd = p[1];
         const double p_mud = p[2];
@@ -270,7 +271,7 @@ cdef extern from *:
         #define R(J) FK_S(J, 2)
         #define P(J) FK_S(J, 2)
         #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = exp(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += jd * U(j) * R(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
+        if (k == 0) { FK_EACH_LIBM(R(0) = exp(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += jd * U(j) * R(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
         #undef U
         #undef V
         #undef R
@@ -305,6 +306,7 @@ cdef extern from *:
             F[1 * M + m] = _k5*X[(k * 2 + 1) * M + m] + Sk[4 * M + m] - X[(k * 2 + 0) * M + m];
         )
         #undef FK_EACH
+        #undef FK_EACH_LIBM
         #undef FK_S
     }
     """

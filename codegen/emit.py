@@ -81,10 +81,11 @@ def _c_kernel(system: RecastSystem, exprs, out_index, names) -> _Kernel:
                    system.time in used)
 
 
-def _simd_declarations(kernels) -> list:
+def _simd_declarations(kernels, lines=()) -> list:
     """C declarations, for ``#pragma omp declare simd``, of the libmvec functions the printed
-    lines of ``kernels`` call (only those: the generated module declares nothing it does not use)."""
-    text = "\n".join(line for k in kernels for line in k.hoisted + k.temps + k.out)
+    lines of ``kernels`` and the further ``lines`` (the Taylor kernel's) call (only those: the
+    generated module declares nothing it does not use)."""
+    text = "\n".join([line for k in kernels for line in k.hoisted + k.temps + k.out] + list(lines))
     used = sorted(f for f in LIBMVEC_FUNCTIONS if re.search(rf"\b{f}\(", text))
     return [f"double {f}({', '.join(['double'] * LIBMVEC_FUNCTIONS[f])})" for f in used]
 
@@ -307,7 +308,8 @@ def _context(system: RecastSystem, backend: str) -> dict:
         nonzero = {(i, j) for i, j, _ in jac_entries}
         ctx["jac_c"].out += [f"out[{i * n + j} * M + m] = 0.0" for i in range(n) for j in range(n)
                              if (i, j) not in nonzero]
-        ctx["simd_decls"] = _simd_declarations((ctx["rhs_c"], ctx["jac_c"]))
+        ctx["simd_decls"] = _simd_declarations((ctx["rhs_c"], ctx["jac_c"]),
+                                               ctx.get("taylor_c", []) + ctx.get("taylor_f_c", []))
         ctx["qc_c"] = [f"qc{t} = qc[{t}]" for t in range(len(system.Q))]
         rows = {}
         for t, (k, i, j, _) in enumerate(system.Q):

@@ -235,33 +235,41 @@ NUMPY_RECURRENCE = {
     "log": ("numpy.log(U[0])", "(U[k] - (_j[:-1] * R[1:k] * U[k - 1:0:-1]).sum(axis=0) / k) / U[0]"),
 }
 
+def _c_recurrence(order0, init, lo, cmp, op, term, final=None):
+    """C text of one recurrence: ``R(0) = order0``; ``R(k) = init``, then ``R(k) op= term`` for
+    ``j = lo .. (cmp) k``, then ``R(k) = final`` (each step one sweep over the samples).
+
+    An order-0 value that calls a libm function other than sqrt is a plain loop (``FK_EACH_LIBM``,
+    scalar libm, < 1 ulp, as before the sweeps), not libmvec (<= 4 ulp): every order inherits it,
+    and with libmvec's an ANM branch of tests/drivers/test_pointwise_default.py moved enough to
+    fail.  Order 0 is one call per series; the sweeps of the orders above take the time.
+    """
+    text = (f"FK_EACH(R(k) = {init};) for (j = {lo}; j {cmp} k; ++j) "
+            f"{{ const double jd = j; (void)jd; FK_EACH(R(k) {op}= {term};) }}")
+    libm = re.match(r"[a-z]+\(", order0) and not order0.startswith("sqrt(")
+    each0 = "FK_EACH_LIBM" if libm else "FK_EACH"
+    return f"{each0}(R(0) = {order0};)", text + (f" FK_EACH(R(k) = {final};)" if final else "")
+
+
 # C: ``U(j)``, ``V(j)`` macros of the argument coefficients, ``R(j)``/``P(j)`` the
-# auxiliary's / partner's coefficients at the current sample (``FK_S``: orders below k from
-# the caller's array, order k in the output, so nothing is copied), ``k`` the order, ``acc`` and
-# ``j`` scratch; the first string is order 0, the second sets ``R(k)`` for k >= 1.
-C_RECURRENCE = {
-    "mul": ("R(0) = U(0) * V(0);",
-            "acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc;"),
-    "div": ("R(0) = U(0) / V(0);",
-            "acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0);"),
-    "sqrt": ("R(0) = sqrt(U(0));",
-             "acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0));"),
-    "pow": ("R(0) = pow(U(0), E);",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc += (E * j - (k - j)) * U(j) * R(k - j); "
-            "R(k) = acc / (k * U(0));"),
-    "exp": ("R(0) = exp(U(0));",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * R(k - j); R(k) = acc / k;"),
-    "tanh": ("R(0) = tanh(U(0));",
-             "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * V(k - j); R(k) = acc / k;"),
-    "atan": ("R(0) = atan(U(0));",
-             "acc = k * U(k); for (j = 1; j < k; ++j) acc -= j * R(j) * V(k - j); R(k) = acc / (k * V(0));"),
-    "sin": ("R(0) = sin(U(0));",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * P(k - j); R(k) = acc / k;"),
-    "cos": ("R(0) = cos(U(0));",
-            "acc = 0.0; for (j = 1; j <= k; ++j) acc -= j * U(j) * P(k - j); R(k) = acc / k;"),
-    "log": ("R(0) = log(U(0));",
-            "acc = 0.0; for (j = 1; j < k; ++j) acc += j * R(j) * U(k - j); R(k) = (U(k) - acc / k) / U(0);"),
-}
+# auxiliary's / partner's coefficients (``FK_S``: orders below k from the caller's array, order k
+# in the output, so nothing is copied), all at sample ``m``; ``FK_EACH(stmt)`` runs ``stmt`` for
+# every sample (one vectorised sweep; ``FK_EACH_LIBM``: the same loop, not vectorised).  ``k`` is
+# the order, ``j`` the index of a sum, ``kd`` and ``jd`` the same as doubles (an integer-to-double
+# conversion inside a sweep keeps it from being vectorised).  The order-k coefficient accumulates
+# in ``R(k)`` itself, one sweep per term of a sum, in the order of the NumPy sums.  The first string is order 0, the second sets ``R(k)``.
+C_RECURRENCE = {op: _c_recurrence(*row) for op, row in {
+    "mul": ("U(0) * V(0)", "0.0", 0, "<=", "+", "U(j) * V(k - j)"),
+    "div": ("U(0) / V(0)", "U(k)", 0, "<", "-", "R(j) * V(k - j)", "R(k) / V(0)"),
+    "sqrt": ("sqrt(U(0))", "U(k)", 1, "<", "-", "R(j) * R(k - j)", "R(k) / (2.0 * R(0))"),
+    "pow": ("pow(U(0), E)", "0.0", 1, "<=", "+", "(E * jd - (kd - jd)) * U(j) * R(k - j)", "R(k) / (kd * U(0))"),
+    "exp": ("exp(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * R(k - j)", "R(k) / kd"),
+    "tanh": ("tanh(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * V(k - j)", "R(k) / kd"),
+    "atan": ("atan(U(0))", "kd * U(k)", 1, "<", "-", "jd * R(j) * V(k - j)", "R(k) / (kd * V(0))"),
+    "sin": ("sin(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * P(k - j)", "R(k) / kd"),
+    "cos": ("cos(U(0))", "0.0", 1, "<=", "-", "jd * U(j) * P(k - j)", "R(k) / kd"),
+    "log": ("log(U(0))", "0.0", 1, "<", "+", "jd * R(j) * U(k - j)", "(U(k) - R(k) / kd) / U(0)"),
+}.items()}
 
 
 def _series_names(pw: PointwiseRecast, names: dict, state, aux, lam, one) -> dict:

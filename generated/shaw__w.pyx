@@ -55,6 +55,7 @@ Recast, as `frictionkit codegen --explain` prints it:
 import numpy
 
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 
 MODEL_NAME = "shaw"
 MODEL_HASH = "d68186fb62294fb6"
@@ -77,6 +78,8 @@ cdef extern from *:
        inf as libm) of these, so the vectorised sample loops below call them instead of scalar libm */
     #pragma omp declare simd notinbranch
     double cos(double);
+    #pragma omp declare simd notinbranch
+    double sin(double);
     #endif
 
     static void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out,
@@ -196,12 +199,23 @@ cdef extern from *:
     }
     static inline double fk_delta(Py_ssize_t j) { return j == 0 ? 1.0 : 0.0; }
 
-    /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py) */
+    /* order-k Taylor coefficients at every sample (DESIGN §5.0; recurrences: codegen/taylor.py).
+       The sample index is the innermost loop: every step of a recurrence (and every term j of a
+       Cauchy sum) is one `omp simd` sweep over the M contiguous samples of a row, so it vectorises;
+       the sums over j run in the same order as the NumPy module's, term by term. */
     static void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                          const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M)
+                          const double *A, double *Sk, double *F, double **restrict fk_rows, Py_ssize_t k, Py_ssize_t M)
     {
-        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k */
-        #define FK_S(J, r) (*((J) < k ? (double *)A + ((J) * 6 + (r)) * M + m : Sk + (r) * M + m))
+        /* coefficient of order J of auxiliary r at sample m: A (k, NAUX, M) below k, Sk (NAUX, M) at k.
+           The rows are looked up in a table (fk_rows, (k + 1) * NAUX entries from the caller) made
+           once, so a sweep has no branch (it would keep it from being vectorised). */
+        for (Py_ssize_t J = 0; J <= k; ++J)
+            for (Py_ssize_t r = 0; r < 6; ++r)
+                fk_rows[J * 6 + r] = J < k ? (double *)A + (J * 6 + r) * M : Sk + r * M;
+        #define FK_S(J, r) (fk_rows[(J) * 6 + (r)][m])
+        /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
+        #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
+        #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
         const double p_m = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -218,89 +232,90 @@ cdef extern from *:
         const double _k5 = -1/p_m;
         const double _k6 = p_beta/p_m;
         const double _k7 = -2*p_alpha/p_m;
-        for (Py_ssize_t m = 0; m < M; ++m) {
-            const double tm = t[m * ts];
-            double acc = 0.0;
-            Py_ssize_t j = 0;
-            (void)acc;
-            (void)j;
-            /* _r0 = sin(...) */
-            #define U(J) (tm*LAM[J])
-            #define V(J) (0.0)
-            #define R(J) FK_S(J, 0)
-            #define P(J) FK_S(J, 1)
-            #define E (0.0)
-            if (k == 0) { R(0) = sin(U(0)); } else { acc = 0.0; for (j = 1; j <= k; ++j) acc += j * U(j) * P(k - j); R(k) = acc / k; }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r1 = cos(...) */
-            #define U(J) (tm*LAM[J])
-            #define V(J) (0.0)
-            #define R(J) FK_S(J, 1)
-            #define P(J) FK_S(J, 0)
-            #define E (0.0)
-            if (k == 0) { R(0) = cos(U(0)); } else { acc = 0.0; for (j = 1; j <= k; ++j) acc -= j * U(j) * P(k - j); R(k) = acc / k; }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r2 = mul(...) */
-            #define U(J) (X[((J) * 2 + 1) * M + m])
-            #define V(J) (X[((J) * 2 + 1) * M + m])
-            #define R(J) FK_S(J, 2)
-            #define P(J) FK_S(J, 2)
-            #define E (0.0)
-            if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r3 = sqrt(...) */
-            #define U(J) (_k0*fk_delta(J) + FK_S(J, 2))
-            #define V(J) (0.0)
-            #define R(J) FK_S(J, 3)
-            #define P(J) FK_S(J, 3)
-            #define E (0.0)
-            if (k == 0) { R(0) = sqrt(U(0)); } else { acc = U(k); for (j = 1; j < k; ++j) acc -= R(j) * R(k - j); R(k) = acc / (2.0 * R(0)); }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r4 = mul(...) */
-            #define U(J) (X[((J) * 2 + 1) * M + m])
-            #define V(J) (FK_S(J, 3))
-            #define R(J) FK_S(J, 4)
-            #define P(J) FK_S(J, 4)
-            #define E (0.0)
-            if (k == 0) { R(0) = U(0) * V(0); } else { acc = 0.0; for (j = 0; j <= k; ++j) acc += U(j) * V(k - j); R(k) = acc; }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
-            /* _r5 = div(...) */
-            #define U(J) (_k1*FK_S(J, 4) + _k2*X[((J) * 2 + 1) * M + m])
-            #define V(J) (_k3*fk_delta(J) + FK_S(J, 2))
-            #define R(J) FK_S(J, 5)
-            #define P(J) FK_S(J, 5)
-            #define E (0.0)
-            if (k == 0) { R(0) = U(0) / V(0); } else { acc = U(k); for (j = 0; j < k; ++j) acc -= R(j) * V(k - j); R(k) = acc / V(0); }
-            #undef U
-            #undef V
-            #undef R
-            #undef P
-            #undef E
+        Py_ssize_t m = 0, j = 0;
+        const double kd = k;
+        (void)j;
+        (void)kd;
+        /* _r0 = sin(...) */
+        #define U(J) (tm*LAM[J])
+        #define V(J) (0.0)
+        #define R(J) FK_S(J, 0)
+        #define P(J) FK_S(J, 1)
+        #define E (0.0)
+        if (k == 0) { FK_EACH_LIBM(R(0) = sin(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += jd * U(j) * P(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r1 = cos(...) */
+        #define U(J) (tm*LAM[J])
+        #define V(J) (0.0)
+        #define R(J) FK_S(J, 1)
+        #define P(J) FK_S(J, 0)
+        #define E (0.0)
+        if (k == 0) { FK_EACH_LIBM(R(0) = cos(U(0));) } else { FK_EACH(R(k) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * U(j) * P(k - j);) } FK_EACH(R(k) = R(k) / kd;) }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r2 = mul(...) */
+        #define U(J) (X[((J) * 2 + 1) * M + m])
+        #define V(J) (X[((J) * 2 + 1) * M + m])
+        #define R(J) FK_S(J, 2)
+        #define P(J) FK_S(J, 2)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r3 = sqrt(...) */
+        #define U(J) (_k0*fk_delta(J) + FK_S(J, 2))
+        #define V(J) (0.0)
+        #define R(J) FK_S(J, 3)
+        #define P(J) FK_S(J, 3)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = sqrt(U(0));) } else { FK_EACH(R(k) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * R(k - j);) } FK_EACH(R(k) = R(k) / (2.0 * R(0));) }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r4 = mul(...) */
+        #define U(J) (X[((J) * 2 + 1) * M + m])
+        #define V(J) (FK_S(J, 3))
+        #define R(J) FK_S(J, 4)
+        #define P(J) FK_S(J, 4)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        /* _r5 = div(...) */
+        #define U(J) (_k1*FK_S(J, 4) + _k2*X[((J) * 2 + 1) * M + m])
+        #define V(J) (_k3*fk_delta(J) + FK_S(J, 2))
+        #define R(J) FK_S(J, 5)
+        #define P(J) FK_S(J, 5)
+        #define E (0.0)
+        if (k == 0) { FK_EACH(R(0) = U(0) / V(0);) } else { FK_EACH(R(k) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / V(0);) }
+        #undef U
+        #undef V
+        #undef R
+        #undef P
+        #undef E
+        FK_EACH(
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
             F[1 * M + m] = _k4*Sk[5 * M + m] + _k5*X[(k * 2 + 0) * M + m] + _k6*Sk[1 * M + m] + _k7*X[(k * 2 + 1) * M + m];
-        }
-    }
+        )
+        #undef FK_EACH
+        #undef FK_EACH_LIBM
         #undef FK_S
+    }
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
@@ -308,7 +323,7 @@ cdef extern from *:
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
-                   const double *A, double *Sk, double *F, Py_ssize_t k, Py_ssize_t M) nogil
+                   const double *A, double *Sk, double *F, double **rows, Py_ssize_t k, Py_ssize_t M) nogil
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.
@@ -320,6 +335,8 @@ cdef tuple _samples(a, Py_ssize_t rows, str what):
     shape = A.shape[1:]
     if A.ndim == 1:          # one sample (what solve_ivp calls): no reshape
         return A, shape, 1
+    if A.ndim == 2:          # (rows, M), the usual batch: no reshape either (it costs ~0.1 us)
+        return A, shape, A.shape[1]
     A = A.reshape(rows, -1)
     return A, shape, A.shape[1]
 
@@ -330,7 +347,7 @@ cdef tuple _times(t, Py_ssize_t M):
         return T, 0
     if T.size != M:
         raise ValueError(f"t must be a scalar or hold one time per sample ({M}), got shape {numpy.shape(t)}")
-    return T.reshape(-1), 1
+    return (T if T.ndim == 1 else T.reshape(-1)), 1
 
 
 cdef _params(p):
@@ -338,6 +355,11 @@ cdef _params(p):
     if P.shape != (_NPARAM,):
         raise ValueError(f"p must hold the {_NPARAM} parameter values, got shape {numpy.shape(p)}")
     return P
+
+
+# whether fk_rhs / fk_jac read the time at all (a constant or autonomous Jacobian does not)
+cdef bint _RHS_USES_TIME = True
+cdef bint _JAC_USES_TIME = False
 
 
 cdef _odefun(t, x, p, bint jacobian):
@@ -350,8 +372,9 @@ cdef _odefun(t, x, p, bint jacobian):
     T = None
     if isinstance(t, float):     # a scalar time (what solve_ivp passes): no array for it
         tval = t
-    else:
+    elif _JAC_USES_TIME if jacobian else _RHS_USES_TIME:
         T, ts = _times(t, M)
+    # else: the kernel does not read t, which is ignored as by the NumPy module (~0.2 us saved)
     # the kernels write every entry (the Jacobian's structural zeros too): no zero fill here
     out = numpy.empty(((_n, _n) if jacobian else (_n,)) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
@@ -450,6 +473,7 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     A (k, NAUX, M) -> (NAUX, M), (n, M).
     """
     cdef Py_buffer bp, bt, bx, bl, ba, bs, bf
+    cdef double **rows
     cdef Py_ssize_t M, ts
     P = _params(p)
     if k < 0:
@@ -468,6 +492,9 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
         Aa = numpy.zeros(1)
     Sk = numpy.empty((NAUX, M))
     F = numpy.empty((_n, M))
+    rows = <double **>PyMem_Malloc(((k + 1) * NAUX + 1) * sizeof(double *))  # the kernel's row table
+    if rows == NULL:
+        raise MemoryError(f"taylor: no memory for the row table of order {k}")
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(Xa, &bx, PyBUF_C_CONTIGUOUS)
@@ -477,7 +504,8 @@ def taylor(t, X, LAM, A, Py_ssize_t k, p):
     PyObject_GetBuffer(F, &bf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
         fk_taylor(<const double *>bp.buf, <const double *>bt.buf, ts, <const double *>bx.buf,
-                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, k, M)
+                  <const double *>bl.buf, <const double *>ba.buf, <double *>bs.buf, <double *>bf.buf, rows, k, M)
+    PyMem_Free(rows)
     PyBuffer_Release(&bf)
     PyBuffer_Release(&bs)
     PyBuffer_Release(&ba)

@@ -60,12 +60,11 @@ from ._hbm import (
     samples_to_coefficients,
     shift_phase,
 )
+from ._pointwise import PointwiseSeries
 
 __all__ = ["AFTDiscretization", "default_n_t"]
 
 _FD_STEP5 = np.finfo(float).eps ** (1 / 5)
-#: orders the pointwise series buffers hold (the ANM's order is at most 60)
-_SERIES_ORDERS = 62
 
 
 def _expm_batch(A, order: int = 14):
@@ -149,7 +148,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
         self.n_residuals = 0
         self.n_jacobians = 0
-        self._series = None            # series_rhs's cache: the pointwise series of one ANM step
+        self._series = PointwiseSeries(model, self.split, self._samples, self._times)   # series_rhs
         self._basis_cache = {}         # monodromy's Fourier basis at the Gauss points
 
     def _samples(self, U):
@@ -281,8 +280,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         order-p coefficient of ``R`` is ``FFT(f_p) - sum_{r=0..p} omega_r D U_{p-r}``; its part
         linear in ``Z_p`` is ``J Z_p``, so the right-hand side is that coefficient with
         ``x_p = 0`` and ``lam_p = 0``: ``FFT(f_p|_{x_p=0}) - sum_{r=1..p-1} omega_r D U_{p-r}``.
-        The auxiliaries' coefficients are kept between the calls of one series (same
-        ``origin``, one more term each call), so order p costs two kernel calls.
+        The series' buffers (``_pointwise.PointwiseSeries``) make order p cost two kernel calls.
         """
         if not self.supports_anm:
             what = ("a non-analytic friction law (no recast)" if self.model.sampled else
@@ -294,19 +292,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         if origin is None:
             raise InputError("the pointwise ANM right-hand side needs the series origin: "
                              "call series_rhs(terms, origin=Z0)")
+        F, om, U = self._series.f_order(terms, origin)
         p = len(terms) + 1
-        c = self._series
-        if c is None or c["origin"] is not origin or c["order"] != p - 1 or p >= len(c["LAM"]):
-            c = self._series = self._series_start(origin, max(p + 1, _SERIES_ORDERS))
-        X, LAM, A, U, om = c["X"], c["LAM"], c["A"], c["U"], c["omega"]
-        U[p - 1], om[p - 1], LAM[p - 1] = self.split(terms[-1])
-        X[p - 1] = self._samples(U[p - 1])
-        # auxiliaries of order p-1 (x_{p-1} is known now), then f_p with x_p = lam_p = 0 (the
-        # buffers hold zeros above the orders filled)
-        t = c["t"]
-        A[p - 1] = self.model.taylor(t, X[:p], LAM[:p], A[:p - 1], p - 1)[0]
-        F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p)[1]
-        c["order"] = p
         R = self._to_coef(F)
         if self.autonomous:
             # sum_{r=1..p-1} omega_r D U_{p-r} = D (sum_r omega_r U_{p-r}): D is linear
@@ -315,19 +302,6 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         if self.autonomous:
             out = np.append(out, 0.0)
         return out
-
-    def _series_start(self, origin, orders):
-        """Buffers of the pointwise series at ``origin`` for ``orders`` orders, order 0 filled:
-        state samples X (orders, n, n_t), auxiliaries A (orders, NAUX, n_t), coefficients U,
-        lam and omega, and the (fixed) sample times."""
-        n, M = self.n, self.n_t
-        X, A = np.zeros((orders, n, M)), np.zeros((orders, self.model.naux, M))
-        U, om, LAM = np.zeros((orders, n, self.nh)), np.zeros(orders), np.zeros(orders)
-        U[0], om[0], LAM[0] = self.split(origin)
-        X[0] = self._samples(U[0])
-        t = self._times(om[0])
-        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0)[0]
-        return dict(origin=origin, order=1, t=t, X=X, LAM=LAM, A=A, omega=om, U=U)
 
     def _to_coef(self, f):
         return f if self.H == 0 else samples_to_coefficients(f, self.H)

@@ -63,11 +63,9 @@ from ._base import Discretization
 from ._collocation import CollocationDiscretization, _lagrange_tables, _mesh_matrices
 from ._collocation_solutions import CollocationSolutions
 from ._hbm import coefficients_to_samples, samples_to_coefficients
+from ._pointwise import PointwiseSeries
 
 __all__ = ["StateCollocationDiscretization"]
-
-#: orders the pointwise series buffers hold (the ANM's order is at most 60)
-_SERIES_ORDERS = 62
 
 
 class StateCollocationDiscretization(CollocationSolutions, Discretization):
@@ -137,7 +135,8 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         self.tau_nodes = np.arange(G) / G
         self.n_residuals = 0
         self.n_jacobians = 0
-        self._series = None            # series_rhs's buffers for one ANM step
+        # series_rhs's buffers for one ANM step (the states at the Gauss points)
+        self._series = PointwiseSeries(model, self._parts, lambda U: self._gauss_values(U)[0], self._times)
         self._reference = None
 
     @property
@@ -220,15 +219,8 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         series (same ``origin``, one more term each call), so order p costs two kernel calls.
         """
         self._check_series(origin)
+        F, om, U = self._series.f_order(terms, origin)
         p = len(terms) + 1
-        c = self._series_at(origin, p)
-        U, X, A, om, LAM, t = c["U"], c["X"], c["A"], c["omega"], c["LAM"], c["t"]
-        U[p - 1], om[p - 1], LAM[p - 1] = self._parts(terms[-1])
-        X[p - 1] = self._gauss_values(U[p - 1])[0]
-        # auxiliaries of order p-1, then f_p with x_p = lam_p = 0 (zeros above the filled orders)
-        A[p - 1] = self.model.taylor(t, X[:p], LAM[:p], A[:p - 1], p - 1)[0]
-        F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p)[1]
-        c["order"] = p
         out = -np.asarray(F, dtype=float).reshape(self.n, self.G)
         if self.autonomous:
             # sum_{r=1..p-1} omega_r D U_{p-r} / 2 pi = D (sum_r omega_r U_{p-r}) / 2 pi
@@ -247,27 +239,6 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         if origin is None:
             raise InputError("series_rhs of the state collocation needs the series origin Z0 "
                              "(series_rhs(terms, origin=Z0)): the Taylor kernels expand about it")
-
-    def _series_at(self, origin, p):
-        """The buffers of the series about ``origin`` filled to order ``p - 2``; new ones when the
-        origin changed, an order was skipped or the buffers are full."""
-        c = self._series
-        if c is not None and c["origin"] is origin and c["order"] == p - 1 and p < len(c["LAM"]):
-            return c
-        self._series = self._series_buffers(origin, max(p + 1, _SERIES_ORDERS))
-        return self._series
-
-    def _series_buffers(self, origin, orders):
-        """Buffers of one series at ``origin``, order 0 filled: nodal values U, Gauss-point
-        states X, auxiliaries A, omega and lam coefficients, the (fixed) Gauss-point times."""
-        n, G = self.n, self.G
-        U, X, A = np.zeros((orders, n, G)), np.zeros((orders, n, G)), np.zeros((orders, self.model.naux, G))
-        om, LAM = np.zeros(orders), np.zeros(orders)
-        U[0], om[0], LAM[0] = self._parts(origin)
-        X[0] = self._gauss_values(U[0])[0]
-        t = self._times(om[0])
-        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0)[0]
-        return dict(origin=origin, order=1, t=t, U=U, X=X, A=A, omega=om, LAM=LAM)
 
     # -- stability (contract items 14-15) ---------------------------------------------------
     def monodromy(self, Z):

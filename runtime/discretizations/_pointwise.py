@@ -1,0 +1,71 @@
+"""Path series of the states at sample points, for the ANM on the states alone (DESIGN §5.0).
+
+Shared by the discretizations that evaluate the original ODE pointwise: the AFT harmonic
+balance (time samples) and the collocation of the states (Gauss points).  Along the ANM's
+path ``Z(a) = sum_q a^q Z_q`` the states at the points have coefficients ``X_q = to_points(U_q)``
+(linear in the unknowns' coefficients ``U_q``); the generated Taylor kernel (``Model.taylor``,
+codegen/taylor.py) gives, order by order, the coefficients of the recast's auxiliaries and of
+``f`` at the points.  :meth:`PointwiseSeries.f_order` returns ``f_p`` with ``x_p = lam_p = 0``,
+the part of the order-p coefficient not linear in ``Z_p``; each discretization maps it to its
+residual (FFT, or the identity at the Gauss points) and adds its ``omega`` products.
+
+The buffers of one series are kept between the calls (same ``origin``, one more term each
+call), so order p costs two kernel calls: the auxiliaries of order ``p - 1`` (``x_{p-1}`` is
+known by then) and ``f_p``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PointwiseSeries"]
+
+#: orders the buffers hold at first (the ANM's order is at most 60)
+ORDERS = 62
+
+
+class PointwiseSeries:
+    """Buffers and recurrence of the pointwise path series of one discretization.
+
+    Parameters
+    ----------
+    model : Model
+        With Taylor kernels (``model.has_taylor``).
+    split : callable
+        ``Z -> (U, omega, lam)``: the unknowns' coefficients of the states, ``omega``, ``lam``.
+    to_points : callable
+        ``U -> X`` (n, M): the states at the M points (linear in ``U``).
+    times : callable
+        ``omega -> t``: the times of the points, held fixed along the path.
+    """
+
+    def __init__(self, model, split, to_points, times):
+        self.model, self.split, self.to_points, self.times = model, split, to_points, times
+        self._c = None
+
+    def f_order(self, terms, origin):
+        """``f_p`` at the points with ``x_p = lam_p = 0`` (n, M), for ``terms = [Z_1..Z_{p-1}]``
+        about ``origin``; also the coefficients ``omega_0..omega_{p-1}`` and ``U_0..U_{p-1}``."""
+        p = len(terms) + 1
+        c = self._c
+        if c is None or c["origin"] is not origin or c["order"] != p - 1 or p >= len(c["LAM"]):
+            c = self._c = self._start(origin, max(p + 1, ORDERS))
+        X, LAM, A, U, om, t = c["X"], c["LAM"], c["A"], c["U"], c["omega"], c["t"]
+        U[p - 1], om[p - 1], LAM[p - 1] = self.split(terms[-1])
+        X[p - 1] = self.to_points(U[p - 1])
+        # auxiliaries of order p-1, then f_p (the buffers hold zeros above the orders filled)
+        A[p - 1] = self.model.taylor(t, X[:p], LAM[:p], A[:p - 1], p - 1)[0]
+        F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p)[1]
+        c["order"] = p
+        return np.asarray(F, dtype=float), om[:p], U[:p]
+
+    def _start(self, origin, orders):
+        """Buffers for ``orders`` orders at ``origin``, order 0 filled."""
+        U0, om0, lam0 = self.split(origin)
+        X0 = np.asarray(self.to_points(U0), dtype=float)
+        n, M = X0.shape
+        X, A = np.zeros((orders, n, M)), np.zeros((orders, self.model.naux, M))
+        U, om, LAM = np.zeros((orders,) + np.shape(U0)), np.zeros(orders), np.zeros(orders)
+        U[0], om[0], LAM[0], X[0] = U0, om0, lam0, X0
+        t = self.times(om0)
+        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0)[0]
+        return dict(origin=origin, order=1, t=t, X=X, LAM=LAM, A=A, omega=om, U=U)

@@ -41,6 +41,9 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     det_sign : int
         Sign of ``det [J(Z0); t_prev^T]``, the branch-point test function at ``Z0``
         (free: the matrix is the one factorized).
+    lu :
+        That factorization (``lu.solve``), valid until the discretization's next one: the
+        step's chord correction reuses it.
     """
     lu, scale = factor_jacobian(disc, Z0, t_prev, counters, scales=True)
     det_sign = lu.det_sign()
@@ -57,7 +60,7 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
         rhs[-1] = 0.0
         w = lu.solve(rhs)
         terms.append(w - (w @ Z1) * Z1)
-    return terms, scale, det_sign
+    return terms, scale, det_sign, lu
 
 
 def _evaluate(Z0, terms, a):
@@ -158,6 +161,88 @@ def _relative_residual(disc, Z, R, scale):
     return float(np.max(excess / scale))
 
 
+#: end-point residual (relative) above which a step is shortened before its correction
+REACH = 1e-6
+
+
+def _within_reach(disc, series, a, a_floor, Z, R, scale, counters):
+    """Shorten a step whose end residual is far above the series' validity ``delta``.
+
+    The validity range assumes the terms decay geometrically; across a steep stick-slip
+    transition they may not, and the end residual is then 1e-4 .. 1 (relative; tanh x exp
+    belt, examples/tanh_exp_belt.py), out of the chord correction's reach.  The series'
+    error grows like ``a^(P+1)``: ``a`` is scaled by ``(REACH / residual)^(1/(P+1))`` (between
+    0.3 and 0.9), at most four times, one residual each, never below ``a_floor`` (the previous
+    step's length: next to a branch point the series' radius shrinks with the distance to it,
+    and shortened steps would pile up there instead of crossing).  Steps that end on an event of the
+    recorder (a parameter bound, the equilibria) are not shortened: they go to the correction
+    as they are."""
+    P = len(series.terms)
+    for _ in range(4):
+        res = _relative_residual(disc, Z, R, scale)
+        if res <= REACH or a <= a_floor:
+            break
+        a = max(a * min(0.9, max(0.3, (REACH / res) ** (1.0 / (P + 1)))), a_floor)
+        Z = series(a)
+        R = disc.residual(Z)
+        counters.residual_evaluations += 1
+        if not np.all(np.isfinite(R)):
+            raise NonFiniteError(f"NaN/inf in the residual inside ANM step {counters.steps + 1} "
+                                 f"(lam = {Z[-1]:.10g})")
+    return a, Z, R
+
+
+def _chord(disc, Z, R, te, Z1, lu, scale, options, counters):
+    """Chord (simplified Newton) correction of a step's end point with the step's own LU.
+
+    Solves ``[J(Z0); te^T] dZ = [-R(Z); 0]`` by the factorization of ``[J(Z0); t_prev^T]``
+    that gave the series (``Z0`` its origin): with ``w`` the solution for the factorized
+    matrix and ``J(Z0) Z1 = 0``, the border row is swapped by ``dZ = w - Z1 (te . w) /
+    (te . Z1)`` (Sherman-Morrison with the null vector ``Z1``), so the end point moves in the
+    hyperplane through it orthogonal to its own tangent ``te``, as the Newton correction does
+    (a hyperplane orthogonal to ``t_prev`` would let the point slide along the branch past a
+    fold).  The series' end-point residual is small (``a_max`` bounds the last term by
+    ``validity``), so a few iterations bring it below ``residual_tolerance`` at the cost of
+    one residual and one triangular solve each, where a Newton iteration assembles and
+    factorizes the end point's Jacobian.  A point is accepted when its residual meets the
+    tolerance and the last update is below a tenth of the Newton correction's ``newton_xtol``
+    (relative) at a rate below 1/2.  Returns the corrected point, or None when
+    ``options.chord_iterations`` iterations do not get there, the residual stops decreasing
+    or the branch turned by nearly a right angle within the step (the Newton correction then
+    takes over).
+    """
+    tz = float(te @ Z1)
+    if abs(tz) < 0.1:
+        return None
+    rhs = np.zeros(disc.m + 1)
+    size = _relative_residual(disc, Z, R, scale)
+    step = np.inf
+    for _ in range(options.chord_iterations):
+        rhs[:-1] = -R
+        w = lu.solve(rhs)
+        dZ = w - ((te @ w) / tz) * Z1
+        Z = Z + dZ
+        R = disc.residual(Z)
+        counters.residual_evaluations += 1
+        if not np.all(np.isfinite(R)):
+            return None
+        new = _relative_residual(disc, Z, R, scale)
+        # an ill-conditioned system (next to a Hopf point, a recast on its wrong root) has small
+        # residuals far from its solution: the update must be small too.  Newton stops at an
+        # update of xtol and leaves ~xtol^2 (quadratic rate); the chord, converging linearly at
+        # rate rho, leaves about rho / (1 - rho) times its last update: ask rho < 1/2 and an
+        # update ten times below xtol
+        last, step = step, float(np.linalg.norm(dZ))
+        rho = step / last
+        if (new <= options.residual_tolerance and rho < 0.5
+                and step <= 0.1 * options.newton_xtol * np.linalg.norm(Z)):
+            return Z
+        if new >= size and step >= last:
+            return None
+        size = new
+    return None
+
+
 def anm(disc, Z0, t0, options, recorder, progress=None):
     """ANM continuation loop; points go to ``recorder.add``; stops when ``recorder.done``.
 
@@ -171,8 +256,9 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
     Z, t = np.array(Z0, float), np.array(t0, float)
     P = options.order
     delta = options.validity
+    a_prev = 0.0
     while not recorder.done:
-        terms, scale, det_sign = anm_series(disc, Z, t, P, c)
+        terms, scale, det_sign, lu = anm_series(disc, Z, t, P, c)
         recorder.refine_tangent(Z, terms[0])
         # det [J; t] and det [J; Z1] have the same sign (t . Z1 > 0, tangent_at's identity)
         recorder.note_det_sign(Z, recorder.tangents[-1], det_sign)
@@ -208,8 +294,14 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
                 f"NaN/inf in the residual at the end of ANM step {c.steps + 1} (lam = {Ze[-1]:.10g}): "
                 "a validity condition of the recast is probably violated")
         singular_end = recorder.stop_reason == "equilibrium"   # the branch meets the equilibria
+        if options.correct and recorder.stop_reason is None:      # (a step ending on an event keeps it)
+            a_end, Ze, R = _within_reach(disc, series, a_end, a_prev, Ze, R, scale, c)
+            te = series.tangent(a_end)
         if (options.correct and not singular_end
                 and _relative_residual(disc, Ze, R, scale) > options.residual_tolerance):
+            Ze = _chord(disc, Ze, R, te, terms[0], lu, scale, options, c)
+        if Ze is None:
+            Ze, te = series(a_end), series.tangent(a_end)
             for attempt in range(4):
                 try:
                     Ze, _ = correct(disc, Ze, te, float(te @ Ze), counters=c, xtol=options.newton_xtol,
@@ -232,4 +324,4 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
             progress(recorder)
         if a_end <= 0:
             break
-        Z, t = Ze, te
+        Z, t, a_prev = Ze, te, a_end

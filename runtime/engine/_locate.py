@@ -66,6 +66,37 @@ def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15):
     return point(s)
 
 
+def _fold_from_series(disc, rec, i, counters, opts):
+    """The fold between points ``i`` and ``i + 1`` from the turning point of ``lam`` on the ANM
+    step's series (``rec.fold_guesses``), or None (the chord search below then runs as for
+    the other engines).
+
+    The series' point is Newton-corrected orthogonally to the series' tangent; the exact
+    tangent there has a small ``lam`` component ``t_lam`` (the series' error), and the fold
+    lies at the arclength ``-t_lam / k`` from it (``k = dt_lam/ds``, from the series), where
+    the next guess goes.  ``lam`` is quadratic in the arclength at a fold, so the point is
+    accepted when ``t_lam^2 / (2 |k|)``, the distance in ``lam`` to the fold, is below
+    1e-14 of ``max(|lam|, 1)``; each round costs one correction and one tangent.
+    """
+    for first, last, Zg, tg, k in rec.fold_guesses:
+        if first <= i < last:
+            break
+    else:
+        return None
+    if not np.isfinite(k) or k == 0:
+        return None
+    for _ in range(4):
+        try:
+            Zf, _ = correct(disc, Zg, tg, float(tg @ Zg), counters=counters, xtol=opts.newton_xtol)
+            t = tangent_at(disc, Zf, tg, counters)
+        except ConvergenceError:
+            return None
+        if t[-1] ** 2 / (2 * abs(k)) <= 1e-14 * max(abs(Zf[-1]), 1.0):
+            return Zf
+        Zg, tg = Zf - (t[-1] / k) * t, t
+    return None
+
+
 def locate_folds(disc, rec, counters, opts):
     """Folds: sign changes of the tangent's lam component, refined by a root-find (DESIGN §6)."""
     out = []
@@ -87,11 +118,13 @@ def locate_folds(disc, rec, counters, opts):
         # an uncorrected series point may, right next to the fold, disagree in the sign of its
         # lam component with the exact tangent the test computes: neighbouring brackets are
         # tried too.
-        Zf = None
+        Zf = _fold_from_series(disc, rec, i, counters, opts)
         # The tangents are oriented along the chord: across a sharp fold the branch may turn by
         # more than a right angle within one step, and orienting by the first tangent would
         # then flip the sign of the second one's lam component.
         for a, b in ((i, i + 1), (max(i - 1, 0), i + 1), (i, min(i + 2, last)), (max(i - 1, 0), min(i + 2, last))):
+            if Zf is not None:
+                break
             if A is not None and np.any(A[a:b] * A[a + 1:b + 1] <= 0):
                 continue    # the wider bracket holds a Hopf crossing
             def test(Z, chord=P[b] - P[a]):

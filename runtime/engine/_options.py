@@ -108,8 +108,13 @@ class ANMOptions(ContinuationOptions):
     pade_extension : float
         Initial factor on ``a_max`` tried with Padé (shrunk until the residual holds).
     correct : bool
-        Newton-correct each step's end point when its residual exceeds
-        ``residual_tolerance``.
+        Correct each step's end point when its residual exceeds ``residual_tolerance``:
+        first by chord iterations with the step's own factorization (no new LU), then, if
+        they do not converge, by Newton.
+    chord_iterations : int
+        At most this many chord iterations before the Newton correction takes over (0: Newton
+        only).  Each costs one residual and one triangular solve; they stop as soon as the
+        residual meets the tolerance, or when it fails to decrease.
     points_per_step : int
         Branch points stored per step: the end point plus ``points_per_step - 1`` equally
         spaced evaluations of the same series (smooth plots at no extra factorization).
@@ -120,6 +125,7 @@ class ANMOptions(ContinuationOptions):
     pade: bool = False
     pade_extension: float = 2.0
     correct: bool = True
+    chord_iterations: int = 6
     points_per_step: int = 1
 
     def __post_init__(self):
@@ -128,6 +134,8 @@ class ANMOptions(ContinuationOptions):
             raise InputError(f"order = {self.order}: the ANM series order must be in [2, 60]")
         if not 0 < self.validity < 1:
             raise InputError(f"validity = {self.validity} must be in (0, 1) (typical 1e-6 .. 1e-10)")
+        if self.chord_iterations < 0:
+            raise InputError(f"chord_iterations = {self.chord_iterations} must be >= 0")
         if self.points_per_step < 1:
             raise InputError(f"points_per_step = {self.points_per_step} must be >= 1")
         if self.pade and not self.pade_extension >= 1:

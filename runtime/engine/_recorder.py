@@ -52,6 +52,20 @@ def amplitude_weights(disc):
     return w
 
 
+def _series_turning_point(series, a_end):
+    """``(Z, t, k)`` where ``lam`` turns on an ANM step's series (the root of ``dlam/da`` in
+    ``[0, a_end]``, by Brent's method on the tangent's ``lam`` component; ``k`` the derivative
+    of that component there, ``a`` being close to the arclength), or None when that component
+    has the same sign at both ends."""
+    def slope(a):
+        return series.tangent(a)[-1]
+    if slope(0.0) * slope(a_end) >= 0:
+        return None
+    a = scipy.optimize.brentq(slope, 0.0, a_end, xtol=1e-14 * a_end, rtol=1e-14)
+    h = 1e-3 * a_end
+    return series(a), series.tangent(a), (slope(a + h) - slope(a - h)) / (2 * h)
+
+
 class Recorder:
     """Collects the points of a run and decides when to stop (shared by all engines)."""
 
@@ -70,6 +84,9 @@ class Recorder:
         self.amp_w = amplitude_weights(disc)
         self._start = np.array(Z0)
         self._travel = 0.0
+        # turning points of lam on the ANM series, (first index, last index, Z, t, k) of the step
+        # holding one: the fold locator's start (engine/_locate.py)
+        self.fold_guesses = []
 
     # -- stop criteria applied to the ANM series before the step's end is chosen --------
     def _crossings(self, values, a_grid):
@@ -181,6 +198,11 @@ class Recorder:
             self._hopf_on_series = None
             om = Zh[self.disc.omega_index] if self.disc.omega_index is not None else np.nan
             self._add_hopf(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
+        first = self.step_ends[-1]
+        if series is not None and step_length and self.tangents[first][-1] * t[-1] < 0:
+            guess = _series_turning_point(series, step_length)
+            if guess is not None:
+                self.fold_guesses.append((first, len(self.points)) + guess)
         self.points.append(np.array(Z))
         self.tangents.append(np.array(t))
         self.step_ends.append(len(self.points) - 1)

@@ -1,0 +1,70 @@
+"""The ANM's end-point correction (engine/_anm.py): chord iterations with the step's own LU,
+the residual-driven step shortening, and the fold started from the series' turning point.
+
+References: the belt's fold of cycles B2 (seed 000 §4.2, n = 10, F_N = 5 N) converged to
+10.2874838639 m/s (AUTO-07p NTST 100/200 and frictionkit H = 100 agree, DESIGN §6); the same
+branch with the Newton correction alone (``chord_iterations=0``, a second corrector); and the
+analytic fold of ``x' = lam - x^2`` at (0, 0)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from frictionkit.runtime import equilibrium_branch, load_model, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime.engine._newton import correct
+from frictionkit.runtime.errors import InputError
+from tests.models._fold_system import fold_by_extremum
+
+FOLD_CONVERGED = 10.2874838639
+
+
+@pytest.fixture(scope="module")
+def belt_start():
+    m = load_model("belt", continuation="Vb", n=10)
+    eq = equilibrium_branch(m, 0.05, 12)
+    return periodic_start_from_hopf(m, eq.special_points("hopf")[0], 40)
+
+
+def _branch(start, **options):
+    disc, Z, d = start
+    return periodic_branch(disc, Z, 0.0, 30.0, d, options=dict(stability=False, branch_points=False, **options))
+
+
+def test_chord_correction_keeps_the_branch_with_one_factorization_per_step(belt_start):
+    chord = _branch(belt_start)
+    newton = _branch(belt_start, chord_iterations=0)
+    (f_chord,), (f_newton,) = chord.special_points("fold"), newton.special_points("fold")
+    # H = 40 is 7e-8 below the converged fold (truncation); both correctors give the same one
+    assert abs(f_chord.param / FOLD_CONVERGED - 1) < 1e-7
+    assert f_chord.param == pytest.approx(f_newton.param, rel=1e-12)
+    assert chord.status == newton.status == "equilibrium"
+    c = chord.counters
+    assert c["factorizations"] / c["steps"] <= 1.5          # issue 12: at most 1.5 LU per step
+    assert newton.counters["factorizations"] / newton.counters["steps"] > 1.5
+
+
+def test_every_step_end_is_where_newton_puts_it(belt_start):
+    """Each step end (chord-corrected, Newton-corrected or accepted as the series gave it) is
+    the solution Newton converges to from it on the same hyperplane, to 1e-9 of |Z|."""
+    br = _branch(belt_start)
+    disc = br.discretization
+    worst = 0.0
+    for Z, t in zip(br.solutions[1:-1], br.tangents[1:-1]):       # the ends are the Hopf points
+        Zn, _ = correct(disc, Z, t, float(t @ Z), xtol=1e-13, max_iter=20)
+        worst = max(worst, float(np.linalg.norm(Zn - Z) / np.linalg.norm(Z)))
+    assert worst < 1e-9
+
+
+def test_fold_from_the_series_turning_point_is_the_extremum_of_lam(belt_start):
+    """The fold started from the turning point of lam on the step's series (one Newton
+    correction and one tangent) against the extremum of lam along the branch."""
+    br = _branch(belt_start)
+    (fold,) = br.special_points("fold")
+    i = fold.index
+    ref = fold_by_extremum(br.discretization, br.solutions[i - 1], br.solutions[i + 2])
+    assert fold.param == pytest.approx(ref, rel=1e-12)
+
+
+def test_chord_iterations_must_not_be_negative(belt_start):
+    with pytest.raises(InputError, match="chord_iterations"):
+        _branch(belt_start, chord_iterations=-1)

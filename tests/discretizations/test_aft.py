@@ -29,14 +29,14 @@ from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.engine._newton import correct
 from frictionkit.runtime.drivers._orbits import find_periodic_orbit
 from frictionkit.runtime.errors import InputError
-from frictionkit.runtime.nonsmooth import BeltChain, one_mass_cycle, orbit_error
+from frictionkit.runtime.nonsmooth import orbit_error
 from frictionkit.runtime.analysis._floquet import floquet_from_orbit
 from frictionkit.runtime.analysis._hill import hill_multipliers
 from frictionkit.runtime.analysis._stability import orbit_stability
 from tests.models import duffing_forced_handwritten
 from tests.models._orbits import belt_orbit
-
-ZETA, THETA = 0.05, 4.2          # seed 004 §3, after eq. (15)
+from examples.seeds.seed004_cycles import DRILL_THETA as THETA, DRILL_ZETA as ZETA, aft_from_max, \
+    drill_exact_cycle, drill_exact_period, settled_cycle
 
 
 def _fix_lam(d, Z, lam):
@@ -276,25 +276,6 @@ def test_drill_orbit_aft_against_shooting(drill_branch):
     assert sorted(np.abs(orb.multipliers))[0] < 0.5 and orb.trivial_multiplier_error < 1e-6
 
 
-def _exact_cycle_period(eta):
-    """Closed form of the exact stick-slip cycle of eqs. (16)-(17): slip starts at
-    psi0 = theta - 2 zeta eta with psi' = eta (T* reaches theta), the free damped oscillation
-    runs until psi' = eta again, then psi grows at rate eta while stuck back to psi0."""
-    wd = np.sqrt(1 - ZETA**2)
-    A = THETA - 2 * ZETA * eta
-    B = (eta + ZETA * A) / wd
-
-    def dpsi(t):
-        return np.exp(-ZETA * t) * ((-ZETA * A + wd * B) * np.cos(wd * t) - (ZETA * B + wd * A) * np.sin(wd * t))
-    grid = np.linspace(1e-9, 2 * np.pi / wd, 4001)
-    g = dpsi(grid) - eta
-    i = np.flatnonzero((g[:-1] < 0) & (g[1:] >= 0))[0]
-    t1 = brentq(lambda t: dpsi(t) - eta, grid[i], grid[i + 1], xtol=1e-15)
-    psi1 = np.exp(-ZETA * t1) * (A * np.cos(wd * t1) + B * np.sin(wd * t1))
-    assert 2 * ZETA * eta + psi1 > -3 * THETA       # sticking is admissible (lower bound of eq. 17)
-    return t1 + (A - psi1) / eta
-
-
 def test_drill_seed004_table4_errors_against_the_exact_cycle():
     """Seed 004 Table 4 (eta = 4, N = 200, eq. (19)): e = 3.1e-1, 9.3e-2, 2.3e-2, 5.4e-3,
     1.2e-3 for kappa = 1 .. 1e-4.  Exact cycle: eqs. (16)-(17) are a belt chain with
@@ -305,36 +286,25 @@ def test_drill_seed004_table4_errors_against_the_exact_cycle():
     model (shooting gives the same e: 5.37e-3, 1.19e-3).  Both from the maximum of psi, as
     for Table 1.  Measured e: 0.308, 0.0928, 0.0234, 0.00537, 0.00119."""
     eta, N = 4.0, 200
-    chain = BeltChain([1.0], [[2 * ZETA]], [[1.0]], [THETA], [2.0], [lambda s: 1.0], eta)
-    P, _, x, v = one_mass_cycle(chain, n_samples=N, start="xmax")
-    assert P == pytest.approx(_exact_cycle_period(eta), rel=1e-10)
-    psi_ex, dpsi_ex = x - THETA, v
+    P, psi_ex, dpsi_ex = drill_exact_cycle(eta, N)
+    assert P == pytest.approx(drill_exact_period(eta), rel=1e-10)
     published = {1.0: 3.1e-1, 1e-1: 9.3e-2, 1e-2: 2.3e-2, 1e-3: 5.4e-3, 1e-4: 1.2e-3}
     harmonics = {1.0: 100, 1e-1: 200, 1e-2: 400}
     for kappa, e_paper in published.items():
         m = load_model("drill", continuation="eta", kappa=kappa)
-        p = m.param_vector(eta)
-        f = lambda t, z: m.module.rhs(t, z, p)    # noqa: E731
-        jac = lambda t, z: m.module.jac(t, z, p)  # noqa: E731
-        xmax = lambda t, z: z[1]                  # noqa: E731
-        xmax.direction = -1
         # transient from the exact cycle's start: sticking resets the state, the smoothed cycle
         # is reached within a period or two (checked below on consecutive periods)
-        sol = solve_ivp(f, (0, 4 * P), [psi_ex[0], dpsi_ex[0]], method="LSODA", jac=jac, rtol=1e-10,
-                        atol=1e-12, events=xmax, dense_output=True)
-        te = sol.t_events[0]
-        T = te[-1] - te[-2]
-        assert abs(T / (te[-2] - te[-3]) - 1) < 1e-7
+        T, T_prev, sample = settled_cycle(m, eta, [psi_ex[0], dpsi_ex[0]], 4 * P)
+        assert abs(T / T_prev - 1) < 1e-7
         if kappa in harmonics:
             H = harmonics[kappa]
             n_t = 8 * H + 8
-            d, Z = periodic_start_from_orbit(m, eta, sol.sol(te[-2] + T * np.arange(n_t) / n_t), T, H)
-            U, om, _ = d.split(Z)
-            assert abs(om * T / (2 * np.pi) - 1) < 1e-4          # AFT agrees with the simulation
-            T = 2 * np.pi / om
-            z = _series(U, _theta_of_max(U) + 2 * np.pi * np.arange(N) / N)
+            d, Z = periodic_start_from_orbit(m, eta, sample(n_t), T, H)
+            T_aft, *z = aft_from_max(d, Z, N)
+            assert abs(T / T_aft - 1) < 1e-4          # AFT agrees with the simulation
+            T = T_aft
         else:
-            z = sol.sol(te[-2] + T * np.arange(N) / N)          # from the maximum of psi
+            z = sample(N)                            # from the maximum of psi
         e = orbit_error(z[0], z[1], T, psi_ex, dpsi_ex, P)
         # the table's two digits
         assert float(f"{e:.1e}") == e_paper, (kappa, e)

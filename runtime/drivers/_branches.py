@@ -528,7 +528,7 @@ def _restart_discretization(branch, model, index, harmonics):
     if kind in COLLOCATION_KINDS:
         if harmonics is not None:
             raise InputError("harmonics: a collocation branch has no harmonics (restart keeps its intervals)")
-        disc = build_collocation(model, kind, sizes["n_intervals"], sizes["degree"])
+        disc = build_collocation(model, kind, sizes["n_intervals"], sizes["degree"], sizes.get("phase_state", 0))
     elif kind in ("hbm", "aft", "equilibria"):
         H = H0 if harmonics is None else int(harmonics)
         if branch.kind == "equilibrium" and H != 0:

@@ -82,11 +82,12 @@ def periodic_kind(model, name) -> str:
     return "aft" if _use_aft(model, name) else "hbm"
 
 
-def build_collocation(model, kind, n_intervals, degree):
+def build_collocation(model, kind, n_intervals, degree, phase_state=0):
     """A collocation discretization of ``kind`` (a key of :data:`COLLOCATION_KINDS`) on
-    ``n_intervals`` sub-intervals of degree ``degree``; its constructor checks the sizes."""
+    ``n_intervals`` sub-intervals of degree ``degree``, extremum of state ``phase_state`` at
+    ``tau = 0`` (both collocations' default phase condition); its constructor checks the sizes."""
     try:
         cls = COLLOCATION_KINDS[kind]
     except KeyError:
         raise InputError(f"{kind!r} is not a collocation ({', '.join(COLLOCATION_KINDS)})") from None
-    return cls(model, int(n_intervals), int(degree))
+    return cls(model, int(n_intervals), int(degree), phase_state=int(phase_state))

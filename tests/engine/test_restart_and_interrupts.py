@@ -209,8 +209,8 @@ AUTO_FOLD = 10.2874838639
     # the recast collocation 100 x 3 lies within 1e-6 of the converged fold (tests/engine/
     # test_engines.py, started there from a shooting orbit); measured here 7.5e-8
     ("collocation-recast", dict(intervals=100, degree=3), 1e-6),
-    # the collocation of the states 100 x 4 (AUTO's mesh, NTST 100 NCOL 4): 2.5e-10 from the
-    # converged fold in tests/discretizations/test_state_collocation.py
+    # the collocation of the states 100 x 4 (AUTO's mesh, NTST 100 NCOL 4): 2.5e-10 relative
+    # from the converged fold in tests/discretizations/test_state_collocation.py; measured here 2.5e-9
     ("collocation", dict(intervals=100, degree=4), 1e-8),
     # the harmonic balance of the same orbit at H = 80 is 1.5e-9 from AUTO (benchmarks/results/
     # runtime.json, hbm_H80): truncation below 1e-8 there; measured here 3e-11

@@ -401,17 +401,24 @@ def _report_curve(curve, param, second, out, plot):
 @click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
               help="Hopf point of the equilibria the periodic branch starts from (1 = first).")
 @click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics H.")
+@click.option("--method", "discretization", type=click.Choice(PERIODIC_METHODS), default="aft", show_default=True,
+              help="Periodic-orbit method (as in `frictionkit continue`; not collocation-recast, which "
+                   "cannot be rebuilt for another value of --second).")
+@click.option("--intervals", type=int, default=40, show_default=True, help="Collocation sub-intervals N_int.")
+@click.option("--degree", type=int, default=3, show_default=True, help="Collocation polynomial degree p.")
 @click.option("--fold", "fold", type=int, default=1, show_default=True,
               help="Which fold of the periodic branch to continue (1 = first).")
 def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
-                   hopf, harmonics, fold):
-    """Continue a fold of the periodic branch from a Hopf point (harmonic balance) in a second parameter
+                   hopf, harmonics, discretization, intervals, degree, fold):
+    """Continue a fold of the periodic branch from a Hopf point in a second parameter
     (e.g. the upper end of a bistable band against a friction-law parameter).
 
     \b
-    Example:
+    Examples:
       frictionkit fold-curve weakstrong --param vd --start 3 --stop 0.3 --set delta=0.1 \\
           -H 20 --second muv --min 0 --max 0.05 --plot folds.png
+      frictionkit fold-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+          --method collocation --intervals 100 --degree 4 --second FN --min 5 --max 5.5
     """
     try:
         _check_curve_outputs(out, plot)
@@ -419,7 +426,8 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
                                   options=dict(stability=False), progress=False,
-                                  echo=click.echo)
+                                  echo=click.echo, discretization=discretization, intervals=intervals,
+                                  degree=degree)
         f = _pick(per.special_points("fold"), fold, "--fold", "fold", "the periodic branch")
         curve = fold_curve(per, f, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:

@@ -1,6 +1,7 @@
 """``--method collocation`` is the Gauss collocation of the states (issue 12, items 2 and 4):
 the belt's periodic branch from its Hopf point through the fold on the command line, its
-restart in the same method and in the AFT, and what the name means for other models.
+restart in the same method and in the AFT, the continuation of its fold in a second
+parameter, and what the name means for other models.
 
 References (independent of this code): the converged fold of the seed-000 belt (n = 10,
 FN = 5 N), 10.2874838639 m/s, AUTO-07p NTST 100 NCOL 4 and NTST 200 (10.287483864;
@@ -11,7 +12,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from frictionkit.runtime.analysis._curves import BifurcationCurve
 from frictionkit.runtime.cli import main
+from frictionkit.runtime.drivers._compose import run_continuation
 from frictionkit.runtime.drivers._methods import periodic_kind
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.model._interface import Model
@@ -94,3 +97,25 @@ def test_what_collocation_means_for_each_model():
             periodic_kind(drill, name)
     with pytest.raises(InputError, match="choose one of aft, hbm, collocation, collocation-recast"):
         periodic_kind(belt, "colocation")
+
+
+def test_fold_curve_on_a_collocation_branch(tmp_path):
+    """``fold-curve --method collocation``: the belt's fold of cycles continued in FN from 5
+    to 5.5 N on the collocation of the states (100 x 4) ends on the fold of a separate AFT
+    H = 80 branch at FN = 5.5 (another discretization, its own Hopf start) to 1e-8 relative
+    (measured 4.6e-10); the recast collocation, which cannot be rebuilt for another FN, is
+    refused by name."""
+    out = tmp_path / "folds.h5"
+    _cli("fold-curve", *BELT, "--method", "collocation", "--intervals", 100, "--degree", 4,
+         "--second", "FN", "--min", 5, "--max", 5.5, "--out", out)
+    curve = BifurcationCurve.load(out)
+    assert curve.kind == "fold" and curve.mu[-1] == pytest.approx(5.5, abs=1e-12)
+    m = load_model("belt", continuation="Vb", n=10, FN=5.5)
+    _, ref = run_continuation(m, 0.05, 12, start="hopf", harmonics=80, discretization="aft", progress=False,
+                              echo=lambda s: None, options=dict(stability=False))
+    assert abs(curve.lam[-1] - _fold(ref)) / _fold(ref) < 1e-8
+    assert abs(curve.lam[0] - AUTO_FOLD) / AUTO_FOLD < 1e-8            # it starts on the FN = 5 fold
+    r = CliRunner().invoke(main, ["fold-curve", *BELT, "--method", "collocation-recast", "--second", "FN",
+                                  "--min", "5", "--max", "5.5"])
+    assert r.exit_code != 0 and "collocation-recast branch cannot be rebuilt" in r.output
+    assert "Traceback" not in r.output

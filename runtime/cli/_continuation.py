@@ -473,8 +473,10 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     save_run(out_dir / "belt.h5", equilibria=eq, periodic=per)
+    size = (f"{per.provenance['sizes']['n_intervals']} x {per.provenance['sizes']['degree']}"
+            if discretization.startswith("collocation") else f"H = {harmonics}")
     plot_branches([eq, per], path=out_dir / "belt.png",
-                  title=f"belt, n = 10, FN = 5 N, {discretization.upper()} H = {harmonics}, {method.upper()}")
+                  title=f"belt, n = 10, FN = 5 N, {discretization} {size}, {method.upper()}")
     for name in ("belt.h5", "belt.png"):
         click.echo(f"wrote {out_dir / name}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")

@@ -148,7 +148,13 @@ def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None
     if harmonics < 1:
         raise InputError(f"harmonics = {harmonics}: a periodic orbit needs at least 1 harmonic")
     x_samples = np.asarray(x_samples, dtype=float)
-    if _use_aft(model, discretization):
+    kind = periodic_kind(model, discretization)
+    if kind in COLLOCATION_KINDS:
+        raise InputError(f"discretization={discretization!r}: the periodic starts are harmonic balances "
+                         "('aft', 'hbm'); a collocation branch starts from one: run_continuation(..., "
+                         f"discretization={discretization!r}), Branch.restart(i, discretization="
+                         f"{discretization!r}) or StateCollocationDiscretization.from_states")
+    if kind == "aft":
         disc = AFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
         return disc, disc.from_samples(x_samples, omega, lam)
     disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)

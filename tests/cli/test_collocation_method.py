@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from frictionkit.runtime.analysis._curves import BifurcationCurve
 from frictionkit.runtime.cli import main
+from frictionkit.runtime.drivers._branches import periodic_start_from_orbit
 from frictionkit.runtime.drivers._compose import run_continuation
 from frictionkit.runtime.drivers._methods import periodic_kind
 from frictionkit.runtime.errors import InputError
@@ -97,6 +98,8 @@ def test_what_collocation_means_for_each_model():
             periodic_kind(drill, name)
     with pytest.raises(InputError, match="choose one of aft, hbm, collocation, collocation-recast"):
         periodic_kind(belt, "colocation")
+    with pytest.raises(InputError, match="the periodic starts are harmonic balances"):
+        periodic_start_from_orbit(belt, 1.0, np.zeros((2, 64)), 0.005, 10, discretization="collocation")
 
 
 def test_fold_curve_on_a_collocation_branch(tmp_path):

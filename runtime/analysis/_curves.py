@@ -18,8 +18,9 @@ For the belt oscillator of seed 000 the curve in (Vb, FN) is
 two Hopf points B1 and B3 of one ``FN`` through a minimum of ``FN`` below which steady
 sliding is stable at every belt speed.
 
-**Folds of periodic orbits** (:func:`fold_curve`).  A fold (turning point in ``lam``) of an
-HBM branch ``R(Z; mu) = 0``, ``Z = [Y, lam]``, is where ``A = dR/dY`` is singular.  It is
+**Folds of periodic orbits** (:func:`fold_curve`).  A fold (turning point in ``lam``) of a
+periodic branch ``R(Z; mu) = 0``, ``Z = [Y, lam]`` (harmonic balance or collocation of the
+states), is where ``A = dR/dY`` is singular.  It is
 continued on the minimally augmented system (Govaerts, *Numerical methods for bifurcations
 of dynamical equilibria*, SIAM 2000, ch. 4) in the unknowns ``[Z, mu]``::
 
@@ -54,6 +55,7 @@ from ..errors import ConvergenceError, InputError
 from ..results._atomic import atomic_path
 from ..results._figure import finish, subplots
 from ..model._interface import Model
+from ._branch_points import _dense
 
 __all__ = ["BifurcationCurve", "hopf_curve", "fold_curve"]
 
@@ -443,9 +445,6 @@ class _FoldSystem(Discretization):
     kind = "fold-system"
 
     def __init__(self, disc, mu_name, b, c):
-        if disc.kind not in ("hbm", "aft"):
-            raise InputError("fold_curve continues folds of harmonic-balance branches (HBM or AFT, "
-                             "harmonics >= 1)")
         self.base, self.mu_name = disc, mu_name
         self.b, self.c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
         self.m = disc.m + 1
@@ -473,7 +472,7 @@ class _FoldSystem(Discretization):
 
     def _g(self, d, Z, want_vectors=False):
         import scipy.linalg
-        J = np.asarray(d.jacobian(Z))
+        J = _dense(d.jacobian(Z))
         lu = self._bordered(J)
         rhs = np.zeros(J.shape[0] + 1)
         rhs[-1] = 1.0
@@ -502,7 +501,7 @@ class _FoldSystem(Discretization):
         vh = np.append(v, 0.0)                     # the null direction, lam fixed
         # grad_Z g = -w^T d(J vh)/dZ = -(d/de) J(Z + e vh)^T w  (symmetric second derivatives)
         e = 1e-6 * max(np.linalg.norm(Z), 1e-300) / max(np.linalg.norm(vh), 1e-300)
-        out[-1, :-1] = -(np.asarray(d.jacobian(Z + e * vh)).T @ w - np.asarray(d.jacobian(Z - e * vh)).T @ w) / (2 * e)
+        out[-1, :-1] = -(_dense(d.jacobian(Z + e * vh)).T @ w - _dense(d.jacobian(Z - e * vh)).T @ w) / (2 * e)
         # dg/dmu = -w^T (dA/dmu) v, A v by central differences along vh at mu +- hm
         Av = [(x.residual(Z + e * vh) - x.residual(Z - e * vh)) / (2 * e) for x in (dp, dm)]
         out[-1, -1] = -(w @ (Av[0] - Av[1])) / (2 * hm)
@@ -512,12 +511,16 @@ class _FoldSystem(Discretization):
 def fold_curve(branch, fold, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
                lam_min: float = -np.inf, lam_max: float = np.inf, step: float = 1e-2, max_step: float = 0.1,
                max_steps: int = 500, xtol: float = 1e-10) -> BifurcationCurve:
-    """Continue a fold of an HBM periodic branch in a second parameter ``mu_name``.
+    """Continue a fold of a periodic branch in a second parameter ``mu_name``.
 
     Parameters
     ----------
     branch : Branch
-        The periodic branch (HBM) that holds ``fold``; its discretization fixes H.
+        The periodic branch that holds ``fold``: a harmonic balance (HBM, AFT) or a
+        collocation, any discretization that rebuilds itself on the model with another
+        ``mu`` (``on_model``, contract item 17); it fixes H or the mesh.  The collocations'
+        sparse Jacobians are made dense (the bordered system of ``g``): fine for a few
+        thousand unknowns.
     fold : SpecialPoint
         A ``"fold"`` point of ``branch``.
     mu_name : str
@@ -531,27 +534,37 @@ def fold_curve(branch, fold, mu_name: str, mu_min: float, mu_max: float, *, dire
         ``kind = "fold"``: ``lam``, ``mu`` and ``omega`` of the folds, ``states`` the
         peak-to-peak amplitudes of the states; also on failure or Ctrl-C.
     """
-    from ..results._branch import trig_extrema
+    from ..results._branch import Branch
     if getattr(fold, "kind", None) != "fold":
         raise InputError("fold_curve needs a 'fold' special point of a periodic branch")
     disc = getattr(branch, "discretization", None)
     if disc is None:
         raise InputError("fold_curve needs the branch's discretization (a branch continued in this session)")
+    if branch.kind != "periodic":
+        raise InputError(f"fold_curve continues folds of periodic orbits, not of a {branch.kind} branch")
     model = disc.model
     mu0 = _start_mu(model, mu_name, mu_min, mu_max)
+    try:
+        disc.on_model(model)
+    except NotImplementedError:
+        raise InputError(f"fold_curve: a {disc.kind} branch cannot be rebuilt with another {mu_name} (no "
+                         "on_model); continue the fold on an AFT, HBM or collocation-of-the-states branch") from None
     Z0 = np.asarray(fold.solution, dtype=float)
-    A = np.asarray(disc.jacobian(Z0))[:, :-1]
+    A = _dense(disc.jacobian(Z0))[:, :-1]
     U_, _, Vt = np.linalg.svd(A)
     sys0 = _FoldSystem(disc, mu_name, U_[:, -1], Vt[-1])
-    # scaled unknowns (current sizes): each variable's harmonics by its largest one, omega, lam, mu
-    U0, _, lam0 = disc.split(Z0)
-    floors = (1e-8 * max(float(np.abs(U0).max()), 1e-300), _floor(lam0, (lam_min, lam_max)),
+    # scaled unknowns (current sizes): each variable's block (its harmonics, or its nodal values
+    # on a collocation mesh; contract item 7) by its largest entry, then omega, lam, mu
+    info = disc.unpack(Z0)
+    n_var, width = np.shape(info["coefficients"] if disc.H is not None else info["variables"])
+    n_y = n_var * width
+    floors = (1e-8 * max(float(np.abs(Z0[:n_y]).max()), 1e-300), _floor(Z0[-1], (lam_min, lam_max)),
               _floor(mu0, (mu_min, mu_max)))
 
     def rescale(W):
-        U = W[:disc.n_coef].reshape(-1, disc.nh)
-        rest = np.abs(W[disc.n_coef:-2])                      # omega (autonomous orbits)
-        return np.concatenate([np.repeat(np.maximum(np.abs(U).max(axis=1), floors[0]), disc.nh),
+        U = W[:n_y].reshape(n_var, width)
+        rest = np.abs(W[n_y:-2])                              # omega (autonomous orbits)
+        return np.concatenate([np.repeat(np.maximum(np.abs(U).max(axis=1), floors[0]), width),
                                np.where(rest > 0, rest, 1.0), [max(abs(W[-2]), floors[1]), max(abs(W[-1]), floors[2])]])
     W0 = np.append(Z0, mu0)
     sys0.fd_floor = floors[2]
@@ -561,9 +574,11 @@ def fold_curve(branch, fold, mu_name: str, mu_min: float, mu_max: float, *, dire
         lam_min=lam_min, lam_max=lam_max, direction=direction, step=step, max_step=max_step, max_steps=max_steps,
         xtol=xtol, names=(model.continuation, mu_name))
     P = np.array(pts) if pts else np.zeros((0, sys0.size))
-    n = model.n
-    ptp = np.array([np.subtract(*trig_extrema(disc.split(W[:-1])[0][:n])[::-1]) for W in P]).reshape(-1, n)
-    om = np.array([disc.split(W[:-1])[1] for W in P])
+    # omega and peak-to-peak amplitudes of the folds as a branch's columns (exact extrema of
+    # a Fourier series, piecewise polynomials sampled)
+    cols = Branch.from_solutions(disc, P[:, :-1], np.zeros((len(P), disc.size)))
+    ptp = np.column_stack([cols.ptp[s] for s in model.states]).reshape(-1, model.n)
+    om = np.asarray(cols.omega, dtype=float)
     return BifurcationCurve(model=model.name, lam_name=model.continuation, mu_name=mu_name, lam=P[:, -2],
                             mu=P[:, -1], omega=om, states=ptp, status=status, message=message,
                             folds_mu=turning, parameters=_parameters(model), kind="fold")

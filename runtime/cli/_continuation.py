@@ -23,6 +23,7 @@ from ..drivers._compose import (  # noqa: F401  (re-exported)
     _to_collocation,
     run_continuation,
 )
+from ..drivers._methods import COLLOCATION_KINDS, PERIODIC_METHODS, periodic_kind
 from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
 from ..engine._run import _provenance as run_provenance
 from ..errors import ConvergenceError, FrictionkitError, InputError
@@ -46,9 +47,15 @@ EXIT_INCOMPLETE, EXIT_INTERRUPTED = 3, 130
 _JACOBIAN_COPIES = 4
 
 
-def _check_size(model, harmonics, intervals, degree, collocation):
-    """Refuse a size whose dense Jacobian needs more memory than the machine has (before allocating)."""
-    unknowns = (model.N * intervals * (degree + 1) if collocation else model.N * (2 * harmonics + 1)) + 2
+def _check_size(model, harmonics, intervals, degree, discretization):
+    """Refuse a size whose dense Jacobian needs more memory than the machine has (before allocating).
+
+    The collocations are sized by their mesh (the harmonic-balance start is far smaller): the
+    recast one carries every recast variable (``model.N``), that of the states ``model.n``."""
+    kind = periodic_kind(model, discretization)
+    variables = model.n if kind in ("aft", "collocation-states") else model.N
+    collocation = kind in COLLOCATION_KINDS
+    unknowns = variables * (intervals * (degree + 1) if collocation else 2 * harmonics + 1) + 2
     need = _JACOBIAN_COPIES * 8 * unknowns ** 2
     avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if need > avail:
@@ -124,12 +131,15 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
               help="Periodic branch from Hopf point K (1-based) of the equilibria.")
 @click.option("--from-simulation", "mode", flag_value="simulation",
               help="Periodic branch from a time simulation at --start.")
-@click.option("--method", "discretization", type=click.Choice(["hbm", "collocation", "aft"]), default=None,
-              help="Periodic-orbit method: AFT harmonic balance of the states with the recast "
-                   "applied pointwise (the default), harmonic balance of the quadratic recast in "
-                   "the frequency domain (MANLAB's), or orthogonal collocation of the recast "
-                   "[default: aft; hbm for hand-written modules without Taylor kernels].")
-@click.option("--discretization", "discretization", type=click.Choice(["hbm", "collocation", "aft"]),
+@click.option("--method", "discretization", type=click.Choice(PERIODIC_METHODS), default=None,
+              help="Periodic-orbit method: aft, the harmonic balance of the states with the recast "
+                   "applied pointwise at the time samples (the default); hbm, the harmonic balance of "
+                   "the quadratic recast in the frequency domain (MANLAB's); collocation, Gauss "
+                   "collocation of the states with the recast applied pointwise at the Gauss points; "
+                   "collocation-recast, orthogonal collocation of the quadratic recast "
+                   "[default: aft; hand-written modules without Taylor kernels: hbm, and "
+                   "collocation means collocation-recast].")
+@click.option("--discretization", "discretization", type=click.Choice(PERIODIC_METHODS),
               default=None, hidden=True, help="Same as --method.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
@@ -254,7 +264,7 @@ def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, dis
     m.value(param)
     kind = "hopf" if hopf is not None else mode
     if kind != "equilibria":
-        _check_size(m, harmonics, intervals, degree, discretization == "collocation")
+        _check_size(m, harmonics, intervals, degree, discretization)
     try:
         return run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
                                 method=method, options=options, progress=not quiet,
@@ -391,17 +401,24 @@ def _report_curve(curve, param, second, out, plot):
 @click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
               help="Hopf point of the equilibria the periodic branch starts from (1 = first).")
 @click.option("--harmonics", "-H", type=int, default=30, show_default=True, help="Number of harmonics H.")
+@click.option("--method", "discretization", type=click.Choice(PERIODIC_METHODS), default="aft", show_default=True,
+              help="Periodic-orbit method (as in `frictionkit continue`; not collocation-recast, which "
+                   "cannot be rebuilt for another value of --second).")
+@click.option("--intervals", type=int, default=40, show_default=True, help="Collocation sub-intervals N_int.")
+@click.option("--degree", type=int, default=3, show_default=True, help="Collocation polynomial degree p.")
 @click.option("--fold", "fold", type=int, default=1, show_default=True,
               help="Which fold of the periodic branch to continue (1 = first).")
 def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
-                   hopf, harmonics, fold):
-    """Continue a fold of the periodic branch from a Hopf point (harmonic balance) in a second parameter
+                   hopf, harmonics, discretization, intervals, degree, fold):
+    """Continue a fold of the periodic branch from a Hopf point in a second parameter
     (e.g. the upper end of a bistable band against a friction-law parameter).
 
     \b
-    Example:
+    Examples:
       frictionkit fold-curve weakstrong --param vd --start 3 --stop 0.3 --set delta=0.1 \\
           -H 20 --second muv --min 0 --max 0.05 --plot folds.png
+      frictionkit fold-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+          --method collocation --intervals 100 --degree 4 --second FN --min 5 --max 5.5
     """
     try:
         _check_curve_outputs(out, plot)
@@ -409,7 +426,8 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
                                   options=dict(stability=False), progress=False,
-                                  echo=click.echo)
+                                  echo=click.echo, discretization=discretization, intervals=intervals,
+                                  degree=degree)
         f = _pick(per.special_points("fold"), fold, "--fold", "fold", "the periodic branch")
         curve = fold_curve(per, f, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:
@@ -423,7 +441,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
               help="Folder for belt.h5 and belt.png.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default="anm",
               show_default=True, help="Continuation engine (as everywhere).")
-@click.option("--method", "discretization", type=click.Choice(["aft", "hbm", "collocation"]), default="aft",
+@click.option("--method", "discretization", type=click.Choice(PERIODIC_METHODS), default="aft",
               show_default=True, help="Periodic-orbit method, the discretization (as everywhere).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def demo_cmd(harmonics, out_dir, method, discretization, quiet):
@@ -455,8 +473,10 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     save_run(out_dir / "belt.h5", equilibria=eq, periodic=per)
+    size = (f"{per.provenance['sizes']['n_intervals']} x {per.provenance['sizes']['degree']}"
+            if discretization.startswith("collocation") else f"H = {harmonics}")
     plot_branches([eq, per], path=out_dir / "belt.png",
-                  title=f"belt, n = 10, FN = 5 N, {discretization.upper()} H = {harmonics}, {method.upper()}")
+                  title=f"belt, n = 10, FN = 5 N, {discretization} {size}, {method.upper()}")
     for name in ("belt.h5", "belt.png"):
         click.echo(f"wrote {out_dir / name}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")

@@ -8,6 +8,7 @@ import click
 
 from ..analysis._curves import BifurcationCurve
 from ..cli import main
+from ..drivers._methods import PERIODIC_METHODS
 from ..errors import FrictionkitError, InputError
 from ..sweeps import SweepStore, parse_grid, plot_sweep_map, sweep
 from ._params import ASSIGNMENT, param_values
@@ -46,7 +47,7 @@ def _write_map(store, plot, curves, at):
               show_default=True, help="What each grid point runs.")
 @click.option("--from-hopf", "from_hopf", type=int, default=1, show_default=True,
               help="continuation: periodic branch from Hopf point K of the equilibria.")
-@click.option("--method", "discretization", type=click.Choice(["hbm", "collocation", "aft"]), default=None,
+@click.option("--method", "discretization", type=click.Choice(PERIODIC_METHODS), default=None,
               help="Periodic-orbit method, as in `frictionkit continue`.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine, as in `frictionkit continue`.")

@@ -16,9 +16,9 @@ drivers use a discretization only through the members below (numbered, as in sci
 them) are marked *abstract*; the others have defaults here.
 
 1. ``kind`` (*abstract*, str): what the unknowns are, in provenance words: ``"hbm"``,
-   ``"aft"``, ``"collocation"``, ``"shooting"``, ``"equilibria"`` (a harmonic balance
-   with ``H = 0``), or the name of an augmented system (``"scaled"``, ``"hopf-system"``,
-   ``"fold-system"``).
+   ``"aft"``, ``"collocation-states"``, ``"collocation-recast"``, ``"shooting"``,
+   ``"equilibria"`` (a harmonic balance with ``H = 0``), or the name of an augmented
+   system (``"scaled"``, ``"hopf-system"``, ``"fold-system"``).
 2. ``m`` (number of equations, set by ``__init__``) and ``size = m + 1`` (unknowns).
 3. ``residual(Z) -> (m,)`` (*abstract*).
 4. ``jacobian(Z) -> (m, m+1)`` (*abstract*) dense ndarray or scipy.sparse matrix: dR/dZ.

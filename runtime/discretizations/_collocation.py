@@ -182,7 +182,7 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
         A state without a differential row.
     """
 
-    kind = "collocation"
+    kind = "collocation-recast"
     has_quadratic = True
     floquet_route = "collocation"
 

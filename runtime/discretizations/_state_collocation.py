@@ -45,7 +45,9 @@ Building and reading solutions (``from_orbit``, ``states_at``, ``ptp``, ``unpack
 of the quadratic collocation (``_collocation_solutions.py``, every unknown a state here);
 :meth:`from_states` also takes samples of a harmonic-balance orbit.  Branches of this
 discretization save and load (``discretization = "collocation-states"``, sizes
-``n_intervals``, ``degree``); ``restart_branch`` does not rebuild them yet.
+``n_intervals``, ``degree``, ``phase_state``) and restart (``Branch.restart``, ``frictionkit
+continue --restart``), in this discretization or converted to another; it is what the method
+name ``"collocation"`` means for models with Taylor kernels (``drivers/_methods.py``).
 
 Stability (``floquet_route = "monodromy"``): :meth:`monodromy` is the Gauss collocation of the
 variational equation ``(omega / 2 pi) dy/dtau = df/dx(x(tau)) y`` on the same mesh, i.e. the
@@ -141,8 +143,8 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
 
     @property
     def sizes(self) -> dict:
-        """Contract: what rebuilds this discretization for a restart."""
-        return dict(n_intervals=self.n_intervals, degree=self.degree)
+        """Contract: what rebuilds this discretization for a restart (its phase condition too)."""
+        return dict(n_intervals=self.n_intervals, degree=self.degree, phase_state=self.phase_state)
 
     @property
     def supports_anm(self) -> bool:

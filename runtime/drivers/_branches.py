@@ -23,7 +23,6 @@ import scipy.optimize
 
 from ..analysis._equilibria import _hopf_test, _locate_hopf, _use_aft, eigenvalues, find_equilibrium
 from ..discretizations._aft import AFTDiscretization
-from ..discretizations._collocation import CollocationDiscretization
 from ..discretizations._hbm import HBMDiscretization
 from ._orbits import find_periodic_orbit
 from ..engine._bordered import Counters
@@ -33,6 +32,7 @@ from ..errors import ConvergenceError, InputError
 from ..model._load import load_model
 from ..results._branch import SpecialPoint, register_restart
 from ._continue import continuation
+from ._methods import COLLOCATION_KINDS, SAVED_KINDS, build_collocation, periodic_kind
 
 __all__ = ["restart_branch", "equilibrium_branch", "periodic_start_from_hopf",
            "periodic_start_from_simulation", "periodic_start_from_orbit", "periodic_branch"]
@@ -148,7 +148,13 @@ def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None
     if harmonics < 1:
         raise InputError(f"harmonics = {harmonics}: a periodic orbit needs at least 1 harmonic")
     x_samples = np.asarray(x_samples, dtype=float)
-    if _use_aft(model, discretization):
+    kind = periodic_kind(model, discretization)
+    if kind in COLLOCATION_KINDS:
+        raise InputError(f"discretization={discretization!r}: the periodic starts are harmonic balances "
+                         "('aft', 'hbm'); a collocation branch starts from one: run_continuation(..., "
+                         f"discretization={discretization!r}), Branch.restart(i, discretization="
+                         f"{discretization!r}) or StateCollocationDiscretization.from_states")
+    if kind == "aft":
         disc = AFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
         return disc, disc.from_samples(x_samples, omega, lam)
     disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)
@@ -326,7 +332,8 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
     ``discretization = "aft"`` in their provenance.
     """
     use_aft = disc.kind == "aft"
-    method = _resolve_method(disc.model, method, use_aft)
+    # the pointwise discretizations of the states take their ANM series from the Taylor kernels
+    method = _resolve_method(disc.model, method, disc.kind in ("aft", "collocation-states"))
     if use_aft:
         provenance = dict(provenance or {})
         provenance.setdefault("discretization", "aft")
@@ -374,14 +381,15 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
         with zeros or truncated, then corrected).
     options : dict, optional
         Engine options overriding the branch's.
-    discretization : {None, "hbm", "aft", "collocation"}, optional
-        Another periodic-orbit method (``frictionkit continue --method``; default: the
-        branch's).  The saved orbit is sampled over one period
-        (:meth:`Discretization.samples`), rebuilt in the new discretization (states ->
-        ``model.aux`` -> FFT for HBM/AFT, ``from_states`` at the collocation points),
+    discretization : {None, "aft", "hbm", "collocation", "collocation-recast"}, optional
+        Another periodic-orbit method (``frictionkit continue --method``, names as in
+        ``drivers/_methods.py``; default: the branch's).  The saved orbit is sampled over
+        one period (:meth:`Discretization.samples`), rebuilt in the new discretization
+        (states -> ``model.aux`` -> FFT for HBM/AFT, ``from_states`` at the nodes of the
+        collocation of the states, shooting then ``from_orbit`` for the recast collocation),
         Newton-corrected at fixed parameter and continued.  ``harmonics`` (HBM/AFT) and
-        ``intervals``/``degree`` (collocation, default 40 and 3) give its size; a new
-        collocation mesh of a collocation branch is the same conversion.
+        ``intervals``/``degree`` (collocations, default 40 and 3) give its size; a new
+        mesh of a collocation branch is the same conversion.
     intervals, degree : int, optional
         Collocation sub-intervals and polynomial degree.
 
@@ -399,7 +407,9 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
     index = int(index) % n_pts
     model = _restart_model(prov)
     saved = dict(prov.get("options", {}))
-    keep = discretization in (None, prov.get("discretization", "hbm"))
+    saved_kind = SAVED_KINDS.get(prov.get("discretization", "hbm"), prov.get("discretization", "hbm"))
+    keep = discretization is None or (branch.kind != "equilibrium"
+                                      and periodic_kind(model, discretization) == saved_kind)
     disc, Z = _restart_discretization(branch, model, index, harmonics if keep else None)
     changed = _changed_kind(branch, disc, discretization, intervals, degree)
     if changed is not None:
@@ -453,32 +463,29 @@ def _restart_model(prov):
 
 
 def _changed_kind(branch, disc, discretization, intervals, degree):
-    """The discretization a restart converts to (None: it keeps the saved one)."""
-    if discretization is None:
-        same_mesh = (intervals is None or intervals == disc.sizes.get("n_intervals")) and \
-            (degree is None or degree == disc.sizes.get("degree"))
-        if disc.kind == "collocation" and not same_mesh:
-            return "collocation"
-        if (intervals is not None or degree is not None) and disc.kind != "collocation":
-            raise InputError("--intervals/--degree: the branch is not a collocation branch; add --method collocation")
-        return None
-    if discretization not in ("hbm", "aft", "collocation"):
-        raise InputError(f"--method {discretization!r}: restart converts to 'hbm', 'aft' or 'collocation'")
-    if branch.kind == "equilibrium":
+    """The discretization kind a restart converts to (None: it keeps the saved one)."""
+    if discretization is not None and branch.kind == "equilibrium":
         raise InputError(f"--method {discretization}: an equilibrium branch has no periodic-orbit method; "
                          "restart it without --method")
-    if discretization == disc.kind and discretization != "collocation":
-        return None
-    return discretization
+    kind = disc.kind if discretization is None else periodic_kind(disc.model, discretization)
+    if kind in COLLOCATION_KINDS:
+        same_mesh = kind == disc.kind and \
+            (intervals is None or intervals == disc.sizes.get("n_intervals")) and \
+            (degree is None or degree == disc.sizes.get("degree"))
+        return None if same_mesh else kind
+    if intervals is not None or degree is not None:
+        raise InputError("--intervals/--degree: the branch is not a collocation branch; add --method collocation")
+    return None if kind == disc.kind else kind
 
 
 def _convert_point(old, Z, kind, harmonics, intervals, degree):
     """A periodic orbit of one discretization as the unknowns of another (``kind``), corrected.
 
     The orbit goes through its states on a uniform grid of one period (contract item 8,
-    ``samples``): to HBM/AFT by :func:`_orbit_to_start` (states -> aux -> FFT); to
-    collocation by ``from_states`` of its trigonometric interpolant.  Newton then corrects it
-    at the saved parameter value (``lam`` fixed).
+    ``samples``): to HBM/AFT by :func:`_orbit_to_start` (states -> aux -> FFT); to a
+    collocation by ``from_states`` of its trigonometric interpolant (the recast one after a
+    shooting refinement, below).  Newton then corrects it at the saved parameter value
+    (``lam`` fixed).
     """
     model = old.model
     info = old.unpack(Z)
@@ -487,16 +494,20 @@ def _convert_point(old, Z, kind, harmonics, intervals, degree):
     n_grid = max(8 * H + 8, 8 * (old.H or 0) + 8, 512)
     _, x = old.samples(Z, n_grid)
     try:
-        if kind == "collocation":
+        if kind in COLLOCATION_KINDS:
             if harmonics is not None:
                 raise InputError("harmonics: a collocation branch has no harmonics; give intervals/degree")
-            new = CollocationDiscretization(model, int(intervals or 40), int(degree or 3))
-            # a truncated harmonic balance can put a sqrt auxiliary of the recast on its other
-            # root at the collocation points (a Gibbs dip): shoot on the original ODE first,
-            # from an extremum of the first state (shooting's phase condition)
-            x0 = x[:, int(np.argmax(x[0]))]
-            orbit = find_periodic_orbit(model, lam, x0, 2 * np.pi / omega if new.autonomous else None)
-            Zn = new.from_orbit(orbit)
+            new = build_collocation(model, kind, intervals or 40, degree or 3)
+            if kind == "collocation-states":
+                # the states alone: their trigonometric interpolant at the nodes
+                Zn = new.from_states(x, lam, omega)
+            else:
+                # a truncated harmonic balance can put a sqrt auxiliary of the recast on its
+                # other root at the collocation points (a Gibbs dip): shoot on the original
+                # ODE first, from an extremum of the first state (shooting's phase condition)
+                x0 = x[:, int(np.argmax(x[0]))]
+                orbit = find_periodic_orbit(model, lam, x0, 2 * np.pi / omega if new.autonomous else None)
+                Zn = new.from_orbit(orbit)
         else:
             if intervals is not None or degree is not None:
                 raise InputError(f"intervals/degree: the {kind} method has harmonics, not a collocation mesh")
@@ -517,12 +528,13 @@ def _restart_discretization(branch, model, index, harmonics):
     prov = branch.provenance
     sizes = prov.get("sizes") or {}
     kind = prov.get("discretization", "hbm")
+    kind = SAVED_KINDS.get(kind, kind)
     Z = np.array(branch.solutions[index], dtype=float)
     H0 = int(sizes.get("harmonics", branch.harmonics) or 0)
-    if kind == "collocation":
+    if kind in COLLOCATION_KINDS:
         if harmonics is not None:
             raise InputError("harmonics: a collocation branch has no harmonics (restart keeps its intervals)")
-        disc = CollocationDiscretization(model, int(sizes["n_intervals"]), int(sizes["degree"]))
+        disc = build_collocation(model, kind, sizes["n_intervals"], sizes["degree"], sizes.get("phase_state", 0))
     elif kind in ("hbm", "aft", "equilibria"):
         H = H0 if harmonics is None else int(harmonics)
         if branch.kind == "equilibrium" and H != 0:
@@ -532,7 +544,8 @@ def _restart_discretization(branch, model, index, harmonics):
         if H != H0:
             Z = _resize_harmonics(Z, H0, disc)
     else:
-        raise InputError(f"restart of a {kind!r} branch is not supported (HBM, AFT, collocation, equilibria)")
+        raise InputError(f"restart of a {kind!r} branch is not supported (HBM, AFT, the two collocations, "
+                         "equilibria)")
     if Z.shape != (disc.size,):
         raise InputError(f"the saved solution has {Z.size} unknowns, the rebuilt {kind} discretization "
                          f"{disc.size}: the file does not match its own metadata")

@@ -12,8 +12,6 @@ import sys
 import numpy as np
 from tqdm import tqdm
 
-from ..analysis._equilibria import _use_aft
-from ..discretizations._collocation import CollocationDiscretization
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
 from ._branches import (
@@ -23,6 +21,7 @@ from ._branches import (
     periodic_start_from_hopf,
     periodic_start_from_simulation,
 )
+from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
 from ._orbits import find_periodic_orbit
 
 __all__ = ["run_continuation"]
@@ -73,14 +72,13 @@ def _summary(br):
             f"status {br.status}: {br.message}\n  special points: {sp}")
 
 
-def _to_collocation(model, disc, Z, n_intervals, degree, direction):
-    """A harmonic-balance periodic start (HBM or AFT) as a collocation unknown vector,
-    corrected at fixed ``lam``.
+def _to_collocation(model, disc, Z, n_intervals, degree, direction, kind="collocation-recast"):
+    """A harmonic-balance periodic start (HBM or AFT) as the unknown vector of the collocation
+    ``kind`` (``drivers/_methods.py``), corrected at fixed ``lam``.
 
-    The harmonic-balance orbit is evaluated at the collocation nodes and Gauss points
-    (``CollocationDiscretization.from_states``); Newton then also enforces the collocation
-    phase condition.  ``direction`` (the HBM start's direction) gives the sign of the first
-    step in ``lam``.
+    The harmonic-balance orbit is evaluated at the times the collocation asks for (its
+    ``from_states``); Newton then also enforces the collocation phase condition.
+    ``direction`` (the HBM start's direction) gives the sign of the first step in ``lam``.
     """
     U, omega, lam = disc.split(Z)
     n, H = model.n, disc.H
@@ -91,17 +89,16 @@ def _to_collocation(model, disc, Z, n_intervals, degree, direction):
         c, s_ = np.cos(k[:, None] * th), np.sin(k[:, None] * th)
         return U[:n, :1] + U[:n, 1::2] @ c + U[:n, 2::2] @ s_
 
-    coll = CollocationDiscretization(model, n_intervals, degree)
+    coll = build_collocation(model, kind, n_intervals, degree)
     e = np.zeros(coll.size)
     e[-1] = 1.0
     try:
         Zc, _ = correct(coll, coll.from_states(states, lam, omega), e, lam, max_iter=30)
     except ConvergenceError:
-        # a truncated HBM orbit can be a poor guess (e.g. a validity dip of a sqrt auxiliary):
-        # refine it by shooting on the original ODE first
-        tt = np.arange(512) * (2 * np.pi / omega) / 512
-        xs = states(tt)
-        x0 = xs[:, int(np.argmax(xs[0]))]           # shooting's phase: an extremum of the first state
+        # a truncated HBM orbit can be a poor guess (e.g. a validity dip of a sqrt auxiliary
+        # of the recast collocation): refine it by shooting on the original ODE first
+        xs = states(np.arange(512) * (2 * np.pi / omega) / 512)
+        x0 = xs[:, int(np.argmax(xs[0]))]         # shooting's phase: an extremum of the first state
         orbit = find_periodic_orbit(model, lam, x0, 2 * np.pi / omega if coll.autonomous else None)
         Zc, _ = correct(coll, coll.from_orbit(orbit), e, lam, max_iter=30)
     if np.ndim(direction) == 0:
@@ -118,29 +115,30 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     ``start`` is ``"equilibria"`` (equilibria only), ``"hopf"`` (periodic branch from Hopf
     point ``hopf_index``, 1-based in the order of the equilibrium branch) or
     ``"simulation"`` (periodic branch from a time simulation at ``lam_start``).
-    ``discretization`` is ``"aft"`` (harmonic balance of the states, the recast applied
-    pointwise: DESIGN §5.0), ``"hbm"`` (the quadratic recast in the frequency domain),
-    ``"collocation"`` (orthogonal collocation of the quadratic recast with ``intervals``
-    sub-intervals of degree ``degree``, started from the default harmonic balance) or
-    ``None``: ``"aft"`` for every model with Taylor kernels or a non-analytic law, ``"hbm"``
-    for hand-written modules without them.  ``method`` is the continuation engine: ``None``
-    picks ``"anm"`` wherever its series exist, ``"newton"`` otherwise (non-analytic laws, a
+    ``discretization`` is the periodic-orbit method by name (``drivers/_methods.py``):
+    ``"aft"`` (harmonic balance of the states, the recast applied pointwise: DESIGN §5.0),
+    ``"hbm"`` (the quadratic recast in the frequency domain), ``"collocation"`` (Gauss
+    collocation of the states, the recast applied pointwise at the Gauss points),
+    ``"collocation-recast"`` (orthogonal collocation of the quadratic recast) or ``None``
+    (``"aft"``; hand-written modules without Taylor kernels take the recast forms).  The
+    collocations have ``intervals`` sub-intervals of degree ``degree`` and start from the
+    default harmonic balance.  ``method`` is the continuation engine: ``None`` picks
+    ``"anm"`` wherever its series exist, ``"newton"`` otherwise (non-analytic laws, a
     continued forcing frequency).
     ``checkpoint(label, progress)``, if given, wraps each phase's progress callback (e.g. a
     :class:`~frictionkit.runtime.engine._checkpoint.Checkpoint` saving the branch so far).
     An interrupted equilibrium branch ends the work (no periodic branch is started).
     """
     wrap = checkpoint or (lambda label, bar: bar)
-    colloc = discretization == "collocation"
+    kind = periodic_kind(model, discretization)
+    colloc = kind in COLLOCATION_KINDS
     if colloc:
-        if model.sampled:
-            raise InputError(f"--method collocation: model {model.name!r} has a non-analytic law (no "
-                             "quadratic recast); use --method aft")
         if int(intervals) < 2 or not 1 <= int(degree) <= 12:
             raise InputError(f"--intervals {intervals} / --degree {degree}: need intervals >= 2 and "
                              "1 <= degree <= 12")
-        discretization = None          # the harmonic-balance start of the collocation branch
-    method = _resolve_method(model, method, _use_aft(model, discretization))
+    # the harmonic balance of the equilibria and of the start (the default one for a collocation)
+    discretization = periodic_kind(model, None) if colloc else kind
+    method = _resolve_method(model, method, discretization == "aft")
     if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
         raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")
     if start != "equilibria" and int(harmonics) < 1:
@@ -172,10 +170,10 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             if start == "hopf":
                 # a few HBM steps first: right next to the Hopf point the orbit is tiny and
                 # the collocation steps would be, too
-                pre = periodic_branch(disc, Z, lo, hi, direction, method="anm",
+                pre = periodic_branch(disc, Z, lo, hi, direction, method=method,
                                       options=dict(max_steps=20, stability=False, branch_points=False))
                 Z, direction = pre.solutions[-1], pre.tangents[-1]
-            disc, Z, direction = _to_collocation(model, disc, Z, int(intervals), int(degree), direction)
+            disc, Z, direction = _to_collocation(model, disc, Z, int(intervals), int(degree), direction, kind)
         bar = _Progress(lam_start, lam_stop, label) if progress else None
         try:
             opts = dict(options or {})

@@ -219,7 +219,7 @@ def switch_period_doubling_collocation(disc, special_point, *, amplitude: float 
     """
     if special_point.kind != "pd":
         raise InputError(f"switch_period_doubling_collocation needs a 'pd' special point, not {special_point.kind!r}")
-    if disc.kind != "collocation" or not disc.forced:
+    if disc.kind != "collocation-recast" or not disc.forced:
         raise InputError("switch_period_doubling_collocation: a forced collocation branch is needed")
     Zs1 = np.asarray(special_point.solution, dtype=float)
     d2 = CollocationDiscretization(disc.model, 2 * disc.n_intervals, disc.degree, subharmonic=2 * disc.nu)

@@ -24,7 +24,16 @@ Attributes
     ``continuation_parameter`` (str) name of ``lam``
     ``method`` (str)                 continuation engine: ``"anm"`` or ``"newton"``
     ``frictionkit_version`` (str)
-    ``discretization`` (str)         ``"hbm"`` (periodic orbits) or ``"equilibria"``
+    ``discretization`` (str)         the discretization's ``kind``: ``"aft"``, ``"hbm"``,
+                                     ``"collocation-states"``, ``"collocation-recast"``
+                                     (files before issue 12: ``"collocation"``, read as
+                                     ``"collocation-recast"``), ``"shooting"`` (periodic
+                                     orbits), ``"equilibria"`` or ``"aft"`` (equilibria)
+    ``sizes`` (JSON str)             what rebuilds the discretization for a restart:
+                                     ``harmonics``, ``n_t`` (harmonic balances), and
+                                     ``n_intervals``, ``degree`` (collocations; the
+                                     collocation of the states adds ``phase_state``, 0 if
+                                     absent)
     ``kind`` (str)                   ``"periodic"`` or ``"equilibrium"``
     ``status`` (str), ``message`` (str), ``success`` (bool)
                                      how the run ended (``"range"``, ``"closed"``,

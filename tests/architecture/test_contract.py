@@ -68,7 +68,7 @@ def test_kinds_of_the_concrete_discretizations():
     aft = AFTDiscretization(model, 5)
     assert (aft.kind, aft.has_quadratic) == ("aft", False)
     col = CollocationDiscretization(model, 10, 3)
-    assert (col.kind, col.has_quadratic, col.floquet_route) == ("collocation", True, "collocation")
+    assert (col.kind, col.has_quadratic, col.floquet_route) == ("collocation-recast", True, "collocation")
     sh = ShootingDiscretization(model)
     assert (sh.kind, sh.has_quadratic, sh.floquet_route) == ("shooting", False, "monodromy")
     np.testing.assert_allclose(sh.monodromy(sh.from_orbit(orbit)), orbit.monodromy, rtol=1e-6, atol=1e-8)

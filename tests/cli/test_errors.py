@@ -159,21 +159,23 @@ def test_cli_from_simulation(tmp_path):
 
 
 def test_cli_collocation_method_and_engine(tmp_path):
-    """``--method collocation --intervals N --degree p --engine newton`` (issue 4's CLI): the
-    W1 orbit (Vb = 0.5) of a collocation branch started from a simulation matches shooting's
-    omega 1217.26416561 (test_periodic) to the accuracy of 40 intervals of degree 3."""
+    """``--method collocation-recast --intervals N --degree p --engine newton`` (issue 4's CLI,
+    the quadratic-recast collocation under its explicit name since issue 12): the W1 orbit
+    (Vb = 0.5) of a collocation branch started from a simulation matches shooting's omega
+    1217.26416561 (test_periodic) to the accuracy of 40 intervals of degree 3."""
     out = tmp_path / "coll.h5"
     r = CliRunner().invoke(main, ["continue", "belt", "--param", "Vb", "--start", "0.5", "--stop", "0.55",
                                   "--set", "n=10", "FN=5", "--from-simulation", "-H", "20",
-                                  "--method", "collocation", "--intervals", "40", "--degree", "3",
+                                  "--method", "collocation-recast", "--intervals", "40", "--degree", "3",
                                   "--engine", "newton", "--out", str(out), "-q"])
     assert r.exit_code == 0, r.output
     with h5py.File(out) as f:
         a = f[f.attrs["main"]].attrs                # the run file's main branch
-        assert a["discretization"] == "collocation" and a["method"] == "newton"
+        assert a["discretization"] == "collocation-recast" and a["method"] == "newton"
     br = load_branch(out)
     assert br.param[0] == 0.5 and br.param[-1] == pytest.approx(0.55, rel=1e-12)
     assert br.omega[0] == pytest.approx(1217.2641656, rel=1e-6)
     r = CliRunner().invoke(main, ["continue", "drill", "--param", "eta", "--start", "0.5", "--stop", "5",
                                   "--from-hopf", "1", "--method", "collocation", "-q"])
-    assert r.exit_code != 0 and "non-analytic" in r.output and "--method aft" in r.output
+    assert r.exit_code != 0 and "non-analytic" in r.output and "method 'aft'" in r.output
+    assert "Traceback" not in r.output

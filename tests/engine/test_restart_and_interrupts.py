@@ -206,9 +206,12 @@ AUTO_FOLD = 10.2874838639
 
 
 @pytest.mark.parametrize("method, sizes, tol", [
-    # collocation 100 x 3 lies within 1e-6 of the converged fold (tests/engine/test_engines.py,
-    # started there from a shooting orbit); measured here 7.5e-8
-    ("collocation", dict(intervals=100, degree=3), 1e-6),
+    # the recast collocation 100 x 3 lies within 1e-6 of the converged fold (tests/engine/
+    # test_engines.py, started there from a shooting orbit); measured here 7.5e-8
+    ("collocation-recast", dict(intervals=100, degree=3), 1e-6),
+    # the collocation of the states 100 x 4 (AUTO's mesh, NTST 100 NCOL 4): 2.5e-10 relative
+    # from the converged fold in tests/discretizations/test_state_collocation.py; measured here 2.5e-9
+    ("collocation", dict(intervals=100, degree=4), 1e-8),
     # the harmonic balance of the same orbit at H = 80 is 1.5e-9 from AUTO (benchmarks/results/
     # runtime.json, hbm_H80): truncation below 1e-8 there; measured here 3e-11
     ("aft", dict(harmonics=80), 1e-8),
@@ -224,7 +227,7 @@ def test_restart_with_another_method_reaches_the_converged_fold(method, sizes, t
     assert index < hbm.special_points("fold")[0].index
     again = load_branch(tmp_path / "h10.h5").restart(index, stop=12, discretization=method, options=OPTS,
                                                      **sizes)
-    assert again.provenance["discretization"] == method
+    assert again.provenance["discretization"] == {"collocation": "collocation-states"}.get(method, method)
     assert again.param[0] == pytest.approx(hbm.param[index], abs=1e-12)   # corrected at fixed Vb
     assert abs(_fold(again) - AUTO_FOLD) < tol
 

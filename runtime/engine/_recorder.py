@@ -87,6 +87,7 @@ class Recorder:
         # turning points of lam on the ANM series, (first index, last index, Z, t, k) of the step
         # holding one: the fold locator's start (engine/_locate.py)
         self.fold_guesses = []
+        self._amp_max = 0.0           # the largest |amplitude| seen (_vanishing)
 
     # -- stop criteria applied to the ANM series before the step's end is chosen --------
     def _crossings(self, values, a_grid):
@@ -203,6 +204,8 @@ class Recorder:
             guess = _series_turning_point(series, step_length)
             if guess is not None:
                 self.fold_guesses.append((first, len(self.points)) + guess)
+        if name_bound is None and self._vanishing(Zprev, Z):
+            name_bound = ("vanishing", None)
         self.points.append(np.array(Z))
         self.tangents.append(np.array(t))
         self.step_ends.append(len(self.points) - 1)
@@ -215,10 +218,17 @@ class Recorder:
                 self.status, self.message = "range", f"reached the end of the parameter range at lam = {bound:g}"
             else:
                 self.status = "equilibrium"
+                lam = Z[-1]
+                if name == "vanishing":
+                    # lam = lam_H + c A^2 next to a Hopf point: from the end's tangent t,
+                    # c = lam' / (2 A A'), so lam_H = lam - lam' A / (2 A')
+                    lam = Z[-1] - t[-1] * self.amp(Z) / (2 * float(t @ self.amp_w))
                 self.message = (f"the periodic branch reached an equilibrium (zero amplitude, a Hopf "
-                                f"point) at lam = {Z[-1]:.10g}")
+                                f"point) at lam = {lam:.10g}"
+                                + (" (extrapolated from an amplitude of 1e-3 of its largest)"
+                                   if name == "vanishing" else ""))
                 om = Z[self.disc.omega_index] if self.disc.omega_index is not None else np.nan
-                self.special.append(SpecialPoint("hopf", float(Z[-1]), float(om), len(self.points) - 1,
+                self.special.append(SpecialPoint("hopf", float(lam), float(om), len(self.points) - 1,
                                                  np.array(Z)))
             return
         if o.stop_on_return and len(self.points) > 3 and d > 0:
@@ -246,6 +256,20 @@ class Recorder:
     def amp(self, Z) -> float:
         """The signed amplitude of a point (``amplitude_weights``)."""
         return float(np.asarray(Z) @ self.amp_w)
+
+    def _vanishing(self, Zprev, Z) -> bool:
+        """Whether a periodic branch is closing in on a Hopf point without crossing it: the
+        amplitude fell below 1e-3 of the largest recorded and to less than half of the
+        previous point's.  Next to the Hopf point the branch meets the trivial family (the
+        equilibrium at any ``omega``), a branch point; a step that stops just short of it
+        (the series' radius ends there) is followed by ever shorter ones that can slide onto
+        the trivial family (collocation of the states 100 x 4, belt B3).  The engines' own
+        test, the amplitude's sign change, still stops a branch that crosses."""
+        if self.amp_w is None or not self.options.stop_on_equilibrium or len(self.step_ends) < 3:
+            return False
+        a, b = abs(self.amp(Zprev)), abs(self.amp(Z))
+        self._amp_max = max(self._amp_max, a, b, abs(self.amp(self.points[0])))
+        return b < 1e-3 * self._amp_max and b < 0.5 * a
 
     @staticmethod
     def _hermite_zero(Zprev, tprev, Z, t, w):

@@ -53,8 +53,8 @@ class PointwiseSeries:
         U[p - 1], om[p - 1], LAM[p - 1] = self.split(terms[-1])
         X[p - 1] = self.to_points(U[p - 1])
         # auxiliaries of order p-1, then f_p (the buffers hold zeros above the orders filled)
-        A[p - 1] = self.model.taylor(t, X[:p], LAM[:p], A[:p - 1], p - 1)[0]
-        F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p)[1]
+        A[p - 1] = self.model.taylor(t, X[:p], LAM[:p], A[:p - 1], p - 1, c["params"])[0]
+        F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p, c["params"])[1]
         c["order"] = p
         return np.asarray(F, dtype=float), om[:p], U[:p]
 
@@ -67,5 +67,6 @@ class PointwiseSeries:
         U, om, LAM = np.zeros((orders,) + np.shape(U0)), np.zeros(orders), np.zeros(orders)
         U[0], om[0], LAM[0], X[0] = U0, om0, lam0, X0
         t = self.times(om0)
-        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0)[0]
-        return dict(origin=origin, order=1, t=t, X=X, LAM=LAM, A=A, omega=om, U=U)
+        params = self.model.param_vector()      # the kernels read lam from LAM, not from here
+        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0, params)[0]
+        return dict(origin=origin, order=1, t=t, X=X, LAM=LAM, A=A, omega=om, U=U, params=params)

@@ -31,7 +31,7 @@ default stability analysis (AUTO computes Floquet multipliers too, ISP = 2) and 
 ``stability=False``.  The belt runs at H = 60, the smallest H whose fold is within 1e-8 of the
 converged 10.2874838639 (H = 40 gives 10.2874832); the tanh x exp belt at H = 40.  Extra rows
 (first round only): the frequency-domain HBM (``discretization="hbm"``, H = 40) and
-orthogonal collocation on AUTO's mesh (100 x 4), both with stability.
+the orthogonal collocation of the states on AUTO's mesh (100 x 4), both with stability.
 
 The machine is shared: the tools alternate (frictionkit, AUTO, frictionkit, AUTO, ...) over
 ``ROUNDS`` rounds and the summary quotes medians.  CPU time counts finished child processes
@@ -359,18 +359,19 @@ def frictionkit_periodic(model, hopf, case, stability=True, harmonics=None, disc
 
 
 def frictionkit_collocation(model, hopf, case, n_intervals=100, degree=4):
-    """The same branch by orthogonal collocation with AUTO's mesh (NTST = 100, NCOL = 4),
-    default ANM and stability (condensed monodromy): the like-for-like extra row."""
+    """The same branch by orthogonal collocation of the states (``--method collocation``)
+    with AUTO's mesh (NTST = 100, NCOL = 4), default ANM and stability (Gauss-Runge-Kutta
+    monodromy): the like-for-like extra row."""
     import warnings
     from frictionkit.runtime import periodic_start_from_hopf, periodic_branch
     from frictionkit.runtime.drivers._compose import _to_collocation
     t0 = _clock()
-    disc, Z, d = periodic_start_from_hopf(model, hopf, 10, discretization="hbm")
-    coll, Zc, dc = _to_collocation(model, disc, Z, n_intervals, degree, d)
+    disc, Z, d = periodic_start_from_hopf(model, hopf, 10)
+    coll, Zc, dc = _to_collocation(model, disc, Z, n_intervals, degree, d, kind="collocation-states")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         br = periodic_branch(coll, Zc, *case["po_range"], dc)
-    return _branch_record(br, t0, discretization="collocation", n_intervals=n_intervals,
+    return _branch_record(br, t0, discretization=coll.kind, n_intervals=n_intervals,
                           degree=degree, stability=True)
 
 

@@ -72,7 +72,10 @@ _FD_STEP5 = np.finfo(float).eps ** (1 / 5)
 def _expm_batch(A, order: int = 14):
     """``expm`` of a stack of small matrices (..., n, n) at once: scaling by ``2^-s`` to a norm
     of at most 1/2, Taylor polynomial of degree ``order`` (remainder below ``0.5^15/15! ~
-    2e-17``), then ``s`` squarings (scipy's ``expm`` loops over the stack in Python)."""
+    2e-17``), then ``s`` squarings (scipy's ``expm`` loops over the stack in Python).  2 x 2
+    matrices (one-degree-of-freedom oscillators) take the closed form :func:`_expm_2x2`."""
+    if A.shape[-2:] == (2, 2):
+        return _expm_2x2(A)
     norm = float(np.max(np.abs(A).sum(axis=-1))) if A.size else 0.0
     s = max(0, int(np.ceil(np.log2(norm / 0.5)))) if norm > 0.5 else 0
     B = A / 2.0 ** s
@@ -82,6 +85,28 @@ def _expm_batch(A, order: int = 14):
         E = eye + (B @ E) / k
     for _ in range(s):
         E = E @ E
+    return E
+
+
+def _expm_2x2(A):
+    """``expm`` of a stack of 2 x 2 matrices in closed form: with ``mu = tr A / 2`` and
+    ``B = A - mu I`` (trace free, so ``B^2 = q I``, ``q = B_11^2 + B_12 B_21``),
+    ``exp(A) = e^mu (cosh(r) I + sinh(r)/r B)``, ``r = sqrt(q)`` (complex when ``q < 0``:
+    cos and sin); ``sinh(r)/r`` by its series for ``|r| < 1e-3``."""
+    mu = 0.5 * (A[..., 0, 0] + A[..., 1, 1])
+    b11 = A[..., 0, 0] - mu
+    q = b11 * b11 + A[..., 0, 1] * A[..., 1, 0]
+    r = np.sqrt(q.astype(complex))
+    small = np.abs(q) < 1e-6
+    rs = np.where(small, 1.0, r)
+    ch = np.where(small, 1 + q / 2 + q * q / 24, np.cosh(rs)).real
+    sh = np.where(small, 1 + q / 6 + q * q / 120, np.sinh(rs) / rs).real
+    e = np.exp(mu)
+    E = np.empty_like(A)
+    E[..., 0, 0] = e * (ch + sh * b11)
+    E[..., 1, 1] = e * (ch - sh * b11)
+    E[..., 0, 1] = e * sh * A[..., 0, 1]
+    E[..., 1, 0] = e * sh * A[..., 1, 0]
     return E
 
 
@@ -326,13 +351,14 @@ class AFTDiscretization(HarmonicLayout, Discretization):
                              "call series_rhs(terms, origin=Z0)")
         F, om, U = self._series.f_order(terms, origin)
         p = len(terms) + 1
-        R = self._to_coef(F)
-        if self.autonomous:
-            # sum_{r=1..p-1} omega_r D U_{p-r} = D (sum_r omega_r U_{p-r}): D is linear
-            R = R - self._deriv(np.tensordot(om[1:p], U[p - 1:0:-1], axes=1))
-        out = R.reshape(-1)
-        if self.autonomous:
-            out = np.append(out, 0.0)
+        out = np.zeros(self.m)
+        R = out[:self.n_coef].reshape(self.n, self.nh)
+        R[...] = self._to_coef(F)
+        if self.autonomous and p > 1:
+            # sum_{r=1..p-1} omega_r D U_{p-r} = D W, W = sum_r omega_r U_{p-r} (D is linear)
+            W = (om[1:p] @ U[p - 1:0:-1].reshape(p - 1, -1)).reshape(self.n, self.nh)
+            R[:, 1::2] -= self._k * W[:, 2::2]
+            R[:, 2::2] += self._k * W[:, 1::2]
         return out
 
     def _to_coef(self, f):

@@ -17,6 +17,7 @@ Every check has an independent reference:
 """
 import numpy as np
 import pytest
+import scipy.linalg
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
@@ -361,3 +362,13 @@ def test_start_from_an_orbit_lands_on_the_orbit():
     ref = orbit.samples(4096)
     assert abs(np.ptp(x[0]) - np.ptp(ref[0])) / np.ptp(ref[0]) < 1e-7
     assert Z[disc.omega_index] == pytest.approx(orbit.omega, rel=1e-8)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-4, 1e-2, 0.5])
+def test_closed_form_2x2_exponential_against_scipy(scale):
+    """The Magnus steps' 2 x 2 exponentials (closed form, real and complex eigenvalues,
+    nearly nilpotent steps) against scipy.linalg.expm, one matrix at a time."""
+    from frictionkit.runtime.discretizations._aft import _expm_2x2
+    A = np.random.default_rng(7).normal(size=(500, 2, 2)) * scale
+    ref = np.array([scipy.linalg.expm(a) for a in A])
+    assert np.max(np.abs(_expm_2x2(A) - ref)) < 4e-15

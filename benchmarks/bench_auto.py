@@ -364,9 +364,10 @@ def frictionkit_collocation(model, hopf, case, n_intervals=100, degree=4):
     monodromy): the like-for-like extra row."""
     import warnings
     from frictionkit.runtime import periodic_start_from_hopf, periodic_branch
-    from frictionkit.runtime.drivers._compose import _to_collocation
+    from frictionkit.runtime.drivers._compose import _away_from_hopf, _to_collocation
     t0 = _clock()
-    disc, Z, d = periodic_start_from_hopf(model, hopf, 10)
+    lo, hi = case["po_range"]
+    disc, Z, d = _away_from_hopf(*periodic_start_from_hopf(model, hopf, 10), lo, hi)   # as the CLI does
     coll, Zc, dc = _to_collocation(model, disc, Z, n_intervals, degree, d, kind="collocation-states")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

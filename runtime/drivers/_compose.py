@@ -107,6 +107,16 @@ def _to_collocation(model, disc, Z, n_intervals, degree, direction, kind="colloc
     return coll, Zc, (1.0 if t[-1] >= 0 else -1.0)
 
 
+def _away_from_hopf(disc, Z, direction, lo, hi, method=None):
+    """Two harmonic-balance steps from a start next to a Hopf point, before a collocation
+    takes over: right at the Hopf point the orbit is tiny, and a collocation Newton there
+    stalls on the trivial family (tanh x exp belt, examples/tanh_exp_belt.py).  Two ANM steps
+    leave it without passing the fold (twenty went past it and down the stable cycles)."""
+    pre = periodic_branch(disc, Z, lo, hi, direction, method=method,
+                          options=dict(max_steps=2, stability=False, branch_points=False))
+    return disc, pre.solutions[-1], pre.tangents[-1]
+
+
 def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=30,
                      method=None, options=None, progress=True, echo=print, discretization=None,
                      intervals=40, degree=3, checkpoint=None):
@@ -168,11 +178,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
         label = f"collocation {intervals}x{degree}" if colloc else f"periodic H={harmonics}"
         if colloc:
             if start == "hopf":
-                # a few HBM steps first: right next to the Hopf point the orbit is tiny and
-                # the collocation steps would be, too
-                pre = periodic_branch(disc, Z, lo, hi, direction, method=method,
-                                      options=dict(max_steps=20, stability=False, branch_points=False))
-                Z, direction = pre.solutions[-1], pre.tangents[-1]
+                disc, Z, direction = _away_from_hopf(disc, Z, direction, lo, hi, method)
             disc, Z, direction = _to_collocation(model, disc, Z, int(intervals), int(degree), direction, kind)
         bar = _Progress(lam_start, lam_stop, label) if progress else None
         try:

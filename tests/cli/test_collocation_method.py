@@ -7,6 +7,8 @@ References (independent of this code): the converged fold of the seed-000 belt (
 FN = 5 N), 10.2874838639 m/s, AUTO-07p NTST 100 NCOL 4 and NTST 200 (10.287483864;
 benchmarks/results/auto.json, README "Comparison with AUTO-07p").
 """
+from pathlib import Path
+
 import h5py
 import numpy as np
 import pytest
@@ -125,3 +127,21 @@ def test_fold_curve_on_a_collocation_branch(tmp_path):
                                   "--min", "5", "--max", "5.5"])
     assert r.exit_code != 0 and "collocation-recast branch cannot be rebuilt" in r.output
     assert "Traceback" not in r.output
+
+
+def test_cli_collocation_of_the_tanh_exp_belt_keeps_its_unstable_cycles(tmp_path):
+    """examples/tanh_exp_belt.py from its subcritical Hopf point (vb = 0.798) by
+    ``--method collocation``: the branch starts next to the Hopf point (the few harmonic-balance
+    steps taken first stay on the small unstable cycles), passes the fold of cycles, which is
+    AUTO-07p's (NTST 100 and 200, NCOL 4: 0.98434561264, benchmarks/bench_auto.py) to 1e-8,
+    and ends at the other Hopf point."""
+    out = tmp_path / "tanh.h5"
+    model = Path(__file__).resolve().parents[2] / "examples" / "tanh_exp_belt.py"
+    _cli("continue", model, "--param", "vb", "--start", 0.1, "--stop", 1.5, "--from-hopf", 2,
+         "--method", "collocation", "--intervals", 100, "--degree", 4, "--out", out, "-q")
+    br = load_branch(out)
+    hopf = load_branch(out, "equilibria").special_points("hopf")
+    assert br.param[0] == pytest.approx(hopf[1].param, abs=1e-2)
+    assert [s.kind for s in br.special] == ["fold", "hopf"]
+    assert abs(_fold(br) / 0.98434561264 - 1) < 1e-8
+    assert br.special[-1].param == pytest.approx(hopf[0].param, rel=1e-7)

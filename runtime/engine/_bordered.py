@@ -111,7 +111,10 @@ class _Bordered:
                 # an exactly singular matrix is reported below as a ConvergenceError
                 warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
                 self._lu = scipy.linalg.lu_factor(K, overwrite_a=True, check_finite=False)
-            self._solve = lambda rhs: scipy.linalg.lu_solve(self._lu, rhs, check_finite=False)
+            # LAPACK's getrs directly: scipy's lu_solve wrapper costs as much again as the
+            # solve itself at a few hundred unknowns, and the ANM solves 20 times per LU
+            getrs = scipy.linalg.get_lapack_funcs("getrs", (self._lu[0],))
+            self._solve = lambda rhs: getrs(self._lu[0], self._lu[1], rhs)[0]
             d = np.diag(self._lu[0])
             # a NaN produced by the elimination reaches the diagonal or the solves (checked there)
             if not np.all(np.isfinite(d)) or np.min(np.abs(d)) == 0.0:

@@ -154,10 +154,11 @@ class Series:
         return t / np.linalg.norm(t)
 
 
-def _relative_residual(disc, Z, R, scale):
+def _relative_residual(disc, Z, R, scale, noise=None):
     """``max_i (|R_i| - noise_i)^+ / (|J| |Z|)_i``: the residual above its rounding level
-    (``disc.residual_noise``, contract item 12) relative to the size of its terms."""
-    excess = np.maximum(np.abs(R) - disc.residual_noise(Z), 0.0)
+    (``disc.residual_noise``, contract item 12; or ``noise`` when the caller has it for a
+    point this close) relative to the size of its terms."""
+    excess = np.maximum(np.abs(R) - (disc.residual_noise(Z) if noise is None else noise), 0.0)
     return float(np.max(excess / scale))
 
 
@@ -165,7 +166,7 @@ def _relative_residual(disc, Z, R, scale):
 REACH = 1e-6
 
 
-def _within_reach(disc, series, a, a_floor, Z, R, scale, counters):
+def _within_reach(disc, series, a, a_floor, Z, R, scale, noise, counters):
     """Shorten a step whose end residual is far above the series' validity ``delta``.
 
     The validity range assumes the terms decay geometrically; across a steep stick-slip
@@ -179,7 +180,7 @@ def _within_reach(disc, series, a, a_floor, Z, R, scale, counters):
     as they are."""
     P = len(series.terms)
     for _ in range(4):
-        res = _relative_residual(disc, Z, R, scale)
+        res = _relative_residual(disc, Z, R, scale, noise)
         if res <= REACH or a <= a_floor:
             break
         a = max(a * min(0.9, max(0.3, (REACH / res) ** (1.0 / (P + 1)))), a_floor)
@@ -192,7 +193,7 @@ def _within_reach(disc, series, a, a_floor, Z, R, scale, counters):
     return a, Z, R
 
 
-def _chord(disc, Z, R, te, Z1, lu, scale, options, counters):
+def _chord(disc, Z, R, te, Z1, lu, scale, noise, options, counters):
     """Chord (simplified Newton) correction of a step's end point with the step's own LU.
 
     Solves ``[J(Z0); te^T] dZ = [-R(Z); 0]`` by the factorization of ``[J(Z0); t_prev^T]``
@@ -215,7 +216,7 @@ def _chord(disc, Z, R, te, Z1, lu, scale, options, counters):
     if abs(tz) < 0.1:
         return None
     rhs = np.zeros(disc.m + 1)
-    size = _relative_residual(disc, Z, R, scale)
+    size = _relative_residual(disc, Z, R, scale, noise)
     step = np.inf
     for _ in range(options.chord_iterations):
         rhs[:-1] = -R
@@ -226,7 +227,7 @@ def _chord(disc, Z, R, te, Z1, lu, scale, options, counters):
         counters.residual_evaluations += 1
         if not np.all(np.isfinite(R)):
             return None
-        new = _relative_residual(disc, Z, R, scale)
+        new = _relative_residual(disc, Z, R, scale, noise)
         # an ill-conditioned system (next to a Hopf point, a recast on its wrong root) has small
         # residuals far from its solution: the update must be small too.  Newton stops at an
         # update of xtol and leaves ~xtol^2 (quadratic rate); the chord, converging linearly at
@@ -294,12 +295,15 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
                 f"NaN/inf in the residual at the end of ANM step {c.steps + 1} (lam = {Ze[-1]:.10g}): "
                 "a validity condition of the recast is probably violated")
         singular_end = recorder.stop_reason == "equilibrium"   # the branch meets the equilibria
+        # the residual's rounding level (contract item 12) at the step's end, for the end
+        # point and the nearby points the shortening and the chord iterations try
+        noise = disc.residual_noise(Ze) if options.correct and not singular_end else None
         if options.correct and recorder.stop_reason is None:      # (a step ending on an event keeps it)
-            a_end, Ze, R = _within_reach(disc, series, a_end, a_prev, Ze, R, scale, c)
+            a_end, Ze, R = _within_reach(disc, series, a_end, a_prev, Ze, R, scale, noise, c)
             te = series.tangent(a_end)
         if (options.correct and not singular_end
-                and _relative_residual(disc, Ze, R, scale) > options.residual_tolerance):
-            Ze = _chord(disc, Ze, R, te, terms[0], lu, scale, options, c)
+                and _relative_residual(disc, Ze, R, scale, noise) > options.residual_tolerance):
+            Ze = _chord(disc, Ze, R, te, terms[0], lu, scale, noise, options, c)
         if Ze is None:
             Ze, te = series(a_end), series.tangent(a_end)
             for attempt in range(4):

@@ -309,7 +309,8 @@ def _context(system: RecastSystem, backend: str) -> dict:
         ctx["jac_c"].out += [f"out[{i * n + j} * M + m] = 0.0" for i in range(n) for j in range(n)
                              if (i, j) not in nonzero]
         ctx["simd_decls"] = _simd_declarations((ctx["rhs_c"], ctx["jac_c"]),
-                                               ctx.get("taylor_c", []) + ctx.get("taylor_f_c", []))
+                                               ctx.get("taylor_c_ops", []) + ctx.get("taylor_c", [])
+                                               + ctx.get("taylor_f_c", []))
         ctx["qc_c"] = [f"qc{t} = qc[{t}]" for t in range(len(system.Q))]
         rows = {}
         for t, (k, i, j, _) in enumerate(system.Q):

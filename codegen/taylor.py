@@ -272,6 +272,19 @@ C_RECURRENCE = {op: _c_recurrence(*row) for op, row in {
 }.items()}
 
 
+def _c_op_macro(op, order0, orderk):
+    """``FK_OP_<op>(r, U, V, p, E)``: the recurrence of :data:`C_RECURRENCE` for auxiliary ``r``
+    (its coefficients ``R(J)`` are ``FK_S(J, r)``, its partner's ``P(J)`` ``FK_S(J, p)``), with
+    ``U``, ``V`` the macros of the arguments' coefficients and ``E`` the exponent."""
+    def fill(text):
+        text = re.sub(r"(?<![A-Za-z_])R\(([^()]*)\)", r"FK_S(\1, r)", text)
+        return re.sub(r"(?<![A-Za-z_])P\(([^()]*)\)", r"FK_S(\1, p)", text)
+    return f"#define FK_OP_{op}(r, U, V, p, E) if (k == 0) {{ {fill(order0)} }} else {{ {fill(orderk)} }}"
+
+
+C_OP_MACRO = {op: _c_op_macro(op, *texts) for op, texts in C_RECURRENCE.items()}
+
+
 def _series_names(pw: PointwiseRecast, names: dict, state, aux, lam, one) -> dict:
     table = dict(names)
     table.update({x: state(i) for i, x in enumerate(pw.states)})
@@ -326,17 +339,17 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
                                      lambda k: f"FK_S(J, {k})", "LAM[J]", "fk_delta(J)"))
         blocks = []
         for r, a in enumerate(pw.auxes):
-            o0, ok = C_RECURRENCE[a.op]
-            block = [f"/* {a.symbol} = {a.op}(...) */",
-                     f"#define U(J) ({at.doprint(a.args[0])})",
-                     f"#define V(J) ({at.doprint(a.args[1]) if len(a.args) > 1 else 0.0})",
-                     f"#define R(J) FK_S(J, {r})",
-                     f"#define P(J) FK_S(J, {a.partner if a.partner is not None else r})",
-                     f"#define E ({at.doprint(a.exponent) if a.exponent is not None else 0.0})",
-                     f"if (k == 0) {{ {o0} }} else {{ {ok} }}",
-                     "#undef U", "#undef V", "#undef R", "#undef P", "#undef E"]
-            blocks += block
+            v = f"FK_V{r}" if len(a.args) > 1 else "FK_ZERO"
+            blocks += [f"/* {a.symbol} = {a.op}(...) */", f"#define FK_U{r}(J) ({at.doprint(a.args[0])})"]
+            blocks += [f"#define FK_V{r}(J) ({at.doprint(a.args[1])})"] if len(a.args) > 1 else []
+            partner = a.partner if a.partner is not None else r
+            exponent = at.doprint(a.exponent) if a.exponent is not None else "0.0"
+            blocks.append(f"FK_OP_{a.op}({r}, FK_U{r}, {v}, {partner}, ({exponent}))")
         ctx["taylor_c"] = blocks
+        # each operation's recurrence once, as a macro of (auxiliary, its arguments' series,
+        # partner, exponent): the auxiliaries only name their arguments
+        ctx["taylor_c_ops"] = ["#define FK_ZERO(J) (0.0)"] + [C_OP_MACRO[op] for op in
+                                                                sorted({a.op for a in pw.auxes})]
         ck = c_printer(_series_names(pw, names, lambda i: f"X[(k * {n} + {i}) * M + m]",
                                      lambda q: f"Sk[{q} * M + m]", "LAM[k]", "fk_delta(k)"))
         ctx["taylor_f_c"] = [f"F[{i} * M + m] = {ck.doprint(e)}" for i, e in enumerate(pw.f)]

@@ -143,6 +143,7 @@ cdef extern from *:
         /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
         #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
         #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
+        #define FK_ZERO(J) (0.0)
         const double p_m = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];

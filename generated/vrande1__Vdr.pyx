@@ -203,6 +203,11 @@ cdef extern from *:
         /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
         #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
         #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { __VA_ARGS__ }
+        #define FK_ZERO(J) (0.0)
+        #define FK_OP_atan(r, U, V, p, E) if (k == 0) { FK_EACH_LIBM(FK_S(0, r) = atan(U(0));) } else { FK_EACH(FK_S(k, r) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= jd * FK_S(j, r) * V(k - j);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / (kd * V(0));) }
+        #define FK_OP_div(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = U(0) / V(0);) } else { FK_EACH(FK_S(k, r) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= FK_S(j, r) * V(k - j);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / V(0);) }
+        #define FK_OP_mul(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = U(0) * V(0);) } else { FK_EACH(FK_S(k, r) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) += U(j) * V(k - j);) } }
+        #define FK_OP_sqrt(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = sqrt(U(0));) } else { FK_EACH(FK_S(k, r) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= FK_S(j, r) * FK_S(k - j, r);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / (2.0 * FK_S(0, r));) }
         const double p_Vdr = p[0];
         const double p_eps = p[1];
         const double p_gamma = p[2];
@@ -214,65 +219,24 @@ cdef extern from *:
         (void)j;
         (void)kd;
         /* _r0 = mul(...) */
-        #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
-        #define V(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
-        #define R(J) FK_S(J, 0)
-        #define P(J) FK_S(J, 0)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U0(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
+        #define FK_V0(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
+        FK_OP_mul(0, FK_U0, FK_V0, 0, (0.0))
         /* _r1 = atan(...) */
-        #define U(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
-        #define V(J) (fk_delta(J) + FK_S(J, 0))
-        #define R(J) FK_S(J, 1)
-        #define P(J) FK_S(J, 1)
-        #define E (0.0)
-        if (k == 0) { FK_EACH_LIBM(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U1(J) (X[((J) * 2 + 1) * M + m]*p_eps + LAM[J]*_k0)
+        #define FK_V1(J) (fk_delta(J) + FK_S(J, 0))
+        FK_OP_atan(1, FK_U1, FK_V1, 1, (0.0))
         /* _r2 = mul(...) */
-        #define U(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
-        #define V(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
-        #define R(J) FK_S(J, 2)
-        #define P(J) FK_S(J, 2)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U2(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
+        #define FK_V2(J) (X[((J) * 2 + 1) * M + m] - LAM[J])
+        FK_OP_mul(2, FK_U2, FK_V2, 2, (0.0))
         /* _r3 = sqrt(...) */
-        #define U(J) (_k1*fk_delta(J) + FK_S(J, 2))
-        #define V(J) (0.0)
-        #define R(J) FK_S(J, 3)
-        #define P(J) FK_S(J, 3)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = sqrt(U(0));) } else { FK_EACH(R(k) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * R(k - j);) } FK_EACH(R(k) = R(k) / (2.0 * R(0));) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U3(J) (_k1*fk_delta(J) + FK_S(J, 2))
+        FK_OP_sqrt(3, FK_U3, FK_ZERO, 3, (0.0))
         /* _r4 = div(...) */
-        #define U(J) (FK_S(J, 1))
-        #define V(J) (fk_delta(J) + FK_S(J, 3)*p_gamma)
-        #define R(J) FK_S(J, 4)
-        #define P(J) FK_S(J, 4)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) / V(0);) } else { FK_EACH(R(k) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / V(0);) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U4(J) (FK_S(J, 1))
+        #define FK_V4(J) (fk_delta(J) + FK_S(J, 3)*p_gamma)
+        FK_OP_div(4, FK_U4, FK_V4, 4, (0.0))
         FK_EACH(
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
             F[1 * M + m] = -X[(k * 2 + 0) * M + m] - 2*Sk[4 * M + m]/M_PI;

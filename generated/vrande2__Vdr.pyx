@@ -294,6 +294,11 @@ cdef extern from *:
         /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
         #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
         #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { __VA_ARGS__ }
+        #define FK_ZERO(J) (0.0)
+        #define FK_OP_atan(r, U, V, p, E) if (k == 0) { FK_EACH_LIBM(FK_S(0, r) = atan(U(0));) } else { FK_EACH(FK_S(k, r) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= jd * FK_S(j, r) * V(k - j);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / (kd * V(0));) }
+        #define FK_OP_div(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = U(0) / V(0);) } else { FK_EACH(FK_S(k, r) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= FK_S(j, r) * V(k - j);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / V(0);) }
+        #define FK_OP_mul(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = U(0) * V(0);) } else { FK_EACH(FK_S(k, r) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) += U(j) * V(k - j);) } }
+        #define FK_OP_sqrt(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = sqrt(U(0));) } else { FK_EACH(FK_S(k, r) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= FK_S(j, r) * FK_S(k - j, r);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / (2.0 * FK_S(0, r));) }
         const double p_Vdr = p[0];
         const double p_alpha = p[1];
         const double p_beta = p[2];
@@ -309,125 +314,43 @@ cdef extern from *:
         (void)j;
         (void)kd;
         /* _r0 = mul(...) */
-        #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
-        #define V(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
-        #define R(J) FK_S(J, 0)
-        #define P(J) FK_S(J, 0)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U0(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
+        #define FK_V0(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
+        FK_OP_mul(0, FK_U0, FK_V0, 0, (0.0))
         /* _r1 = atan(...) */
-        #define U(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
-        #define V(J) (fk_delta(J) + FK_S(J, 0))
-        #define R(J) FK_S(J, 1)
-        #define P(J) FK_S(J, 1)
-        #define E (0.0)
-        if (k == 0) { FK_EACH_LIBM(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U1(J) (X[((J) * 4 + 1) * M + m]*p_eps + LAM[J]*_k0)
+        #define FK_V1(J) (fk_delta(J) + FK_S(J, 0))
+        FK_OP_atan(1, FK_U1, FK_V1, 1, (0.0))
         /* _r2 = mul(...) */
-        #define U(J) (X[((J) * 4 + 1) * M + m] - LAM[J])
-        #define V(J) (X[((J) * 4 + 1) * M + m] - LAM[J])
-        #define R(J) FK_S(J, 2)
-        #define P(J) FK_S(J, 2)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U2(J) (X[((J) * 4 + 1) * M + m] - LAM[J])
+        #define FK_V2(J) (X[((J) * 4 + 1) * M + m] - LAM[J])
+        FK_OP_mul(2, FK_U2, FK_V2, 2, (0.0))
         /* _r3 = sqrt(...) */
-        #define U(J) (_k1*fk_delta(J) + FK_S(J, 2))
-        #define V(J) (0.0)
-        #define R(J) FK_S(J, 3)
-        #define P(J) FK_S(J, 3)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = sqrt(U(0));) } else { FK_EACH(R(k) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * R(k - j);) } FK_EACH(R(k) = R(k) / (2.0 * R(0));) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U3(J) (_k1*fk_delta(J) + FK_S(J, 2))
+        FK_OP_sqrt(3, FK_U3, FK_ZERO, 3, (0.0))
         /* _r4 = div(...) */
-        #define U(J) (FK_S(J, 1))
-        #define V(J) (fk_delta(J) + FK_S(J, 3)*p_gamma)
-        #define R(J) FK_S(J, 4)
-        #define P(J) FK_S(J, 4)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) / V(0);) } else { FK_EACH(R(k) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / V(0);) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U4(J) (FK_S(J, 1))
+        #define FK_V4(J) (fk_delta(J) + FK_S(J, 3)*p_gamma)
+        FK_OP_div(4, FK_U4, FK_V4, 4, (0.0))
         /* _r5 = mul(...) */
-        #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
-        #define V(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
-        #define R(J) FK_S(J, 5)
-        #define P(J) FK_S(J, 5)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U5(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
+        #define FK_V5(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
+        FK_OP_mul(5, FK_U5, FK_V5, 5, (0.0))
         /* _r6 = atan(...) */
-        #define U(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
-        #define V(J) (fk_delta(J) + FK_S(J, 5))
-        #define R(J) FK_S(J, 6)
-        #define P(J) FK_S(J, 6)
-        #define E (0.0)
-        if (k == 0) { FK_EACH_LIBM(R(0) = atan(U(0));) } else { FK_EACH(R(k) = kd * U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= jd * R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / (kd * V(0));) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U6(J) (X[((J) * 4 + 3) * M + m]*p_eps + LAM[J]*_k0)
+        #define FK_V6(J) (fk_delta(J) + FK_S(J, 5))
+        FK_OP_atan(6, FK_U6, FK_V6, 6, (0.0))
         /* _r7 = mul(...) */
-        #define U(J) (X[((J) * 4 + 3) * M + m] - LAM[J])
-        #define V(J) (X[((J) * 4 + 3) * M + m] - LAM[J])
-        #define R(J) FK_S(J, 7)
-        #define P(J) FK_S(J, 7)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) * V(0);) } else { FK_EACH(R(k) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) += U(j) * V(k - j);) } }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U7(J) (X[((J) * 4 + 3) * M + m] - LAM[J])
+        #define FK_V7(J) (X[((J) * 4 + 3) * M + m] - LAM[J])
+        FK_OP_mul(7, FK_U7, FK_V7, 7, (0.0))
         /* _r8 = sqrt(...) */
-        #define U(J) (_k1*fk_delta(J) + FK_S(J, 7))
-        #define V(J) (0.0)
-        #define R(J) FK_S(J, 8)
-        #define P(J) FK_S(J, 8)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = sqrt(U(0));) } else { FK_EACH(R(k) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * R(k - j);) } FK_EACH(R(k) = R(k) / (2.0 * R(0));) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U8(J) (_k1*fk_delta(J) + FK_S(J, 7))
+        FK_OP_sqrt(8, FK_U8, FK_ZERO, 8, (0.0))
         /* _r9 = div(...) */
-        #define U(J) (FK_S(J, 6))
-        #define V(J) (fk_delta(J) + FK_S(J, 8)*p_gamma)
-        #define R(J) FK_S(J, 9)
-        #define P(J) FK_S(J, 9)
-        #define E (0.0)
-        if (k == 0) { FK_EACH(R(0) = U(0) / V(0);) } else { FK_EACH(R(k) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(R(k) -= R(j) * V(k - j);) } FK_EACH(R(k) = R(k) / V(0);) }
-        #undef U
-        #undef V
-        #undef R
-        #undef P
-        #undef E
+        #define FK_U9(J) (FK_S(J, 6))
+        #define FK_V9(J) (fk_delta(J) + FK_S(J, 8)*p_gamma)
+        FK_OP_div(9, FK_U9, FK_V9, 9, (0.0))
         FK_EACH(
             F[0 * M + m] = X[(k * 4 + 1) * M + m];
             F[1 * M + m] = X[(k * 4 + 0) * M + m]*_k2 - X[(k * 4 + 0) * M + m] + X[(k * 4 + 2) * M + m]*p_alpha - 2*Sk[4 * M + m]/M_PI;

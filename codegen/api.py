@@ -75,11 +75,17 @@ def generate_sources(model, continuation: str, backends=("numpy", "cython")) -> 
     Sampled models (non-analytic laws) are rendered for NumPy only: their conditional
     expressions are not compiled.
     """
-    spec = resolve_spec(model)
-    system = recast(spec, continuation)
+    system, backends = _recast_for(model, continuation, backends)
+    return system, {b: render(system, b) for b in backends}
+
+
+def _recast_for(model, continuation: str, backends) -> tuple[RecastSystem, tuple]:
+    """The recast system of ``model`` and the backends it is rendered for (sampled models:
+    NumPy only, their conditional expressions are not compiled)."""
+    system = recast(resolve_spec(model), continuation)
     if system.sampled:
         backends = tuple(b for b in backends if b == "numpy") or ("numpy",)
-    return system, {b: render(system, b) for b in backends}
+    return system, tuple(backends)
 
 
 _GENERATOR_DIGEST = []
@@ -106,10 +112,7 @@ def _cached_sources(model, continuation: str, backends) -> tuple[RecastSystem, d
     its names, units and docs), the generator's code and the backends; a file that cannot be
     read or written is regenerated and never an error.
     """
-    spec = resolve_spec(model)
-    system = recast(spec, continuation)
-    if system.sampled:
-        backends = tuple(b for b in backends if b == "numpy") or ("numpy",)
+    system, backends = _recast_for(model, continuation, backends)
     # every field of the recast system (units and docs too: they are printed in the sources)
     text = "\n".join(f"{f.name}={sympy.srepr(getattr(system, f.name))}" for f in dataclasses.fields(system))
     key = hashlib.sha256("\0".join([text, _generator_digest(), *backends]).encode()).hexdigest()[:20]

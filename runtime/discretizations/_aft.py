@@ -197,6 +197,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self.autonomous = (not self.forced) and H > 0
         self._layout(model, phase_variable, model.states, "state")
         self._k = np.arange(1, H + 1, dtype=float)
+        self._ik = 1j * self._k            # -D on the (c_k, s_k) pairs read as complex numbers
         self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
         self.n_residuals = 0
         self.n_jacobians = 0
@@ -351,14 +352,18 @@ class AFTDiscretization(HarmonicLayout, Discretization):
                              "call series_rhs(terms, origin=Z0)")
         F, om, U = self._series.f_order(terms, origin)
         p = len(terms) + 1
-        out = np.zeros(self.m)
+        out = np.empty(self.m)
+        out[self.n_coef:] = 0.0
         R = out[:self.n_coef].reshape(self.n, self.nh)
-        R[...] = self._to_coef(F)
+        if self.H:
+            samples_to_coefficients(F, self.H, out=R)
+        else:
+            R[...] = F
         if self.autonomous and p > 1:
             # sum_{r=1..p-1} omega_r D U_{p-r} = D W, W = sum_r omega_r U_{p-r} (D is linear)
-            W = (om[1:p] @ U[p - 1:0:-1].reshape(p - 1, -1)).reshape(self.n, self.nh)
-            R[:, 1::2] -= self._k * W[:, 2::2]
-            R[:, 2::2] += self._k * W[:, 1::2]
+            W = (om[p - 1:0:-1] @ U[1:p].reshape(p - 1, -1)).reshape(self.n, self.nh)
+            # D (c_k, s_k) = (k s_k, -k c_k), i.e. -i k (c_k + i s_k) on the pairs read as complex
+            R[:, 1:].view(complex).__iadd__(self._ik * W[:, 1:].view(complex))
         return out
 
     def _to_coef(self, f):

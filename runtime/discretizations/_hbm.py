@@ -76,28 +76,48 @@ def coefficients_to_samples(coef: np.ndarray, n_t: int) -> np.ndarray:
     H = (coef.shape[-1] - 1) // 2
     if n_t <= 2 * H:
         raise InputError(f"n_t = {n_t} samples cannot represent {H} harmonics (need > 2H)")
+    # x_j = Y_0 + 2 Re sum_k Y_k exp(i k theta_j) with Y_k = (c_k - i s_k) / 2: the pairs
+    # (c_k, s_k) are stored as the (real, imaginary) pairs of a complex array, so the
+    # spectrum is filled by one multiplication through a float view, and the unnormalized
+    # inverse (norm="forward") needs no scaling by n_t
     spec = np.zeros(coef.shape[:-1] + (n_t // 2 + 1,), dtype=complex)
-    spec[..., 0] = coef[..., 0] * n_t
-    spec[..., 1:H + 1] = 0.5 * n_t * (coef[..., 1::2] - 1j * coef[..., 2::2])
-    return scipy.fft.irfft(spec, n=n_t, axis=-1)
+    flat = spec.view(float)
+    flat[..., 0] = coef[..., 0]
+    np.multiply(coef[..., 1:], _signs(H, 0.5), out=flat[..., 2:2 * H + 2])
+    return np.fft.irfft(spec, n=n_t, axis=-1, norm="forward")
 
 
-def samples_to_coefficients(samples: np.ndarray, harmonics: int) -> np.ndarray:
+def _signs(H: int, a: float) -> np.ndarray:
+    """``[a, -a, a, -a, ...]`` (2H): the real/imaginary parts of ``a conj(c + i s)``."""
+    out = _SIGNS.get((H, a))
+    if out is None:
+        out = _SIGNS[(H, a)] = np.tile([a, -a], H)
+        out.flags.writeable = False
+    return out
+
+
+_SIGNS: dict = {}
+
+
+def samples_to_coefficients(samples: np.ndarray, harmonics: int, out: np.ndarray | None = None) -> np.ndarray:
     """Fourier coefficients ``[u0, c1, s1, ...]`` of equidistant samples of one period.
 
     Harmonics above ``harmonics`` are dropped (``samples.shape[-1]`` must exceed 2H for
-    an unaliased result).
+    an unaliased result).  ``out``: an array of shape ``samples.shape[:-1] + (2H+1,)`` to
+    write them into (the ANM's right-hand side, order after order).
     """
-    samples = np.asarray(samples, dtype=float)
+    samples = np.ascontiguousarray(samples, dtype=float)   # (then so is the spectrum)
     n_t = samples.shape[-1]
-    spec = scipy.fft.rfft(samples, axis=-1) / n_t
     H = harmonics
-    if spec.shape[-1] < H + 1:
+    if n_t // 2 + 1 < H + 1:
         raise InputError(f"{n_t} samples cannot give {H} harmonics")
-    out = np.empty(samples.shape[:-1] + (2 * H + 1,))
+    # Y_k = (1/n_t) sum_j x_j exp(-i k theta_j) (norm="forward"): u_0 = Re Y_0 and
+    # (c_k, s_k) = 2 (Re Y_k, -Im Y_k), read through a float view of Y
+    spec = np.fft.rfft(samples, axis=-1, norm="forward")
+    if out is None:
+        out = np.empty(samples.shape[:-1] + (2 * H + 1,))
     out[..., 0] = spec[..., 0].real
-    out[..., 1::2] = 2.0 * spec[..., 1:H + 1].real
-    out[..., 2::2] = -2.0 * spec[..., 1:H + 1].imag
+    np.multiply(spec[..., 1:H + 1].view(float), _signs(H, 2.0), out=out[..., 1:])
     return out
 
 

@@ -53,13 +53,15 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     Z1 = v / np.linalg.norm(v)
     terms = [Z1]
     for p in range(2, order + 1):
-        F = disc.series_rhs(terms, origin=Z0)
-        if not np.all(np.isfinite(F)):
-            raise NonFiniteError(f"NaN/inf in the ANM right-hand side of order {p}")
-        rhs[:-1] = -F
+        np.negative(disc.series_rhs(terms, origin=Z0), out=rhs[:-1])
         rhs[-1] = 0.0
-        w = lu.solve(rhs)
+        w = lu.solve(rhs, checked=False)
         terms.append(w - (w @ Z1) * Z1)
+    # tested once for the whole series rather than order by order (two calls per order)
+    if not np.isfinite(terms).all():
+        bad = next(p for p, Zp in enumerate(terms, 1) if not np.isfinite(Zp).all())
+        raise NonFiniteError(f"NaN/inf in the ANM series from order {bad} on (its right-hand side, "
+                             "or a singular tangent matrix)")
     return terms, scale, det_sign, lu
 
 

@@ -122,11 +122,14 @@ class _Bordered:
         if counters is not None:
             counters.factorizations += 1
 
-    def solve(self, rhs):
+    def solve(self, rhs, checked: bool = True):
+        """Solution of ``[J; b^T] x = rhs``.  ``checked=False`` skips the test of ``x`` for
+        NaN/inf (a ``ConvergenceError`` otherwise): for callers that test what they derive
+        from many solves at once (the ANM series: a non-finite order spoils every later one)."""
         if self._workspace is not None and self._workspace.generation != self._generation:
             raise RuntimeError("stale factorization: its workspace was refactorized since")
         out = self._solve(rhs)
-        if not np.all(np.isfinite(out)):
+        if checked and not np.isfinite(out).all():
             raise ConvergenceError("the bordered tangent system has no finite solution (singular matrix)")
         return out
 

@@ -68,3 +68,22 @@ def test_fold_from_the_series_turning_point_is_the_extremum_of_lam(belt_start):
 def test_chord_iterations_must_not_be_negative(belt_start):
     with pytest.raises(InputError, match="chord_iterations"):
         _branch(belt_start, chord_iterations=-1)
+
+
+def test_a_non_finite_series_order_is_reported_with_its_order(belt_start, monkeypatch):
+    """The series is tested for NaN/inf once per step (not per order): a NaN right-hand side at
+    order 3 must still stop the step with NonFiniteError naming order 3, not pass silently."""
+    from frictionkit.runtime.engine._anm import anm_series
+    from frictionkit.runtime.errors import NonFiniteError
+    disc, Z, d = belt_start
+    clean = disc.series_rhs
+
+    def spoiled(terms, origin=None):
+        F = clean(terms, origin=origin)
+        if len(terms) + 1 == 3:
+            F[5] = np.nan
+        return F
+
+    monkeypatch.setattr(disc, "series_rhs", spoiled)
+    with pytest.raises(NonFiniteError, match="from order 3 on"):
+        anm_series(disc, Z, d, 20)

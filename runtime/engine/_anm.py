@@ -112,23 +112,43 @@ class Series:
         self._d = d
         self._n = n
 
+    def _fractions(self, a):
+        """Padé: ``f_k(a) = a^k N_k(a) / D(a)``, k = 1..n, at the points ``a`` (shape
+        ``a.shape + (n,)``), where ``N_k = sum_{i=0}^{n-k} d_i a^i`` is the denominator
+        truncated at degree ``n - k``; ``Z(a) = Z0 + sum_k f_k(a) Z_k``."""
+        d, n = self._d, self._n
+        a = np.asarray(a, dtype=float)[..., None]
+        powers = a ** np.arange(n + 1)                          # a^0 .. a^n
+        partial = np.cumsum(d * powers, axis=-1)                # N_k(a) = partial[..., n - k]
+        num = partial[..., n - 1::-1]                           # k = 1..n
+        return powers[..., 1:] * num / partial[..., n:]
+
+    def _fractions_derivative(self, a):
+        """``d f_k / da`` at the scalar ``a`` (shape (n,)), for the exact Padé tangent."""
+        d, n = self._d, self._n
+        i = np.arange(n + 1)
+        powers = a ** i
+        dpowers = np.where(i > 0, i * a ** np.maximum(i - 1, 0), 0.0)
+        N = np.cumsum(d * powers)
+        dN = np.cumsum(d * dpowers)
+        k = np.arange(1, n + 1)
+        Nk, dNk, D, dD = N[n - k], dN[n - k], N[n], dN[n]
+        ak = powers[1:]
+        dak = k * a ** (k - 1)
+        return ((dak * Nk + ak * dNk) * D - ak * Nk * dD) / D ** 2
+
     def __call__(self, a):
         if not self.pade:
             return _evaluate(self.Z0, self.terms, a)
-        d, n = self._d, self._n
-        den = np.polyval(d[::-1], a)  # sum d_i a^i
-        out = np.array(self.Z0, dtype=float)
-        for k in range(1, n + 1):
-            # f_k(a) = (sum_{i=0}^{n-k} d_i a^i) / den
-            num = np.polyval(d[: n - k + 1][::-1], a)
-            out += a ** k * num / den * self.terms[k - 1]
-        return out
+        T = np.array(self.terms[:self._n])
+        return self.Z0 + self._fractions(a) @ T
 
     def components(self, a, idx):
         """Components ``idx`` of the branch at the points ``a`` (array): shape (len(a), len(idx))."""
         a = np.asarray(a, dtype=float)
         if self.pade:
-            return np.array([self(x)[idx] for x in a])
+            C = np.array([Zp[idx] for Zp in self.terms[:self._n]])
+            return self.Z0[idx][None, :] + self._fractions(a) @ C
         C = np.array([Zp[idx] for Zp in self.terms])              # (P, k)
         powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
         return self.Z0[idx][None, :] + powers @ C
@@ -137,7 +157,8 @@ class Series:
         """Values of the linear functional ``w . Z`` along the branch at the points ``a``."""
         a = np.asarray(a, dtype=float)
         if self.pade:
-            return np.array([self(x) @ w for x in a])
+            c = np.array([Zp @ w for Zp in self.terms[:self._n]])
+            return float(self.Z0 @ w) + self._fractions(a) @ c
         c = np.array([Zp @ w for Zp in self.terms])
         powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
         return float(self.Z0 @ w) + powers @ c
@@ -151,8 +172,7 @@ class Series:
         if not self.pade:
             t = _derivative(self.terms, a)
         else:
-            h = 1e-6 * max(self.a_max, 1e-300)
-            t = (self(a + h) - self(a - h)) / (2 * h)
+            t = self._fractions_derivative(float(a)) @ np.array(self.terms[:self._n])
         return t / np.linalg.norm(t)
 
 

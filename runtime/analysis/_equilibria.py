@@ -6,8 +6,8 @@ import scipy.optimize
 
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._hbm import equilibrium_discretization
-from ..engine._locate import locate_on_branch
-from ..engine._newton import correct
+from ..engine._locate import hermite_chord, locate_on_interpolant
+from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
 
 
@@ -88,31 +88,41 @@ def _hopf_test(model, n):
     return test
 
 
-def _locate_hopf(disc, model, Za, Zb, test, counters, depth=40):
+def _locate_hopf(disc, model, Za, Zb, test, counters, tangents=None, depth=40):
     """Hopf point between two equilibria whose numbers of unstable eigenvalues differ.
 
-    When the crossing pair is complex at both ends, Brent's method on its real part
-    (:func:`locate_on_branch`).  Otherwise (e.g. a pair that becomes real and unstable right
-    after crossing, as for steep smoothed friction laws) the interval is bisected on the
-    branch, keeping the half where the number of unstable eigenvalues changes, until both
-    ends carry the complex pair.  A real crossing (a fold or branch point) ends with
-    ``ConvergenceError``.
+    The search runs on the cubic Hermite interpolant of the branch between the two points
+    (tangents ``tangents``, or computed), which costs no factorization: when the crossing
+    pair is not complex at both ends (e.g. a pair that becomes real and unstable right after
+    crossing, as for steep smoothed friction laws), the interval is bisected on the
+    interpolant, keeping the half where the number of unstable eigenvalues changes, until
+    both ends carry the complex pair.  The root of the pair's real part is then found on
+    the interpolant and refined on a few Newton-corrected points
+    (:func:`~frictionkit.runtime.engine._locate.locate_on_interpolant`).  A real crossing
+    (a fold or branch point) ends with ``ConvergenceError``.
     """
     n = model.n
+    if tangents is None:
+        chord = Zb - Za
+        tangents = [tangent_at(disc, Z, chord, counters) for Z in (Za, Zb)]
+    herm = hermite_chord(Za, tangents[0], Zb, tangents[1])
 
-    def count(Z):
+    def count(s):
+        Z = herm(s)
         return int(np.sum(eigenvalues(model, Z[:n], Z[-1]).real > 0))
 
+    sa, sb = 0.0, 1.0
+    n_a = count(sa)
     for _ in range(depth):
-        ta, tb = test(Za), test(Zb)
+        ta, tb = test(herm(sa)), test(herm(sb))
         if np.isfinite(ta) and np.isfinite(tb) and ta * tb <= 0:
-            return locate_on_branch(disc, Za, Zb, test, counters)
-        chord = Zb - Za
-        Zm, _ = correct(disc, Za + 0.5 * chord, chord, float(chord @ (Za + 0.5 * chord)), counters=counters)
-        if count(Za) != count(Zm):
-            Zb = Zm
+            return locate_on_interpolant(disc, Za, tangents[0], Zb, tangents[1], test, counters,
+                                         bracket=(sa, sb))
+        sm = 0.5 * (sa + sb)
+        if count(sm) != n_a:
+            sb = sm
         else:
-            Za = Zm
+            sa = sm
     raise ConvergenceError("no Hopf crossing between the two equilibria (a real eigenvalue crosses)")
 
 

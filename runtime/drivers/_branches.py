@@ -124,7 +124,8 @@ def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_
         n_unstable = np.array([np.sum(e.real > 0) for e in ev])
         for i in np.flatnonzero(np.diff(n_unstable) != 0):
             try:
-                Zh = _locate_hopf(disc, model, br.solutions[i], br.solutions[i + 1], test, counters)
+                Zh = _locate_hopf(disc, model, br.solutions[i], br.solutions[i + 1], test, counters,
+                                  tangents=br.tangents[i:i + 2])
             except (ConvergenceError, ValueError):
                 continue
             w, V = eigenvalues(model, Zh[:n], Zh[-1], vectors=True)

@@ -111,6 +111,11 @@ class Series:
             d[i] = -s / Rm[n - i, n - i] if Rm[n - i, n - i] != 0 else 0.0
         self._d = d
         self._n = n
+        # the approximant is meaningless from its first real positive pole on (next to a
+        # branch point, e.g. a Hopf point of a periodic branch, poles enter the step)
+        roots = np.roots(d[::-1]) if np.any(d[1:]) else np.array([])
+        real = roots[(np.abs(roots.imag) <= 1e-12 * np.abs(roots)) & (roots.real > 0)].real
+        self.first_pole = float(real.min()) if len(real) else np.inf
 
     def _fractions(self, a):
         """Padé: ``f_k(a) = a^k N_k(a) / D(a)``, k = 1..n, at the points ``a`` (shape
@@ -297,7 +302,10 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
             # residual of the rational approximant meets the tolerance (never below the
             # series' own validity range).
             a_series = a_max / options.pade_extension
-            while a_max > a_series:
+            if series.first_pole <= a_series:
+                series, a_max = Series(Z, terms, a_series), a_series   # this step: the series
+            a_max = min(a_max, 0.9 * series.first_pole) if series.pade else a_max
+            while series.pade and a_max > a_series:
                 Ze = series(a_max)
                 if np.all(np.isfinite(Ze)):
                     R = disc.residual(Ze)
@@ -350,4 +358,5 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
             progress(recorder)
         if a_end <= 0:
             break
+        Ze, te = recorder.hopf_jump() or (Ze, te)
         Z, t, a_prev = Ze, te, a_end

@@ -15,6 +15,9 @@ Engine-recorder protocol (every engine honours it):
 6. ``recorder.stop_reason`` (``"range"``, ``"equilibrium"`` or None): the event the last
    ``clip`` shortened the step to; ``recorder.points[-1]``, ``recorder.tangents[-1]``: the
    last recorded point and its tangent (read, never modified, by the engines).
+7. ``recorder.hopf_jump() -> (Z, t) or None`` (ANM) after every step: with
+   ``stop_on_equilibrium=False``, the point past a Hopf point the steps accumulate on,
+   already recorded; the engine continues from it.
 
 After the run, ``points``, ``tangents``, ``step_ends``, ``det_signs``, ``special``, ``status``,
 ``message`` and ``amp_w`` (the signed-amplitude weights, :func:`amplitude_weights`) describe
@@ -27,6 +30,7 @@ import scipy.optimize
 
 from ..results._branch import SpecialPoint
 from ._locate import hermite_chord
+from ..errors import ConvergenceError
 from ._newton import correct, tangent_at
 
 __all__ = ["Recorder", "amplitude_weights"]
@@ -64,6 +68,15 @@ def _series_turning_point(series, a_end):
     a = scipy.optimize.brentq(slope, 0.0, a_end, xtol=1e-14 * a_end, rtol=1e-14)
     h = 1e-3 * a_end
     return series(a), series.tangent(a), (slope(a + h) - slope(a - h)) / (2 * h)
+
+
+def _lagrange(x, Y, x0):
+    """Value at ``x0`` of the polynomial through the points ``(x[i], Y[i])``."""
+    out = 0.0
+    for i, xi in enumerate(x):
+        others = np.delete(x, i)
+        out = out + np.prod((x0 - others) / (xi - others)) * Y[i]
+    return out
 
 
 class Recorder:
@@ -270,6 +283,53 @@ class Recorder:
         a, b = abs(self.amp(Zprev)), abs(self.amp(Z))
         self._amp_max = max(self._amp_max, a, b, abs(self.amp(self.points[0])))
         return b < 1e-3 * self._amp_max and b < 0.5 * a
+
+    def hopf_jump(self):
+        """Step over a Hopf point that the steps accumulate on (``stop_on_equilibrium=False``).
+
+        There the periodic branch meets the trivial family (the equilibrium at any
+        ``omega``): ``[J; t^T]`` is singular, the series' radius shrinks with the distance
+        to it, and the steps shrink geometrically until the amplitude reaches the rounding
+        level, where its sign, and whether the run crosses or slides onto the trivial
+        family, is decided by rounding noise (tests/engine/test_periodic.py::
+        test_closed_branch_returns_to_start).  Near the Hopf point the amplitude ``A`` is the
+        natural parameter (``lam = lam_H + c A^2``): once the last three step ends have
+        amplitudes of one sign below 1e-3 of the largest, each under half the previous
+        one, the branch is extrapolated (quadratic in ``A`` through them) to ``-A`` of the
+        middle one and corrected there at fixed amplitude; the Hopf point (``A = 0`` on
+        the quadratic through the two nearest points and that one) is recorded.
+
+        Returns
+        -------
+        (Z, t) or None
+            The new step end, recorded, and its tangent; None when no jump is due (or its
+            correction fails: the run goes on as before).
+        """
+        if self.amp_w is None or self.options.stop_on_equilibrium or self.done or len(self.step_ends) < 4:
+            return None
+        idx = self.step_ends[-3:]
+        A = np.array([self.amp(self.points[i]) for i in idx])
+        self._amp_max = max(self._amp_max, float(np.max(np.abs(A))), abs(self.amp(self.points[0])))
+        if not (np.all(A * A[0] > 0) and abs(A[2]) < 0.5 * abs(A[1]) < 0.25 * abs(A[0])
+                and abs(A[0]) < 1e-3 * self._amp_max):
+            return None
+        target = -A[1]
+        P = [self.points[i] for i in idx]
+        Zg = _lagrange(A, P, target)
+        try:
+            Z, _ = correct(self.disc, Zg, self.amp_w, target, counters=self.counters,
+                           xtol=self.options.newton_xtol, max_iter=self.options.max_newton_iterations)
+            t = tangent_at(self.disc, Z, _lagrange(A, P, target + 1e-3 * target) - Zg, self.counters)
+        except ConvergenceError:
+            return None
+        Zh = _lagrange(np.array([A[1], A[2], target]), [P[1], P[2], Z], 0.0)
+        om = Zh[self.disc.omega_index] if self.disc.omega_index is not None else np.nan
+        self._add_hopf(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
+        self._travel += np.linalg.norm(Z - self.points[-1])
+        self.points.append(np.array(Z))
+        self.tangents.append(np.array(t))
+        self.step_ends.append(len(self.points) - 1)
+        return Z, t
 
     @staticmethod
     def _hermite_zero(Zprev, tprev, Z, t, w):

@@ -109,6 +109,7 @@ import json
 
 import numpy as np
 
+from ..discretizations._hbm import coefficients_to_samples
 from ..errors import InputError
 from ._atomic import atomic_path, read_hdf5
 
@@ -142,45 +143,104 @@ def trig_extrema(coef: np.ndarray, n_grid: int | None = None):
     """Minimum and maximum over one period of real Fourier series, accurately.
 
     A grid search followed by Newton on ``u'(theta) = 0`` from the best grid points
-    (relative accuracy near machine precision, unlike a plain grid maximum).
+    (relative accuracy near machine precision, unlike a plain grid maximum).  Every row is
+    an independent series, so the rows of many orbits are done in one batch (one inverse FFT
+    for the grid, one Newton iteration for all rows not yet converged).
 
     Parameters
     ----------
-    coef : ndarray (n_var, 2H+1)
+    coef : ndarray (..., 2H+1)
+        Coefficients ``[u0, c1, s1, ..., cH, sH]`` along the last axis.
 
     Returns
     -------
-    umin, umax : ndarray (n_var,)
+    umin, umax : ndarray (...,)  (at least 1-D)
     """
-    from ..discretizations._hbm import coefficients_to_samples
-    coef = np.atleast_2d(np.asarray(coef, dtype=float))
+    coef = np.asarray(coef, dtype=float)
+    shape = coef.shape[:-1] if coef.ndim > 1 else (1,)
+    coef = coef.reshape(-1, coef.shape[-1])
     H = (coef.shape[1] - 1) // 2
     if H == 0:
-        return coef[:, 0].copy(), coef[:, 0].copy()
+        return coef[:, 0].reshape(shape).copy(), coef[:, 0].reshape(shape).copy()
     n_grid = n_grid or max(16 * H, 256)
     s = coefficients_to_samples(coef, n_grid)
+    theta_grid = 2 * np.pi * np.arange(n_grid) / n_grid
+    m = len(coef)
+    # the maxima and the minima refined together: rows [0, m) from the grid maximum, [m, 2m)
+    # from the grid minimum
+    both = np.concatenate([coef, coef])
+    theta = theta_grid[np.concatenate([np.argmax(s, axis=1), np.argmin(s, axis=1)])]
+    v = _refine_extrema(both, theta, 2 * np.pi / n_grid)
+    # Newton may only improve on the grid value
+    return np.minimum(v[m:], s.min(axis=1)).reshape(shape), np.maximum(v[:m], s.max(axis=1)).reshape(shape)
+
+
+def _refine_extrema(coef, theta, cell):
+    """Newton on ``u'(theta) = 0`` for each row of ``coef`` from ``theta``, steps clipped to
+    ``cell`` (stay within one grid cell of the grid extremum); returns ``u(theta)``.  A row
+    stops once its step is below 1e-15 (30 iterations at most)."""
+    H = (coef.shape[1] - 1) // 2
     k = np.arange(1, H + 1)
     c, sn = coef[:, 1::2], coef[:, 2::2]
+    theta = np.array(theta, dtype=float)
+    active = np.arange(len(theta))
+    for _ in range(30):
+        kt = np.outer(theta[active], k)
+        ck, sk = np.cos(kt), np.sin(kt)
+        ca, sa = c[active], sn[active]
+        d1 = np.sum((-ca * sk + sa * ck) * k, axis=1)          # u'(theta)
+        d2 = np.sum((-ca * ck - sa * sk) * k**2, axis=1)       # u''(theta)
+        step = np.where(d2 != 0, d1 / np.where(d2 != 0, d2, 1.0), 0.0)
+        step = np.clip(step, -cell, cell)
+        theta[active] -= step
+        active = active[np.abs(step) >= 1e-15]
+        if not active.size:
+            break
+    kt = np.outer(theta, k)
+    return coef[:, 0] + np.sum(c * np.cos(kt) + sn * np.sin(kt), axis=1)
 
-    def refine(theta):
-        for _ in range(30):
-            ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
-            d1 = np.sum((-c * sk + sn * ck) * k, axis=1)          # u'(theta)
-            d2 = np.sum((-c * ck - sn * sk) * k**2, axis=1)       # u''(theta)
-            step = np.where(d2 != 0, d1 / np.where(d2 != 0, d2, 1.0), 0.0)
-            # stay within one grid cell of the grid extremum
-            step = np.clip(step, -2 * np.pi / n_grid, 2 * np.pi / n_grid)
-            theta = theta - step
-            if np.all(np.abs(step) < 1e-15):
-                break
-        ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
-        return coef[:, 0] + np.sum(c * ck + sn * sk, axis=1)
 
-    theta_grid = 2 * np.pi * np.arange(n_grid) / n_grid
-    vmax = refine(theta_grid[np.argmax(s, axis=1)])
-    vmin = refine(theta_grid[np.argmin(s, axis=1)])
-    # Newton may only improve on the grid value
-    return np.minimum(vmin, s.min(axis=1)), np.maximum(vmax, s.max(axis=1))
+def orbit_samples(disc, solutions, n_t: int) -> np.ndarray:
+    """The original states of each solution on a uniform grid of its period, as the
+    ``samples(n_t)`` of ``disc.unpack`` gives them, shape (n_points, n, n_t').
+
+    Harmonic balances: from the Fourier coefficients of all points in one inverse FFT
+    (``n_t' = max(n_t, 2H + 1)``); other discretizations: point by point (``n_t' = n_t``).
+    """
+    n = disc.model.n
+    infos = [disc.unpack(Z) for Z in np.asarray(solutions, dtype=float).reshape(-1, disc.size)]
+    if not infos:
+        return np.zeros((0, n, int(n_t)))
+    if disc.H is None:
+        return np.array([np.asarray(info["samples"](int(n_t))) for info in infos])
+    U = np.array([np.asarray(info["coefficients"])[:n] for info in infos])
+    if disc.H == 0:
+        return np.repeat(U[:, :, :1], int(n_t), axis=2)
+    return coefficients_to_samples(U, max(int(n_t), 2 * disc.H + 1))
+
+
+def _validity_columns(model, H, U, param, omega) -> dict:
+    """The ``validity/<variable>`` columns of harmonic-balance points with coefficients ``U``
+    (n_points, rows, 2H+1): each condition's worst relative value over one period
+    (``Model.validity_report``), on ``max(8H + 8, 256)`` samples of all points at once."""
+    checks = model.validity
+    if not checks:
+        return {}
+    n = model.n
+    n_t = 1 if H == 0 else max(8 * H + 8, 256)
+    rows = U if H else U[:, :, :1]
+    samples = rows if H == 0 else coefficients_to_samples(rows, n_t)
+    out = {var: np.empty(len(U)) for var, _, _ in checks}
+    for i, (u, lam, om) in enumerate(zip(samples, param, omega)):
+        if U.shape[1] == n < model.N:
+            # the states alone (AFT): the auxiliaries are functions of them, principal roots;
+            # the sample times as ``Discretization.samples`` gives them
+            t = (2 * np.pi / om) * np.arange(n_t) / n_t if np.isfinite(om) else np.linspace(0.0, 1.0, n_t)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                u = model.aux(u, t, lam)
+        for r in model.validity_report(u):
+            out[r["variable"]][i] = r["relative"]
+    return out
 
 
 class Branch:
@@ -269,46 +329,31 @@ class Branch:
     # -- construction ---------------------------------------------------------------
     @classmethod
     def from_solutions(cls, disc, solutions, tangents, **kw):
-        """Compute the columns of each solution of any discretization (contract items 7, 9, 10)."""
+        """Compute the columns of each solution of any discretization (contract items 7, 9, 10).
+
+        Harmonic balances: the extrema of every point's Fourier series in one batch
+        (:func:`trig_extrema`); other discretizations: from 1024 samples of each orbit.
+        """
         model = disc.model
         n = model.n
         sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
-        param, omega = [], []
-        mins, maxs, means = [], [], []
-        hbm = disc.H is not None      # a harmonic balance: exact extrema of its Fourier series
-        checks = model.validity
-        validity = {var: [] for var, _, _ in checks}
-        for Z in sol:
-            if hbm:
-                info = disc.unpack(Z)
-                U, om, lam = info["coefficients"], info["omega"], info["lam"]
-                lo, hi = trig_extrema(U[:n])
-                mean = U[:n, 0]
-                if checks:
-                    n_t = 1 if disc.H == 0 else max(8 * disc.H + 8, 256)
-                    if U.shape[0] == n < model.N:
-                        # the states alone (AFT): the auxiliaries are functions of them, principal roots
-                        t, x = disc.samples(Z, n_t)
-                        with np.errstate(invalid="ignore", divide="ignore"):
-                            u = model.aux(x, t, lam)
-                    else:
-                        u = U[:, :1] if disc.H == 0 else info["samples"](n_t, variables=True)
-                    for r in model.validity_report(u):
-                        validity[r["variable"]].append(r["relative"])
-            else:
-                # any other discretization (collocation, shooting): contract item 6
-                info = disc.unpack(Z)
-                lam, om = info["lam"], info["omega"]
-                x = np.asarray(info["samples"](1024))
-                lo, hi, mean = x.min(axis=1), x.max(axis=1), x.mean(axis=1)
-            param.append(lam)
-            omega.append(om)
-            mins.append(lo)
-            maxs.append(hi)
-            means.append(mean)
-        mins = np.array(mins).reshape(-1, n)
-        maxs = np.array(maxs).reshape(-1, n)
-        means = np.array(means).reshape(-1, n)
+        infos = [disc.unpack(Z) for Z in sol]
+        param = [info["lam"] for info in infos]
+        omega = [info["omega"] for info in infos]
+        validity = {}
+        if disc.H is not None:
+            # a harmonic balance: exact extrema of its Fourier series
+            nh = 2 * disc.H + 1
+            U = (np.array([info["coefficients"] for info in infos]).reshape(len(sol), -1, nh) if len(sol)
+                 else np.zeros((0, n, nh)))
+            mins, maxs = trig_extrema(U[:, :n])
+            means = U[:, :n, 0]
+            validity = _validity_columns(model, disc.H, U, param, omega)
+        else:
+            # any other discretization (collocation, shooting): contract item 6
+            x = orbit_samples(disc, sol, 1024)
+            mins, maxs, means = x.min(axis=2), x.max(axis=2), x.mean(axis=2)
+        mins, maxs, means = (np.asarray(a, dtype=float).reshape(-1, n) for a in (mins, maxs, means))
         st = model.states
         ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
         H = disc.H if disc.H is not None else -1
@@ -320,7 +365,7 @@ class Branch:
                    vmin={s: mins[:, i] for i, s in enumerate(st)},
                    vmax={s: maxs[:, i] for i, s in enumerate(st)},
                    mean={s: means[:, i] for i, s in enumerate(st)},
-                   validity={k: np.array(v) for k, v in validity.items() if len(v) == len(sol)}, **kw)
+                   validity=validity, **kw)
 
     # -- access ---------------------------------------------------------------------
     def special_points(self, kind=None):

@@ -73,8 +73,8 @@ def test_limit_velocities_analytic_with_and_without_lam_in_the_law(depends):
     one = _LawStub(depends)
     limit_velocity(one, lams[0])
     # a law without lam is searched once (plus two grid evaluations at other lam to see it);
-    # with lam, at every value (plus the first grid evaluation and the one that differed)
-    assert stub.calls == (len(lams) * one.calls + 2 if depends else one.calls + 2)
+    # with lam, at every value (a bounded search of several evaluations each)
+    assert stub.calls == one.calls + 2 if not depends else stub.calls > 5 * len(lams)
 
 
 def test_classify_motions_batch_of_synthetic_orbits_analytic_fractions():

@@ -35,7 +35,8 @@ import numpy as np
 from ..discretizations._shooting import PeriodicOrbit
 from ..engine._locate import locate_on_branch
 from ..errors import ConvergenceError, InputError
-from ..results._branch import SpecialPoint, orbit_samples
+from ..results._branch import SpecialPoint
+from ..results._columns import orbit_samples
 from ..results._result import Result
 from ._floquet import FloquetResult, _result, floquet_collocation
 from ._hill import hill_multipliers, hill_multipliers_hbm

@@ -45,13 +45,48 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
     -------
     ndarray, shape (n_contacts,)
     """
+    grid = _search_grid(v_max)
     p = model.param_vector(lam)
+    return _limit_velocity_at(model, p, grid, _law_on(model, grid, p))
+
+
+def limit_velocities(model: Model, lams, *, v_max: float = 1e3) -> np.ndarray:
+    """``V_n`` of every contact at each of the parameter values ``lams`` (n_lam, n_contacts).
+
+    The same numbers as :func:`limit_velocity` at each value, searched once when the law is
+    the same function of the velocity along ``lams``: when it takes the same values on the
+    whole search grid at the first, middle and last of them (laws that do not involve the
+    continuation parameter, the usual case); otherwise at every value.
+    """
+    lams = np.asarray(lams, dtype=float).ravel()
+    if not lams.size:
+        return np.zeros((0, len(model.contacts)))
+    grid = _search_grid(v_max)
+    p0 = model.param_vector(lams[0])
+    law0 = _law_on(model, grid, p0)
+    if all(np.array_equal(law0, _law_on(model, grid, model.param_vector(lam)))
+           for lam in (lams[len(lams) // 2], lams[-1])):
+        return np.tile(_limit_velocity_at(model, p0, grid, law0), (lams.size, 1))
+    return np.array([limit_velocity(model, lam, v_max=v_max) for lam in lams])
+
+
+def _search_grid(v_max):
+    """Logarithmic grid on both signs, and zero, up to ``|v| = v_max``."""
     mags = np.logspace(-10, np.log10(v_max), 4001)
-    grid = np.concatenate([-mags[::-1], [0.0], mags])
-    n_c = len(model.contacts)
+    return np.concatenate([-mags[::-1], [0.0], mags])
+
+
+def _law_on(model, grid, p):
+    """The law of every contact on ``grid`` (n_contacts, grid.size)."""
     # contact_law takes the relative velocities with the contact axis first, shaped like
     # contact_velocity's output (generated modules index vr[c])
-    law = np.atleast_2d(np.asarray(model.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
+    n_c = len(model.contacts)
+    return np.atleast_2d(np.asarray(model.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
+
+
+def _limit_velocity_at(model, p, grid, law):
+    """:func:`limit_velocity` for the parameter vector ``p``, the law ``law`` on ``grid`` given."""
+    n_c = len(model.contacts)
     out = np.empty(n_c)
     for c in range(out.size):
         k = int(np.argmax(law[c]))
@@ -96,14 +131,6 @@ class MotionResult(Result):
     v_n: np.ndarray
 
 
-def _count_cyclic_intervals(mask: np.ndarray) -> int:
-    """Number of maximal runs of True in a cyclic boolean sequence."""
-    if mask.all():
-        return 1
-    starts = mask & ~np.roll(mask, 1)
-    return int(starts.sum())
-
-
 def classify_motion(model: Model, lam: float, samples, *, omega: float | None = None,
                     n_t: int = 2048) -> MotionResult:
     """Label a periodic orbit "slipping", "stick-slip", "multiple stick" or "sticking".
@@ -128,32 +155,60 @@ def classify_motion(model: Model, lam: float, samples, *, omega: float | None = 
     -------
     MotionResult
     """
+    _check_contacts(model)
+    x = np.asarray(samples(int(n_t)) if callable(samples) else samples, dtype=float)
+    if x.ndim != 2 or x.shape[0] != model.n:
+        raise InputError(f"samples must have shape (n={model.n}, n_t), got {x.shape}")
+    return classify_motions(model, [lam], x[None],
+                            omegas=None if omega is None else [omega])[0]
+
+
+def classify_motions(model: Model, lams, samples, *, omegas=None) -> list[MotionResult]:
+    """:func:`classify_motion` of many orbits at once (e.g. every point of a branch).
+
+    Parameters
+    ----------
+    model : Model
+    lams : sequence of float (n_orbits,)
+    samples : ndarray (n_orbits, n, n_t)
+        The original states of each orbit on a uniform grid of its period.
+    omegas : sequence of float, optional
+        Angular frequencies (models whose contact velocity depends on time), as ``omega``
+        of :func:`classify_motion`; None (or a NaN entry): ``t = 0``.
+
+    Returns
+    -------
+    list of MotionResult
+        The same results as :func:`classify_motion` orbit by orbit; ``V_n`` is searched
+        once for the whole set where the law allows (:func:`limit_velocities`).
+    """
+    _check_contacts(model)
+    x = np.asarray(samples, dtype=float)
+    lams = np.asarray(lams, dtype=float).ravel()
+    if x.ndim != 3 or x.shape[1] != model.n or x.shape[0] != lams.size:
+        raise InputError(f"samples must have shape (n_orbits={lams.size}, n={model.n}, n_t), got {x.shape}")
+    m = x.shape[2]
+    oms = [None] * lams.size if omegas is None else list(omegas)
+    vr = np.array([np.atleast_2d(np.asarray(model.contact_velocity(
+        xi, 2 * np.pi / om * np.arange(m) / m if om and np.isfinite(om) else np.zeros(m),
+        model.param_vector(lam)), dtype=float)) for xi, lam, om in zip(x, lams, oms)])
+    v_n = limit_velocities(model, lams)
+    stick = np.abs(vr) <= np.abs(v_n)[:, :, None]          # (n_orbits, n_contacts, n_t)
+    # maximal runs of True, counted cyclically (all True: one run)
+    counts = np.where(stick.all(axis=2), 1, np.sum(stick & ~np.roll(stick, 1, axis=2), axis=2))
+    fractions = stick.mean(axis=2)
+    labels = np.where(counts == 0, "slipping", np.where(stick.all(axis=2), "sticking",
+                                                        np.where(counts == 1, "stick-slip", "multiple stick")))
+    out = []
+    for i in range(lams.size):
+        labs = tuple(str(lab) for lab in labels[i])
+        out.append(MotionResult(label=max(labs, key=MOTION_LABELS.index), labels=labs,
+                                stick_intervals=tuple(int(k) for k in counts[i]),
+                                stick_fraction=tuple(float(f) for f in fractions[i]), v_n=v_n[i]))
+    return out
+
+
+def _check_contacts(model):
     if not len(model.contacts):
         raise InputError(f"model {model.name!r} declares no contact (CONTACTS is empty): "
                          "motion classification needs contact_velocity and contact_law")
-    x = samples(int(n_t)) if callable(samples) else np.asarray(samples, dtype=float)
-    if x.ndim != 2 or x.shape[0] != model.n:
-        raise InputError(f"samples must have shape (n={model.n}, n_t), got {x.shape}")
-    m = x.shape[1]
-    t = 2 * np.pi / omega * np.arange(m) / m if omega else np.zeros(m)
-    p = model.param_vector(lam)
-    vr = np.atleast_2d(np.asarray(model.contact_velocity(x, t, p), dtype=float))
-    v_n = limit_velocity(model, lam)
-    labels, counts, fractions = [], [], []
-    for c in range(v_n.size):
-        stick = np.abs(vr[c]) <= abs(v_n[c])
-        k = _count_cyclic_intervals(stick) if stick.any() else 0
-        if k == 0:
-            lab = "slipping"
-        elif stick.all():
-            lab = "sticking"
-        elif k == 1:
-            lab = "stick-slip"
-        else:
-            lab = "multiple stick"
-        labels.append(lab)
-        counts.append(k)
-        fractions.append(float(stick.mean()))
-    overall = max(labels, key=MOTION_LABELS.index)
-    return MotionResult(label=overall, labels=tuple(labels), stick_intervals=tuple(counts),
-                        stick_fraction=tuple(fractions), v_n=v_n)

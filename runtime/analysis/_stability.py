@@ -36,10 +36,11 @@ from ..discretizations._shooting import PeriodicOrbit
 from ..engine._locate import locate_on_branch
 from ..errors import ConvergenceError, InputError
 from ..results._branch import SpecialPoint
+from ..results._columns import orbit_samples
 from ..results._result import Result
 from ._floquet import FloquetResult, _result, floquet_collocation
 from ._hill import hill_multipliers, hill_multipliers_hbm
-from ._motion import classify_motion
+from ._motion import classify_motions
 
 
 # ---------------------------------------------------------------------------------------
@@ -198,7 +199,7 @@ def _ns_test(res: FloquetResult) -> float:
 
 
 def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = True, locate: bool = True,
-                     counters=None, points=None, workers: int | None = None):
+                     counters=None, points=None, stride: int = 1, workers: int | None = None):
     """Fill the stability columns of a periodic branch and record its bifurcations of cycles.
 
     For every branch point the Floquet multipliers are computed (:func:`point_stability`:
@@ -213,6 +214,7 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     * ``branch.multiplier_agreement``: HBM only, ``|max_multiplier(HBM Hill) -
       max_multiplier(original-ODE Hill)|``,
     * ``branch.motion``: the motion label of :func:`~frictionkit.runtime._motion.classify_motion`
+      (all points at once, :func:`~frictionkit.runtime._motion.classify_motions`)
       for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
 
     With ``locate``, multiplier crossings (:func:`multiplier_crossings`) are located along
@@ -240,11 +242,19 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     locate : bool
         Locate bifurcations from the multiplier crossings.
     points : sequence of int, optional
-        Branch indices where the multipliers are computed (increasing, first and last
-        included; default all).  The continuation passes the ANM's step ends: a point in
-        between inherits the stable flag of its two neighbours when they agree and no
-        multiplier leaves the unit circle between them (its multiplier columns are NaN);
-        otherwise every point of that step is computed.
+        Branch indices where the multipliers may be computed first (increasing, first and
+        last included; default all): the continuation passes the ANM's step ends.
+    stride : int
+        Multipliers only where needed (bracket and bisect): every ``stride``-th of ``points``
+        is computed, with the points next to every special point already on the branch;
+        between two computed points whose stable flags differ, or between which a multiplier
+        crosses the unit circle, the points in between are bisected down to adjacent
+        ``points``, and then every branch point between those two is computed.  Any other
+        point inherits the stable flag of its two computed neighbours, which agree (its
+        multiplier columns are NaN).  Two crossings that cancel between two computed
+        points (a multiplier leaving and re-entering the unit circle within ``stride``
+        points, away from any special point) are not seen; ``stride = 1`` (the default)
+        computes every one of ``points``.
     workers : int, optional
         Threads computing the multipliers of different points at once (the condensation
         solves run in LAPACK, outside Python's lock); default ``min(4, os.cpu_count())`` for
@@ -260,51 +270,82 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         raise InputError("branch_stability needs the branch's discretization (disc=...)")
     if branch.kind != "periodic":
         raise InputError("branch_stability: equilibrium branches carry eigenvalues, not multipliers")
-    prim, refs, stable = _multipliers_along(branch, disc, tol, points, workers)
+    prim, refs, stable = _multipliers_along(branch, disc, tol, points, workers, stride)
     done = [i for i in range(len(prim)) if prim[i] is not None]
     _store_columns(branch, prim, refs, stable, done)
     model = disc.model
     if motion and len(model.contacts):
-        labels = []
-        for Z in branch.solutions:
-            info = disc.unpack(Z)
-            om = info["omega"] if model.forced else None
-            labels.append(classify_motion(model, info["lam"], info["samples"], omega=om).label)
-        branch.motion = labels
+        # all points at once: one inverse FFT for the samples, V_n searched once if the law
+        # does not involve lam (classify_motions)
+        branch.motion = [r.label for r in classify_motions(
+            model, branch.param, orbit_samples(disc, branch.solutions, 2048),
+            omegas=branch.omega if model.forced else None)]
     if locate:
         _locate_crossings(branch, disc, prim, refs, done, tol, counters)
     return prim
 
 
-def _multipliers_along(branch, disc, tol, points, workers):
-    """Primary and reference multipliers at ``points`` (and wherever a step between two of
-    them may hide a crossing), and the inherited stable flags (:func:`branch_stability`)."""
+def _multipliers_along(branch, disc, tol, points, workers, stride=1):
+    """Primary and reference multipliers where :func:`branch_stability`'s rule needs them, and
+    the inherited stable flags.
+
+    The rule (``points`` = the candidate points, default all; ``stride`` = k):
+
+    1. computed first: every k-th candidate, the first and the last, and the two candidates
+       bracketing every special point already on the branch (engine folds, branch points,
+       Hopf points);
+    2. bisection: between two computed candidates whose stable flags differ or between which
+       a multiplier crosses the unit circle (:func:`multiplier_crossings`), the middle
+       candidate is computed, round after round, until such pairs are adjacent candidates;
+    3. between adjacent candidates that still disagree, every branch point in between (the
+       ANM's series points inside one step) is computed;
+    4. every other point inherits the stable flag of its two computed neighbours, which
+       agree (its multiplier columns stay NaN).
+    """
     n_pts = len(branch.solutions)
     prim, refs = [None] * n_pts, [None] * n_pts
-
-    def compute(i):
-        if prim[i] is None:
-            prim[i], refs[i] = point_stability(disc, branch.solutions[i], tol=tol)
-
-    idx = sorted(set(range(n_pts)) if points is None else {int(i) for i in points} | {0, n_pts - 1})
     # threads for the harmonic balances (pure functions of Z, LAPACK-bound condensation);
     # shooting and collocation compute their multipliers one point at a time
     workers = (min(4, os.cpu_count() or 1) if disc.kind == "hbm" else 1) if workers is None else max(1, int(workers))
-    if workers > 1 and len(idx) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for i, res in zip(idx, pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol), idx)):
-                prim[i], refs[i] = res
-    for i in idx:
-        compute(i)
-    stable = np.full(n_pts, np.nan)
-    for a, b in zip(idx[:-1], idx[1:]):
-        if b == a + 1:
-            continue
-        if prim[a].stable == prim[b].stable and not multiplier_crossings([prim[a], prim[b]]):
-            stable[a + 1:b] = 1.0 if prim[a].stable else 0.0
+
+    def compute(indices):
+        todo = sorted({int(i) for i in indices if prim[i] is None})
+        if workers > 1 and len(todo) > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol), todo))
         else:
-            for i in range(a + 1, b):
-                compute(i)
+            results = [point_stability(disc, branch.solutions[i], tol=tol) for i in todo]
+        for i, res in zip(todo, results):
+            prim[i], refs[i] = res
+
+    def differ(a, b):
+        return prim[a].stable != prim[b].stable or bool(multiplier_crossings([prim[a], prim[b]]))
+
+    cand = sorted(set(range(n_pts)) if points is None else {int(i) for i in points} | {0, n_pts - 1})
+    k = max(1, int(stride))
+    first = set(range(0, len(cand), k)) | {len(cand) - 1}
+    for sp in branch.special:          # the candidates on either side of each special point
+        j = int(np.searchsorted(cand, sp.index, side="right"))
+        first |= {max(j - 1, 0), min(j, len(cand) - 1)}
+    pos = sorted(first)                # positions in cand, computed
+    compute(cand[j] for j in pos)
+    while True:
+        mids = [(a + b) // 2 for a, b in zip(pos[:-1], pos[1:]) if b > a + 1 and differ(cand[a], cand[b])]
+        if not mids:
+            break
+        compute(cand[j] for j in mids)
+        pos = sorted(set(pos) | set(mids))
+    stable = np.full(n_pts, np.nan)
+    inside = []
+    for a, b in zip(pos[:-1], pos[1:]):
+        i, j = cand[a], cand[b]
+        if j == i + 1:
+            continue
+        if differ(i, j):
+            inside.extend(range(i + 1, j))     # adjacent candidates (rule 3)
+        else:
+            stable[i + 1:j] = 1.0 if prim[i].stable else 0.0
+    compute(inside)
     return prim, refs, stable
 
 

@@ -65,7 +65,10 @@ Datasets (float64 unless noted)
                                      imaginary parts of the Floquet multipliers of each
                                      orbit, by decreasing modulus (HBM: Hill's method on the
                                      HBM Jacobian; collocation: condensed monodromy;
-                                     shooting: variational monodromy); attribute ``method``
+                                     shooting: variational monodromy); NaN at the points whose
+                                     ``stable`` flag was inherited from their neighbours (the
+                                     analysis pass computes them only where needed, see
+                                     ``branch_stability``'s ``stride``); attribute ``method``
                                      on ``multipliers_re``.  Older files hold one complex
                                      (HDF5 compound) dataset ``multipliers``; still read.
     ``max_multiplier`` (n_points,)   largest modulus of the non-trivial multipliers
@@ -111,6 +114,7 @@ import numpy as np
 
 from ..errors import InputError
 from ._atomic import atomic_path, read_hdf5
+from ._columns import validity_columns, orbit_samples, trig_extrema
 
 __all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema"]
 
@@ -136,51 +140,6 @@ class SpecialPoint:
     def __post_init__(self):
         if self.kind not in SPECIAL_KINDS:
             raise InputError(f"special point kind {self.kind!r} is not one of {SPECIAL_KINDS}")
-
-
-def trig_extrema(coef: np.ndarray, n_grid: int | None = None):
-    """Minimum and maximum over one period of real Fourier series, accurately.
-
-    A grid search followed by Newton on ``u'(theta) = 0`` from the best grid points
-    (relative accuracy near machine precision, unlike a plain grid maximum).
-
-    Parameters
-    ----------
-    coef : ndarray (n_var, 2H+1)
-
-    Returns
-    -------
-    umin, umax : ndarray (n_var,)
-    """
-    from ..discretizations._hbm import coefficients_to_samples
-    coef = np.atleast_2d(np.asarray(coef, dtype=float))
-    H = (coef.shape[1] - 1) // 2
-    if H == 0:
-        return coef[:, 0].copy(), coef[:, 0].copy()
-    n_grid = n_grid or max(16 * H, 256)
-    s = coefficients_to_samples(coef, n_grid)
-    k = np.arange(1, H + 1)
-    c, sn = coef[:, 1::2], coef[:, 2::2]
-
-    def refine(theta):
-        for _ in range(30):
-            ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
-            d1 = np.sum((-c * sk + sn * ck) * k, axis=1)          # u'(theta)
-            d2 = np.sum((-c * ck - sn * sk) * k**2, axis=1)       # u''(theta)
-            step = np.where(d2 != 0, d1 / np.where(d2 != 0, d2, 1.0), 0.0)
-            # stay within one grid cell of the grid extremum
-            step = np.clip(step, -2 * np.pi / n_grid, 2 * np.pi / n_grid)
-            theta = theta - step
-            if np.all(np.abs(step) < 1e-15):
-                break
-        ck, sk = np.cos(np.outer(theta, k)), np.sin(np.outer(theta, k))
-        return coef[:, 0] + np.sum(c * ck + sn * sk, axis=1)
-
-    theta_grid = 2 * np.pi * np.arange(n_grid) / n_grid
-    vmax = refine(theta_grid[np.argmax(s, axis=1)])
-    vmin = refine(theta_grid[np.argmin(s, axis=1)])
-    # Newton may only improve on the grid value
-    return np.minimum(vmin, s.min(axis=1)), np.maximum(vmax, s.max(axis=1))
 
 
 class Branch:
@@ -269,46 +228,31 @@ class Branch:
     # -- construction ---------------------------------------------------------------
     @classmethod
     def from_solutions(cls, disc, solutions, tangents, **kw):
-        """Compute the columns of each solution of any discretization (contract items 7, 9, 10)."""
+        """Compute the columns of each solution of any discretization (contract items 7, 9, 10).
+
+        Harmonic balances: the extrema of every point's Fourier series in one batch
+        (:func:`trig_extrema`); other discretizations: from 1024 samples of each orbit.
+        """
         model = disc.model
         n = model.n
         sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
-        param, omega = [], []
-        mins, maxs, means = [], [], []
-        hbm = disc.H is not None      # a harmonic balance: exact extrema of its Fourier series
-        checks = model.validity
-        validity = {var: [] for var, _, _ in checks}
-        for Z in sol:
-            if hbm:
-                info = disc.unpack(Z)
-                U, om, lam = info["coefficients"], info["omega"], info["lam"]
-                lo, hi = trig_extrema(U[:n])
-                mean = U[:n, 0]
-                if checks:
-                    n_t = 1 if disc.H == 0 else max(8 * disc.H + 8, 256)
-                    if U.shape[0] == n < model.N:
-                        # the states alone (AFT): the auxiliaries are functions of them, principal roots
-                        t, x = disc.samples(Z, n_t)
-                        with np.errstate(invalid="ignore", divide="ignore"):
-                            u = model.aux(x, t, lam)
-                    else:
-                        u = U[:, :1] if disc.H == 0 else info["samples"](n_t, variables=True)
-                    for r in model.validity_report(u):
-                        validity[r["variable"]].append(r["relative"])
-            else:
-                # any other discretization (collocation, shooting): contract item 6
-                info = disc.unpack(Z)
-                lam, om = info["lam"], info["omega"]
-                x = np.asarray(info["samples"](1024))
-                lo, hi, mean = x.min(axis=1), x.max(axis=1), x.mean(axis=1)
-            param.append(lam)
-            omega.append(om)
-            mins.append(lo)
-            maxs.append(hi)
-            means.append(mean)
-        mins = np.array(mins).reshape(-1, n)
-        maxs = np.array(maxs).reshape(-1, n)
-        means = np.array(means).reshape(-1, n)
+        infos = [disc.unpack(Z) for Z in sol]
+        param = [info["lam"] for info in infos]
+        omega = [info["omega"] for info in infos]
+        validity = {}
+        if disc.H is not None:
+            # a harmonic balance: exact extrema of its Fourier series
+            nh = 2 * disc.H + 1
+            U = (np.array([info["coefficients"] for info in infos]).reshape(len(sol), -1, nh) if len(sol)
+                 else np.zeros((0, n, nh)))
+            mins, maxs = trig_extrema(U[:, :n])
+            means = U[:, :n, 0]
+            validity = validity_columns(model, disc.H, U, param, omega)
+        else:
+            # any other discretization (collocation, shooting): contract item 6
+            x = orbit_samples(disc, sol, 1024)
+            mins, maxs, means = x.min(axis=2), x.max(axis=2), x.mean(axis=2)
+        mins, maxs, means = (np.asarray(a, dtype=float).reshape(-1, n) for a in (mins, maxs, means))
         st = model.states
         ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
         H = disc.H if disc.H is not None else -1
@@ -320,7 +264,7 @@ class Branch:
                    vmin={s: mins[:, i] for i, s in enumerate(st)},
                    vmax={s: maxs[:, i] for i, s in enumerate(st)},
                    mean={s: means[:, i] for i, s in enumerate(st)},
-                   validity={k: np.array(v) for k, v in validity.items() if len(v) == len(sol)}, **kw)
+                   validity=validity, **kw)
 
     # -- access ---------------------------------------------------------------------
     def special_points(self, kind=None):

@@ -111,7 +111,9 @@ def test_period_doubling_found_on_a_continued_branch(duffing_pd, kind):
     np.testing.assert_array_equal(br.stable, np.where(br.param > pd["lam"], 1.0, 0.0))
     # Liouville: the product of the multipliers is exp(-c T)
     T = 2 * np.pi / br.param
-    np.testing.assert_allclose(np.prod(br.multipliers, axis=1).real, np.exp(-C * T), rtol=1e-8)
+    done = np.isfinite(br.multipliers[:, 0])        # the points where they were computed
+    assert done.sum() >= 3
+    np.testing.assert_allclose(np.prod(br.multipliers[done], axis=1).real, np.exp(-C * T[done]), rtol=1e-8)
 
 
 @pytest.fixture(scope="module")

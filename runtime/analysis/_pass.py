@@ -12,10 +12,6 @@ from ._stability import branch_stability
 
 __all__ = ["analyse_branch"]
 
-#: the multipliers of a continued periodic branch are computed first at every this-many-th step
-#: end (and next to every special point), then bisected where the stability changes
-MULTIPLIER_STRIDE = 8
-
 
 def analyse_branch(br):
     """Branch points (bordered determinant) and, for periodic branches, stability columns.
@@ -57,9 +53,10 @@ def _passes(br, extra):
             warnings.warn(f"branch-point detection skipped: {exc}", RuntimeWarning, stacklevel=4)
     if opts.stability and br.kind == "periodic" and disc.supports_stability:
         try:
-            # multipliers at every MULTIPLIER_STRIDE-th step end and next to the special points,
+            # multipliers at every multiplier_stride-th step end and next to the special points,
             # bisected down to the step (then the ANM's series points inside it) only where the
             # stability changes (branch_stability's ``points`` and ``stride``)
-            branch_stability(br, disc, counters=extra, points=ends.tolist(), stride=MULTIPLIER_STRIDE)
+            branch_stability(br, disc, counters=extra, points=ends.tolist(),
+                             stride=int(opts.multiplier_stride))
         except (ConvergenceError, InputError) as exc:
             warnings.warn(f"stability of the periodic branch not computed: {exc}", RuntimeWarning, stacklevel=4)

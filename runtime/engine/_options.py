@@ -47,6 +47,13 @@ class ContinuationOptions:
         Periodic branches: Floquet multipliers of every orbit, the ``stable``, multiplier
         and motion columns, and period doubling / Neimark-Sacker / branch points from the
         multiplier crossings (``_stability.branch_stability``).  Ignored for equilibria.
+    multiplier_stride : int
+        Periodic branches with ``stability``: the multipliers are computed first at every
+        ``multiplier_stride``-th step end and next to every special point, then bisected down
+        to the step wherever the stability changes or a multiplier crosses the unit circle
+        (``_stability.branch_stability``'s ``stride``); the other points inherit the
+        ``stable`` flag of their neighbours and have NaN multiplier columns.  1 computes the
+        multipliers at every step end (as AUTO's ISP = 2 does at every point).
     residual_tolerance : float
         Relative residual ``max_i |R_i| / (|J| |Z|)_i`` (each equation against the size of
         its terms) below which a point needs no Newton correction.
@@ -71,6 +78,7 @@ class ContinuationOptions:
     locate_folds: bool = True
     branch_points: bool = True
     stability: bool = True
+    multiplier_stride: int = 8
     residual_tolerance: float = 1e-10
     newton_xtol: float = 1e-11
     max_newton_iterations: int = 12
@@ -83,6 +91,9 @@ class ContinuationOptions:
             raise InputError(f"max_steps = {self.max_steps} must be >= 1")
         if not (self.max_step > 0 and self.max_lam_step > 0):
             raise InputError(f"max_step = {self.max_step} and max_lam_step = {self.max_lam_step} must be > 0")
+        if int(self.multiplier_stride) != self.multiplier_stride or self.multiplier_stride < 1:
+            raise InputError(f"multiplier_stride = {self.multiplier_stride} must be an integer >= 1 "
+                             "(1: the multipliers at every step end)")
         if not self.residual_tolerance > 0 or not self.newton_xtol > 0:
             raise InputError("residual_tolerance and newton_xtol must be > 0")
         if self.on_invalid not in ("stop", "warn"):

@@ -75,6 +75,11 @@ def _point(br, i, state, n_t):
     numbers["stability"] = "stable" if s == 1 else "unstable" if s == 0 else "unknown"
     if br.motion is not None:
         numbers["motion"] = str(br.motion[i])
+    if mult.size and not np.isfinite(mult).any():
+        # continued branches compute the multipliers where the stability may change
+        # (option multiplier_stride); the others inherit their neighbours' flag
+        numbers[mname] = "not computed at this point (its stability is its neighbours'; " \
+                         "the option multiplier_stride=1 computes them at every step end)"
     numbers["point"] = str(i)
     return dict(t=_round(t), x=_round(x), mr=_round(mult.real), mi=_round(mult.imag), mname=mname,
                 numbers=numbers)

@@ -148,3 +148,19 @@ def test_neimark_sacker_and_inherited_flags_analytic_on_a_longer_branch():
     assert len(br) > 30 and np.isfinite(br.max_multiplier).sum() < len(br) / 2
     assert [s.kind for s in br.special] == ["ns"] and abs(br.special[0].param) < 1e-10
     np.testing.assert_array_equal(br.stable, np.where(br.param < 0, 1.0, 0.0))
+
+
+def test_multiplier_stride_option_and_the_report_of_an_inherited_point(belt_branch):
+    """``multiplier_stride=1`` computes the multipliers at every step end (AUTO's ISP = 2);
+    a point that inherited its flag says so in the report instead of showing no multipliers."""
+    from frictionkit.runtime.errors import InputError
+    from frictionkit.runtime.results._report import _point
+    br = belt_branch
+    disc = br.discretization
+    every = periodic_branch(disc, br.solutions[0], 0.0, 12.0, br.tangents[0], options=dict(multiplier_stride=1))
+    assert np.all(np.isfinite(every.max_multiplier))          # one point per step here
+    np.testing.assert_array_equal(every.stable, br.stable)
+    with pytest.raises(InputError, match="multiplier_stride"):
+        periodic_branch(disc, br.solutions[0], 0.0, 12.0, br.tangents[0], options=dict(multiplier_stride=0))
+    i = int(np.flatnonzero(~np.isfinite(br.max_multiplier))[0])
+    assert "not computed at this point" in _point(br, i, br.states[0], 64)["numbers"]["Floquet multipliers"]

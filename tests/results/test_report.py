@@ -55,7 +55,9 @@ def test_page_is_self_contained_and_holds_every_point(saved):
     assert "Plotly" in html and len(html) > 1_000_000
     data = _page_data(html)
     assert [len(b["points"]) for b in data["branches"]] == [len(eq), len(per)]
-    i = len(per) // 2
+    # a point whose multipliers were computed (the others inherit their flag, multiplier_stride)
+    done = np.flatnonzero(np.isfinite(per.max_multiplier))
+    i = int(done[np.argmin(np.abs(done - len(per) // 2))])
     p = data["branches"][1]["points"][i]
     # the orbit stored for the click: one period in seconds, y in metres (not normalised); its
     # sampled peak-to-peak is the branch's Newton-refined extremum to sampling accuracy

@@ -497,6 +497,9 @@ def summarize(case, res):
         if out["auto_ntst100_solver_alone_s"]:
             out[f"cpu_ratio_{label}_vs_auto_solver_alone"] = fk_cpu / out["auto_ntst100_solver_alone_s"]
     for name, row in res.get("extra_rows", {}).items():      # one round: labelled extra rows
+        if name == "fold_versus_harmonics":
+            out["fold_rel_err_versus_harmonics"] = row
+            continue
         cpu = res["frictionkit_load_model"]["cpu_s"] + fk[0]["equilibria"]["cpu_s"] + row["cpu_s"]
         out[f"extra_{name}"] = dict(cpu_s=cpu, cpu_ratio=cpu / out["auto_ntst100_cpu_s"], success=row["success"],
                                     message=row["message"], points=row["points"],

@@ -65,27 +65,13 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     return terms, scale, det_sign, lu
 
 
-def _evaluate(Z0, terms, a):
-    out = np.array(Z0, dtype=float)
-    ap = 1.0
-    for Zp in terms:
-        ap *= a
-        out += ap * Zp
-    return out
-
-
-def _derivative(terms, a):
-    out = np.zeros_like(terms[0])
-    for p, Zp in enumerate(terms, start=1):
-        out += p * a ** (p - 1) * Zp
-    return out
-
-
 class Series:
     """One ANM step: evaluate the branch (power series or Padé) on ``[0, a_max]``."""
 
     def __init__(self, Z0, terms, a_max, pade=False):
         self.Z0, self.terms, self.a_max = Z0, terms, a_max
+        self._T = np.array(terms)         # (P, size): every evaluation is one product with it
+        self._p = np.arange(1, len(terms) + 1)
         self.pade = pade
         if pade:
             self._setup_pade()
@@ -144,40 +130,32 @@ class Series:
 
     def __call__(self, a):
         if not self.pade:
-            return _evaluate(self.Z0, self.terms, a)
-        T = np.array(self.terms[:self._n])
-        return self.Z0 + self._fractions(a) @ T
+            return self.Z0 + (a ** self._p) @ self._T
+        return self.Z0 + self._fractions(a) @ self._T[:self._n]
 
     def components(self, a, idx):
         """Components ``idx`` of the branch at the points ``a`` (array): shape (len(a), len(idx))."""
         a = np.asarray(a, dtype=float)
         if self.pade:
-            C = np.array([Zp[idx] for Zp in self.terms[:self._n]])
-            return self.Z0[idx][None, :] + self._fractions(a) @ C
-        C = np.array([Zp[idx] for Zp in self.terms])              # (P, k)
-        powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
-        return self.Z0[idx][None, :] + powers @ C
+            return self.Z0[idx][None, :] + self._fractions(a) @ self._T[:self._n, idx]
+        return self.Z0[idx][None, :] + (a[:, None] ** self._p) @ self._T[:, idx]
 
     def linear(self, a, w):
         """Values of the linear functional ``w . Z`` along the branch at the points ``a``."""
         a = np.asarray(a, dtype=float)
         if self.pade:
-            c = np.array([Zp @ w for Zp in self.terms[:self._n]])
-            return float(self.Z0 @ w) + self._fractions(a) @ c
-        c = np.array([Zp @ w for Zp in self.terms])
-        powers = a[:, None] ** np.arange(1, len(self.terms) + 1)[None, :]
-        return float(self.Z0 @ w) + powers @ c
+            return float(self.Z0 @ w) + self._fractions(a) @ (self._T[:self._n] @ w)
+        return float(self.Z0 @ w) + (a[:, None] ** self._p) @ (self._T @ w)
 
     def lam_polynomial(self):
         """Coefficients (highest first) of lam(a) - lam0 for numpy.roots (series only)."""
-        c = [Zp[-1] for Zp in self.terms][::-1]
-        return np.array(c + [0.0])
+        return np.append(self._T[::-1, -1], 0.0)
 
     def tangent(self, a):
         if not self.pade:
-            t = _derivative(self.terms, a)
+            t = (self._p * a ** (self._p - 1)) @ self._T
         else:
-            t = self._fractions_derivative(float(a)) @ np.array(self.terms[:self._n])
+            t = self._fractions_derivative(float(a)) @ self._T[:self._n]
         return t / np.linalg.norm(t)
 
 

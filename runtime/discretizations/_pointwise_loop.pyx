@@ -38,6 +38,9 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
            Py_ssize_t omega_index):
     """Fill ``T[first-1..last-1]`` (``Z_first..Z_last``) and the series' buffers.
 
+    (About 100 lines: the four stages of an order share a dozen typed views of the buffers,
+    which helper functions would have to take again; the stages are numbered as above.)
+
     Parameters
     ----------
     capsule : PyCapsule

@@ -42,11 +42,12 @@ import numpy
 
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.pycapsule cimport PyCapsule_New
 
 MODEL_NAME = "shaw_free"
 MODEL_HASH = "2fa0896210126904"
 BACKEND = "cython"
-KERNELS = ("rhs", "jac", "quad", "quad_jac", "quad_jac_sparse", "taylor")
+KERNELS = ("rhs", "jac", "quad", "quad_jac", "quad_jac_sparse", "taylor", "TAYLOR_CAPSULE")
 _NPARAM = 4
 _N = 2
 _n = 2
@@ -171,6 +172,11 @@ cdef extern from *:
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_taylor(const double *p, const double *t, Py_ssize_t ts, const double *X, const double *LAM,
                    const double *A, double *Sk, double *F, double **rows, Py_ssize_t k, Py_ssize_t M) nogil
+
+# fk_taylor's address for compiled callers (the AFT's per-order ANM loop,
+# runtime/discretizations/_pointwise_loop.pyx), reached through Model.taylor_kernel only; the
+# name carries the signature's version (a caller checks it)
+TAYLOR_CAPSULE = PyCapsule_New(<void *>fk_taylor, b"frictionkit.fk_taylor.v1", NULL)
 
 # Every array handed to a kernel is made here (ascontiguousarray / empty / zeros, float64),
 # so its buffer is C-contiguous doubles and PyObject_GetBuffer cannot fail on it.

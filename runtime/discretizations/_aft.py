@@ -62,7 +62,7 @@ from ._hbm import (
     samples_to_coefficients,
     shift_phase,
 )
-from ._pointwise import PointwiseSeries
+from ._pointwise import PointwiseSeries, compiled_loop
 
 __all__ = ["AFTDiscretization", "default_n_t"]
 
@@ -365,6 +365,24 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             # D (c_k, s_k) = (k s_k, -k c_k), i.e. -i k (c_k + i s_k) on the pairs read as complex
             R[:, 1:].view(complex).__iadd__(self._ik * W[:, 1:].view(complex))
         return out
+
+    def series_terms(self, origin, Z1, order: int, solve, lu=None):
+        """Terms ``[Z_1..Z_order]`` of one ANM step (contract item 6): the recurrence of
+        :meth:`series_rhs`, in compiled code (``_pointwise_loop.pyx``) where the model exports
+        its Taylor kernel (``Model.taylor_kernel``: compiled generated models) and the step's
+        LU is dense; otherwise the Python loop of the contract's default.  Both leave the
+        series' buffers as after ``series_rhs`` of the last order."""
+        kernel = self.model.taylor_kernel() if self.H and lu is not None and order >= 2 else None
+        loop = compiled_loop() if kernel is not None and self.supports_anm else None
+        if loop is None:
+            return super().series_terms(origin, Z1, order, solve, lu)
+        c = self._series.restart(origin, order + 1)
+        T = np.empty((order, self.size))
+        T[0] = Z1
+        loop.orders(kernel, c["params"], c["t"], c["X"], c["LAM"], c["A"], c["U"], c["omega"], lu[0], lu[1],
+                    T, 2, order, self.omega_index if self.autonomous else -1)
+        c["order"] = order
+        return list(T)
 
     def _to_coef(self, f):
         return f if self.H == 0 else samples_to_coefficients(f, self.H)

@@ -37,6 +37,11 @@ them) are marked *abstract*; the others have defaults here.
    pointwise discretizations of the states (AFT) take it from the generated Taylor
    kernels (DESIGN §5.0).  ``supports_anm`` (default ``has_quadratic``) says whether it
    works, i.e. whether the ANM engine can continue the system.
+   ``series_terms(origin, Z1, order, solve, lu=None) -> [Z_1..Z_order]``: all the terms of
+   one ANM step from its first (default: ``series_rhs`` order by order, each solved by
+   ``solve`` and made orthogonal to ``Z_1``); ``lu`` is the dense ``(lu, piv)`` of
+   ``scipy.linalg.lu_factor`` behind ``solve`` when there is one, for a compiled loop (the
+   AFT's, ``_pointwise_loop.pyx``).
 7. ``unpack(Z) -> dict`` (default: ``lam`` and ``omega`` only) with at least ``lam``,
    ``omega`` (NaN for equilibria) and, for orbits, ``samples(n_t)``: a callable giving the
    original states on ``n_t`` equispaced points of one period (shape (n, n_t)); harmonic
@@ -143,6 +148,22 @@ class Discretization(abc.ABC):
         for r in range(1, p):
             out += self.quadratic(terms[r - 1], terms[p - r - 1])
         return out
+
+    def series_terms(self, origin, Z1, order: int, solve, lu=None):
+        """Terms ``[Z_1..Z_order]`` of one ANM step at ``origin`` (contract item 6).
+
+        Order p >= 2 solves ``[J; t^T] w = [-series_rhs; 0]`` with ``solve`` and removes the
+        ``Z_1`` component of ``w`` (``engine/_anm.py``: ``J Z_1 = 0``, so ``J Z_p`` is kept).
+        ``lu`` (unused here) is the dense LU behind ``solve``, ``(lu, piv)`` as from
+        ``scipy.linalg.lu_factor``, or None; a subclass with a compiled loop uses it."""
+        terms = [Z1]
+        rhs = np.zeros(self.m + 1)
+        for p in range(2, order + 1):
+            np.negative(self.series_rhs(terms, origin=origin), out=rhs[:-1])
+            rhs[-1] = 0.0
+            w = solve(rhs)
+            terms.append(w - (w @ Z1) * Z1)
+        return terms
 
     def residual_noise(self, Z):
         """Absolute rounding level of each entry of ``residual(Z)`` (item 12), default 0.

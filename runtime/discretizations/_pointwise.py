@@ -12,12 +12,40 @@ residual (FFT, or the identity at the Gauss points) and adds its ``omega`` produ
 The buffers of one series are kept between the calls (same ``origin``, one more term each
 call), so order p costs two kernel calls: the auxiliaries of order ``p - 1`` (``x_{p-1}`` is
 known by then) and ``f_p``.
+
+The AFT runs the whole per-order loop of a step in compiled code where it can
+(``_pointwise_loop.pyx``, built at first use like a model, :func:`compiled_loop`): the Python
+glue around the arithmetic of an order costs more than the arithmetic itself.
 """
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 
-__all__ = ["PointwiseSeries"]
+__all__ = ["PointwiseSeries", "compiled_loop"]
+
+_LOOP: dict = {}
+
+
+def compiled_loop():
+    """The compiled per-order loop (``_pointwise_loop.pyx``: ``orders``), built at first use
+    and cached like a generated model; None, with one warning, when it cannot be built (no
+    C compiler): the callers then run the same recurrence in Python."""
+    if "module" not in _LOOP:
+        # the models' build machinery and cache (public codegen API; imported here, as by
+        # model/_load.py, so that importing the runtime does not import sympy)
+        from frictionkit.codegen import BuildError, compile_module
+        source = Path(__file__).with_name("_pointwise_loop.pyx").read_text(encoding="utf-8")
+        try:
+            _LOOP["module"] = compile_module(source, "pointwise_loop")[0]
+        except BuildError as exc:
+            _LOOP["module"] = None
+            warnings.warn(f"the compiled ANM series loop could not be built ({exc}); the ANM of "
+                          "the AFT harmonic balance runs its orders in Python (slower, same results)",
+                          RuntimeWarning, stacklevel=2)
+    return _LOOP["module"]
 
 #: orders the buffers hold at first (the ANM's order is at most 60)
 ORDERS = 62
@@ -57,6 +85,13 @@ class PointwiseSeries:
         F = self.model.taylor(t, X[:p + 1], LAM[:p + 1], A[:p], p, c["params"])[1]
         c["order"] = p
         return np.asarray(F, dtype=float), om[:p], U[:p]
+
+    def restart(self, origin, orders):
+        """The buffers (dict: ``X, LAM, A, U, omega, t, params``) of a new series at ``origin``,
+        order 0 filled, for ``orders`` orders at least; the caller fills the orders from 1 on
+        and sets ``"order"`` (the last order whose right-hand side was formed)."""
+        c = self._c = self._start(origin, max(orders, ORDERS))
+        return c
 
     def _start(self, origin, orders):
         """Buffers for ``orders`` orders at ``origin``, order 0 filled."""

@@ -51,12 +51,8 @@ def anm_series(disc, Z0, t_prev, order, counters=None):
     rhs[-1] = 1.0
     v = lu.solve(rhs)
     Z1 = v / np.linalg.norm(v)
-    terms = [Z1]
-    for p in range(2, order + 1):
-        np.negative(disc.series_rhs(terms, origin=Z0), out=rhs[:-1])
-        rhs[-1] = 0.0
-        w = lu.solve(rhs, checked=False)
-        terms.append(w - (w @ Z1) * Z1)
+    # orders 2..P: J Z_p = -rhs_p, Z_p . Z1 = 0 (contract item 6; compiled for the AFT)
+    terms = disc.series_terms(Z0, Z1, order, lambda r: lu.solve(r, checked=False), lu.dense_lu)
     # tested once for the whole series rather than order by order (two calls per order)
     if not np.isfinite(terms).all():
         bad = next(p for p, Zp in enumerate(terms, 1) if not np.isfinite(Zp).all())

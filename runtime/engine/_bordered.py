@@ -126,12 +126,22 @@ class _Bordered:
         """Solution of ``[J; b^T] x = rhs``.  ``checked=False`` skips the test of ``x`` for
         NaN/inf (a ``ConvergenceError`` otherwise): for callers that test what they derive
         from many solves at once (the ANM series: a non-finite order spoils every later one)."""
-        if self._workspace is not None and self._workspace.generation != self._generation:
-            raise RuntimeError("stale factorization: its workspace was refactorized since")
+        self._check_fresh()
         out = self._solve(rhs)
         if checked and not np.isfinite(out).all():
             raise ConvergenceError("the bordered tangent system has no finite solution (singular matrix)")
         return out
+
+    @property
+    def dense_lu(self):
+        """``(lu, piv)`` of ``scipy.linalg.lu_factor`` behind :meth:`solve` (dense J; None for a
+        sparse one), for compiled callers (the AFT's ANM loop, ``Discretization.series_terms``)."""
+        self._check_fresh()
+        return self._lu if isinstance(self._lu, tuple) else None
+
+    def _check_fresh(self):
+        if self._workspace is not None and self._workspace.generation != self._generation:
+            raise RuntimeError("stale factorization: its workspace was refactorized since")
 
     def slogdet(self):
         """``(sign, log|det|)`` of ``[J; b^T]`` from the LU (pivots' parity, the diagonal)."""

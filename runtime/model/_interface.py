@@ -63,7 +63,8 @@ Contract (numbered as in scipy's ``OdeSolver``):
    M points (times ``t``, scalar or (M,), held fixed along the path), ``LAM`` (k+1,) of
    ``lam`` and ``A`` (k, NAUX, M) of the auxiliaries up to order k-1, the order-k
    coefficients of the auxiliaries (NAUX, M) and of ``f`` (n, M).  ``F_k`` is affine in
-   ``X[k]`` with slope ``jac`` at ``X[0]`` (k >= 1).
+   ``X[k]`` with slope ``jac`` at ``X[0]`` (k >= 1).  Compiled modules also export the C
+   function as ``TAYLOR_CAPSULE`` (:meth:`Model.taylor_kernel`).
 """
 from __future__ import annotations
 
@@ -324,6 +325,13 @@ class Model:
         p = self.param_vector() if params is None else np.asarray(params, dtype=float)
         return self.module.taylor(t, np.asarray(X, dtype=float), np.asarray(LAM, dtype=float),
                                   np.asarray(A, dtype=float), int(k), p)
+
+    def taylor_kernel(self):
+        """The compiled Taylor kernel as a ``PyCapsule`` named ``"frictionkit.fk_taylor.v1"``
+        (the C function behind :meth:`taylor`, for compiled callers: the AFT's per-order ANM
+        loop, ``discretizations/_pointwise_loop.pyx``), or None: NumPy-backend, hand-written
+        and older generated modules have none."""
+        return getattr(self.module, "TAYLOR_CAPSULE", None)
 
     def aux(self, x, t=0.0, lam: float | None = None):
         return self.module.aux(np.asarray(x, dtype=float), t, self.param_vector(lam))

@@ -1,0 +1,90 @@
+"""The compiled per-order ANM loop of the AFT (``_pointwise_loop.pyx``) against the contract's
+Python loop (``Discretization.series_terms`` calling ``series_rhs`` order by order).
+
+Two implementations of the same recurrence: they must agree to rounding, terms and series
+buffers alike.  The independent checks of the series (folds against AUTO-07p and shooting)
+are in tests/engine, tests/drivers and tests/seeds.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import frictionkit.codegen
+from frictionkit.runtime import equilibrium_branch, load_model, periodic_start_from_hopf
+from frictionkit.runtime.discretizations import Discretization, _pointwise
+from frictionkit.runtime.engine._bordered import bordered_factor
+
+
+def _start(model, rng, H):
+    eq = equilibrium_branch(model, *rng)
+    disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], H)
+    lu = bordered_factor(disc.jacobian(Z), d)
+    rhs = np.zeros(disc.size)
+    rhs[-1] = 1.0
+    v = lu.solve(rhs)
+    return disc, Z, v / np.linalg.norm(v), lu
+
+
+@pytest.fixture(scope="module", params=["belt", "tanh_exp_belt"])
+def start(request):
+    if request.param == "belt":
+        model, rng = load_model("belt", continuation="Vb", n=10), (0.05, 12)
+    else:
+        model, rng = load_model("examples/tanh_exp_belt.py", continuation="vb"), (1.5, 0.1)
+    return _start(model, rng, 12)
+
+
+def _python_loop(disc, Z, Z1, order, lu):
+    terms = Discretization.series_terms(disc, Z, Z1, order, lambda r: lu.solve(r, checked=False))
+    c = disc._series._c
+    return np.array(terms), {k: c[k][:order].copy() for k in ("X", "A", "U", "LAM", "omega")}
+
+
+def test_the_compiled_loop_gives_the_python_loops_terms_and_buffers(start):
+    disc, Z, Z1, lu = start
+    assert disc.model.taylor_kernel() is not None and _pointwise.compiled_loop() is not None
+    ref, buffers = _python_loop(disc, Z, Z1, 20, lu)
+    terms = np.array(disc.series_terms(Z, Z1, 20, lambda r: lu.solve(r, checked=False), lu.dense_lu))
+    assert terms.shape == ref.shape == (20, disc.size)
+    # relative to each order's size: the terms fall by ~ 1/a_max per order
+    err = np.abs(terms - ref).max(axis=1) / np.abs(ref).max(axis=1)
+    assert err.max() < 1e-13, err
+    c = disc._series._c
+    assert c["order"] == 20
+    for key, value in buffers.items():
+        scale = np.abs(value).reshape(len(value), -1).max(axis=1) + 1e-300
+        diff = np.abs(c[key][:20] - value).reshape(len(value), -1).max(axis=1)
+        assert (diff <= 1e-13 * scale).all(), key
+    # the next orders of the buffers are zero, as series_rhs leaves them
+    assert not c["X"][20:].any() and not c["A"][20:].any()
+
+
+def test_models_without_the_compiled_kernel_take_the_python_loop():
+    model = load_model("belt", continuation="Vb", n=10, backend="numpy")
+    assert model.taylor_kernel() is None
+    disc, Z, Z1, lu = _start(model, (0.05, 12), 6)
+    ref, _ = _python_loop(disc, Z, Z1, 8, lu)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        terms = disc.series_terms(Z, Z1, 8, lambda r: lu.solve(r, checked=False), lu.dense_lu)
+    np.testing.assert_array_equal(np.array(terms), ref)
+
+
+def test_without_a_compiler_the_loop_runs_in_python_with_one_warning(start, monkeypatch):
+    disc, Z, Z1, lu = start
+    ref, _ = _python_loop(disc, Z, Z1, 10, lu)
+
+    def no_compiler(source, stem, compile_args=None):
+        raise frictionkit.codegen.BuildError(f"compiling the Cython module {stem} failed (no compiler)")
+
+    monkeypatch.setattr(frictionkit.codegen, "compile_module", no_compiler)
+    monkeypatch.setattr(_pointwise, "_LOOP", {})
+    solve = lambda r: lu.solve(r, checked=False)          # noqa: E731
+    with pytest.warns(RuntimeWarning, match="could not be built.*in Python"):
+        first = disc.series_terms(Z, Z1, 10, solve, lu.dense_lu)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                      # warned once, not at every step
+        again = disc.series_terms(Z, Z1, 10, solve, lu.dense_lu)
+    np.testing.assert_array_equal(np.array(first), ref)
+    np.testing.assert_array_equal(np.array(again), ref)

@@ -236,7 +236,7 @@ def _record(root: Path, seconds: float):
         pass
 
 
-def compile_module(pyx_source: str, stem: str, compile_args=None):
+def compile_module(pyx_source: str, stem: str, compile_args=None, label: str | None = None):
     """Compile ``pyx_source`` (cached) and import it.
 
     Parameters
@@ -248,6 +248,8 @@ def compile_module(pyx_source: str, stem: str, compile_args=None):
     compile_args : sequence of str, optional
         C compiler flags (default :data:`COMPILE_ARGS` followed by :func:`platform_args`;
         part of the cache key).
+    label : str, optional
+        What the first-use message says is compiled (default ``"model <stem>"``).
 
     Returns
     -------
@@ -280,7 +282,7 @@ def compile_module(pyx_source: str, stem: str, compile_args=None):
         with lock:
             cached = _verified(target)
             if not cached:
-                _build(pyx_source, stem, name, folder, target, args, link, root)
+                _build(pyx_source, stem, name, folder, target, args, link, root, label)
     except filelock.Timeout:
         raise BuildError(f"waited {LOCK_TIMEOUT_S} s for another process building {stem} in {folder}; "
                          f"remove {folder / '.lock'} if no build is running") from None
@@ -289,7 +291,7 @@ def compile_module(pyx_source: str, stem: str, compile_args=None):
     return _import_extension(name, target), dict(key=key, path=str(target), cached=cached)
 
 
-def _build(pyx_source, stem, name, folder, target, args, link, root):
+def _build(pyx_source, stem, name, folder, target, args, link, root, label=None):
     """Build under the key's lock; records a failure, or the manifest of a success."""
     log = folder / "build.log"
     failed = folder / "FAILED.json"
@@ -303,7 +305,7 @@ def _build(pyx_source, stem, name, folder, target, args, link, root):
                          f"{info.get('log', log)}; not retried until these change (delete {folder} to retry)")
     for stale in (target, folder / "MANIFEST.json"):     # a corrupt entry: rebuilt from scratch
         stale.unlink(missing_ok=True)
-    print(f"frictionkit: compiling model {stem} (first use, about {_estimate(root):.0f} s)",
+    print(f"frictionkit: compiling {label or 'model ' + stem} (first use, about {_estimate(root):.0f} s)",
           file=sys.stderr, flush=True)
     t0 = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(dir=str(folder), prefix="build-"))

@@ -27,7 +27,8 @@ div       r v = u               r_k = (u_k - sum_{j<k} r_j v_{k-j}) / v_0
 sqrt      r r = u               r_k = (u_k - sum_{j=1..k-1} r_j r_{k-j}) / (2 r_0)
 pow       u r' = a u' r         r_k = sum_j (a j - (k - j)) u_j r_{k-j} / (k u_0)
 exp       r' = r w'             k r_k = sum_j j w_j r_{k-j}
-tanh      r' = s w', s = 1-r^2  k r_k = sum_j j w_j s_{k-j}     (s: ``v``, via a mul aux)
+tanh      r' = s w', s = 1-r^2  k r_k = sum_j j w_j s_{k-j}     (s: ``v``, a sech2 aux)
+sech2     s = 1 - t^2 (t = tanh w) s_k = -sum_{j=0..k} t_j t_{k-j};  s_0 = sech(w_0)^2
 atan      s r' = w', s = 1+w^2  r_k = (k w_k - sum_{j<k} j r_j s_{k-j}) / (k s_0)
 sin/cos   s' = c w', c' = -s w' k s_k = sum_j j w_j c_{k-j},  k c_k = -sum_j j w_j s_{k-j}
 log       w r' = w'             r_k = (w_k - sum_{j<k} j r_j w_{k-j} / k) / w_0
@@ -191,9 +192,11 @@ class _Pointwise:
             if key not in self.cache:
                 k = len(self.auxes)
                 t = self.cache[key] = self._register(TaylorAux(None, "tanh", (w,), definition=e))
-                # s = 1 - t^2 follows t: t_k needs s only up to order k - 1
-                sq = self._new("mul", (t, t), None)
-                self.auxes[k] = TaylorAux(t, "tanh", (w, ONE - sq), definition=e)
+                # s = 1 - t^2 follows t: t_k needs s only up to order k - 1.  Its order 0 is
+                # sech(w_0)^2 from w_0 itself: 1 - t_0^2 loses every digit of s_0 that t_0 ~ 1
+                # hides (a saturated law), and all orders of t inherit s_0's error
+                s_aux = self._new("sech2", (w, t), None)
+                self.auxes[k] = TaylorAux(t, "tanh", (w, s_aux), definition=e)
             return self.cache[key]
         if f is sp.atan:
             sq = self._new("mul", (w, w), None)
@@ -229,6 +232,9 @@ NUMPY_RECURRENCE = {
     "pow": ("U[0] ** E", "((E * _j - (k - _j)) * U[1:k + 1] * R[k - 1::-1]).sum(axis=0) / (k * U[0])"),
     "exp": ("numpy.exp(U[0])", "(_j * U[1:k + 1] * R[k - 1::-1]).sum(axis=0) / k"),
     "tanh": ("numpy.tanh(U[0])", "(_j * U[1:k + 1] * V[k - 1::-1]).sum(axis=0) / k"),
+    # sech(u)^2 = 4 e / (1 + e)^2 with e = exp(-2|u|) <= 1: no overflow, no cancellation
+    "sech2": ("4.0 * numpy.exp(-2.0 * numpy.abs(U[0])) / (1.0 + numpy.exp(-2.0 * numpy.abs(U[0]))) ** 2",
+              "-(V[:k + 1] * V[k::-1]).sum(axis=0)"),
     "atan": ("numpy.arctan(U[0])", "(k * U[k] - (_j[:-1] * R[1:k] * V[k - 1:0:-1]).sum(axis=0)) / (k * V[0])"),
     "sin": ("numpy.sin(U[0])", "(_j * U[1:k + 1] * P[k - 1::-1]).sum(axis=0) / k"),
     "cos": ("numpy.cos(U[0])", "-(_j * U[1:k + 1] * P[k - 1::-1]).sum(axis=0) / k"),
@@ -246,7 +252,7 @@ def _c_recurrence(order0, init, lo, cmp, op, term, final=None):
     """
     text = (f"FK_EACH(R(k) = {init};) for (j = {lo}; j {cmp} k; ++j) "
             f"{{ const double jd = j; (void)jd; FK_EACH(R(k) {op}= {term};) }}")
-    libm = re.match(r"[a-z]+\(", order0) and not order0.startswith("sqrt(")
+    libm = any(f not in ("sqrt", "fabs") for f in re.findall(r"(?<![A-Za-z_])([a-z]+)\(", order0))
     each0 = "FK_EACH_LIBM" if libm else "FK_EACH"
     return f"{each0}(R(0) = {order0};)", text + (f" FK_EACH(R(k) = {final};)" if final else "")
 
@@ -265,6 +271,8 @@ C_RECURRENCE = {op: _c_recurrence(*row) for op, row in {
     "pow": ("pow(U(0), E)", "0.0", 1, "<=", "+", "(E * jd - (kd - jd)) * U(j) * R(k - j)", "R(k) / (kd * U(0))"),
     "exp": ("exp(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * R(k - j)", "R(k) / kd"),
     "tanh": ("tanh(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * V(k - j)", "R(k) / kd"),
+    "sech2": ("4.0 * exp(-2.0 * fabs(U(0))) / ((1.0 + exp(-2.0 * fabs(U(0)))) * (1.0 + exp(-2.0 * fabs(U(0)))))",
+              "0.0", 0, "<=", "-", "V(j) * V(k - j)"),
     "atan": ("atan(U(0))", "kd * U(k)", 1, "<", "-", "jd * R(j) * V(k - j)", "R(k) / (kd * V(0))"),
     "sin": ("sin(U(0))", "0.0", 1, "<=", "+", "jd * U(j) * P(k - j)", "R(k) / kd"),
     "cos": ("cos(U(0))", "0.0", 1, "<=", "-", "jd * U(j) * P(k - j)", "R(k) / kd"),

@@ -39,7 +39,7 @@ def compiled_loop():
         from frictionkit.codegen import BuildError, compile_module
         source = Path(__file__).with_name("_pointwise_loop.pyx").read_text(encoding="utf-8")
         try:
-            _LOOP["module"] = compile_module(source, "pointwise_loop")[0]
+            _LOOP["module"] = compile_module(source, "pointwise_loop", label="the ANM series loop")[0]
         except BuildError as exc:
             _LOOP["module"] = None
             warnings.warn(f"the compiled ANM series loop could not be built ({exc}); the ANM of "

@@ -75,7 +75,7 @@ def test_without_a_compiler_the_loop_runs_in_python_with_one_warning(start, monk
     disc, Z, Z1, lu = start
     ref, _ = _python_loop(disc, Z, Z1, 10, lu)
 
-    def no_compiler(source, stem, compile_args=None):
+    def no_compiler(source, stem, compile_args=None, label=None):
         raise frictionkit.codegen.BuildError(f"compiling the Cython module {stem} failed (no compiler)")
 
     monkeypatch.setattr(frictionkit.codegen, "compile_module", no_compiler)

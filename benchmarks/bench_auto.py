@@ -524,8 +524,10 @@ def targets(summary):
             "tanh_lu_per_step_periodic": (tanh["lu_per_step"]["periodic"], 1.5),
             "belt_lu_per_step_equilibria": (belt["lu_per_step"]["equilibria"], 1.5),
             "tanh_lu_per_step_equilibria": (tanh["lu_per_step"]["equilibria"], 1.5),
-            "belt_analysis_share": (belt["analysis_share_cpu"], 0.25),
-            "tanh_analysis_share": (tanh["analysis_share_cpu"], 0.25)}
+            # issue 12: "the analysis <= 25 % of the branch wall time" (the CPU share is reported
+            # too; on the tanh x exp branch it is a difference of two or three 0.01 s ticks)
+            "belt_analysis_share_wall": (belt["analysis_share_wall"], 0.25),
+            "tanh_analysis_share_wall": (tanh["analysis_share_wall"], 0.25)}
     return {k: [v, lim, (v is not None and v <= lim)] for k, (v, lim) in rows.items()}
 
 

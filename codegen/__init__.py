@@ -6,9 +6,19 @@ runtime.  Public API: :func:`recast`, :func:`render`, :func:`generate_sources`,
 """
 from .api import generate_module, generate_sources, resolve_spec, write_generated
 from .build import BuildError, cache_dir, compile_module
-from .emit import render
-from .printers import PrintError
 from .recast import GENERATOR_VERSION, RecastError, RecastSystem, recast
+
+
+def __getattr__(name):
+    """``render`` and ``PrintError`` are imported at first use (PEP 562): the templates
+    (jinja2) and the printers are not needed to load a model whose sources are cached."""
+    if name == "render":
+        from .emit import render
+        return render
+    if name == "PrintError":
+        from .printers import PrintError
+        return PrintError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["recast", "render", "generate_sources", "generate_module", "write_generated", "compile_module",
            "resolve_spec", "RecastSystem", "RecastError", "BuildError", "PrintError", "cache_dir",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import importlib.machinery
 import importlib.util
 import json
@@ -120,17 +121,29 @@ def build_flags(compile_args=None) -> tuple:
     return (tuple(compile_args) if compile_args else COMPILE_ARGS + extra), link
 
 
-def build_key(pyx_source: str, compile_args=None) -> str:
-    """Hash of everything that changes the compiled binary."""
-    import Cython
+#: the Cython module template (part of the build key: a template change rebuilds every model)
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-    from .emit import template_digest
+
+def template_digest() -> str:
+    """Hash of the templates (part of the build-cache key)."""
+    h = hashlib.sha256()
+    for p in sorted(TEMPLATES.glob("*.j2")):
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def build_key(pyx_source: str, compile_args=None) -> str:
+    """Hash of everything that changes the compiled binary.
+
+    Reads Cython's version from its metadata and the templates from their files: a model whose
+    binary is cached loads without importing Cython, jinja2 or the printers."""
     h = hashlib.sha256()
     env = [f"{k}={os.environ.get(k, '')}" for k in COMPILER_ENV]
     args, link = build_flags(compile_args)
     for part in (pyx_source, template_digest(), " ".join(args), " ".join(link),
                  json.dumps(COMPILER_DIRECTIVES, sort_keys=True), "\n".join(env),
-                 sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, Cython.__version__):
+                 sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, importlib.metadata.version("Cython")):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:20]

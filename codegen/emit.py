@@ -13,11 +13,11 @@ from pathlib import Path
 import jinja2
 import sympy as sp
 
+from .build import TEMPLATES
 from .printers import CModelPrinter, NumPyModelPrinter, PrintError, cse_lines, hoist_parameter_only
 from .recast import GENERATOR_VERSION, RecastSystem
 from .taylor import pointwise_recast, taylor_context
 
-TEMPLATES = Path(__file__).parent / "templates"
 #: libm functions with SIMD variants for SSE4, AVX, AVX2 and AVX-512 in glibc >= 2.35's libmvec
 #: (x86-64; checked with ``nm -D libmvec.so.1``), and their number of arguments
 LIBMVEC_FUNCTIONS = {**dict.fromkeys(("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cos", "cosh",
@@ -31,15 +31,6 @@ _env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), trim_b
 
 #: odd functions: a point condition r + f(c v) is r - f(-c v)
 _ODD = (sp.tanh, sp.atan, sp.sin)
-
-
-def template_digest() -> str:
-    """Hash of the templates (part of the build-cache key)."""
-    import hashlib
-    h = hashlib.sha256()
-    for p in sorted(TEMPLATES.glob("*.j2")):
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
 
 
 @dataclass

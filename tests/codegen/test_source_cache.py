@@ -27,7 +27,7 @@ def test_a_hit_returns_the_rendered_sources_without_rendering(cache, monkeypatch
     _, fresh = api.generate_sources(zoo.belt(), "Vb", ("numpy", "cython"))
     _, first = api._cached_sources(zoo.belt(), "Vb", ("numpy", "cython"))
     assert first == fresh and len(list(cache.glob("belt__Vb_*.json"))) == 1
-    monkeypatch.setattr(api, "render", _no_render)
+    monkeypatch.setattr(api, "_render", _no_render)
     _, again = api._cached_sources(zoo.belt(), "Vb", ("numpy", "cython"))
     assert again == fresh
 
@@ -59,3 +59,18 @@ def test_a_cache_that_cannot_be_written_is_not_an_error(tmp_path, monkeypatch):
     monkeypatch.setenv("FRICTIONKIT_CACHE", str(blocker / "cache"))     # below a file: no folder
     _, src = api._cached_sources(zoo.belt(), "Vb", ("numpy",))
     assert src == api.generate_sources(zoo.belt(), "Vb", ("numpy",))[1]
+
+
+def test_a_cached_model_loads_without_the_templates_or_printers(tmp_path):
+    """A warm load imports neither jinja2 nor the printers (about 25 ms of the belt's load):
+    checked in a fresh interpreter, after a first load has filled the cache."""
+    import subprocess
+    import sys
+    code = ("import sys; from frictionkit.runtime import load_model; from frictionkit.modelspec import zoo; "
+            "load_model(zoo.belt(), continuation='Vb', n=10.0); "
+            "print(sorted(m for m in sys.modules if m.startswith('jinja2') or m.endswith('codegen.printers')))")
+    env = dict(__import__("os").environ, FRICTIONKIT_CACHE=str(tmp_path))
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert "jinja2" in first.stdout          # the first load renders
+    warm = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert warm.stdout.strip() == "[]", warm.stdout

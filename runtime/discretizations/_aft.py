@@ -372,7 +372,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         its Taylor kernel (``Model.taylor_kernel``: compiled generated models) and the step's
         LU is dense; otherwise the Python loop of the contract's default.  Both leave the
         series' buffers as after ``series_rhs`` of the last order."""
-        kernel = self.model.taylor_kernel() if self.H and lu is not None and order >= 2 else None
+        kernel = self.model.taylor_kernel() if lu is not None and order >= 2 else None
         loop = compiled_loop() if kernel is not None and self.supports_anm else None
         if loop is None:
             return super().series_terms(origin, Z1, order, solve, lu)

@@ -50,7 +50,7 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
     X, LAM, A, U, om : ndarray
         The series' buffers (n, M), (), (NAUX, M), (n, 2H+1), () per order, C-contiguous, orders
         ``0..first-2`` filled, zeros from ``first - 1`` on, at least ``last + 1`` orders; orbits
-        only (``2H + 1 >= 3`` coefficients, ``M > 2H`` samples).
+        or equilibria (one coefficient, one "sample": the states themselves).
     lu, piv : ndarray
         ``scipy.linalg.lu_factor`` of the bordered matrix (m+1, m+1), Fortran order; ``piv``
         0-based (converted here to LAPACK's 1-based).
@@ -75,7 +75,7 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
     cdef double d, k
     cdef double *Ur
     if not (2 <= first <= last < Xv.shape[0] and Tv.shape[0] >= last and luv.shape[0] == size
-            and luv.shape[1] == size and n_coef < size and nh >= 3 and M >= nh):
+            and luv.shape[1] == size and n_coef <= size and (nh >= 3 and M >= nh or nh == M == 1)):
         raise ValueError(f"orders: inconsistent shapes (orders {first}..{last}, buffers {X.shape}, "
                          f"T {T.shape}, LU {lu.shape})")
     cdef int[::1] ipiv = numpy.asarray(piv, dtype=numpy.intc) + 1
@@ -98,12 +98,16 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
                     Uv[p - 1, i, j] = Tv[p - 2, i * nh + j]
             omv[p - 1] = Tv[p - 2, omega_index] if omega_index >= 0 else omv[0]
             lamv[p - 1] = Tv[p - 2, m]
-            for i in range(n):
-                si[i, 0] = Uv[p - 1, i, 0]
-                for j in range(1, nh, 2):
-                    si[i, j + 1] = Uv[p - 1, i, j] * 0.5
-                    si[i, j + 2] = Uv[p - 1, i, j + 1] * -0.5
-            irfft(spec_in, M, -1, "forward", out=X[p - 1])
+            if nh == 1:                                 # equilibria: one "sample", no FFT
+                for i in range(n):
+                    Xv[p - 1, i, 0] = Uv[p - 1, i, 0]
+            else:
+                for i in range(n):
+                    si[i, 0] = Uv[p - 1, i, 0]
+                    for j in range(1, nh, 2):
+                        si[i, j + 1] = Uv[p - 1, i, j] * 0.5
+                        si[i, j + 2] = Uv[p - 1, i, j + 1] * -0.5
+                irfft(spec_in, M, -1, "forward", out=X[p - 1])
             # 2. auxiliaries of order p-1 (into A[p-1]), then f_p with x_p = lam_p = 0
             with nogil:
                 kernel(&pv[0], &tv[0], ts, &Xv[0, 0, 0], &lamv[0], &Av[0, 0, 0], &Av[p - 1, 0, 0],
@@ -111,12 +115,16 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
                 kernel(&pv[0], &tv[0], ts, &Xv[0, 0, 0], &lamv[0], &Av[0, 0, 0], &scratch[0, 0],
                        &Fv[0, 0], rows, p, M)
             # 3. harmonics of f_p, minus D W; the rows beyond the balance (phase) are zero
-            rfft(F, None, -1, "forward", out=spec_out)
-            for i in range(n):
-                rhs[i * nh] = so[i, 0]
-                for j in range(1, nh, 2):
-                    rhs[i * nh + j] = so[i, j + 1] * 2.0
-                    rhs[i * nh + j + 1] = so[i, j + 2] * -2.0
+            if nh == 1:
+                for i in range(n):
+                    rhs[i] = Fv[i, 0]
+            else:
+                rfft(F, None, -1, "forward", out=spec_out)
+                for i in range(n):
+                    rhs[i * nh] = so[i, 0]
+                    for j in range(1, nh, 2):
+                        rhs[i * nh + j] = so[i, j + 1] * 2.0
+                        rhs[i * nh + j + 1] = so[i, j + 2] * -2.0
             for i in range(n_coef, size):
                 rhs[i] = 0.0
             if omega_index >= 0:

@@ -381,8 +381,11 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
         sign change)."""
         def test(Z):
             return fun(point_stability(disc, Z, tol=tol, which="primary")[results])
+        j = nxt.get(i, i + 1)
+        # the multipliers of the two ends were computed on these points: not again
+        ends = (fun(prim[i]), fun(prim[j])) if results == 0 and prim[i] is not None and prim[j] is not None else None
         try:
-            return locate_on_branch(disc, P[i], P[nxt.get(i, i + 1)], test, counters, stol=stol)
+            return locate_on_branch(disc, P[i], P[j], test, counters, stol=stol, ends=ends)
         except (ConvergenceError, ValueError):
             return None
 

@@ -34,13 +34,16 @@ def hermite_chord(Za, ta, Zb, tb):
                                                                 np.asarray(tb, dtype=float)]))
 
 
-def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15):
+def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15, ends=None):
     """Root of a scalar ``test(Z)`` between two branch points, by Brent's method.
 
     Points in between are Newton-corrected on the hyperplane through ``Za + s (Zb - Za)``
     orthogonal to the chord, so the search follows the branch even around turning points.
 
-    ``stol`` is the tolerance on the chord coordinate ``s`` in [0, 1].
+    ``stol`` is the tolerance on the chord coordinate ``s`` in [0, 1].  ``ends``: the test's
+    values at ``Za`` and ``Zb`` when the caller has them for these very points (then the two
+    ends are taken as they are, not corrected again: a Jacobian, a factorization and a test
+    evaluation each).
 
     Returns
     -------
@@ -59,6 +62,12 @@ def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15):
     def f(s):
         return test(point(s))
 
+    if ends is not None:
+        cache[0.0], cache[1.0] = Za, Zb
+        values = {0.0: float(ends[0]), 1.0: float(ends[1])}
+
+        def f(s, test_at=f):
+            return values[s] if s in values else test_at(s)
     fa, fb = f(0.0), f(1.0)
     if fa * fb > 0:
         raise ConvergenceError("locate_on_branch: the test function does not change sign")

@@ -80,8 +80,8 @@ def generate_sources(model, continuation: str, backends=("numpy", "cython")) -> 
 
 def _render(system, backend):
     """:func:`frictionkit.codegen.render`, its module (jinja2, the printers) imported at the
-    first rendering: a model whose sources and binary are cached loads without them (25 ms
-    of the belt's warm load)."""
+    first rendering: a model whose sources and binary are cached loads without them (the import
+    of ``frictionkit.codegen`` in a fresh process: 0.047 s of CPU before, 0.018 s after)."""
     from .emit import render
     return render(system, backend)
 

@@ -121,7 +121,7 @@ def build_flags(compile_args=None) -> tuple:
     return (tuple(compile_args) if compile_args else COMPILE_ARGS + extra), link
 
 
-#: the Cython module template (part of the build key: a template change rebuilds every model)
+#: the code templates' folder (their digest is part of the build key: a template change rebuilds every model)
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 

@@ -124,8 +124,8 @@ class _Bordered:
 
     def solve(self, rhs, checked: bool = True):
         """Solution of ``[J; b^T] x = rhs``.  ``checked=False`` skips the test of ``x`` for
-        NaN/inf (a ``ConvergenceError`` otherwise): for callers that test what they derive
-        from many solves at once (the ANM series: a non-finite order spoils every later one)."""
+        NaN/inf (a ``ConvergenceError`` otherwise): for callers that test the results of many
+        solves at once (the ANM series tests all its terms once per step)."""
         self._check_fresh()
         out = self._solve(rhs)
         if checked and not np.isfinite(out).all():
@@ -145,8 +145,7 @@ class _Bordered:
 
     def slogdet(self):
         """``(sign, log|det|)`` of ``[J; b^T]`` from the LU (pivots' parity, the diagonal)."""
-        if self._workspace is not None and self._workspace.generation != self._generation:
-            raise RuntimeError("stale factorization: its workspace was refactorized since")
+        self._check_fresh()
         if isinstance(self._lu, tuple):
             lu, piv = self._lu
             sign = -1 if np.count_nonzero(piv != np.arange(piv.size)) % 2 else 1

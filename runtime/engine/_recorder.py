@@ -292,7 +292,7 @@ class Recorder:
         (``lam = lam_H + c A^2 + O(A^4)``: the orbit of amplitude ``-A`` is the half-period
         shift of ``+A``), so the last three step ends, whose amplitudes halve, are extrapolated
         to ``A = 0`` by the quadratic through them (error ``O(A^3)``, with ``A`` below 1e-3 of
-        the largest: 3e-12 of ``lam`` on the belt's B3).  With fewer than three such points,
+        the largest).  With fewer than three such points,
         the end's tangent: ``c = lam' / (2 A A')``, ``lam_H = lam - lam' A / (2 A')``.
         """
         idx = self.step_ends[-3:]
@@ -302,6 +302,13 @@ class Recorder:
             return float(Zh[-1]), Zh
         Z = self.points[-1]
         return float(Z[-1] - t[-1] * self.amp(Z) / (2 * float(t @ self.amp_w))), Z
+
+    def _at_amplitude(self, guess, a):
+        """The branch point of signed amplitude ``a`` (Newton from ``guess`` with the border
+        ``amp_w``): next to a Hopf point ``A`` parametrizes the branch where ``lam`` does not."""
+        Z, _ = correct(self.disc, guess, self.amp_w, float(a), counters=self.counters,
+                       xtol=self.options.newton_xtol, max_iter=self.options.max_newton_iterations)
+        return Z
 
     def _hopf_corrected(self, Zprev, Z):
         """The Hopf point where a step's series reached zero amplitude (``clip``'s
@@ -324,10 +331,7 @@ class Recorder:
         pts = []
         try:
             for a in targets:
-                guess = Z + (a / A0) * (np.asarray(Zprev) - Z)
-                Zc, _ = correct(self.disc, guess, self.amp_w, float(a), counters=self.counters,
-                                xtol=self.options.newton_xtol, max_iter=self.options.max_newton_iterations)
-                pts.append(Zc)
+                pts.append(self._at_amplitude(Z + (a / A0) * (np.asarray(Zprev) - Z), a))
         except ConvergenceError:
             return float(Z[-1]), Z
         Zh = _lagrange(targets, pts, 0.0)
@@ -366,8 +370,7 @@ class Recorder:
         P = [self.points[i] for i in idx]
         Zg = _lagrange(A, P, target)
         try:
-            Z, _ = correct(self.disc, Zg, self.amp_w, target, counters=self.counters,
-                           xtol=self.options.newton_xtol, max_iter=self.options.max_newton_iterations)
+            Z = self._at_amplitude(Zg, target)
             t = tangent_at(self.disc, Z, _lagrange(A, P, target + 1e-3 * target) - Zg, self.counters)
         except ConvergenceError:
             return None

@@ -24,6 +24,15 @@ def test_shipped_generated_sources_are_fresh(name, cont):
                                          f"run `frictionkit codegen --all` and commit")
 
 
+def test_generated_holds_nothing_the_generator_does_not_emit():
+    """No stale file: every module in generated/ is a zoo model and continuation parameter the
+    generator emits (with the test above: generated/ is exactly `frictionkit codegen --all`)."""
+    stems = {module_stem(n, c) for n, (_, ps) in ZOO.items() for c in ps}
+    shipped = {p.stem for p in GENERATED_DIR.iterdir() if p.suffix in (".py", ".pyx") and p.stem != "__init__"}
+    assert shipped <= stems, f"generated/ holds {sorted(shipped - stems)}, which no zoo model emits"
+    assert {s for s in stems if (GENERATED_DIR / f"{s}.py").exists()} == stems
+
+
 def small_model():
     """A small forced friction oscillator exercising states, forcing, a law and a sqrt."""
     m = ModelSpec("tiny", "golden-file model")

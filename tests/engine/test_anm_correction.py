@@ -104,3 +104,39 @@ def test_the_hopf_point_a_branch_ends_on_is_the_equilibria_one(belt_start):
     end = br.special_points("hopf")[-1]
     assert end.param == pytest.approx(b3, rel=1e-9)
     assert f"{end.param:.10g}" in br.message
+
+
+def test_vanishing_amplitude_extrapolation_is_exact_for_an_even_branch():
+    """A branch closing in on a Hopf point without reaching it (``Recorder._vanishing``): its
+    last three step ends are extrapolated to zero amplitude.  On the model branch
+    ``Z(A) = (A, A^3, lam_H + c A^2 + d A^4)`` (lam even in the signed amplitude A, the other
+    component odd) with amplitudes halving below 1e-3, the quadratic through the last three
+    (A_1, A_2, A_3) is exact for the ``A`` and ``A^2`` parts; at A = 0 it leaves, analytically,
+    ``d A_1 A_2 A_3 (A_1 + A_2 + A_3)`` of ``d A^4`` and ``A_1 A_2 A_3`` of ``A^3``."""
+    from frictionkit.runtime.engine._recorder import Recorder
+    lam_h, c, d = 3.6555597013, -2.5, 7.0
+    rec = Recorder.__new__(Recorder)          # only the points and the amplitude functional
+    rec.amp_w = np.array([1.0, 0.0, 0.0])
+    amps = [4e-3, 1e-3, 5e-4, 2.5e-4]
+    rec.points = [np.array([A, A ** 3, lam_h + c * A ** 2 + d * A ** 4]) for A in amps]
+    rec.step_ends = list(range(len(amps)))
+    lam, Zh = rec._hopf_extrapolated(np.array([1.0, 0.0, 0.0]))
+    a1, a2, a3 = amps[1:]
+    assert lam == pytest.approx(lam_h + d * a1 * a2 * a3 * (a1 + a2 + a3), rel=1e-15, abs=1e-15)
+    assert Zh[0] == pytest.approx(0.0, abs=1e-18)
+    assert Zh[1] == pytest.approx(a1 * a2 * a3, rel=1e-9)
+
+
+def test_pade_tangent_is_the_derivative_of_the_approximant():
+    """The Padé tangent is the exact derivative of the rational approximant: against a central
+    difference of the approximant's values (step 1e-5, error about 1e-10 here), on a series
+    with two independent geometric directions and a generic third."""
+    from frictionkit.runtime.engine._anm import Series
+    rng = np.random.default_rng(3)
+    u, v, w = (rng.standard_normal(40) for _ in range(3))     # more unknowns than orders
+    terms = [1.5 ** p * u + (-0.8) ** p * v + 0.3 ** p * w for p in range(1, 16)]
+    s = Series(rng.standard_normal(40), terms, 0.3, pade=True)
+    h = 1e-5
+    for a in (0.05, 0.15, 0.25):
+        fd = (s(a + h) - s(a - h)) / (2 * h)
+        np.testing.assert_allclose(s.tangent(a), fd / np.linalg.norm(fd), atol=1e-8)

@@ -198,6 +198,9 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self._layout(model, phase_variable, model.states, "state")
         self._k = np.arange(1, H + 1, dtype=float)
         self._ik = 1j * self._k            # -D on the (c_k, s_k) pairs read as complex numbers
+        # the -omega D blocks of the Jacobian: rows of c_k (k = 1..H) of every state, and k
+        self._rotation = ((np.arange(self.n)[:, None] * self.nh + 2 * np.arange(1, H + 1)[None, :] - 1).ravel(),
+                          np.tile(self._k, self.n))
         self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
         self.n_residuals = 0
         self.n_jacobians = 0
@@ -264,24 +267,21 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         J = np.zeros((self.m, self.size), order="F") if out is None else out
         x = self._samples(U)
         Js = np.asarray(self.model.jac(self._times(omega), x, lam), dtype=float).reshape(n, n, self.n_t)
+        # blocks constant along the orbit (a linear term) are diagonal, zero ones are skipped
+        top, low = Js.max(axis=2), Js.min(axis=2)
+        diag = np.arange(nh)
         for i in range(n):
             for j in range(n):
-                row = Js[i, j]
-                if not np.any(row):
-                    continue
-                if H == 0:
-                    J[i, j] = row[0]
-                elif np.all(row == row[0]):
-                    J[i * nh:(i + 1) * nh, j * nh:(j + 1) * nh] = row[0] * np.eye(nh)
-                else:
-                    a = samples_to_coefficients(row, 2 * H)
+                if top[i, j] == low[i, j]:
+                    if top[i, j] != 0.0:
+                        J[i * nh + diag, j * nh + diag] = top[i, j]
+                else:                # (H = 0: a single sample, always constant)
+                    a = samples_to_coefficients(Js[i, j], 2 * H)
                     J[i * nh:(i + 1) * nh, j * nh:(j + 1) * nh] = _product_matrix(a, H)
         if H:
-            rows_c = np.arange(n)[:, None] * nh + 2 * np.arange(1, H + 1)[None, :] - 1
-            rows_c = rows_c.ravel()
-            k = np.tile(self._k, n)
-            J[rows_c, rows_c + 1] -= omega * k
-            J[rows_c + 1, rows_c] += omega * k
+            rows_c, wk = self._rotation
+            J[rows_c, rows_c + 1] -= omega * wk
+            J[rows_c + 1, rows_c] += omega * wk
         # lam column: the module's exact df/dlam where it has one (the ANM's series need the
         # exact Jacobian); else a central difference of the sampled f (also through
         # t = theta/lam when the forcing frequency is continued); the step follows |lam| so

@@ -124,37 +124,61 @@ def samples_to_coefficients(samples: np.ndarray, harmonics: int, out: np.ndarray
 def _product_matrix(a_coef: np.ndarray, H: int) -> np.ndarray:
     """Matrix of ``b -> truncate_H(a * b)`` on real coefficients (Toeplitz + Hankel).
 
-    ``a_coef`` holds the real coefficients of ``a`` up to harmonic ``Ha <= 2H``.  In the
-    exponential basis ``u = sum_k U_k e^{i k theta}`` the product is the Toeplitz matrix
-    ``T[k, l] = A_{k-l}`` (k, l = -H..H); mapping real <-> complex coefficients on both
-    sides gives the classic Toeplitz-plus-Hankel blocks of the real layout.
+    ``a_coef`` holds the real coefficients ``[a0, alpha_1, beta_1, ...]`` of ``a`` up to
+    harmonic ``Ha <= 2H`` (``a = a0 + sum_j alpha_j cos j theta + beta_j sin j theta``).
+    With ``alpha`` extended evenly (``alpha_0 = 2 a0``) and ``beta`` oddly to negative
+    indices, the products of cosines and sines give, for ``k, l = 0..H``::
+
+        [c_k, c_l] = (alpha_{k+l} + alpha_{k-l}) / 2    [c_k, s_l] = (beta_{k+l} - beta_{k-l}) / 2
+        [s_k, c_l] = (beta_{k+l} + beta_{k-l}) / 2      [s_k, s_l] = (alpha_{k-l} - alpha_{k+l}) / 2
+
+    (``c_0`` the mean; its row is halved), i.e. a Toeplitz part (``k - l``) plus a Hankel
+    part (``k + l``), read from the coefficients by two cached gathers.
     """
-    Ha = (len(a_coef) - 1) // 2
-    A = np.zeros(4 * H + 1, dtype=complex)           # A_j for j = -2H..2H at index j + 2H
-    K = min(Ha, 2 * H)
-    A[2 * H] = a_coef[0]
-    if K:
-        Ak = 0.5 * (a_coef[1:2 * K:2] - 1j * a_coef[2:2 * K + 1:2])
-        A[2 * H + 1:2 * H + 1 + K] = Ak
-        A[2 * H - K:2 * H][::-1] = np.conj(Ak)
-    # Only rows k = 0..H are needed (the result is real): T[k, l] = A_{k-l}, l = -H..H.
-    # rows k = 0..H, columns l = -H..H: T[k, l] = A_{k-l}
-    k = np.arange(H + 1)[:, None]
-    l = np.arange(-H, H + 1)[None, :]
-    T = A[k - l + 2 * H]
-    out = np.empty((2 * H + 1, 2 * H + 1))
-    # columns: real u0 -> U_0; c_j -> (U_j + U_-j)/2; s_j -> (-i U_j + i U_-j)/2
-    Tc = np.empty((H + 1, 2 * H + 1), dtype=complex)
-    Tc[:, 0] = T[:, H]
-    if H:
-        Tp = T[:, H + 1:]                 # l = 1..H
-        Tm = T[:, :H][:, ::-1]            # l = -1..-H
-        Tc[:, 1::2] = 0.5 * (Tp + Tm)
-        Tc[:, 2::2] = 0.5j * (Tm - Tp)
-    out[0] = Tc[0].real
-    if H:
-        out[1::2] = 2.0 * Tc[1:].real
-        out[2::2] = -2.0 * Tc[1:].imag
+    Ha = min((len(a_coef) - 1) // 2, 2 * H)
+    v = np.zeros(2 * (4 * H + 1))                 # [alpha_j, beta_j] for j = -2H..2H
+    v[2 * H] = 2.0 * a_coef[0]
+    if Ha:
+        alpha, beta = a_coef[1:2 * Ha:2], a_coef[2:2 * Ha + 1:2]
+        v[2 * H + 1:2 * H + 1 + Ha] = alpha
+        v[2 * H - Ha:2 * H] = alpha[::-1]
+        w = v[4 * H + 1:]
+        w[2 * H + 1:2 * H + 1 + Ha] = beta
+        w[2 * H - Ha:2 * H] = -beta[::-1]
+    i_sum, i_diff, f_sum, f_diff = _product_indices(H)
+    return f_sum * v.take(i_sum) + f_diff * v.take(i_diff)
+
+
+_PRODUCT_INDICES: dict = {}
+
+
+def _product_indices(H: int):
+    """Gather indices into ``[alpha_{-2H..2H}, beta_{-2H..2H}]`` of the Hankel (``k + l``)
+    and Toeplitz (``k - l``) parts of :func:`_product_matrix`, with their factors (the
+    signs, the 1/2 and the halved mean row), cached per ``H``."""
+    out = _PRODUCT_INDICES.get(H)
+    if out is not None:
+        return out
+    n, off = 2 * H + 1, 2 * H
+    k = np.zeros(n, dtype=int)
+    k[1::2] = k[2::2] = np.arange(1, H + 1)
+    sine = np.zeros(n, dtype=bool)
+    sine[2::2] = True
+    kr, kc = k[:, None], k[None, :]
+    sr, sc = sine[:, None], sine[None, :]
+    beta = sr ^ sc                                # mixed rows/columns read beta
+    base = np.where(beta, 4 * H + 1, 0) + off
+    i_sum = np.broadcast_to(base + kr + kc, (n, n))
+    i_diff = np.broadcast_to(base + kr - kc, (n, n))
+    half = np.full((n, n), 0.5)
+    half[0] *= 0.5
+    # [c,c]: +,+   [s,c]: +,+   [c,s]: +,-   [s,s]: -,+
+    f_sum = half * np.where(sr & sc, -1.0, 1.0)
+    f_diff = half * np.where(~sr & sc, -1.0, 1.0)
+    out = tuple(np.ascontiguousarray(a) for a in (i_sum, i_diff, f_sum, f_diff))
+    for a in out:
+        a.flags.writeable = False
+    _PRODUCT_INDICES[H] = out
     return out
 
 

@@ -12,8 +12,8 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from frictionkit.runtime.discretizations._base import Discretization
-from frictionkit.runtime.discretizations._hbm import (HBMDiscretization, coefficients_to_samples, samples_to_coefficients,
-                                      shift_phase)
+from frictionkit.runtime.discretizations._hbm import (HBMDiscretization, _product_matrix, coefficients_to_samples,
+                                      samples_to_coefficients, shift_phase)
 from frictionkit.runtime.model._interface import Model
 from frictionkit.runtime.engine._newton import correct
 from frictionkit.runtime.results._branch import trig_extrema
@@ -36,6 +36,19 @@ def test_products_are_exact_truncations(belt, H):
     ref = samples_to_coefficients(belt.quad(d.qc, coefficients_to_samples(U, fine),
                                             coefficients_to_samples(U, fine)), H)
     np.testing.assert_allclose(d._quad_coef(U, U), ref, atol=1e-12 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("H, Ha", [(0, 0), (1, 2), (3, 1), (7, 14), (48, 96)])
+def test_product_matrix_is_the_truncated_product(H, Ha):
+    """``_product_matrix(a) @ b`` equals the harmonics 0..H of ``a(theta) b(theta)`` multiplied
+    sample by sample on a fine grid (no aliasing: 4H + 1 < 1000)."""
+    rng = np.random.default_rng(10 * H + Ha)
+    a = rng.normal(size=2 * Ha + 1)
+    B = rng.normal(size=(2 * H + 1, 3))
+    fine = 1000
+    ref = samples_to_coefficients(coefficients_to_samples(a, fine)[None, :] * coefficients_to_samples(B.T, fine), H)
+    got = (_product_matrix(a, H) @ B).T
+    np.testing.assert_allclose(got, ref, atol=1e-13 * np.abs(ref).max())
 
 
 @pytest.mark.parametrize("H", [0, 1, 6])

@@ -232,11 +232,13 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self.n_residuals += 1
         U, omega, lam = self.split(Z)
         R = self._f_coef(self._samples(U), omega, lam)
+        out = np.empty(self.m)
         if self.H:
-            R = R - omega * self._deriv(U)
-        out = R.reshape(-1)
+            np.subtract(R, omega * self._deriv(U), out=out[:self.n_coef].reshape(R.shape))
+        else:
+            out[:self.n_coef] = R.reshape(-1)
         if self.autonomous:
-            out = np.append(out, Z[self.phase_index])
+            out[-1] = Z[self.phase_index]
         return out
 
     def residual_noise(self, Z):

@@ -113,7 +113,7 @@ class _Bordered:
                 self._lu = scipy.linalg.lu_factor(K, overwrite_a=True, check_finite=False)
             # LAPACK's getrs directly: scipy's lu_solve wrapper costs as much again as the
             # solve itself at a few hundred unknowns, and the ANM solves 20 times per LU
-            getrs = scipy.linalg.get_lapack_funcs("getrs", (self._lu[0],))
+            getrs = _getrs(self._lu[0])
             self._solve = lambda rhs: getrs(self._lu[0], self._lu[1], rhs)[0]
             d = np.diag(self._lu[0])
             # a NaN produced by the elimination reaches the diagonal or the solves (checked there)
@@ -143,23 +143,40 @@ class _Bordered:
         if self._workspace is not None and self._workspace.generation != self._generation:
             raise RuntimeError("stale factorization: its workspace was refactorized since")
 
-    def slogdet(self):
-        """``(sign, log|det|)`` of ``[J; b^T]`` from the LU (pivots' parity, the diagonal)."""
+    def _sign_and_diagonal(self):
+        """Sign of the permutations and the diagonal of U."""
         self._check_fresh()
         if isinstance(self._lu, tuple):
             lu, piv = self._lu
-            sign = -1 if np.count_nonzero(piv != np.arange(piv.size)) % 2 else 1
-            d = np.diag(lu)
-        else:
-            sign = _perm_parity(self._lu.perm_r) * _perm_parity(self._lu.perm_c)
-            d = self._lu.U.diagonal()
+            return (-1 if np.count_nonzero(piv != np.arange(piv.size)) % 2 else 1), np.diagonal(lu)
+        return _perm_parity(self._lu.perm_r) * _perm_parity(self._lu.perm_c), self._lu.U.diagonal()
+
+    def slogdet(self):
+        """``(sign, log|det|)`` of ``[J; b^T]`` from the LU (pivots' parity, the diagonal)."""
+        sign, d = self._sign_and_diagonal()
         if np.any(d == 0) or not np.all(np.isfinite(d)):
             return 0, -np.inf
         return sign * int(np.prod(np.sign(d))), float(np.sum(np.log(np.abs(d))))
 
     def det_sign(self) -> int:
-        """Sign of ``det [J; b^T]`` (the branch-point test function)."""
-        return self.slogdet()[0]
+        """Sign of ``det [J; b^T]`` (the branch-point test function; no logarithms: the ANM
+        asks for it at every step)."""
+        sign, d = self._sign_and_diagonal()
+        if not np.all(np.isfinite(d)):
+            return 0
+        negative = np.count_nonzero(d < 0)
+        return 0 if np.count_nonzero(d) < d.size else sign * (-1 if negative % 2 else 1)
+
+
+_GETRS: dict = {}
+
+
+def _getrs(lu):
+    """LAPACK's getrs for ``lu``'s type, looked up once."""
+    key = lu.dtype.char
+    if key not in _GETRS:
+        _GETRS[key] = scipy.linalg.get_lapack_funcs("getrs", (lu,))
+    return _GETRS[key]
 
 
 def _perm_parity(perm) -> int:

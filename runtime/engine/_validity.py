@@ -69,15 +69,16 @@ def _all_variables(disc, solutions):
     # states only (AFT, shooting): the auxiliaries from the states, principal roots; a
     # negative sqrt argument gives NaN, a violation
     param, omega = [info["lam"] for info in infos], [info["omega"] for info in infos]
-    if C is not None and H and np.shape(C)[0] == model.n:      # AFT: the states in one FFT
+    if C is not None and 0 < 2 * H < N_SAMPLES and np.shape(C)[0] == model.n:   # AFT: one FFT
         x = coefficients_to_samples(np.array([info["coefficients"] for info in infos], dtype=float), N_SAMPLES)
         return aux_samples(model, x, param, omega), False
-    u = np.empty((len(infos), model.N, N_SAMPLES if H or np.isfinite(omega[0]) else 1))
+    n_t = N_SAMPLES if H or np.isfinite(omega[0]) else 1      # (more where 2H + 1 exceeds it)
+    u = []
     with np.errstate(invalid="ignore", divide="ignore"):
-        for i, (Z, lam) in enumerate(zip(solutions, param)):
-            t, x = disc.samples(Z, u.shape[2])
-            u[i] = model.aux(x, t, lam)
-    return u, False
+        for Z, lam in zip(solutions, param):
+            t, x = disc.samples(Z, n_t)
+            u.append(model.aux(x, t, lam))
+    return np.array(u), False
 
 
 def check_points(disc, solutions) -> list:

@@ -164,17 +164,41 @@ def _header(system: RecastSystem, backend: str) -> str:
     return f'"""{body}\n"""'
 
 
-def _dfdlam_block(system: RecastSystem, printer):
-    """``df/dlam`` of the original ODE (exact: the shooting Jacobian's ``lam`` column), or
-    ``None`` where the derivative is not a plain function (a non-analytic law's ``sign``
-    gives a ``DiracDelta``); the runtime then differentiates numerically."""
+def _dfdlam_entries(system: RecastSystem):
+    """The nonzero entries ``(i, df_i/dlam)`` of the original ODE's derivative in ``lam``
+    (exact: the shooting Jacobian's ``lam`` column, the AFT Jacobian's), or ``None`` where the
+    derivative is not a plain function (a non-analytic law's ``sign`` gives a ``DiracDelta``);
+    the runtime then differentiates numerically."""
     lam = next(p for p in system.parameters if p.name == system.continuation)
     d = [sp.diff(e, lam) for e in system.ode_rhs]
     if any(e.has(sp.DiracDelta, sp.Derivative, sp.Subs) for e in d):
         return None
-    entries = [(i, e) for i, e in enumerate(d) if e != 0]
+    return [(i, e) for i, e in enumerate(d) if e != 0]
+
+
+def _dfdlam_block(system: RecastSystem, printer):
+    """The NumPy module's ``dfdlam`` lines (:func:`_dfdlam_entries`), or ``None``."""
+    entries = _dfdlam_entries(system)
+    if entries is None:
+        return None
     temps, outs, _ = cse_lines([e for _, e in entries], printer, prefix="_h")
     return _Block(temps, [f"out[{i}] = {e}" for (i, _), e in zip(entries, outs)])
+
+
+def _dfdlam_c(system: RecastSystem, names):
+    """The compiled ``dfdlam`` kernel (every entry written, zeros too: no zero fill), or
+    ``None`` where the NumPy module has no exact one or C cannot print it (a ``Piecewise``):
+    the joined module then keeps the NumPy ``dfdlam``."""
+    entries = _dfdlam_entries(system)
+    if entries is None:
+        return None
+    try:
+        kernel = _c_kernel(system, [e for _, e in entries], lambda k: f"out[{entries[k][0]} * M + m]", names)
+    except PrintError:
+        return None
+    written = {i for i, _ in entries}
+    kernel.out += [f"out[{i} * M + m] = 0.0" for i in range(system.n_states) if i not in written]
+    return kernel
 
 
 def _context(system: RecastSystem, backend: str) -> dict:
@@ -298,7 +322,12 @@ def _context(system: RecastSystem, backend: str) -> dict:
         nonzero = {(i, j) for i, j, _ in jac_entries}
         ctx["jac_c"].out += [f"out[{i * n + j} * M + m] = 0.0" for i in range(n) for j in range(n)
                              if (i, j) not in nonzero]
-        ctx["simd_decls"] = _simd_declarations((ctx["rhs_c"], ctx["jac_c"]),
+        # the auxiliaries' definitions (principal branches): the validity check and the start
+        # of every AFT / shooting point rebuild all N variables from the states
+        ctx["aux_c"] = _c_kernel(system, aux_exprs, lambda k: f"out[{k} * M + m]", names)
+        ctx["dfdlam_c"] = _dfdlam_c(system, names)
+        kernels = [k for k in (ctx["rhs_c"], ctx["jac_c"], ctx["aux_c"], ctx["dfdlam_c"]) if k is not None]
+        ctx["simd_decls"] = _simd_declarations(kernels,
                                                ctx.get("taylor_c_ops", []) + ctx.get("taylor_c", [])
                                                + ctx.get("taylor_f_c", []))
         ctx["qc_c"] = [f"qc{t} = qc[{t}]" for t in range(len(system.Q))]

@@ -61,7 +61,7 @@ from cpython.pycapsule cimport PyCapsule_New
 MODEL_NAME = "shaw"
 MODEL_HASH = "d68186fb62294fb6"
 BACKEND = "cython"
-KERNELS = ("rhs", "jac", "quad", "quad_jac", "quad_jac_sparse", "taylor", "TAYLOR_CAPSULE")
+KERNELS = ("rhs", "jac", "aux", "dfdlam", "quad", "quad_jac", "quad_jac_sparse", "taylor", "TAYLOR_CAPSULE")
 _NPARAM = 8
 _N = 5
 _n = 2
@@ -140,6 +140,48 @@ cdef extern from *:
             out[1 * M + m] = 1;
             out[2 * M + m] = _k0;
             out[3 * M + m] = _k6*(-2*_f0*_f3/(_f1*_f1) + _k5 + (_f0*_k3/_f2 + _f3)/_f1);
+            out[0 * M + m] = 0.0;
+        }
+    }
+
+    static void fk_aux(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out,
+                       Py_ssize_t M)
+    {
+        const double p_fs = p[4];
+        const double p_fd = p[5];
+        const double p_eps = p[6];
+        const double p_n = p[7];
+        const double _h0 = (p_n*p_n);
+        const double _k0 = _h0;
+        const double _k1 = (1.0/(_h0));
+        const double _k2 = -p_fd;
+        const double _k3 = -2*sqrt(p_fs*(-p_fd + p_fs))/p_n;
+        #pragma omp simd
+        for (Py_ssize_t m = 0; m < M; ++m) {
+            const double x_x = x[0 * M + m];
+            const double x_v = x[1 * M + m];
+            const double _f0 = (x_v*x_v);
+            const double _f1 = sqrt(_k1*(_f0*_k0 + p_eps));
+            const double _f2 = _f0 + _k1;
+            out[0 * M + m] = x_x;
+            out[1 * M + m] = x_v;
+            out[2 * M + m] = _f1;
+            out[3 * M + m] = _f2;
+            out[4 * M + m] = x_v*(_f1*_k2 + _k3)/_f2;
+        }
+    }
+
+    static void fk_dfdlam(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out,
+                          Py_ssize_t M)
+    {
+        const double p_m = p[0];
+        const double p_beta = p[2];
+        const double p_w = p[3];
+        const double _k0 = -p_beta/p_m;
+        #pragma omp simd
+        for (Py_ssize_t m = 0; m < M; ++m) {
+            const double tm = t[m * ts];
+            out[1 * M + m] = _k0*tm*sin(tm*p_w);
             out[0 * M + m] = 0.0;
         }
     }
@@ -275,6 +317,8 @@ cdef extern from *:
     """
     void fk_rhs(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_jac(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
+    void fk_aux(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
+    void fk_dfdlam(const double *p, const double *t, Py_ssize_t ts, const double *x, double *out, Py_ssize_t M) nogil
     void fk_quad(const double *qc, const double *a, const double *b, double *out, Py_ssize_t M) nogil
     void fk_quad_jac(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
     void fk_quad_jac_sparse(const double *qc, const double *u, double *out, Py_ssize_t M) nogil
@@ -318,12 +362,15 @@ cdef _params(p):
     return P
 
 
-# whether fk_rhs / fk_jac read the time at all (a constant or autonomous Jacobian does not)
-cdef bint _RHS_USES_TIME = True
-cdef bint _JAC_USES_TIME = False
+# the sample kernels of the original ODE, as _odefun's ``kind``
+cdef enum:
+    _RHS, _JAC, _AUX, _DFDLAM
+# whether each kernel reads the time at all (a constant or autonomous Jacobian does not)
+cdef bint _USES_TIME[4]
+_USES_TIME[:] = [True, False, False, True]
 
 
-cdef _odefun(t, x, p, bint jacobian):
+cdef _odefun(t, x, p, int kind):
     cdef Py_buffer bp, bt, bx, bo
     cdef Py_ssize_t M, ts = 0
     cdef double tval = 0.0
@@ -333,11 +380,11 @@ cdef _odefun(t, x, p, bint jacobian):
     T = None
     if isinstance(t, float):     # a scalar time (what solve_ivp passes): no array for it
         tval = t
-    elif _JAC_USES_TIME if jacobian else _RHS_USES_TIME:
+    elif _USES_TIME[kind]:
         T, ts = _times(t, M)
     # else: the kernel does not read t, which is ignored as by the NumPy module (~0.2 us saved)
     # the kernels write every entry (the Jacobian's structural zeros too): no zero fill here
-    out = numpy.empty(((_n, _n) if jacobian else (_n,)) + shape)
+    out = numpy.empty(((_n, _n) if kind == _JAC else (_N,) if kind == _AUX else (_n,)) + shape)
     PyObject_GetBuffer(P, &bp, PyBUF_C_CONTIGUOUS)
     if T is not None:
         PyObject_GetBuffer(T, &bt, PyBUF_C_CONTIGUOUS)
@@ -345,8 +392,12 @@ cdef _odefun(t, x, p, bint jacobian):
     PyObject_GetBuffer(X, &bx, PyBUF_C_CONTIGUOUS)
     PyObject_GetBuffer(out, &bo, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
     with nogil:
-        if jacobian:
+        if kind == _JAC:
             fk_jac(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
+        elif kind == _AUX:
+            fk_aux(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
+        elif kind == _DFDLAM:
+            fk_dfdlam(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
         else:
             fk_rhs(<const double *>bp.buf, tp, ts, <const double *>bx.buf, <double *>bo.buf, M)
     PyBuffer_Release(&bo)
@@ -359,12 +410,23 @@ cdef _odefun(t, x, p, bint jacobian):
 
 def rhs(t, x, p):
     """Original first-order ODE x' = f(x, t; p); x of shape (n,) or (n, M)."""
-    return _odefun(t, x, p, False)
+    return _odefun(t, x, p, _RHS)
 
 
 def jac(t, x, p):
     """Exact Jacobian df/dx of the original ODE; (n, n) or (n, n, M)."""
-    return _odefun(t, x, p, True)
+    return _odefun(t, x, p, _JAC)
+
+
+def aux(x, t, p):
+    """All variables u from the states x by the auxiliaries' definitions (principal branches);
+    (N,) or (N, M) (a negative root argument gives NaN, as in the NumPy module)."""
+    return _odefun(t, x, p, _AUX)
+
+
+def dfdlam(t, x, p):
+    """Exact derivative df/dlam of the original ODE in the continuation parameter; (n,) or (n, M)."""
+    return _odefun(t, x, p, _DFDLAM)
 
 
 cdef _qc(qc):

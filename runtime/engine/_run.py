@@ -29,7 +29,7 @@ from ._newton import correct, tangent_at
 from ._options import ContinuationProblem, default_options
 from ._predictor_corrector import pseudo_arclength
 from ._recorder import Recorder
-from ._validity import HBM_DIP, check_point
+from ._validity import HBM_DIP, check_points
 
 __all__ = ["run", "ENGINES"]
 
@@ -142,7 +142,7 @@ def _follow(disc, engine, Z0, guess, border, d, opts, counters, progress):
 def _branch(disc, method, opts, rec, counters, status, message, success, provenance):
     """The :class:`Branch` of a run: the recorder's points checked for validity, folds
     located, provenance."""
-    checks = [check_point(disc, Z) for Z in rec.points] if disc.model.validity else []
+    checks = check_points(disc, rec.points) if disc.model.validity else []
     k = next((i for i, c in enumerate(checks) if c.fatal), None)
     if k is not None and opts.on_invalid == "stop":
         text = _invalid_text(disc, rec, checks, k)
@@ -168,7 +168,8 @@ def _branch(disc, method, opts, rec, counters, status, message, success, provena
     special.sort(key=lambda s: s.index)
     prov = _provenance(disc, method, opts)
     prov.update(provenance or {})
-    br = Branch.from_solutions(disc, rec.points, rec.tangents, special=special,
+    validity = {var: np.array([c.relative[var] for c in checks]) for var in checks[0].relative} if checks else None
+    br = Branch.from_solutions(disc, rec.points, rec.tangents, validity=validity, special=special,
                                counters=counters.as_dict(), status=status, message=message,
                                success=success, provenance=prov)
     br.discretization = disc
@@ -178,7 +179,6 @@ def _branch(disc, method, opts, rec, counters, status, message, success, provena
     br.amplitude_weights = rec.amp_w
     br.options = opts
     if checks:
-        br.validity = {var: np.array([c.relative[var] for c in checks]) for var in checks[0].relative}
         _warn_validity(br, checks, k if opts.on_invalid == "warn" else None)
     return br
 

@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["HBM_DIP", "PointValidity", "check_point"]
+from ..discretizations._hbm import coefficients_to_samples
+from ..results._columns import aux_samples, validity_measures
+
+__all__ = ["HBM_DIP", "PointValidity", "check_point", "check_points"]
 
 #: deepest dip (relative to max |u|) of a truncated-Fourier auxiliary that is only a warning
 HBM_DIP = 0.1
@@ -49,42 +52,55 @@ class PointValidity:
         return [v for v in self.violations if v[2]]
 
 
-def _all_variables(disc, Z):
-    """Samples (N, M) of all N variables of solution ``Z`` and whether they are a truncated
-    Fourier series (then small dips are tolerated)."""
+def _all_variables(disc, solutions):
+    """Samples (P, N, M) of all N variables of the solutions (P, size) and whether they are a
+    truncated Fourier series (then small dips are tolerated).  Harmonic balances: all points
+    in one inverse FFT."""
     model = disc.model
-    info = disc.unpack(Z)
-    U = info.get("variables")
+    infos = [disc.unpack(Z) for Z in solutions]
+    U = infos[0].get("variables")
     if U is not None and np.shape(U)[0] == model.N:            # collocation: nodal values
-        return np.asarray(U, dtype=float), False
-    C = info.get("coefficients")
+        return np.array([info["variables"] for info in infos], dtype=float), False
+    C = infos[0].get("coefficients")
     H = disc.H or 0
     if C is not None and np.shape(C)[0] == model.N:            # harmonic balance of all N
-        n_t = max(8 * H + 8, N_SAMPLES) if H else 1
-        return np.asarray(info["samples"](n_t, variables=True), dtype=float), H > 0
+        C = np.array([info["coefficients"] for info in infos], dtype=float)
+        return (coefficients_to_samples(C, max(8 * H + 8, N_SAMPLES)) if H else C[:, :, :1]), H > 0
     # states only (AFT, shooting): the auxiliaries from the states, principal roots; a
     # negative sqrt argument gives NaN, a violation
-    t, x = disc.samples(Z, N_SAMPLES if H or np.isfinite(info["omega"]) else 1)
+    param, omega = [info["lam"] for info in infos], [info["omega"] for info in infos]
+    if C is not None and 0 < 2 * H < N_SAMPLES and np.shape(C)[0] == model.n:   # AFT: one FFT
+        x = coefficients_to_samples(np.array([info["coefficients"] for info in infos], dtype=float), N_SAMPLES)
+        return aux_samples(model, x, param, omega), False
+    n_t = N_SAMPLES if H or np.isfinite(omega[0]) else 1      # (more where 2H + 1 exceeds it)
+    u = []
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(model.aux(x, t, info["lam"]), dtype=float), False
+        for Z, lam in zip(solutions, param):
+            t, x = disc.samples(Z, n_t)
+            u.append(model.aux(x, t, lam))
+    return np.array(u), False
+
+
+def check_points(disc, solutions) -> list:
+    """Check the validity conditions of the recast at the solutions (P, size) (see the module
+    doc): one :class:`PointValidity` per point, the measures of all points at once
+    (:func:`~frictionkit.runtime.results._columns.validity_measures`)."""
+    model = disc.model
+    sols = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
+    if not len(sols):
+        return []
+    u, truncated = _all_variables(disc, sols)
+    measures = validity_measures(model.validity, model.variables, u)
+    out = []
+    for i in range(len(sols)):
+        relative = {var: float(rel[i]) for var, (rel, _) in measures.items()}
+        worst = {var: float(w[i]) for var, (_, w) in measures.items()}
+        violations = [(var, rel, not (truncated and rel >= -HBM_DIP)) for var, rel in relative.items()
+                      if not rel > 0]
+        out.append(PointValidity(relative, worst, violations))
+    return out
 
 
 def check_point(disc, Z) -> PointValidity:
-    """Check the validity conditions of the recast at solution ``Z`` (see the module doc)."""
-    model = disc.model
-    u, truncated = _all_variables(disc, Z)
-    names = model.variables
-    relative, worst, violations = {}, {}, []
-    for var, cond, _ in model.validity:
-        row = np.asarray(u[names.index(var)]).ravel()
-        if not np.all(np.isfinite(row)):
-            rel = worst[var] = -np.inf
-        else:
-            scale = float(np.max(np.abs(row))) or 1.0
-            s = 1.0 if cond == "positive" else float(np.sign(row[np.argmax(np.abs(row))]) or 1.0)
-            worst[var] = float(np.min(s * row))
-            rel = worst[var] / scale
-        relative[var] = rel
-        if not rel > 0:
-            violations.append((var, rel, not (truncated and rel >= -HBM_DIP)))
-    return PointValidity(relative, worst, violations)
+    """Check the validity conditions of the recast at solution ``Z`` (:func:`check_points`)."""
+    return check_points(disc, [Z])[0]

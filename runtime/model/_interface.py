@@ -125,6 +125,9 @@ class Model:
 
     module: ModuleType
     params: dict = field(default_factory=dict)
+    # the parameter vector of ``params`` (param_vector runs a few thousand times per branch),
+    # with the values it was made from: rebuilt if ``params`` is changed in place
+    _vector: tuple = field(default=(None, None), init=False, repr=False, compare=False)
 
     def __post_init__(self):
         missing = [n for n in REQUIRED_NAMES if not hasattr(self.module, n)]
@@ -260,8 +263,12 @@ class Model:
 
     def param_vector(self, lam: float | None = None) -> np.ndarray:
         """All parameter values in ``PARAMETERS`` order; ``lam`` overrides the continuation one."""
-        p = np.array([self.params.get(k, d) for k, d in zip(self.module.PARAMETERS, self.module.DEFAULTS)],
-                     dtype=float)
+        made_from, base = self._vector
+        if base is None or made_from != self.params:
+            base = np.array([self.params.get(k, d) for k, d in zip(self.module.PARAMETERS, self.module.DEFAULTS)],
+                            dtype=float)
+            self._vector = (dict(self.params), base)
+        p = base.copy()
         if lam is not None:
             p[self.lam_index] = lam
         return p

@@ -227,11 +227,14 @@ class Branch:
 
     # -- construction ---------------------------------------------------------------
     @classmethod
-    def from_solutions(cls, disc, solutions, tangents, **kw):
+    def from_solutions(cls, disc, solutions, tangents, validity=None, **kw):
         """Compute the columns of each solution of any discretization (contract items 7, 9, 10).
 
         Harmonic balances: the extrema of every point's Fourier series in one batch
         (:func:`trig_extrema`); other discretizations: from 1024 samples of each orbit.
+        ``validity`` (``{variable: relative}``, one value per point), when the caller has
+        measured it (the engine's check of every point), is taken as is; otherwise a harmonic
+        balance's columns are measured here (:func:`validity_columns`).
         """
         model = disc.model
         n = model.n
@@ -239,7 +242,8 @@ class Branch:
         infos = [disc.unpack(Z) for Z in sol]
         param = [info["lam"] for info in infos]
         omega = [info["omega"] for info in infos]
-        validity = {}
+        known = validity is not None
+        validity = dict(validity or {})
         if disc.H is not None:
             # a harmonic balance: exact extrema of its Fourier series
             nh = 2 * disc.H + 1
@@ -247,7 +251,8 @@ class Branch:
                  else np.zeros((0, n, nh)))
             mins, maxs = trig_extrema(U[:, :n])
             means = U[:, :n, 0]
-            validity = validity_columns(model, disc.H, U, param, omega)
+            if not known:
+                validity = validity_columns(model, disc.H, U, param, omega)
         else:
             # any other discretization (collocation, shooting): contract item 6
             x = orbit_samples(disc, sol, 1024)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..discretizations._hbm import coefficients_to_samples
 
-__all__ = ["orbit_samples", "trig_extrema", "validity_columns"]
+__all__ = ["aux_samples", "orbit_samples", "trig_extrema", "validity_columns", "validity_measures"]
 
 
 def trig_extrema(coef: np.ndarray, n_grid: int | None = None):
@@ -90,25 +90,61 @@ def orbit_samples(disc, solutions, n_t: int) -> np.ndarray:
     return coefficients_to_samples(U, max(int(n_t), 2 * disc.H + 1))
 
 
+def validity_measures(validity, variables, u) -> dict:
+    """Each validity condition's measure at every point, from samples ``u`` (P, N, M) of all N
+    variables over one period: ``{variable: (relative, worst)}``, arrays of shape (P,).
+
+    ``worst = min_t(s u(t))`` with ``s = +1`` for ``positive`` and ``s`` the sign of the largest
+    sample for ``nonzero`` (a sign change between two samples is a crossing of zero),
+    ``relative = worst / max_t |u(t)|``; both ``-inf`` where a sample is not finite (a negative
+    root argument).  The condition holds iff ``relative > 0`` (DESIGN §6; the engine's
+    ``check_points`` and the branch columns use this one measure).
+    """
+    u = np.asarray(u, dtype=float)
+    out = {}
+    for var, cond, _ in validity:
+        row = u[:, list(variables).index(var), :]
+        finite = np.isfinite(row).all(axis=1)
+        row = np.where(finite[:, None], row, 0.0)
+        size = np.abs(row)
+        scale = size.max(axis=1)
+        if cond == "positive":
+            s = np.ones((len(row), 1))
+        else:
+            s = np.sign(row[np.arange(len(row)), size.argmax(axis=1)])[:, None]
+            s[s == 0] = 1.0
+        worst = np.min(s * row, axis=1)
+        relative = worst / np.where(scale > 0, scale, 1.0)
+        worst[~finite] = relative[~finite] = -np.inf
+        out[var] = (relative, worst)
+    return out
+
+
+def aux_samples(model, x, param, omega) -> np.ndarray:
+    """All N variables (P, N, n_t) from samples ``x`` (P, n, n_t) of the states of each point
+    over one period, by ``model.aux`` (principal roots; NaN for a negative root argument) at
+    the sample times as ``Discretization.samples`` gives them.  One call per point: ``aux``
+    takes one parameter vector, and ``lam`` differs from point to point."""
+    x = np.asarray(x, dtype=float)
+    n_t = x.shape[2]
+    out = np.empty((len(x), model.N, n_t))
+    grid = np.arange(n_t) / n_t
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for i, (xi, lam, om) in enumerate(zip(x, param, omega)):
+            t = (2 * np.pi / om) * grid if np.isfinite(om) else np.linspace(0.0, 1.0, n_t)
+            out[i] = model.aux(xi, t, lam)
+    return out
+
+
 def validity_columns(model, H, U, param, omega) -> dict:
     """The ``validity/<variable>`` columns of harmonic-balance points with coefficients ``U``
-    (n_points, rows, 2H+1): each condition's worst relative value over one period
-    (``Model.validity_report``), on ``max(8H + 8, 256)`` samples of all points at once."""
-    checks = model.validity
-    if not checks:
+    (n_points, rows, 2H+1): each condition's ``relative`` measure (:func:`validity_measures`)
+    on ``max(8H + 8, 256)`` samples of all points at once (one inverse FFT; the auxiliaries
+    of an AFT, which carries the states alone, by :func:`aux_samples`)."""
+    if not model.validity:
         return {}
-    n = model.n
     n_t = 1 if H == 0 else max(8 * H + 8, 256)
-    rows = U if H else U[:, :, :1]
-    samples = rows if H == 0 else coefficients_to_samples(rows, n_t)
-    out = {var: np.empty(len(U)) for var, _, _ in checks}
-    for i, (u, lam, om) in enumerate(zip(samples, param, omega)):
-        if U.shape[1] == n < model.N:
-            # the states alone (AFT): the auxiliaries are functions of them, principal roots;
-            # the sample times as ``Discretization.samples`` gives them
-            t = (2 * np.pi / om) * np.arange(n_t) / n_t if np.isfinite(om) else np.linspace(0.0, 1.0, n_t)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                u = model.aux(u, t, lam)
-        for r in model.validity_report(u):
-            out[r["variable"]][i] = r["relative"]
-    return out
+    u = U[:, :, :1] if H == 0 else coefficients_to_samples(U, n_t)
+    if U.shape[1] == model.n < model.N:
+        u = aux_samples(model, u, param, omega)
+    return {var: rel for var, (rel, _) in validity_measures(model.validity, model.variables, u).items()}

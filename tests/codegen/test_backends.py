@@ -35,6 +35,14 @@ def test_numpy_and_cython_agree(name, cont):
     rel_close(npm.rhs(t, x, p), cym.rhs(t, x, p), 1e-13)
     rel_close(npm.jac(t, x, p), cym.jac(t, x, p), 1e-13)
     rel_close(npm.rhs(t[0], x[:, 0], p), cym.rhs(t[0], x[:, 0], p), 1e-13)
+    # aux and dfdlam are compiled too (two printers of the same sympy expressions), dfdlam
+    # exactly where the NumPy module has an exact one; same shapes, one sample or a batch
+    assert cym.aux is not npm.aux and (cym.dfdlam is not npm.dfdlam) == (npm.dfdlam is not None)
+    rel_close(npm.aux(x, t, p), cym.aux(x, t, p), 1e-13)
+    rel_close(npm.aux(x[:, 0], t[0], p), cym.aux(x[:, 0], t[0], p), 1e-13)
+    if npm.dfdlam is not None:
+        rel_close(npm.dfdlam(t, x, p), cym.dfdlam(t, x, p), 1e-13)
+        rel_close(npm.dfdlam(t[0], x[:, 0], p), cym.dfdlam(t[0], x[:, 0], p), 1e-13)
     u = npm.aux(x, t, p)
     ops = npm.operators(p)
     rel_close(npm.quad(ops["qc"], u, u[::-1].copy()), cym.quad(ops["qc"], u, u[::-1].copy()), 1e-13)
@@ -53,20 +61,29 @@ def test_vectorised_compiled_kernels_agree_with_numpy_sample_by_sample(name, con
     rng = np.random.default_rng(7)
     p, x, t = random_point(npm, rng, m=1003)          # odd: vector body and remainder loop
     x *= rng.choice([0.1, 1.0, 10.0], size=x.shape)
-    for fn in ("rhs", "jac"):
-        ref = getattr(npm, fn)(t, x, p)
+    kernels = ("rhs", "jac", "aux") + (("dfdlam",) if npm.dfdlam is not None else ())
+
+    def call(mod, fn):          # aux takes (x, t, p), the others (t, x, p)
+        return mod.aux(x, t, p) if fn == "aux" else getattr(mod, fn)(t, x, p)
+
+    for fn in kernels:
+        with np.errstate(invalid="ignore"):        # aux: a negative root argument is NaN in both
+            ref = call(npm, fn)
         junk = np.full_like(ref, np.nan)
         del junk                                       # a freed NaN block of the output's size:
-        got = getattr(cym, fn)(t, x, p)                # every entry must be written (no zero fill)
+        got = call(cym, fn)                            # every entry must be written (no zero fill)
+        assert np.array_equal(np.isnan(got), np.isnan(ref)), fn
+        ref, got = np.nan_to_num(ref), np.nan_to_num(got)
         scale = np.abs(ref).max(axis=-1, keepdims=True)
         assert np.all(np.abs(got - ref) <= 1e-13 * scale), (fn, np.max(np.abs(got - ref) / np.maximum(scale, 1e-300)))
     x[rng.integers(len(x), size=40), rng.integers(x.shape[1], size=40)] = np.nan
-    for fn in ("rhs", "jac"):
+    for fn in kernels:
         with np.errstate(all="ignore"):
-            ref = getattr(npm, fn)(t, x, p)
-        got = getattr(cym, fn)(t, x, p)
+            ref = call(npm, fn)
+        got = call(cym, fn)
         assert np.array_equal(np.isnan(got), np.isnan(ref)), fn
-        assert fn == "jac" or np.isnan(ref).any()   # a constant Jacobian has no NaN
+        # a constant Jacobian (or a dfdlam free of the states: shaw's forcing amplitude) has no NaN
+        assert fn in ("jac", "dfdlam") or np.isnan(ref).any()
 
 
 @pytest.mark.parametrize("name,cont", SHIPPED)

@@ -1,6 +1,6 @@
 """The emitted ``dfdlam`` (contract item 11): the exact ``df/dlam`` of the original ODE.
 
-Checked against central differences of the emitted ``rhs`` in the continuation parameter,
+Checked (both backends) against central differences of the emitted ``rhs`` in the continuation parameter,
 and the runtime's numerical fallback (a module without ``dfdlam``) against the exact one.
 """
 from types import ModuleType
@@ -11,14 +11,16 @@ import pytest
 from frictionkit.codegen import generate_module
 from frictionkit.modelspec import ZOO
 from frictionkit.runtime import load_model
-from tests.codegen.zoo_cases import random_point
+from tests.codegen.zoo_cases import SAMPLED, random_point
 
 SHIPPED = [(name, c) for name, (_, params) in sorted(ZOO.items()) for c in params]
 
 
+@pytest.mark.parametrize("backend", ["numpy", "cython"])
 @pytest.mark.parametrize("name,cont", SHIPPED)
-def test_dfdlam_agrees_with_finite_differences_of_rhs(name, cont):
-    mod = generate_module(name, cont, backend="numpy")
+def test_dfdlam_agrees_with_finite_differences_of_rhs(name, cont, backend):
+    """The NumPy and the compiled ``dfdlam`` (a sampled model has no compiled module)."""
+    mod = generate_module(name, cont, backend="numpy" if name in SAMPLED else backend)
     if mod.dfdlam is None:               # a non-analytic law: the runtime differentiates
         assert mod.SAMPLED
         return

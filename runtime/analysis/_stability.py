@@ -33,7 +33,7 @@ import os
 import numpy as np
 
 from ..discretizations._shooting import PeriodicOrbit
-from ..engine._locate import locate_on_branch
+from ..engine._locate import locate_on_branch, locate_on_interpolant
 from ..errors import ConvergenceError, InputError
 from ..results._branch import SpecialPoint
 from ..results._columns import orbit_samples
@@ -376,15 +376,22 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
     P = branch.solutions
     nxt = {i: j for i, j in zip(done[:-1], done[1:])}     # the next computed point
 
-    def located(i, fun, results, stol=1e-13):
+    def located(i, fun, results, stol=1e-13, interpolant=False):
         """Root of fun(FloquetResult) between point i and the next computed one (None if no
-        sign change)."""
+        sign change).  ``interpolant``: search the branch's Hermite interpolant first and
+        correct only next to its root (``locate_on_interpolant``), for a bracket of adjacent
+        points, whose interpolant is accurate."""
         def test(Z):
             return fun(point_stability(disc, Z, tol=tol, which="primary")[results])
         j = nxt.get(i, i + 1)
-        # the multipliers of the two ends were computed on these points: not again
-        ends = (fun(prim[i]), fun(prim[j])) if results == 0 and prim[i] is not None and prim[j] is not None else None
         try:
+            if interpolant and j == i + 1:
+                ta, tb = branch.tangents[i], branch.tangents[j]
+                chord = P[j] - P[i]
+                return locate_on_interpolant(disc, P[i], ta * np.sign(ta @ chord), P[j], tb * np.sign(tb @ chord),
+                                             test, counters, stol=stol)
+            # the multipliers of the two ends were computed on these points: not again
+            ends = (fun(prim[i]), fun(prim[j])) if results == 0 and prim[i] is not None and prim[j] is not None else None
             return locate_on_branch(disc, P[i], P[j], test, counters, stol=stol, ends=ends)
         except (ConvergenceError, ValueError):
             return None
@@ -407,9 +414,9 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
                 f = near[0]
                 # lam is quadratic in the chord coordinate at a fold: 1e-8 of the chord gives
                 # lam to about 1e-16 of it; finer only chases the multipliers' noise
-                Zc = located(i, _near_one_product, 0, stol=1e-8)
+                Zc = located(i, _near_one_product, 0, stol=1e-8, interpolant=True)
                 if Zc is None and f.index != i:
-                    Zc = located(f.index, _near_one_product, 0, stol=1e-8)
+                    Zc = located(f.index, _near_one_product, 0, stol=1e-8, interpolant=True)
                 at = point_stability(disc, f.solution, tol=tol)
                 f.data.update(multipliers=at[0].multipliers,
                               crossing_param=float(Zc[-1]) if Zc is not None else np.nan)

@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import json
 import os
+import py_compile
 import sys
 import types
 import warnings
@@ -178,6 +179,31 @@ def module_stem(name: str, continuation: str) -> str:
     return f"{name}__{continuation}"
 
 
+def _numpy_module(source: str, stem: str, name: str):
+    """The generated NumPy module ``source`` as module ``name``, imported from a copy in
+    ``<cache>/modules/<stem>_<hash of source>.py`` so that Python's bytecode cache applies.
+
+    Compiling the source is what remains of a warm load once nothing is recast (the belt:
+    1.7 ms against 0.2 ms from the cached bytecode).  The copy is written atomically and its
+    bytecode with :mod:`py_compile` (which writes it even where ``PYTHONDONTWRITEBYTECODE``
+    is set); its name holds a hash of the source, so it is never out of date.  A cache that
+    cannot be written falls back to compiling in memory.
+    """
+    path = cache_dir() / "modules" / f"{stem}_{hashlib.sha256(source.encode()).hexdigest()[:20]}.py"
+    try:
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, source)
+            py_compile.compile(str(path), doraise=True)
+    except (OSError, py_compile.PyCompileError):
+        return _module_from_source(source, name)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sys.modules[name] = mod
+    return mod
+
+
 def _module_from_source(source: str, name: str):
     mod = types.ModuleType(name)
     mod.__file__ = f"<generated {name}>"
@@ -217,7 +243,7 @@ def generate_module(model, continuation: str, backend: str = "auto"):
     else:
         meta, src = _cached_sources(model, continuation,
                                     ("numpy",) if backend == "numpy" else ("numpy", "cython"))
-        np_mod = _module_from_source(src["numpy"], f"_fk_np_{stem}_{meta.model_hash}")
+        np_mod = _numpy_module(src["numpy"], stem, f"_fk_np_{stem}_{meta.model_hash}")
         pyx = src.get("cython")
     if backend == "numpy" or getattr(np_mod, "SAMPLED", False):
         return np_mod

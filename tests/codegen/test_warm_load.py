@@ -16,7 +16,6 @@ import sympy as sp
 
 import frictionkit.codegen.api as api
 from frictionkit.modelspec import ModelSpec, laws, zoo
-from frictionkit.runtime import load_model
 
 
 @pytest.fixture
@@ -38,7 +37,6 @@ def _belt_rhs(x, p):
 _LOAD = """
 import cProfile, json, pstats
 from frictionkit.modelspec import zoo
-from frictionkit.runtime import load_model
 spec = zoo.belt()
 prof = cProfile.Profile()
 model = prof.runcall(load_model, spec, continuation="Vb", backend="numpy", n=10.0, FN=5.0)
@@ -136,3 +134,26 @@ def test_a_damaged_entry_is_regenerated_silently(cache, damage):
     again_meta, again = api._cached_sources(zoo.belt(), "Vb", ("numpy",))
     assert (again_meta, again) == (meta, src)
     assert json.loads(path.read_text(encoding="utf-8")) == {**dataclasses.asdict(meta), "sources": src}
+
+
+def test_the_numpy_module_is_imported_from_its_cached_copy_and_bytecode(cache):
+    """The NumPy module is imported from ``<cache>/modules`` (its bytecode written next to it,
+    PYTHONDONTWRITEBYTECODE or not) and is the rendered source; its rhs is the hand-written one."""
+    import importlib.util
+    from pathlib import Path
+    mod = api.generate_module(_small(), "vb", backend="numpy")
+    path = Path(mod.__file__)
+    assert path.parent == cache.parent / "modules"
+    assert Path(importlib.util.cache_from_source(str(path))).is_file()
+    assert path.read_text(encoding="utf-8") == api.generate_sources(_small(), "vb", ("numpy",))[1]["numpy"]
+    assert mod.rhs(0.0, np.array([0.3, 0.1]), np.array([2.0, 0.5, 0.1]))[1] == pytest.approx(
+        -2.0 * 0.3 - 0.1 * 0.1 + _mu(0.1 - 0.5), rel=1e-12)
+
+
+def test_a_cache_that_cannot_be_written_still_loads(tmp_path, monkeypatch):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("FRICTIONKIT_CACHE", str(blocker / "cache"))     # below a file: no folder
+    mod = api.generate_module(_small(), "vb", backend="numpy")
+    assert mod.rhs(0.0, np.array([0.3, 0.1]), np.array([2.0, 0.5, 0.1]))[1] == pytest.approx(
+        -2.0 * 0.3 - 0.1 * 0.1 + _mu(0.1 - 0.5), rel=1e-12)

@@ -37,6 +37,7 @@ def _belt_rhs(x, p):
 _LOAD = """
 import cProfile, json, pstats
 from frictionkit.modelspec import zoo
+from frictionkit.runtime import load_model
 spec = zoo.belt()
 prof = cProfile.Profile()
 model = prof.runcall(load_model, spec, continuation="Vb", backend="numpy", n=10.0, FN=5.0)

@@ -345,6 +345,30 @@ class ModelSpec:
             expr = new
         raise ModelSpecError(f"definitions of model {self.name!r} refer to each other in a cycle")
 
+    def canonical(self) -> str:
+        """Text of the whole declaration, the same in every process: equal texts, equal models.
+
+        Every field is written (the docs too), the expressions with :func:`sympy.srepr` (their
+        symbols' assumptions included), the set of kinematic positions sorted, and each
+        friction law by its name and its expression of a probe symbol ``_vr`` (what the recast
+        reads of it), never by its ``repr`` (which holds an address).  The code generator keys
+        its source cache on it; the belt's text takes about 1 ms.
+        """
+        vr = sp.Symbol("_vr", real=True)
+        parts = [repr((self.name, self.description, self.sampled, self.time_unit)), sp.srepr(self.t)]
+        parts += [repr((p.name, p.default, p.unit, p.doc, p.positive, p.bounds)) + sp.srepr(p.symbol)
+                  for p in self.parameters.values()]
+        parts += [sp.srepr(x) for x in (self.states, self.algebraic, list(self.odes.items()),
+                                        list(self.masses.items()), list(self.constraints.items()),
+                                        list(self.definitions.items()), self.forcing_frequency,
+                                        sorted(self._kinematic, key=lambda s: s.name))]
+        for c in self.contacts:
+            law = f"{getattr(c.law, '__module__', '')}.{getattr(c.law, '__qualname__', c.law)}"
+            parts.append(repr((c.name, law)) + sp.srepr([c.relative_velocity, list(c.law_params.items()),
+                                                          c.coefficient, c.law(vr, **c.law_params)]))
+        parts += [repr(list(self.state_units.items())), repr(list(self.state_docs.items()))]
+        return "\n".join(parts)
+
     # -- validation -----------------------------------------------------------------
     def validate(self, continuation: str | None = None, allow_nonanalytic: bool | None = None):
         """Check the whole declaration; raise a :class:`ModelSpecError` naming the culprit.

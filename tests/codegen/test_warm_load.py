@@ -158,3 +158,17 @@ def test_a_cache_that_cannot_be_written_still_loads(tmp_path, monkeypatch):
     mod = api.generate_module(_small(), "vb", backend="numpy")
     assert mod.rhs(0.0, np.array([0.3, 0.1]), np.array([2.0, 0.5, 0.1]))[1] == pytest.approx(
         -2.0 * 0.3 - 0.1 * 0.1 + _mu(0.1 - 0.5), rel=1e-12)
+
+
+def test_canonical_text_covers_every_field_of_a_spec():
+    """The source cache is keyed on ``ModelSpec.canonical``: a field it does not write would let
+    two different specs share cached sources.  Every field is listed here with how it enters
+    the text; a new field fails this test until ``canonical`` writes it (and it is added)."""
+    import dataclasses
+
+    from frictionkit.modelspec import ModelSpec
+
+    written = {"name", "description", "sampled", "time_unit", "t", "parameters", "states", "algebraic",
+               "odes", "masses", "constraints", "definitions", "contacts", "forcing_frequency",
+               "state_units", "state_docs", "_kinematic"}
+    assert {f.name for f in dataclasses.fields(ModelSpec)} == written

@@ -195,7 +195,8 @@ def _within_reach(disc, series, a, a_floor, Z, R, scale, noise, counters):
 
 
 def _chord(disc, Z, R, te, Z1, lu, scale, noise, options, counters):
-    """Chord (simplified Newton) correction of a step's end point with the step's own LU.
+    """Chord (simplified Newton) correction of a step's end point with the step's own LU
+    (``Z1`` its null vector), or with a factorization of ``[J; te^T]`` itself (``Z1 = None``).
 
     Solves ``[J(Z0); te^T] dZ = [-R(Z); 0]`` by the factorization of ``[J(Z0); t_prev^T]``
     that gave the series (``Z0`` its origin): with ``w`` the solution for the factorized
@@ -213,7 +214,7 @@ def _chord(disc, Z, R, te, Z1, lu, scale, noise, options, counters):
     or the branch turned by nearly a right angle within the step (the Newton correction then
     takes over).
     """
-    tz = float(te @ Z1)
+    tz = float(te @ Z1) if Z1 is not None else 1.0
     if abs(tz) < 0.1:
         return None
     rhs = np.zeros(disc.m + 1)
@@ -222,7 +223,7 @@ def _chord(disc, Z, R, te, Z1, lu, scale, noise, options, counters):
     for _ in range(options.chord_iterations):
         rhs[:-1] = -R
         w = lu.solve(rhs)
-        dZ = w - ((te @ w) / tz) * Z1
+        dZ = w - ((te @ w) / tz) * Z1 if Z1 is not None else w
         Z = Z + dZ
         R = disc.residual(Z)
         counters.residual_evaluations += 1
@@ -243,6 +244,27 @@ def _chord(disc, Z, R, te, Z1, lu, scale, noise, options, counters):
             return None
         size = new
     return None
+
+
+def _chord_at_end(disc, Z, te, scale, noise, options, counters):
+    """The chord correction again, with one factorization at the end point itself, where
+    the step's own failed (it diverges when ``J`` changes across the step by more than its
+    smallest singular value: the first steps next to a Hopf point, an ill-conditioned
+    system).  The series' end is within its validity of the branch, so ``J(Z)`` contracts at
+    once: one factorization and two or three residuals, where Newton's correction takes a
+    factorization per iteration (two or three).  Returns None when it does not converge
+    either (Newton then takes over) or when ``options.chord_iterations`` is 0."""
+    if not options.chord_iterations:
+        return None
+    try:
+        lu, _ = factor_jacobian(disc, Z, te, counters)
+    except ConvergenceError:
+        return None
+    R = disc.residual(Z)
+    counters.residual_evaluations += 1
+    if not np.all(np.isfinite(R)):
+        return None
+    return _chord(disc, Z, R, te, None, lu, scale, noise, options, counters)
 
 
 def anm(disc, Z0, t0, options, recorder, progress=None):
@@ -308,6 +330,9 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
         if (options.correct and not singular_end
                 and _relative_residual(disc, Ze, R, scale, noise) > options.residual_tolerance):
             Ze = _chord(disc, Ze, R, te, terms[0], lu, scale, noise, options, c)
+        if Ze is None:
+            Ze, te = series(a_end), series.tangent(a_end)
+            Ze = _chord_at_end(disc, Ze, te, scale, noise, options, c)
         if Ze is None:
             Ze, te = series(a_end), series.tangent(a_end)
             for attempt in range(4):

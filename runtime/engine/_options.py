@@ -121,10 +121,11 @@ class ANMOptions(ContinuationOptions):
     correct : bool
         Correct each step's end point when its residual exceeds ``residual_tolerance``:
         first by chord iterations with the step's own factorization (no new LU), then, if
-        they do not converge, by Newton.
+        they do not converge, by chord iterations on one factorization at the end point, then
+        by Newton.
     chord_iterations : int
-        At most this many chord iterations before the Newton correction takes over (0: Newton
-        only).  Each costs one residual and one triangular solve; they stop as soon as the
+        At most this many chord iterations, with each of the two factorizations, before the
+        Newton correction takes over (0: Newton only).  Each costs one residual and one triangular solve; they stop as soon as the
         residual meets the tolerance, or when it fails to decrease.
     points_per_step : int
         Branch points stored per step: the end point plus ``points_per_step - 1`` equally

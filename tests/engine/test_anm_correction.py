@@ -55,6 +55,34 @@ def test_every_step_end_is_where_newton_puts_it(belt_start):
     assert worst < 1e-9
 
 
+def test_a_diverging_chord_is_finished_with_one_factorization_at_the_end(belt_start, monkeypatch):
+    """Next to the Hopf point the step's own factorization does not contract at the step's end
+    (the chord diverges); the end point is then corrected by chord iterations on one
+    factorization at the end itself.  Each such point is Newton's solution from the series'
+    end on the same hyperplane (to 1e-13 of |Z|), for one factorization each."""
+    from frictionkit.runtime.engine import _anm
+    rescued = []
+    plain = _anm._chord_at_end
+
+    def recorded(disc, Z, te, scale, noise, options, counters):
+        before = counters.factorizations
+        out = plain(disc, Z, te, scale, noise, options, counters)
+        rescued.append((Z, te, out, counters.factorizations - before))
+        return out
+
+    monkeypatch.setattr(_anm, "_chord_at_end", recorded)
+    _branch(belt_start)
+    done = [r for r in rescued if r[2] is not None]
+    assert done, "the branch has no step whose chord diverged: the test no longer exercises the path"
+    disc = belt_start[0]
+    for Z, te, out, lu in done:
+        Zn, _ = correct(disc, Z, te, float(te @ Z), xtol=1e-13, max_iter=20)
+        # (the correction itself is 1e-12 .. 4e-11 of |Z|: the point must be on the same
+        # hyperplane as Newton's, not merely close to the series' end)
+        assert np.linalg.norm(out - Zn) <= 1e-13 * np.linalg.norm(Zn)
+        assert lu == 1
+
+
 def test_fold_from_the_series_turning_point_is_the_extremum_of_lam(belt_start):
     """The fold started from the turning point of lam on the step's series (one Newton
     correction and one tangent) against the extremum of lam along the branch."""

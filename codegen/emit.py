@@ -201,6 +201,24 @@ def _dfdlam_c(system: RecastSystem, names):
     return kernel
 
 
+def kinematic_pairs(system: RecastSystem) -> tuple:
+    """The kinematic state equations ``x_i' = x_j`` of the original ODE, as pairs ``(i, j)``.
+
+    Exact (sympy's structural equality of ``f_i`` with the state symbol ``x_j``), e.g. the
+    position equation of every ``second_order`` declaration.  ``j`` is not itself kinematic
+    and appears once, so the runtime can eliminate each ``x_j`` with the equations of ``x_i``
+    (the AFT's bordered LU, ``runtime/engine/_bordered.py``)."""
+    index = {x: k for k, x in enumerate(system.states)}
+    rhs = list(system.ode_rhs)
+    kinematic = {i: index[f] for i, f in enumerate(rhs) if f in index and index[f] != i}
+    pairs, used = [], set()
+    for i, j in sorted(kinematic.items()):
+        if j not in kinematic and j not in used:
+            pairs.append((i, j))
+            used.add(j)
+    return tuple(pairs)
+
+
 def _context(system: RecastSystem, backend: str) -> dict:
     ascii_only = backend == "cython"
     npp = NumPyModelPrinter(_names(system, "t", ascii_only))
@@ -216,6 +234,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
         forcing_frequency=repr(system.forcing_frequency), validity=repr(tuple(system.validity)),
         definitions=repr(tuple(f"{s} = {sp.sstr(d)}" for s, d in system.definitions)),
         lam_as_variable=repr(system.lam_as_variable), sampled=repr(system.sampled),
+        kinematic=repr(kinematic_pairs(system)),
         QK=repr([q[0] for q in system.Q]), QI=repr([q[1] for q in system.Q]), QJ=repr([q[2] for q in system.Q]),
         BK=repr([b[0] for b in system.B]), BJ=repr([b[1] for b in system.B]), BL=repr([b[2] for b in system.B]),
         point_rows=repr(tuple(system.point_rows)), contacts=repr(tuple(c[0] for c in system.contacts)),

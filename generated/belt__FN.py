@@ -75,6 +75,8 @@ VALIDITY = (('R1', 'positive', 'principal root: sqrt((Vr**2*n**2 + eps)/n**2) > 
 DEFINITIONS = ('Vr = -Vb + v', 'R1 = sqrt((eps + n**2*(-Vb + v)**2)/n**2)', 'a1 = (-Vb + v)**2 + n**(-2)', 'mu_belt = (-mud*sqrt((eps + n**2*(-Vb + v)**2)/n**2)*(-Vb + v) - 2*(-Vb + v)*sqrt(-mud*mus + mus**2)/n)/((-Vb + v)**2 + n**(-2))')
 LAM_AS_VARIABLE = False
 SAMPLED = False
+#: kinematic state equations x_i' = x_j of the original ODE, as (i, j) (exact; each j once)
+KINEMATIC = ((0, 1),)
 Q_K = numpy.array([3, 3, 4, 5, 5], dtype=numpy.intp)
 Q_I = numpy.array([2, 3, 2, 2, 4], dtype=numpy.intp)
 Q_J = numpy.array([2, 3, 2, 3, 5], dtype=numpy.intp)

@@ -45,6 +45,8 @@ VALIDITY = ()
 DEFINITIONS = ()
 LAM_AS_VARIABLE = False
 SAMPLED = True
+#: kinematic state equations x_i' = x_j of the original ODE, as (i, j) (exact; each j once)
+KINEMATIC = ((0, 1),)
 Q_K = numpy.array([], dtype=numpy.intp)
 Q_I = numpy.array([], dtype=numpy.intp)
 Q_J = numpy.array([], dtype=numpy.intp)

@@ -71,6 +71,8 @@ VALIDITY = (('R1', 'positive', 'principal root: sqrt((eps + n**2*v**2)/n**2) > 0
 DEFINITIONS = ('R1 = sqrt((eps + n**2*v**2)/n**2)', 'a1 = v**2 + n**(-2)', 'mu_ground = (-fd*v*sqrt((eps + n**2*v**2)/n**2) - 2*v*sqrt(-fd*fs + fs**2)/n)/(v**2 + n**(-2))')
 LAM_AS_VARIABLE = False
 SAMPLED = False
+#: kinematic state equations x_i' = x_j of the original ODE, as (i, j) (exact; each j once)
+KINEMATIC = ((0, 1),)
 Q_K = numpy.array([2, 2, 3, 4, 4], dtype=numpy.intp)
 Q_I = numpy.array([1, 2, 1, 1, 3], dtype=numpy.intp)
 Q_J = numpy.array([1, 2, 1, 2, 4], dtype=numpy.intp)

@@ -79,6 +79,8 @@ VALIDITY = (('R1', 'positive', 'principal root: sqrt(Vrel**2 + delta**2) > 0'), 
 DEFINITIONS = ('Vrel = V - Vdr', 'a1 = (V - Vdr)**2', 'at1 = atan(eps*(V - Vdr))', 'R1 = sqrt(delta**2 + (V - Vdr)**2)', 'a2 = sqrt(delta**2 + (V - Vdr)**2) + 1/gamma', 'mu_belt = -2*atan(eps*(V - Vdr))/(pi*gamma*(sqrt(delta**2 + (V - Vdr)**2) + 1/gamma))')
 LAM_AS_VARIABLE = False
 SAMPLED = False
+#: kinematic state equations x_i' = x_j of the original ODE, as (i, j) (exact; each j once)
+KINEMATIC = ((0, 1),)
 Q_K = numpy.array([3, 5, 5, 7], dtype=numpy.intp)
 Q_I = numpy.array([2, 2, 5, 6], dtype=numpy.intp)
 Q_J = numpy.array([2, 2, 5, 7], dtype=numpy.intp)

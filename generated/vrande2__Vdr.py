@@ -106,6 +106,8 @@ VALIDITY = (('R1', 'positive', 'principal root: sqrt(delta**2 + (V1 - Vdr)**2) >
 DEFINITIONS = ('a1 = V1 - Vdr', 'a2 = (V1 - Vdr)**2', 'at1 = atan(eps*(V1 - Vdr))', 'R1 = sqrt(delta**2 + (V1 - Vdr)**2)', 'a3 = sqrt(delta**2 + (V1 - Vdr)**2) + 1/gamma', 'mu_m1 = -2*atan(eps*(V1 - Vdr))/(pi*gamma*(sqrt(delta**2 + (V1 - Vdr)**2) + 1/gamma))', 'a4 = V2 - Vdr', 'a5 = (V2 - Vdr)**2', 'at2 = atan(eps*(V2 - Vdr))', 'R2 = sqrt(delta**2 + (V2 - Vdr)**2)', 'a6 = sqrt(delta**2 + (V2 - Vdr)**2) + 1/gamma', 'mu_m2 = -2*atan(eps*(V2 - Vdr))/(pi*gamma*(sqrt(delta**2 + (V2 - Vdr)**2) + 1/gamma))')
 LAM_AS_VARIABLE = False
 SAMPLED = False
+#: kinematic state equations x_i' = x_j of the original ODE, as (i, j) (exact; each j once)
+KINEMATIC = ((0, 1), (2, 3))
 Q_K = numpy.array([5, 7, 7, 9, 11, 13, 13, 15], dtype=numpy.intp)
 Q_I = numpy.array([4, 4, 7, 8, 10, 10, 13, 14], dtype=numpy.intp)
 Q_J = numpy.array([4, 4, 7, 9, 10, 10, 13, 15], dtype=numpy.intp)

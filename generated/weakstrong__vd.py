@@ -76,6 +76,8 @@ VALIDITY = (('R1', 'positive', 'principal root: sqrt(delta**2 + vrel**2) > 0'), 
 DEFINITIONS = ('vrel = v - vd', 'R1 = sqrt(delta**2 + (v - vd)**2)', 'e1 = exp(-sqrt(delta**2 + (v - vd)**2)/v0)', 'mu_belt = (-mud*(v - vd) + mud*(v - vd)*exp(-sqrt(delta**2 + (v - vd)**2)/v0) - mus*(v - vd)*exp(-sqrt(delta**2 + (v - vd)**2)/v0) - muv*sqrt(delta**2 + (v - vd)**2)*(v - vd)/v0)/sqrt(delta**2 + (v - vd)**2)')
 LAM_AS_VARIABLE = False
 SAMPLED = False
+#: kinematic state equations x_i' = x_j of the original ODE, as (i, j) (exact; each j once)
+KINEMATIC = ((0, 1),)
 Q_K = numpy.array([3, 3, 5, 5, 5], dtype=numpy.intp)
 Q_I = numpy.array([2, 3, 2, 2, 3], dtype=numpy.intp)
 Q_J = numpy.array([2, 3, 3, 4, 5], dtype=numpy.intp)

@@ -65,6 +65,9 @@ Contract (numbered as in scipy's ``OdeSolver``):
    coefficients of the auxiliaries (NAUX, M) and of ``f`` (n, M).  ``F_k`` is affine in
    ``X[k]`` with slope ``jac`` at ``X[0]`` (k >= 1).  Compiled modules also export the C
    function as ``TAYLOR_CAPSULE`` (:meth:`Model.taylor_kernel`).
+13. Optional ``KINEMATIC`` (tuple of ``(i, j)``, default ``()``; generated modules have it): the
+   state equations ``x_i' = x_j`` exactly (``j`` not itself kinematic, each ``j`` once), which
+   the AFT lets the engines eliminate before their LU (:attr:`Model.kinematic`).
 """
 from __future__ import annotations
 
@@ -245,6 +248,12 @@ class Model:
     def exact_dfdlam(self) -> bool:
         """True when :meth:`dfdlam` is exact (the module exports ``dfdlam``), not a difference."""
         return hasattr(self.module, "dfdlam")
+
+    @property
+    def kinematic(self) -> tuple:
+        """Pairs ``(i, j)`` of the kinematic state equations ``x_i' = x_j`` (contract item 13;
+        ``()`` for modules without ``KINEMATIC``)."""
+        return tuple((int(i), int(j)) for i, j in getattr(self.module, "KINEMATIC", ()))
 
     @property
     def naux(self) -> int:

@@ -54,7 +54,7 @@ import scipy.fft
 
 from ..errors import InputError
 from ..model._interface import Model
-from ._base import Discretization
+from ._base import Discretization, Elimination
 from ._hbm import (
     HarmonicLayout,
     _product_matrix,
@@ -206,6 +206,33 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self.n_jacobians = 0
         self._series = PointwiseSeries(model, self.split, self._samples, self._times)   # series_rhs
         self._basis_cache = {}         # monodromy's Fourier basis at the Gauss points
+        self.elimination = self._kinematic_elimination()
+
+    def _kinematic_elimination(self):
+        """The identity rows of the kinematic states (contract item 18), or None.
+
+        A state equation ``x_i' = x_j`` (``Model.kinematic``, exact) has the residual rows
+        ``R_i = U_j - omega D U_i`` (the FFT of the samples of ``x_j`` gives ``U_j`` back), so
+        ``J[rows of i, columns of U_j] = I``; the rest of row (i, c_k) is ``-omega k`` in column
+        (i, s_k), of row (i, s_k) ``+omega k`` in column (i, c_k) (``_rotation`` in
+        :meth:`jacobian`), and ``-D U_i`` in the ``omega`` column (autonomous) or the ``lam``
+        column (a continued forcing frequency); the ``lam`` column is zero otherwise
+        (``df_i/dlam = 0``).  Equilibria (H = 0) gain nothing: None."""
+        pairs = self.model.kinematic
+        if not self.H or not pairs:
+            return None
+        q = np.arange(self.nh)
+        k = np.arange(1, self.H + 1)
+        rows, cols, pair_rows, pair_cols = [], [], [], []
+        for t, (i, j) in enumerate(pairs):
+            rows.append(i * self.nh + q)
+            cols.append(j * self.nh + q)
+            base = t * self.nh
+            pair_rows += [base + 2 * k - 1, base + 2 * k]       # rows c_k, s_k of state i
+            pair_cols += [i * self.nh + 2 * k, i * self.nh + 2 * k - 1]   # columns s_k, c_k
+        dense = [self.omega_index] if self.autonomous else [self.lam_index] if self.omega_is_lam else []
+        return Elimination(np.concatenate(rows), np.concatenate(cols), np.concatenate(pair_rows),
+                           np.concatenate(pair_cols), np.array(dense, dtype=int))
 
     @staticmethod
     def _analytic(model):
@@ -372,7 +399,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         """Terms ``[Z_1..Z_order]`` of one ANM step (contract item 6): the recurrence of
         :meth:`series_rhs`, in compiled code (``_pointwise_loop.pyx``) where the model exports
         its Taylor kernel (``Model.taylor_kernel``: compiled generated models) and the step's
-        LU is dense; otherwise the Python loop of the contract's default.  Both leave the
+        LU is dense (``lu``: ``(lu, piv)``, or ``(lu, piv, reduction)`` after the engine's
+        elimination of the kinematic rows, contract item 18); otherwise the Python loop of the contract's default.  Both leave the
         series' buffers as after ``series_rhs`` of the last order."""
         kernel = self.model.taylor_kernel() if lu is not None and order >= 2 else None
         loop = compiled_loop() if kernel is not None and self.supports_anm else None
@@ -382,7 +410,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         T = np.empty((order, self.size))
         T[0] = Z1
         loop.orders(kernel, c["params"], c["t"], c["X"], c["LAM"], c["A"], c["U"], c["omega"], lu[0], lu[1],
-                    T, 2, order, self.omega_index if self.autonomous else -1)
+                    T, 2, order, self.omega_index if self.autonomous else -1, lu[2] if len(lu) > 2 else None)
         c["order"] = order
         return list(T)
 

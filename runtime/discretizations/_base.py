@@ -41,7 +41,8 @@ them) are marked *abstract*; the others have defaults here.
    one ANM step from its first (default: ``series_rhs`` order by order, each solved by
    ``solve`` and made orthogonal to ``Z_1``); ``lu`` is the dense ``(lu, piv)`` of
    ``scipy.linalg.lu_factor`` behind ``solve`` when there is one, for a compiled loop (the
-   AFT's, ``_pointwise_loop.pyx``).
+   AFT's, ``_pointwise_loop.pyx``), with a third item, the reduction, when the engine
+   factorized the Schur complement of item 18's elimination.
 7. ``unpack(Z) -> dict`` (default: ``lam`` and ``omega`` only) with at least ``lam``,
    ``omega`` (NaN for equilibria) and, for orbits, ``samples(n_t)``: a callable giving the
    original states on ``n_t`` equispaced points of one period (shape (n, n_t)); harmonic
@@ -70,6 +71,10 @@ them) are marked *abstract*; the others have defaults here.
 16. ``forced`` (default False), ``model`` (default None): the model the system discretizes.
 17. ``on_model(model)`` (harmonic balances): the same discretization (sizes, phase
     variable) of another :class:`Model`, e.g. other parameter values (two-parameter curves).
+18. ``elimination`` (default None): an :class:`Elimination`, equations of ``R`` that are an
+    identity in some unknowns at every ``Z`` (kinematic rows ``x_i' = x_j`` of the AFT), which
+    the engines' dense bordered LU eliminates exactly before factorizing
+    (``engine/_bordered.py``); ``jacobian`` still returns the full matrix.
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -78,10 +83,49 @@ autonomous models ``Y[-1]`` is ``omega``.
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Discretization"]
+__all__ = ["Discretization", "Elimination"]
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """Rows of ``J = dR/dZ`` that are an identity in some unknowns (contract item 18).
+
+    With ``k = len(rows)``: ``J[rows[t], cols[t]] = 1`` and ``J[rows[t], cols[s]] = 0``
+    (``s != t``); the other nonzero entries of row ``rows[t]`` lie only in column
+    ``pair_cols[u]`` where ``pair_rows[u] == t`` (at most one such column per row, each column
+    of ``pair_cols`` once) and in the columns ``dense_cols``.  No column of ``pair_cols`` or
+    ``dense_cols`` is in ``cols``; ``rows`` are rows of ``R`` (never the border row).
+
+    Attributes
+    ----------
+    rows, cols : ndarray of int (k,)
+        The identity block.
+    pair_rows, pair_cols : ndarray of int
+        Positions in ``rows`` and columns of ``Z`` of the one-per-column entries.
+    dense_cols : ndarray of int
+        Columns where every row of ``rows`` may have an entry (``omega``, a continued ``lam``).
+    """
+
+    rows: np.ndarray
+    cols: np.ndarray
+    pair_rows: np.ndarray
+    pair_cols: np.ndarray
+    dense_cols: np.ndarray
+
+    def __post_init__(self):
+        for name in ("rows", "cols", "pair_rows", "pair_cols", "dense_cols"):
+            object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.intp).ravel())
+        coupled = np.concatenate([self.pair_cols, self.dense_cols])
+        if (self.rows.size != self.cols.size or self.pair_rows.size != self.pair_cols.size
+                or np.unique(self.rows).size != self.rows.size or np.unique(self.cols).size != self.cols.size
+                or np.unique(coupled).size != coupled.size or np.isin(coupled, self.cols).any()
+                or np.unique(self.pair_rows).size != self.pair_rows.size
+                or (self.pair_rows.size and not 0 <= self.pair_rows.min() <= self.pair_rows.max() < self.rows.size)):
+            raise ValueError("Elimination: inconsistent index arrays (see its docstring)")
 
 
 class Discretization(abc.ABC):
@@ -101,6 +145,7 @@ class Discretization(abc.ABC):
     n_residuals = 0
     n_jacobians = 0
     floquet_route = None
+    elimination = None
 
     @property
     def sizes(self) -> dict:

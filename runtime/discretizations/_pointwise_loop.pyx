@@ -12,7 +12,9 @@ of an order but numpy's two FFTs: for p = first..last, with ``Z_{p-1}`` known,
 3. ``R_p`` = harmonics 0..H of ``f_p`` (``_hbm.samples_to_coefficients``:
    ``(c_k, s_k) = 2 (Re, -Im) Y_k``) ``- D W``, ``W = sum_{r=1..p-1} omega_r U_{p-r}`` (autonomous);
 4. ``w = [J; t^T]^-1 [-R_p; 0]`` by LAPACK's dgetrs on the step's LU, ``Z_p = w - (w . Z_1) Z_1``
-   (``engine/_anm.py``).
+   (``engine/_anm.py``); when the engine eliminated the kinematic rows (``engine/_bordered.py``,
+   ``_Reduction``), the right-hand side is reduced before and the solution expanded after the
+   dgetrs on the Schur complement (:func:`_solve_reduced`), as ``_Reduction.solve`` does.
 
 The arithmetic is done in the same order as the NumPy path (the same FFTs, the same products),
 but for the sum ``W`` and the dot product, whose BLAS summation order may differ: the two
@@ -20,7 +22,7 @@ agree to rounding (tests/discretizations/test_pointwise_loop.py).
 """
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from scipy.linalg.cython_blas cimport ddot
+from scipy.linalg.cython_blas cimport ddot, dgemv
 from scipy.linalg.cython_lapack cimport dgetrs
 
 import numpy
@@ -34,8 +36,36 @@ ctypedef void (*taylor_t)(const double *p, const double *t, Py_ssize_t ts, const
 CAPSULE = b"frictionkit.fk_taylor.v1"
 
 
+cdef int _solve_reduced(double[::1] rhs, double[::1, :] lu, int[::1] ipiv, int[::1] rows, int[::1] cols,
+                        int[::1] o_rows, int[::1] o_cols, int[::1] pair_rows, int[::1] ppos,
+                        int[::1] dpos, double[::1, :] C, double[::1] pv, double[:, ::1] Bd,
+                        double[::1] br, double[::1] bo) noexcept nogil:
+    """``rhs <- K^-1 rhs`` through the Schur complement's LU (``_Reduction.solve``):
+    ``x_o = S^-1 (b_o - C b_r)``, ``x_c = b_r - Bd x_o[dpos] - pv * x_o[ppos]``; dgetrs's info."""
+    cdef Py_ssize_t i, j, q
+    cdef int k = <int>rows.shape[0], no = <int>o_rows.shape[0], one = 1, info = 0
+    cdef char trans = b"N"
+    cdef double minus = -1.0, plus = 1.0
+    for q in range(k):
+        br[q] = rhs[rows[q]]
+    for i in range(no):
+        bo[i] = rhs[o_rows[i]]
+    dgemv(&trans, &no, &k, &minus, &C[0, 0], &no, &br[0], &one, &plus, &bo[0], &one)
+    dgetrs(&trans, &no, &one, &lu[0, 0], &no, &ipiv[0], &bo[0], &no, &info)
+    for q in range(k):
+        for j in range(dpos.shape[0]):
+            br[q] -= Bd[q, j] * bo[dpos[j]]
+    for q in range(pair_rows.shape[0]):
+        br[pair_rows[q]] -= pv[q] * bo[ppos[q]]
+    for i in range(no):
+        rhs[o_cols[i]] = bo[i]
+    for q in range(k):
+        rhs[cols[q]] = br[q]
+    return info
+
+
 def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, Py_ssize_t last,
-           Py_ssize_t omega_index):
+           Py_ssize_t omega_index, red=None):
     """Fill ``T[first-1..last-1]`` (``Z_first..Z_last``) and the series' buffers.
 
     (About 100 lines: the four stages of an order share a dozen typed views of the buffers,
@@ -53,13 +83,15 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
         or equilibria (one coefficient, one "sample": the states themselves).
     lu, piv : ndarray
         ``scipy.linalg.lu_factor`` of the bordered matrix (m+1, m+1), Fortran order; ``piv``
-        0-based (converted here to LAPACK's 1-based).
+        0-based (converted here to LAPACK's 1-based); with ``red``, of its Schur complement.
     T : ndarray (last, m+1)
         ``T[p-1] = Z_p``; rows ``0..first-2`` given.
     first, last : int
         The orders to compute, ``2 <= first <= last``.
     omega_index : int
         Position of ``omega`` in ``Z`` (autonomous orbits), or -1 (forced: no ``omega`` products).
+    red : dict, optional
+        The elimination behind a reduced LU (``engine/_bordered._Bordered.reduction``).
     """
     cdef taylor_t kernel = <taylor_t>PyCapsule_GetPointer(capsule, CAPSULE)
     cdef double[::1] pv = params, tv = t, lamv = LAM, omv = om
@@ -74,11 +106,23 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
     cdef char trans = b"N"
     cdef double d, k
     cdef double *Ur
-    if not (2 <= first <= last < Xv.shape[0] and Tv.shape[0] >= last and luv.shape[0] == size
-            and luv.shape[1] == size and n_coef <= size and (nh >= 3 and M >= nh or nh == M == 1)):
+    cdef bint reduced = red is not None
+    cdef Py_ssize_t n_lu = size if not reduced else red["o_rows"].shape[0]
+    if not (2 <= first <= last < Xv.shape[0] and Tv.shape[0] >= last and luv.shape[0] == n_lu
+            and luv.shape[1] == n_lu and n_coef <= size and (nh >= 3 and M >= nh or nh == M == 1)):
         raise ValueError(f"orders: inconsistent shapes (orders {first}..{last}, buffers {X.shape}, "
                          f"T {T.shape}, LU {lu.shape})")
     cdef int[::1] ipiv = numpy.asarray(piv, dtype=numpy.intc) + 1
+    # the elimination (``red``), prefixed e_: pv and rows name the parameters and the kernel's rows
+    cdef int[::1] e_rows, e_cols, e_orows, e_ocols, e_prows, e_ppos, e_dpos
+    cdef double[::1, :] e_C
+    cdef double[::1] e_pv, e_br, e_bo
+    cdef double[:, ::1] e_Bd
+    if reduced:
+        e_rows, e_cols, e_orows, e_ocols = red["rows"], red["cols"], red["o_rows"], red["o_cols"]
+        e_prows, e_ppos, e_dpos = red["pair_rows"], red["ppos"], red["dpos"]
+        e_C, e_pv, e_Bd = red["C"], red["pv"], red["Bd"]
+        e_br, e_bo = numpy.empty(e_rows.shape[0]), numpy.empty(n_lu)
     spec_in = numpy.zeros((n, M // 2 + 1), dtype=complex)    # bins above H stay zero
     spec_out = numpy.empty((n, M // 2 + 1), dtype=complex)
     F = numpy.empty((n, M))
@@ -143,7 +187,11 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
                 rhs[i] = -rhs[i]
             # 4. the bordered solve on the step's LU, then orthogonal to Z_1
             with nogil:
-                dgetrs(&trans, &N, &one, &luv[0, 0], &N, &ipiv[0], &rhs[0], &N, &info)
+                if reduced:
+                    info = _solve_reduced(rhs, luv, ipiv, e_rows, e_cols, e_orows, e_ocols, e_prows, e_ppos,
+                                          e_dpos, e_C, e_pv, e_Bd, e_br, e_bo)
+                else:
+                    dgetrs(&trans, &N, &one, &luv[0, 0], &N, &ipiv[0], &rhs[0], &N, &info)
                 d = ddot(&N, &rhs[0], &one, &Z1[0], &one)
                 for i in range(size):
                     Tv[p - 1, i] = rhs[i] - d * Z1[i]

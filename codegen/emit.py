@@ -219,6 +219,14 @@ def kinematic_pairs(system: RecastSystem) -> tuple:
     return tuple(pairs)
 
 
+def _contact_laws_use_lam(system: RecastSystem) -> bool:
+    """Whether a contact's friction law (a function of the relative velocity) involves the
+    continuation parameter: the limit velocity ``V_n`` of the motion labels is then searched
+    at every parameter value, else once per branch (``analysis/_motion.py``)."""
+    lam = next(p for p in system.parameters if p.name == system.continuation)
+    return any(lam in sp.sympify(c[2]).free_symbols for c in system.contacts)
+
+
 def _context(system: RecastSystem, backend: str) -> dict:
     ascii_only = backend == "cython"
     npp = NumPyModelPrinter(_names(system, "t", ascii_only))
@@ -238,6 +246,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
         QK=repr([q[0] for q in system.Q]), QI=repr([q[1] for q in system.Q]), QJ=repr([q[2] for q in system.Q]),
         BK=repr([b[0] for b in system.B]), BJ=repr([b[1] for b in system.B]), BL=repr([b[2] for b in system.B]),
         point_rows=repr(tuple(system.point_rows)), contacts=repr(tuple(c[0] for c in system.contacts)),
+        contact_laws_use_lam=repr(_contact_laws_use_lam(system)),
         N=system.n_vars, n=system.n_states, NQ=len(system.Q), NB=len(system.B),
         NPARAM=len(system.parameters),
         unpack=", ".join(pnames) + ", = p",

@@ -89,6 +89,8 @@ POINT_ROWS = ()
 POINT_FUNCS = ()
 POINT_ARGS = ()
 CONTACTS = ('belt',)
+#: whether a contact's friction law involves the continuation parameter
+CONTACT_LAWS_USE_LAM = False
 #: conditions on parameter values: (where, kind, expression, parameters), see check_parameters
 PARAMETER_CONDITIONS = (("the declaration of 'M1' (positive=True)", 'positive', 'M1', ('M1',)), ("the declaration of 'eps' (positive=True)", 'positive', 'eps', ('eps',)), ("the declaration of 'n' (positive=True)", 'positive', 'n', ('n',)), ("equation for 'v'", 'nonzero', 'M1', ('M1',)), ("definition 'mu_belt'", 'nonzero', 'n', ('n',)), ("definition 'mu_belt'", 'nonnegative', 'mus*(-mud + mus)', ('mud', 'mus')))
 _N = 6

@@ -59,6 +59,8 @@ POINT_ROWS = ()
 POINT_FUNCS = ()
 POINT_ARGS = ()
 CONTACTS = ('bit',)
+#: whether a contact's friction law involves the continuation parameter
+CONTACT_LAWS_USE_LAM = False
 #: conditions on parameter values: (where, kind, expression, parameters), see check_parameters
 PARAMETER_CONDITIONS = (("the declaration of 'kappa' (positive=True)", 'positive', 'kappa', ('kappa',)), ("definition 'mu_bit'", 'nonzero', 'kappa', ('kappa',)))
 _N = 2

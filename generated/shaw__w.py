@@ -85,6 +85,8 @@ POINT_ROWS = ()
 POINT_FUNCS = ()
 POINT_ARGS = ()
 CONTACTS = ('ground',)
+#: whether a contact's friction law involves the continuation parameter
+CONTACT_LAWS_USE_LAM = False
 #: conditions on parameter values: (where, kind, expression, parameters), see check_parameters
 PARAMETER_CONDITIONS = (("the declaration of 'm' (positive=True)", 'positive', 'm', ('m',)), ("the declaration of 'eps' (positive=True)", 'positive', 'eps', ('eps',)), ("the declaration of 'n' (positive=True)", 'positive', 'n', ('n',)), ("mass of 'v'", 'nonzero', 'm', ('m',)), ("definition 'mu_ground'", 'nonzero', 'n', ('n',)), ("definition 'mu_ground'", 'nonnegative', 'fs*(-fd + fs)', ('fd', 'fs')))
 _N = 5

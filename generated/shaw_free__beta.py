@@ -71,6 +71,8 @@ POINT_ROWS = ()
 POINT_FUNCS = ()
 POINT_ARGS = ()
 CONTACTS = ()
+#: whether a contact's friction law involves the continuation parameter
+CONTACT_LAWS_USE_LAM = False
 #: conditions on parameter values: (where, kind, expression, parameters), see check_parameters
 PARAMETER_CONDITIONS = (("the declaration of 'm' (positive=True)", 'positive', 'm', ('m',)), ("mass of 'v'", 'nonzero', 'm', ('m',)))
 _N = 2

@@ -93,6 +93,8 @@ POINT_ROWS = (4,)
 POINT_FUNCS = ('atan',)
 POINT_ARGS = (2,)
 CONTACTS = ('belt',)
+#: whether a contact's friction law involves the continuation parameter
+CONTACT_LAWS_USE_LAM = False
 #: conditions on parameter values: (where, kind, expression, parameters), see check_parameters
 PARAMETER_CONDITIONS = (("the declaration of 'eps' (positive=True)", 'positive', 'eps', ('eps',)), ("the declaration of 'delta' (positive=True)", 'positive', 'delta', ('delta',)))
 _N = 8

@@ -120,6 +120,8 @@ POINT_ROWS = (6, 12)
 POINT_FUNCS = ('atan', 'atan')
 POINT_ARGS = (4, 10)
 CONTACTS = ('m1', 'm2')
+#: whether a contact's friction law involves the continuation parameter
+CONTACT_LAWS_USE_LAM = False
 #: conditions on parameter values: (where, kind, expression, parameters), see check_parameters
 PARAMETER_CONDITIONS = (("the declaration of 'eps' (positive=True)", 'positive', 'eps', ('eps',)), ("the declaration of 'delta' (positive=True)", 'positive', 'delta', ('delta',)))
 _N = 16

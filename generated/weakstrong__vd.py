@@ -90,6 +90,8 @@ POINT_ROWS = (4,)
 POINT_FUNCS = ('exp',)
 POINT_ARGS = (3,)
 CONTACTS = ('belt',)
+#: whether a contact's friction law involves the continuation parameter
+CONTACT_LAWS_USE_LAM = False
 #: conditions on parameter values: (where, kind, expression, parameters), see check_parameters
 PARAMETER_CONDITIONS = (("the declaration of 'delta' (positive=True)", 'positive', 'delta', ('delta',)), ("definition 'mu_belt'", 'nonzero', 'v0', ('v0',)))
 _N = 6

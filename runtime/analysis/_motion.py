@@ -45,48 +45,13 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
     -------
     ndarray, shape (n_contacts,)
     """
-    grid = _search_grid(v_max)
     p = model.param_vector(lam)
-    return _limit_velocity_at(model, p, grid, _law_on(model, grid, p))
-
-
-def limit_velocities(model: Model, lams, *, v_max: float = 1e3) -> np.ndarray:
-    """``V_n`` of every contact at each of the parameter values ``lams`` (n_lam, n_contacts).
-
-    The same numbers as :func:`limit_velocity` at each value, searched once when the law is
-    the same function of the velocity along ``lams``: when it takes the same values on the
-    whole search grid at the first, middle and last of them (laws that do not involve the
-    continuation parameter, the usual case); otherwise at every value.
-    """
-    lams = np.asarray(lams, dtype=float).ravel()
-    if not lams.size:
-        return np.zeros((0, len(model.contacts)))
-    grid = _search_grid(v_max)
-    p0 = model.param_vector(lams[0])
-    law0 = _law_on(model, grid, p0)
-    if all(np.array_equal(law0, _law_on(model, grid, model.param_vector(lam)))
-           for lam in (lams[len(lams) // 2], lams[-1])):
-        return np.tile(_limit_velocity_at(model, p0, grid, law0), (lams.size, 1))
-    return np.array([limit_velocity(model, lam, v_max=v_max) for lam in lams])
-
-
-def _search_grid(v_max):
-    """Logarithmic grid on both signs, and zero, up to ``|v| = v_max``."""
     mags = np.logspace(-10, np.log10(v_max), 4001)
-    return np.concatenate([-mags[::-1], [0.0], mags])
-
-
-def _law_on(model, grid, p):
-    """The law of every contact on ``grid`` (n_contacts, grid.size)."""
+    grid = np.concatenate([-mags[::-1], [0.0], mags])
+    n_c = len(model.contacts)
     # contact_law takes the relative velocities with the contact axis first, shaped like
     # contact_velocity's output (generated modules index vr[c])
-    n_c = len(model.contacts)
-    return np.atleast_2d(np.asarray(model.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
-
-
-def _limit_velocity_at(model, p, grid, law):
-    """:func:`limit_velocity` for the parameter vector ``p``, the law ``law`` on ``grid`` given."""
-    n_c = len(model.contacts)
+    law = np.atleast_2d(np.asarray(model.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
     out = np.empty(n_c)
     for c in range(out.size):
         k = int(np.argmax(law[c]))
@@ -101,6 +66,21 @@ def _limit_velocity_at(model, p, grid, law):
         res = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options=dict(xatol=1e-14 * max(1, abs(grid[k]))))
         out[c] = res.x if res.fun <= -law[c, k] else grid[k]
     return out
+
+
+def limit_velocities(model: Model, lams, *, v_max: float = 1e3) -> np.ndarray:
+    """``V_n`` of every contact at each of the parameter values ``lams`` (n_lam, n_contacts).
+
+    The same numbers as :func:`limit_velocity` at each value, searched once when no contact
+    law involves the continuation parameter (:attr:`Model.contact_laws_use_lam`, read from
+    the laws' expressions by the code generator: the usual case), otherwise at every value.
+    """
+    lams = np.asarray(lams, dtype=float).ravel()
+    if not lams.size:
+        return np.zeros((0, len(model.contacts)))
+    if model.contact_laws_use_lam:
+        return np.array([limit_velocity(model, lam, v_max=v_max) for lam in lams])
+    return np.tile(limit_velocity(model, lams[0], v_max=v_max), (lams.size, 1))
 
 
 @dataclass

@@ -68,6 +68,8 @@ Contract (numbered as in scipy's ``OdeSolver``):
 13. Optional ``KINEMATIC`` (tuple of ``(i, j)``, default ``()``; generated modules have it): the
    state equations ``x_i' = x_j`` exactly (``j`` not itself kinematic, each ``j`` once), which
    the AFT lets the engines eliminate before their LU (:attr:`Model.kinematic`).
+14. Optional ``CONTACT_LAWS_USE_LAM`` (bool, default True; generated modules have it): whether a
+   contact's friction law involves the continuation parameter (:attr:`Model.contact_laws_use_lam`).
 """
 from __future__ import annotations
 
@@ -254,6 +256,12 @@ class Model:
         """Pairs ``(i, j)`` of the kinematic state equations ``x_i' = x_j`` (contract item 13;
         ``()`` for modules without ``KINEMATIC``)."""
         return tuple((int(i), int(j)) for i, j in getattr(self.module, "KINEMATIC", ()))
+
+    @property
+    def contact_laws_use_lam(self) -> bool:
+        """Whether a contact's friction law involves the continuation parameter (contract item
+        14; True, the safe answer, for modules without ``CONTACT_LAWS_USE_LAM``)."""
+        return bool(getattr(self.module, "CONTACT_LAWS_USE_LAM", True))
 
     @property
     def naux(self) -> int:

@@ -46,13 +46,14 @@ def test_trig_extrema_batched_against_dense_sampling():
 
 
 class _LawStub:
-    """The three members limit_velocities uses; law 2 (v/a) / (1 + (v/a)^2), largest (= 1) at
+    """The members limit_velocities uses; law 2 (v/a) / (1 + (v/a)^2), largest (= 1) at
     v = a: a = lam (``depends``) or a = 0.7."""
 
     contacts = ("c",)
 
     def __init__(self, depends):
         self.depends, self.calls = depends, 0
+        self.contact_laws_use_lam = depends
 
     def param_vector(self, lam=None):
         return np.array([lam if self.depends else 0.7])
@@ -72,9 +73,19 @@ def test_limit_velocities_analytic_with_and_without_lam_in_the_law(depends):
     np.testing.assert_allclose(v_n[:, 0], lams if depends else 0.7, rtol=1e-7)
     one = _LawStub(depends)
     limit_velocity(one, lams[0])
-    # a law without lam is searched once (plus two grid evaluations at other lam to see it);
-    # with lam, at every value (a bounded search of several evaluations each)
-    assert stub.calls == one.calls + 2 if not depends else stub.calls > 5 * len(lams)
+    # a law without lam is searched once; with lam, at every value (a bounded search of
+    # several evaluations each)
+    assert stub.calls == one.calls if not depends else stub.calls > 5 * len(lams)
+
+
+@pytest.mark.parametrize("continuation, uses", [("Vb", False), ("mus", True), ("n", True)])
+def test_generated_models_say_whether_a_law_involves_the_continuation_parameter(continuation, uses):
+    """Seed 000's law mu_n(vr; mus, mud, eps, n) (eq. 2) involves mus and n, not the belt speed
+    Vb (which enters the relative velocity only): V_n is then searched once per branch."""
+    from frictionkit.modelspec import zoo
+    from frictionkit.runtime import load_model
+    model = load_model(zoo.belt(), continuation=continuation, backend="numpy")
+    assert model.contact_laws_use_lam is uses
 
 
 def test_classify_motions_batch_of_synthetic_orbits_analytic_fractions():

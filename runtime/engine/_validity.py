@@ -29,15 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..discretizations._hbm import coefficients_to_samples
-from ..results._columns import aux_samples, validity_measures
+from ..results._columns import VALIDITY_SAMPLES as N_SAMPLES, validity_measures, variable_samples
 
-__all__ = ["HBM_DIP", "PointValidity", "check_point", "check_points"]
+__all__ = ["HBM_DIP", "N_SAMPLES", "PointValidity", "check_point", "check_points"]
 
 #: deepest dip (relative to max |u|) of a truncated-Fourier auxiliary that is only a warning
 HBM_DIP = 0.1
-#: time samples per period of the check (at least ``8 H + 8`` for a harmonic balance)
-N_SAMPLES = 256
 
 
 class PointValidity:
@@ -52,35 +49,6 @@ class PointValidity:
         return [v for v in self.violations if v[2]]
 
 
-def _all_variables(disc, solutions):
-    """Samples (P, N, M) of all N variables of the solutions (P, size) and whether they are a
-    truncated Fourier series (then small dips are tolerated).  Harmonic balances: all points
-    in one inverse FFT."""
-    model = disc.model
-    infos = [disc.unpack(Z) for Z in solutions]
-    U = infos[0].get("variables")
-    if U is not None and np.shape(U)[0] == model.N:            # collocation: nodal values
-        return np.array([info["variables"] for info in infos], dtype=float), False
-    C = infos[0].get("coefficients")
-    H = disc.H or 0
-    if C is not None and np.shape(C)[0] == model.N:            # harmonic balance of all N
-        C = np.array([info["coefficients"] for info in infos], dtype=float)
-        return (coefficients_to_samples(C, max(8 * H + 8, N_SAMPLES)) if H else C[:, :, :1]), H > 0
-    # states only (AFT, shooting): the auxiliaries from the states, principal roots; a
-    # negative sqrt argument gives NaN, a violation
-    param, omega = [info["lam"] for info in infos], [info["omega"] for info in infos]
-    if C is not None and 0 < 2 * H < N_SAMPLES and np.shape(C)[0] == model.n:   # AFT: one FFT
-        x = coefficients_to_samples(np.array([info["coefficients"] for info in infos], dtype=float), N_SAMPLES)
-        return aux_samples(model, x, param, omega), False
-    n_t = N_SAMPLES if H or np.isfinite(omega[0]) else 1      # (more where 2H + 1 exceeds it)
-    u = []
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for Z, lam in zip(solutions, param):
-            t, x = disc.samples(Z, n_t)
-            u.append(model.aux(x, t, lam))
-    return np.array(u), False
-
-
 def check_points(disc, solutions) -> list:
     """Check the validity conditions of the recast at the solutions (P, size) (see the module
     doc): one :class:`PointValidity` per point, the measures of all points at once
@@ -89,7 +57,7 @@ def check_points(disc, solutions) -> list:
     sols = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
     if not len(sols):
         return []
-    u, truncated = _all_variables(disc, sols)
+    u, truncated = variable_samples(disc, sols)
     measures = validity_measures(model.validity, model.variables, u)
     out = []
     for i in range(len(sols)):

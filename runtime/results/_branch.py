@@ -252,7 +252,7 @@ class Branch:
             mins, maxs = trig_extrema(U[:, :n])
             means = U[:, :n, 0]
             if not known:
-                validity = validity_columns(model, disc.H, U, param, omega)
+                validity = validity_columns(disc, sol)
         else:
             # any other discretization (collocation, shooting): contract item 6
             x = orbit_samples(disc, sol, 1024)

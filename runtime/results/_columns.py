@@ -7,7 +7,11 @@ import numpy as np
 
 from ..discretizations._hbm import coefficients_to_samples
 
-__all__ = ["aux_samples", "orbit_samples", "trig_extrema", "validity_columns", "validity_measures"]
+__all__ = ["VALIDITY_SAMPLES", "aux_samples", "orbit_samples", "trig_extrema", "validity_columns",
+           "validity_measures", "variable_samples"]
+
+#: time samples per period of the validity check (at least ``8 H + 8`` for a harmonic balance)
+VALIDITY_SAMPLES = 256
 
 
 def trig_extrema(coef: np.ndarray, n_grid: int | None = None):
@@ -136,15 +140,45 @@ def aux_samples(model, x, param, omega) -> np.ndarray:
     return out
 
 
-def validity_columns(model, H, U, param, omega) -> dict:
-    """The ``validity/<variable>`` columns of harmonic-balance points with coefficients ``U``
-    (n_points, rows, 2H+1): each condition's ``relative`` measure (:func:`validity_measures`)
-    on ``max(8H + 8, 256)`` samples of all points at once (one inverse FFT; the auxiliaries
-    of an AFT, which carries the states alone, by :func:`aux_samples`)."""
-    if not model.validity:
+def variable_samples(disc, solutions):
+    """Samples (P, N, M) of all N variables of the solutions (P, size) over one period, and
+    whether they are a truncated Fourier series (then small dips of a validity measure are
+    tolerated, ``engine/_validity.py``).  Harmonic balances: all points in one inverse FFT on
+    ``max(8H + 8, VALIDITY_SAMPLES)`` samples (the states alone of an AFT: on
+    ``VALIDITY_SAMPLES``, the auxiliaries by :func:`aux_samples`); collocation: the nodal
+    values; shooting: ``Discretization.samples``."""
+    model = disc.model
+    infos = [disc.unpack(Z) for Z in solutions]
+    U = infos[0].get("variables")
+    if U is not None and np.shape(U)[0] == model.N:            # collocation: nodal values
+        return np.array([info["variables"] for info in infos], dtype=float), False
+    C = infos[0].get("coefficients")
+    H = disc.H or 0
+    if C is not None and np.shape(C)[0] == model.N:            # harmonic balance of all N
+        C = np.array([info["coefficients"] for info in infos], dtype=float)
+        return (coefficients_to_samples(C, max(8 * H + 8, VALIDITY_SAMPLES)) if H else C[:, :, :1]), H > 0
+    # states only (AFT, shooting): the auxiliaries from the states, principal roots; a
+    # negative sqrt argument gives NaN, a violation
+    param, omega = [info["lam"] for info in infos], [info["omega"] for info in infos]
+    if C is not None and 0 < 2 * H < VALIDITY_SAMPLES and np.shape(C)[0] == model.n:   # AFT: one FFT
+        C = np.array([info["coefficients"] for info in infos], dtype=float)
+        x = coefficients_to_samples(C, VALIDITY_SAMPLES)
+        return aux_samples(model, x, param, omega), False
+    n_t = VALIDITY_SAMPLES if H or np.isfinite(omega[0]) else 1      # (more where 2H + 1 exceeds it)
+    u = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for Z, lam in zip(solutions, param):
+            t, x = disc.samples(Z, n_t)
+            u.append(model.aux(x, t, lam))
+    return np.array(u), False
+
+
+def validity_columns(disc, solutions) -> dict:
+    """The ``validity/<variable>`` columns of the solutions (P, size): each condition's
+    ``relative`` measure (:func:`validity_measures`) on the samples of
+    :func:`variable_samples`, the grid of the engine's own check."""
+    model = disc.model
+    if not model.validity or not len(solutions):
         return {}
-    n_t = 1 if H == 0 else max(8 * H + 8, 256)
-    u = U[:, :, :1] if H == 0 else coefficients_to_samples(U, n_t)
-    if U.shape[1] == model.n < model.N:
-        u = aux_samples(model, u, param, omega)
+    u, _ = variable_samples(disc, np.asarray(solutions, dtype=float).reshape(-1, disc.size))
     return {var: rel for var, (rel, _) in validity_measures(model.validity, model.variables, u).items()}

@@ -63,10 +63,10 @@ def test_check_points_agree_with_per_point_samples(belt_aft):
 
 
 def test_columns_of_an_aft_branch_on_the_finer_grid(belt_aft):
-    """The columns (max(8H + 8, 256) samples) against the per-point route on that grid."""
+    """The columns (the check's grid: max(8H + 8, 256) samples at this H) against the per-point
+    route on that grid."""
     model, disc, br = belt_aft
-    U = np.array([disc.unpack(Z)["coefficients"] for Z in br.solutions])
-    cols = validity_columns(model, disc.H, U, br.param, br.omega)
+    cols = validity_columns(disc, br.solutions)
     n_t = max(8 * disc.H + 8, 256)
     for i, Z in enumerate(br.solutions[::7]):
         t, x = disc.samples(Z, n_t)

@@ -213,8 +213,8 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
       the primary multipliers have it at rounding level), by the primary method otherwise,
     * ``branch.multiplier_agreement``: HBM only, ``|max_multiplier(HBM Hill) -
       max_multiplier(original-ODE Hill)|``,
-    * ``branch.motion``: the motion label of :func:`~frictionkit.runtime._motion.classify_motion`
-      (all points at once, :func:`~frictionkit.runtime._motion.classify_motions`)
+    * ``branch.motion``: the motion label of :func:`~frictionkit.runtime.analysis._motion.classify_motion`
+      (all points at once, :func:`~frictionkit.runtime.analysis._motion.classify_motions`)
       for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
 
     With ``locate``, multiplier crossings (:func:`multiplier_crossings`) are located along

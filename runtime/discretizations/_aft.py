@@ -152,9 +152,9 @@ class AFTDiscretization(HarmonicLayout, Discretization):
     n_t : int, optional
         Number of time samples of one period, at least ``4H + 1`` (exact Jacobian);
         default :func:`default_n_t`: ``max(6H + 6, 128)`` rounded up to a fast FFT length for
-        analytic laws (the pointwise path), ``max(8H + 8, 64)`` for non-analytic ones.  Raise it when the law is non-smooth: aliasing of the
-        harmonics of ``f(x(theta))`` above ``n_t - H`` is the AFT's only approximation
-        besides the truncation to H harmonics.
+        analytic laws (the pointwise path), ``max(8H + 8, 64)`` for non-analytic ones.  Raise
+        it when the law is non-smooth: aliasing of the harmonics of ``f(x(theta))`` above
+        ``n_t - H`` is the AFT's only approximation besides the truncation to H harmonics.
 
     Notes
     -----
@@ -392,7 +392,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             # sum_{r=1..p-1} omega_r D U_{p-r} = D W, W = sum_r omega_r U_{p-r} (D is linear)
             W = (om[p - 1:0:-1] @ U[1:p].reshape(p - 1, -1)).reshape(self.n, self.nh)
             # D (c_k, s_k) = (k s_k, -k c_k), i.e. -i k (c_k + i s_k) on the pairs read as complex
-            R[:, 1:].view(complex).__iadd__(self._ik * W[:, 1:].view(complex))
+            pairs = R[:, 1:].view(complex)        # a view: adds into R
+            pairs += self._ik * W[:, 1:].view(complex)
         return out
 
     def series_terms(self, origin, Z1, order: int, solve, lu=None):
@@ -400,8 +401,9 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         :meth:`series_rhs`, in compiled code (``_pointwise_loop.pyx``) where the model exports
         its Taylor kernel (``Model.taylor_kernel``: compiled generated models) and the step's
         LU is dense (``lu``: ``(lu, piv)``, or ``(lu, piv, reduction)`` after the engine's
-        elimination of the kinematic rows, contract item 18); otherwise the Python loop of the contract's default.  Both leave the
-        series' buffers as after ``series_rhs`` of the last order."""
+        elimination of the kinematic rows, contract item 18); otherwise the Python loop of the
+        contract's default.  Both leave the series' buffers as after ``series_rhs`` of the
+        last order."""
         kernel = self.model.taylor_kernel() if lu is not None and order >= 2 else None
         loop = compiled_loop() if kernel is not None and self.supports_anm else None
         if loop is None:

@@ -124,24 +124,27 @@ class Series:
         dak = k * a ** (k - 1)
         return ((dak * Nk + ak * dNk) * D - ak * Nk * dD) / D ** 2
 
+    def _weights(self, a):
+        """``(W, T)`` with ``Z(a) = Z0 + W @ T`` at the points ``a`` (``W``: shape
+        ``a.shape + (k,)``): the powers ``a^p`` and all terms, or Padé's fractions and the
+        first ``n`` terms."""
+        if self.pade:
+            return self._fractions(a), self._T[:self._n]
+        return np.asarray(a, dtype=float)[..., None] ** self._p, self._T
+
     def __call__(self, a):
-        if not self.pade:
-            return self.Z0 + (a ** self._p) @ self._T
-        return self.Z0 + self._fractions(a) @ self._T[:self._n]
+        W, T = self._weights(a)
+        return self.Z0 + W @ T
 
     def components(self, a, idx):
         """Components ``idx`` of the branch at the points ``a`` (array): shape (len(a), len(idx))."""
-        a = np.asarray(a, dtype=float)
-        if self.pade:
-            return self.Z0[idx][None, :] + self._fractions(a) @ self._T[:self._n, idx]
-        return self.Z0[idx][None, :] + (a[:, None] ** self._p) @ self._T[:, idx]
+        W, T = self._weights(a)
+        return self.Z0[idx][None, :] + W @ T[:, idx]
 
     def linear(self, a, w):
         """Values of the linear functional ``w . Z`` along the branch at the points ``a``."""
-        a = np.asarray(a, dtype=float)
-        if self.pade:
-            return float(self.Z0 @ w) + self._fractions(a) @ (self._T[:self._n] @ w)
-        return float(self.Z0 @ w) + (a[:, None] ** self._p) @ (self._T @ w)
+        W, T = self._weights(a)
+        return float(self.Z0 @ w) + W @ (T @ w)
 
     def lam_polynomial(self):
         """Coefficients (highest first) of lam(a) - lam0 for numpy.roots (series only)."""

@@ -87,7 +87,8 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     :func:`locate_on_branch`): one Newton step with the interpolant's slope of ``test``, then
     secant steps, kept inside the bracket, until the step in the chord coordinate is below
     ``stol``.  The equilibria's two Hopf points take 3 corrections in all on the belt and 6 on
-    the tanh x exp belt (the Brent search on corrected points took 33 and 43 factorizations).  When the secant does not settle within ``max_corrections`` corrections,
+    the tanh x exp belt (the Brent search on corrected points took 33 and 43 factorizations).
+    When the secant does not settle within ``max_corrections`` corrections,
     :func:`locate_on_branch` finishes on the bracket reached so far.
 
     Parameters

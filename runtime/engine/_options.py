@@ -125,8 +125,9 @@ class ANMOptions(ContinuationOptions):
         by Newton.
     chord_iterations : int
         At most this many chord iterations, with each of the two factorizations, before the
-        Newton correction takes over (0: Newton only).  Each costs one residual and one triangular solve; they stop as soon as the
-        residual meets the tolerance, or when it fails to decrease.
+        Newton correction takes over (0: Newton only).  Each costs one residual and one
+        triangular solve; they stop as soon as the residual meets the tolerance, or when it
+        fails to decrease.
     points_per_step : int
         Branch points stored per step: the end point plus ``points_per_step - 1`` equally
         spaced evaluations of the same series (smooth plots at no extra factorization).

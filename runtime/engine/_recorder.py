@@ -26,11 +26,12 @@ the branch.
 from __future__ import annotations
 
 import numpy as np
+import scipy.interpolate
 import scipy.optimize
 
+from ..errors import ConvergenceError
 from ..results._branch import SpecialPoint
 from ._locate import hermite_chord
-from ..errors import ConvergenceError
 from ._newton import correct, tangent_at
 
 __all__ = ["Recorder", "amplitude_weights"]
@@ -71,12 +72,8 @@ def _series_turning_point(series, a_end):
 
 
 def _lagrange(x, Y, x0):
-    """Value at ``x0`` of the polynomial through the points ``(x[i], Y[i])``."""
-    out = 0.0
-    for i, xi in enumerate(x):
-        others = np.delete(x, i)
-        out = out + np.prod((x0 - others) / (xi - others)) * Y[i]
-    return out
+    """Value at ``x0`` of the polynomial through the points ``(x[i], Y[i])`` (vector ``Y[i]``)."""
+    return scipy.interpolate.BarycentricInterpolator(x, np.asarray(Y, dtype=float))(x0)
 
 
 class Recorder:

@@ -88,8 +88,37 @@ def _hopf_test(model, n):
     return test
 
 
-def _locate_hopf(disc, model, Za, Zb, test, counters, tangents=None, depth=40):
-    """Hopf point between two equilibria whose numbers of unstable eigenvalues differ.
+def _unstable_count(model, Z):
+    """Number of eigenvalues of ``df/dx`` with a positive real part at the equilibrium ``Z``."""
+    n = model.n
+    return int(np.sum(eigenvalues(model, Z[:n], Z[-1]).real > 0))
+
+
+def _hopf_brackets(model, Za, ta, Zb, tb, n_a, n_b, spacing):
+    """Where the number of unstable eigenvalues changes between two consecutive equilibria.
+
+    The count is sampled on the cubic Hermite interpolant of the branch between them
+    (tangents ``ta``, ``tb``; no factorization) at most ``spacing`` apart in ``lam``, so that
+    the detection does not depend on the continuation's step: a pair of Hopf points inside
+    one long ANM step shows as two changes.  ``n_a``, ``n_b``: the counts at the two points.
+
+    Returns
+    -------
+    list of (float, float)
+        Sub-intervals ``(sa, sb)`` of the interpolant's ``[0, 1]`` whose ends differ in count.
+    """
+    k = int(np.ceil(abs(Zb[-1] - Za[-1]) / spacing)) if spacing > 0 else 1
+    if k <= 1:
+        return [(0.0, 1.0)] if n_a != n_b else []
+    herm = hermite_chord(Za, ta, Zb, tb)
+    s = np.linspace(0.0, 1.0, k + 1)
+    counts = [n_a] + [_unstable_count(model, herm(si)) for si in s[1:-1]] + [n_b]
+    return [(s[j], s[j + 1]) for j in range(k) if counts[j] != counts[j + 1]]
+
+
+def _locate_hopf(disc, model, Za, Zb, test, counters, tangents=None, depth=40, bracket=(0.0, 1.0)):
+    """Hopf point between two equilibria whose numbers of unstable eigenvalues differ
+    (between the interpolant's ``bracket``, by default the two points themselves).
 
     The search runs on the cubic Hermite interpolant of the branch between the two points
     (tangents ``tangents``, or computed), which costs no factorization: when the crossing
@@ -101,17 +130,15 @@ def _locate_hopf(disc, model, Za, Zb, test, counters, tangents=None, depth=40):
     (:func:`~frictionkit.runtime.engine._locate.locate_on_interpolant`).  A real crossing
     (a fold or branch point) ends with ``ConvergenceError``.
     """
-    n = model.n
     if tangents is None:
         chord = Zb - Za
         tangents = [tangent_at(disc, Z, chord, counters) for Z in (Za, Zb)]
     herm = hermite_chord(Za, tangents[0], Zb, tangents[1])
 
     def count(s):
-        Z = herm(s)
-        return int(np.sum(eigenvalues(model, Z[:n], Z[-1]).real > 0))
+        return _unstable_count(model, herm(s))
 
-    sa, sb = 0.0, 1.0
+    sa, sb = (float(b) for b in bracket)
     n_a = count(sa)
     for _ in range(depth):
         ta, tb = test(herm(sa)), test(herm(sb))

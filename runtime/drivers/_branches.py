@@ -21,7 +21,8 @@ import numpy as np
 import scipy.integrate
 import scipy.optimize
 
-from ..analysis._equilibria import _hopf_test, _locate_hopf, _use_aft, eigenvalues, find_equilibrium
+from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues,
+                                    find_equilibrium)
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._hbm import HBMDiscretization
 from ._orbits import find_periodic_orbit
@@ -94,6 +95,13 @@ def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_
         ``kind == "equilibrium"``, with ``eigenvalues`` (n_points, n), ``stable`` (1 when
         every eigenvalue has a negative real part) and ``hopf`` special points (``omega`` =
         the imaginary part of the crossing pair; ``data["eigenvector"]`` its eigenvector).
+
+    Notes
+    -----
+    The steps are the engine's own (the ANM's series range); the Hopf points do not depend on
+    them: the number of unstable eigenvalues is also sampled on the branch's interpolant
+    inside the steps, at least ``HOPF_SAMPLES`` times over the range (``_add_hopf_points``).
+    ``options=dict(max_lam_step=...)`` bounds the steps in ``lam`` (denser points).
     """
     lo, hi = sorted((float(lam_start), float(lam_stop)))
     _check_lam_range(model, lam_start, lo, hi)
@@ -104,8 +112,6 @@ def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_
         opts = dict(options or {})
         opts.setdefault("lam_min", lo)
         opts.setdefault("lam_max", hi)
-        # eigenvalues are checked at the branch points only: keep them close enough
-        opts.setdefault("max_lam_step", (hi - lo) / 40)
         options = default_options(method, opts, lo, hi)
     br = continuation(ContinuationProblem(disc, Z0, 1.0 if lam_stop >= lam_start else -1.0),
                       method, options, progress, dict(discretization="aft") if use_aft else None)
@@ -119,23 +125,46 @@ def equilibrium_branch(model, lam_start, lam_stop, method=None, options=None, x_
     br.eigenvalues = ev
     br.stable = np.where(np.all(ev.real < 0, axis=1), 1.0, 0.0)
     if locate_hopf:
-        test = _hopf_test(model, n)
-        counters = Counters()
-        n_unstable = np.array([np.sum(e.real > 0) for e in ev])
-        for i in np.flatnonzero(np.diff(n_unstable) != 0):
+        _add_hopf_points(br, model, disc, ev, (hi - lo) / HOPF_SAMPLES)
+    return br
+
+
+#: the number of unstable eigenvalues is sampled at least this many times over an
+#: equilibrium branch's range (at the points, and on the interpolants of longer steps)
+HOPF_SAMPLES = 40
+
+
+def _add_hopf_points(br, model, disc, ev, spacing):
+    """Locate the Hopf points of an equilibrium branch (eigenvalues ``ev`` at its points) and
+    add them to ``br.special``.
+
+    The number of unstable eigenvalues is compared between consecutive points and, on steps
+    longer than ``spacing`` in ``lam``, at samples of the branch's interpolant in between
+    (``_hopf_brackets``): the ANM's steps follow the series' range, not the eigenvalues.
+    Each change is located by ``_locate_hopf``.  The location's factorizations are analysis
+    work (``br.counters["analysis_factorizations"]``, as for the periodic branches'
+    bifurcations); its Jacobian and residual evaluations are added to the branch's counts.
+    """
+    n = model.n
+    test = _hopf_test(model, n)
+    counters = Counters()
+    n_unstable = [int(np.sum(e.real > 0)) for e in ev]
+    for i in range(len(br.solutions) - 1):
+        Za, Zb = br.solutions[i], br.solutions[i + 1]
+        ta, tb = br.tangents[i], br.tangents[i + 1]
+        for bracket in _hopf_brackets(model, Za, ta, Zb, tb, n_unstable[i], n_unstable[i + 1], spacing):
             try:
-                Zh = _locate_hopf(disc, model, br.solutions[i], br.solutions[i + 1], test, counters,
-                                  tangents=br.tangents[i:i + 2])
+                Zh = _locate_hopf(disc, model, Za, Zb, test, counters, tangents=(ta, tb), bracket=bracket)
             except (ConvergenceError, ValueError):
                 continue
             w, V = eigenvalues(model, Zh[:n], Zh[-1], vectors=True)
             k = int(np.argmin(np.abs(w.real) + (w.imag <= 0) * 1e300))
             br.special.append(SpecialPoint("hopf", float(Zh[-1]), float(w[k].imag), int(i), Zh,
                                            data=dict(eigenvalue=complex(w[k]), eigenvector=V[:, k])))
-        br.special.sort(key=lambda s: s.index)
-        for key in ("factorizations", "jacobian_evaluations", "residual_evaluations"):
-            br.counters[key] = br.counters.get(key, 0) + getattr(counters, key)
-    return br
+    br.special.sort(key=lambda s: s.index)     # stable: two Hopf points of one step stay in branch order
+    br.counters["analysis_factorizations"] = br.counters.get("analysis_factorizations", 0) + counters.factorizations
+    for key in ("jacobian_evaluations", "residual_evaluations"):
+        br.counters[key] = br.counters.get(key, 0) + getattr(counters, key)
 
 
 def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None, discretization=None,

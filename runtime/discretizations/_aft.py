@@ -411,6 +411,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         c = self._series.restart(origin, order + 1)
         T = np.empty((order, self.size))
         T[0] = Z1
+        c["dirty"] = order                  # the loop writes the orders 1..order-1
         loop.orders(kernel, c["params"], c["t"], c["X"], c["LAM"], c["A"], c["U"], c["omega"], lu[0], lu[1],
                     T, 2, order, self.omega_index if self.autonomous else -1, lu[2] if len(lu) > 2 else None)
         c["order"] = order

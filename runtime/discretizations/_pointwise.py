@@ -87,7 +87,7 @@ class PointwiseSeries:
         c["order"] = p
         return np.asarray(F, dtype=float), om[:p], U[:p]
 
-    def restart(self, origin, orders):
+    def restart(self, origin, orders, points=None):
         """The buffers (dict: ``X, LAM, A, U, omega, t, params``) of a new series at ``origin``,
         order 0 filled, for ``orders`` orders at least; the caller fills the orders from 1 on,
         raises ``"dirty"`` (one past the last order it may write) before writing, and sets
@@ -96,9 +96,10 @@ class PointwiseSeries:
         The buffers of the previous series are reused (one step of the ANM after the other:
         allocating ``ORDERS`` orders of zeros cost about as much as two orders of the series):
         only its orders ``1..dirty-1`` are zeroed again, so the orders above those filled are
-        zero, as the kernels need (``x_p = lam_p = 0``)."""
+        zero, as the kernels need (``x_p = lam_p = 0``).  ``points``: the states at the points
+        at ``origin`` when the caller has them (``to_points`` of its ``U``)."""
         U0, om0, lam0 = self.split(origin)
-        X0 = np.asarray(self.to_points(U0), dtype=float)
+        X0 = np.asarray(self.to_points(U0) if points is None else points, dtype=float)
         c = self._c
         if (c is None or len(c["LAM"]) < orders or c["X"].shape[1:] != X0.shape
                 or c["U"].shape[1:] != np.shape(U0)):

@@ -208,6 +208,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self._point = None             # the last point's samples and values (:meth:`_at`)
         self._basis_cache = {}         # monodromy's Fourier basis at the Gauss points
         self.elimination = self._kinematic_elimination()
+        self._transformed = self._dynamic_rows()
 
     def _kinematic_elimination(self):
         """The identity rows of the kinematic states (contract item 18), or None.
@@ -234,6 +235,18 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         dense = [self.omega_index] if self.autonomous else [self.lam_index] if self.omega_is_lam else []
         return Elimination(np.concatenate(rows), np.concatenate(cols), np.concatenate(pair_rows),
                            np.concatenate(pair_cols), np.array(dense, dtype=int))
+
+    def _dynamic_rows(self):
+        """The states ``lo..hi-1`` whose series of ``f`` the compiled ANM loop transforms: all
+        but the kinematic ones (``x_i' = x_j``: ``f_p = x_{j,p} = 0`` in the right-hand side
+        of every order) at either end, so that the others stay one contiguous block."""
+        kin = {i for i, _ in self.model.kinematic}
+        lo, hi = 0, self.n
+        while lo < hi - 1 and lo in kin:
+            lo += 1
+        while hi - 1 > lo and hi - 1 in kin:
+            hi -= 1
+        return lo, hi
 
     @staticmethod
     def _analytic(model):
@@ -442,7 +455,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         T[0] = Z1
         c["dirty"] = order                  # the loop writes the orders 1..order-1
         loop.orders(kernel, c["params"], c["t"], c["X"], c["LAM"], c["A"], c["U"], c["omega"], lu[0], lu[1],
-                    T, 2, order, self.omega_index if self.autonomous else -1, lu[2] if len(lu) > 2 else None)
+                    T, 2, order, self.omega_index if self.autonomous else -1, lu[2] if len(lu) > 2 else None,
+                    *self._transformed)
         c["order"] = order
         return list(T)
 

@@ -73,7 +73,7 @@ cdef int _solve_reduced(double[::1] rhs, double[::1, :] lu, int[::1] ipiv, int[:
 
 
 def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, Py_ssize_t last,
-           Py_ssize_t omega_index, red=None):
+           Py_ssize_t omega_index, red=None, Py_ssize_t lo=0, Py_ssize_t hi=-1):
     """Fill ``T[first-1..last-1]`` (``Z_first..Z_last``) and the series' buffers.
 
     (About 100 lines: the four stages of an order share a dozen typed views of the buffers,
@@ -100,6 +100,10 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
         Position of ``omega`` in ``Z`` (autonomous orbits), or -1 (forced: no ``omega`` products).
     red : dict, optional
         The elimination behind a reduced LU (``engine/_bordered._Bordered.reduction``).
+    lo, hi : int, optional
+        The states ``lo..hi-1`` whose ``f_p`` is transformed (default all, ``hi = -1``); the
+        others must be kinematic (``x_i' = x_j``, ``Model.kinematic``): their ``f_p`` is
+        ``x_{j,p} = 0``, so are their harmonics, and the forward FFT skips them.
     """
     cdef taylor_t kernel = <taylor_t>PyCapsule_GetPointer(capsule, CAPSULE)
     cdef double[::1] pv = params, tv = t, lamv = LAM, omv = om
@@ -109,6 +113,8 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
     cdef Py_ssize_t n = Xv.shape[1], M = Xv.shape[2], naux = Av.shape[1], nh = Uv.shape[2]
     cdef Py_ssize_t size = Tv.shape[1], m = size - 1, n_coef = n * nh
     cdef Py_ssize_t ts = 0 if tv.shape[0] == 1 else 1
+    if hi < 0:
+        hi = n
     cdef Py_ssize_t p, i, j, r, q
     cdef int N = <int>size, one = 1, info = 0
     cdef char trans = b"N"
@@ -117,7 +123,8 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
     cdef bint reduced = red is not None
     cdef Py_ssize_t n_lu = size if not reduced else red["o_rows"].shape[0]
     if not (2 <= first <= last < Xv.shape[0] and Tv.shape[0] >= last and luv.shape[0] == n_lu
-            and luv.shape[1] == n_lu and n_coef <= size and (nh >= 3 and M >= nh or nh == M == 1)):
+            and luv.shape[1] == n_lu and n_coef <= size and (nh >= 3 and M >= nh or nh == M == 1)
+            and 0 <= lo < hi <= n):
         raise ValueError(f"orders: inconsistent shapes (orders {first}..{last}, buffers {X.shape}, "
                          f"T {T.shape}, LU {lu.shape})")
     cdef int[::1] ipiv = numpy.asarray(piv, dtype=numpy.intc) + 1
@@ -132,8 +139,9 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
         e_C, e_pv, e_Bd = red["C"], red["pv"], red["Bd"]
         e_br, e_bo = numpy.empty(e_rows.shape[0]), numpy.empty(n_lu)
     spec_in = numpy.zeros((n, M // 2 + 1), dtype=complex)    # bins above H stay zero
-    spec_out = numpy.empty((n, M // 2 + 1), dtype=complex)
+    spec_out = numpy.empty((hi - lo, M // 2 + 1), dtype=complex)
     F = numpy.empty((n, M))
+    F_fwd = F[lo:hi]          # the rows transformed (contiguous)
     cdef double[:, ::1] si = spec_in.view(float), so = spec_out.view(float)
     cdef double[:, ::1] Fv = F
     cdef double[:, ::1] scratch = numpy.empty((max(naux, 1), M))
@@ -177,14 +185,18 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
                     rhs[i] = Fv[i, 0]
             else:
                 if forward is not None:
-                    forward(F, inv_M, out=spec_out)              # norm="forward": 1 / M
+                    forward(F_fwd, inv_M, out=spec_out)          # norm="forward": 1 / M
                 else:
-                    rfft(F, None, -1, "forward", out=spec_out)
+                    rfft(F_fwd, None, -1, "forward", out=spec_out)
                 for i in range(n):
-                    rhs[i * nh] = so[i, 0]
+                    if i < lo or i >= hi:                       # kinematic: f_p = 0
+                        for j in range(nh):
+                            rhs[i * nh + j] = 0.0
+                        continue
+                    rhs[i * nh] = so[i - lo, 0]
                     for j in range(1, nh, 2):
-                        rhs[i * nh + j] = so[i, j + 1] * 2.0
-                        rhs[i * nh + j + 1] = so[i, j + 2] * -2.0
+                        rhs[i * nh + j] = so[i - lo, j + 1] * 2.0
+                        rhs[i * nh + j + 1] = so[i - lo, j + 2] * -2.0
             for i in range(n_coef, size):
                 rhs[i] = 0.0
             if omega_index >= 0:

@@ -121,3 +121,18 @@ def test_a_series_after_a_longer_one_is_the_fresh_series(start):
     a, b = disc._series._c, new._series._c
     for key in ("X", "A", "U", "LAM", "omega"):
         np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_skipping_the_kinematic_rows_changes_no_term(start):
+    """The compiled loop transforms only the non-kinematic rows of ``f_p`` (the kinematic
+    ones, ``x_i' = x_j``, are zero at every order >= 1): the terms are those of the loop
+    transforming every row, to the last bit."""
+    disc, Z, Z1, lu = start
+    if disc.H == 0:
+        pytest.skip("equilibria take no FFT")
+    assert disc.model.kinematic and disc._transformed != (0, disc.n)
+    solve = lambda r: lu.solve(r, checked=False)
+    skipped = np.array(disc.series_terms(Z, Z1, 12, solve, lu.dense_lu))
+    every = disc.on_model(disc.model)
+    every._transformed = (0, disc.n)
+    np.testing.assert_array_equal(skipped, np.array(every.series_terms(Z, Z1, 12, solve, lu.dense_lu)))

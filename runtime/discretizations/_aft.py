@@ -205,8 +205,10 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self.n_residuals = 0
         self.n_jacobians = 0
         self._series = PointwiseSeries(model, self.split, self._samples, self._times)   # series_rhs
+        self._point = None             # the last point's samples and values (:meth:`_at`)
         self._basis_cache = {}         # monodromy's Fourier basis at the Gauss points
         self.elimination = self._kinematic_elimination()
+        self._transformed = self._dynamic_rows()
 
     def _kinematic_elimination(self):
         """The identity rows of the kinematic states (contract item 18), or None.
@@ -234,6 +236,18 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         return Elimination(np.concatenate(rows), np.concatenate(cols), np.concatenate(pair_rows),
                            np.concatenate(pair_cols), np.array(dense, dtype=int))
 
+    def _dynamic_rows(self):
+        """The states ``lo..hi-1`` whose series of ``f`` the compiled ANM loop transforms: all
+        but the kinematic ones (``x_i' = x_j``: ``f_p = x_{j,p} = 0`` in the right-hand side
+        of every order) at either end, so that the others stay one contiguous block."""
+        kin = {i for i, _ in self.model.kinematic}
+        lo, hi = 0, self.n
+        while lo < hi - 1 and lo in kin:
+            lo += 1
+        while hi - 1 > lo and hi - 1 in kin:
+            hi -= 1
+        return lo, hi
+
     @staticmethod
     def _analytic(model):
         """Whether ``model``'s law is analytic with generated Taylor kernels (the n_t rule)."""
@@ -248,6 +262,36 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             return self._theta / omega
         return np.zeros(self.n_t)
 
+    def _at(self, Z):
+        """The point ``Z``'s parts, samples and model values, shared by the calls at one point.
+
+        The ANM evaluates ``residual``, ``residual_noise`` at each step's end point, then the
+        next step's ``jacobian`` and series origin there: each would sample the states and
+        evaluate ``f`` or ``df/dx`` again.  The last point is remembered with a copy of its
+        bytes as the key, so that another ``Z``, or the same array changed in place, is a new
+        point (a byte compare of ``Z``: far less than one sampling), as are changed model
+        parameters.  Returns a dict with
+        ``U, omega, lam, t, x``; ``f`` and ``Js`` (``rhs``, ``jac`` on the samples, shapes
+        (n, n_t), (n, n, n_t)) are added by :meth:`_values` when first needed.  Read-only:
+        the callers copy what they change."""
+        key = np.ascontiguousarray(Z, dtype=float).tobytes()
+        c = self._point
+        if c is None or c["key"] != key or c["params"] != self.model.params:
+            U, omega, lam = self.split(np.frombuffer(key))        # parts of the copy, not of Z
+            c = self._point = dict(key=key, params=dict(self.model.params), U=U, omega=omega, lam=lam,
+                                   t=self._times(omega), x=self._samples(U))
+        return c
+
+    def _values(self, Z, *names):
+        """:meth:`_at` with ``f`` (``"f"``) and/or ``df/dx`` (``"Js"``) on the samples."""
+        c = self._at(Z)
+        if "f" in names and "f" not in c:
+            c["f"] = np.asarray(self.model.rhs(c["t"], c["x"], c["lam"]), dtype=float).reshape(self.n, self.n_t)
+        if "Js" in names and "Js" not in c:
+            c["Js"] = np.asarray(self.model.jac(c["t"], c["x"], c["lam"]), dtype=float).reshape(
+                self.n, self.n, self.n_t)
+        return c
+
     def _f_coef(self, x, omega, lam):
         """Harmonics 0..H of ``f(x(theta), theta/omega; p(lam))`` from the samples ``x``."""
         f = np.asarray(self.model.rhs(self._times(omega), x, lam), dtype=float).reshape(self.n, self.n_t)
@@ -257,8 +301,9 @@ class AFTDiscretization(HarmonicLayout, Discretization):
     def residual(self, Z):
         """R(Z), shape (m,) (contract item 2)."""
         self.n_residuals += 1
-        U, omega, lam = self.split(Z)
-        R = self._f_coef(self._samples(U), omega, lam)
+        c = self._values(Z, "f")
+        U, omega, f = c["U"], c["omega"], c["f"]
+        R = self._to_coef(f)
         out = np.empty(self.m)
         if self.H:
             np.subtract(R, omega * self._deriv(U), out=out[:self.n_coef].reshape(R.shape))
@@ -277,11 +322,9 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         size is taken as ``|f_i| + sum_j |df_i/dx_j| |x_j|``; the level is four times ``eps``
         that (measured on the belt, seed 000: Newton-converged points sit at up to 1.3 times
         ``eps max_t |f_i|`` away from the Hopf point and 40-60 times it next to it)."""
-        U, omega, lam = self.split(Z)
-        t, x = self._times(omega), self._samples(U)
-        f = np.abs(np.asarray(self.model.rhs(t, x, lam), dtype=float).reshape(self.n, -1))
-        Js = np.abs(np.asarray(self.model.jac(t, x, lam), dtype=float).reshape(self.n, self.n, -1))
-        size = f + np.einsum("ijt,jt->it", Js, np.abs(x).reshape(self.n, -1))
+        c = self._values(Z, "f", "Js")
+        x = c["x"].reshape(self.n, -1)
+        size = np.abs(c["f"]) + np.einsum("ijt,jt->it", np.abs(c["Js"]), np.abs(x))
         out = np.repeat(4 * np.finfo(float).eps * size.max(axis=1), self.nh)
         return np.append(out, 0.0) if self.autonomous else out
 
@@ -291,11 +334,10 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         ``out``: a zero-filled (m, m+1) array to assemble into (``_newton.factor_jacobian``).
         """
         self.n_jacobians += 1
-        U, omega, lam = self.split(Z)
+        c = self._values(Z, "Js")
+        U, omega, lam, x, Js = c["U"], c["omega"], c["lam"], c["x"], c["Js"]
         n, nh, H = self.n, self.nh, self.H
         J = np.zeros((self.m, self.size), order="F") if out is None else out
-        x = self._samples(U)
-        Js = np.asarray(self.model.jac(self._times(omega), x, lam), dtype=float).reshape(n, n, self.n_t)
         # blocks constant along the orbit (a linear term) are diagonal, zero ones are skipped
         top, low = Js.max(axis=2), Js.min(axis=2)
         diag = np.arange(nh)
@@ -316,7 +358,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         # t = theta/lam when the forcing frequency is continued); the step follows |lam| so
         # that small parameters (drill speed eta ~ kappa = 1e-4) are resolved
         if self.model.exact_dfdlam and not self.omega_is_lam:
-            dlam = self._to_coef(np.asarray(self.model.dfdlam(self._times(omega), x, lam),
+            dlam = self._to_coef(np.asarray(self.model.dfdlam(c["t"], x, lam),
                                             dtype=float).reshape(self.n, self.n_t))
         else:
             dlam = self._dfdlam(x, omega, lam)
@@ -408,11 +450,13 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         loop = compiled_loop() if kernel is not None and self.supports_anm else None
         if loop is None:
             return super().series_terms(origin, Z1, order, solve, lu)
-        c = self._series.restart(origin, order + 1)
+        c = self._series.restart(origin, order + 1, points=self._at(origin)["x"])
         T = np.empty((order, self.size))
         T[0] = Z1
+        c["dirty"] = order                  # the loop writes the orders 1..order-1
         loop.orders(kernel, c["params"], c["t"], c["X"], c["LAM"], c["A"], c["U"], c["omega"], lu[0], lu[1],
-                    T, 2, order, self.omega_index if self.autonomous else -1, lu[2] if len(lu) > 2 else None)
+                    T, 2, order, self.omega_index if self.autonomous else -1, lu[2] if len(lu) > 2 else None,
+                    *self._transformed)
         c["order"] = order
         return list(T)
 

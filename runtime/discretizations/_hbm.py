@@ -41,6 +41,14 @@ from ..model._interface import Model
 from ..model._series import taylor_remainder
 from ._base import Discretization
 
+try:
+    # numpy.fft's own pocketfft gufuncs, called without numpy.fft.irfft/rfft's argument handling
+    # (about 1.5 us a call, as much as a transform of a few rows of 300 samples, and the AFT
+    # transforms a few times per residual): same transforms, same factors, same bits
+    from numpy.fft._pocketfft_umath import irfft as _IRFFT, rfft_n_even as _RFFT_EVEN, rfft_n_odd as _RFFT_ODD
+except ImportError:               # (a private module: should numpy move it, the public functions)
+    _IRFFT = _RFFT_EVEN = _RFFT_ODD = None
+
 __all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples",
            "coefficients_to_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic"]
 
@@ -84,7 +92,9 @@ def coefficients_to_samples(coef: np.ndarray, n_t: int) -> np.ndarray:
     flat = spec.view(float)
     flat[..., 0] = coef[..., 0]
     np.multiply(coef[..., 1:], _signs(H, 0.5), out=flat[..., 2:2 * H + 2])
-    return np.fft.irfft(spec, n=n_t, axis=-1, norm="forward")
+    if _IRFFT is None:
+        return np.fft.irfft(spec, n=n_t, axis=-1, norm="forward")
+    return _IRFFT(spec, 1.0, out=np.empty(spec.shape[:-1] + (n_t,)))    # norm="forward": no factor
 
 
 def _signs(H: int, a: float) -> np.ndarray:
@@ -113,7 +123,11 @@ def samples_to_coefficients(samples: np.ndarray, harmonics: int, out: np.ndarray
         raise InputError(f"{n_t} samples cannot give {H} harmonics")
     # Y_k = (1/n_t) sum_j x_j exp(-i k theta_j) (norm="forward"): u_0 = Re Y_0 and
     # (c_k, s_k) = 2 (Re Y_k, -Im Y_k), read through a float view of Y
-    spec = np.fft.rfft(samples, axis=-1, norm="forward")
+    if _IRFFT is None:
+        spec = np.fft.rfft(samples, axis=-1, norm="forward")
+    else:                       # norm="forward": the factor 1 / n_t (numpy.reciprocal(n_t))
+        spec = (_RFFT_EVEN if n_t % 2 == 0 else _RFFT_ODD)(
+            samples, 1.0 / n_t, out=np.empty(samples.shape[:-1] + (n_t // 2 + 1,), dtype=complex))
     if out is None:
         out = np.empty(samples.shape[:-1] + (2 * H + 1,))
     out[..., 0] = spec[..., 0].real

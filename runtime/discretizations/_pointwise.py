@@ -76,8 +76,9 @@ class PointwiseSeries:
         p = len(terms) + 1
         c = self._c
         if c is None or c["origin"] is not origin or c["order"] != p - 1 or p >= len(c["LAM"]):
-            c = self._c = self._start(origin, max(p + 1, ORDERS))
+            c = self.restart(origin, p + 1)
         X, LAM, A, U, om, t = c["X"], c["LAM"], c["A"], c["U"], c["omega"], c["t"]
+        c["dirty"] = max(c["dirty"], p)
         U[p - 1], om[p - 1], LAM[p - 1] = self.split(terms[-1])
         X[p - 1] = self.to_points(U[p - 1])
         # auxiliaries of order p-1, then f_p (the buffers hold zeros above the orders filled)
@@ -86,22 +87,34 @@ class PointwiseSeries:
         c["order"] = p
         return np.asarray(F, dtype=float), om[:p], U[:p]
 
-    def restart(self, origin, orders):
+    def restart(self, origin, orders, points=None):
         """The buffers (dict: ``X, LAM, A, U, omega, t, params``) of a new series at ``origin``,
-        order 0 filled, for ``orders`` orders at least; the caller fills the orders from 1 on
-        and sets ``"order"`` (the last order whose right-hand side was formed)."""
-        c = self._c = self._start(origin, max(orders, ORDERS))
-        return c
+        order 0 filled, for ``orders`` orders at least; the caller fills the orders from 1 on,
+        raises ``"dirty"`` (one past the last order it may write) before writing, and sets
+        ``"order"`` (the last order whose right-hand side was formed).
 
-    def _start(self, origin, orders):
-        """Buffers for ``orders`` orders at ``origin``, order 0 filled."""
+        The buffers of the previous series are reused (one step of the ANM after the other:
+        allocating ``ORDERS`` orders of zeros cost about as much as two orders of the series):
+        only its orders ``1..dirty-1`` are zeroed again, so the orders above those filled are
+        zero, as the kernels need (``x_p = lam_p = 0``).  ``points``: the states at the points
+        at ``origin`` when the caller has them (``to_points`` of its ``U``)."""
         U0, om0, lam0 = self.split(origin)
-        X0 = np.asarray(self.to_points(U0), dtype=float)
-        n, M = X0.shape
-        X, A = np.zeros((orders, n, M)), np.zeros((orders, self.model.naux, M))
-        U, om, LAM = np.zeros((orders,) + np.shape(U0)), np.zeros(orders), np.zeros(orders)
+        X0 = np.asarray(self.to_points(U0) if points is None else points, dtype=float)
+        c = self._c
+        if (c is None or len(c["LAM"]) < orders or c["X"].shape[1:] != X0.shape
+                or c["U"].shape[1:] != np.shape(U0)):
+            n, M = X0.shape
+            size = max(orders, ORDERS)
+            c = self._c = dict(X=np.zeros((size, n, M)), A=np.zeros((size, self.model.naux, M)),
+                               U=np.zeros((size,) + np.shape(U0)), omega=np.zeros(size), LAM=np.zeros(size))
+        else:
+            used = slice(1, c["dirty"])
+            for key in ("X", "A", "U", "omega", "LAM"):
+                c[key][used] = 0.0
+        X, A, U, om, LAM = c["X"], c["A"], c["U"], c["omega"], c["LAM"]
         U[0], om[0], LAM[0], X[0] = U0, om0, lam0, X0
-        t = self.times(om0)
-        params = self.model.param_vector()      # the kernels read lam from LAM, not from here
-        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0, params)[0]
-        return dict(origin=origin, order=1, t=t, X=X, LAM=LAM, A=A, omega=om, U=U, params=params)
+        c["t"] = t = self.times(om0)
+        c["params"] = self.model.param_vector()      # the kernels read lam from LAM, not from here
+        c.update(origin=origin, order=1, dirty=1)
+        A[0] = self.model.taylor(t, X[:1], LAM[:1], A[:0], 0, c["params"])[0]
+        return c

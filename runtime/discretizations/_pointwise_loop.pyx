@@ -26,6 +26,14 @@ from scipy.linalg.cython_blas cimport ddot, dgemv
 from scipy.linalg.cython_lapack cimport dgetrs
 
 import numpy
+
+try:
+    # numpy.fft's own transforms, without the argument handling of numpy.fft.irfft/rfft (about
+    # 1.5 us a call, as much as the transform of a few rows of 300 samples): the same
+    # pocketfft gufuncs, the same normalization factors, so the same results to the last bit
+    from numpy.fft._pocketfft_umath import irfft as _irfft, rfft_n_even as _rfft_even, rfft_n_odd as _rfft_odd
+except ImportError:           # (a private module: should numpy move it, the public functions)
+    _irfft = _rfft_even = _rfft_odd = None
 from numpy.fft import irfft, rfft
 
 ctypedef void (*taylor_t)(const double *p, const double *t, Py_ssize_t ts, const double *X,
@@ -65,7 +73,7 @@ cdef int _solve_reduced(double[::1] rhs, double[::1, :] lu, int[::1] ipiv, int[:
 
 
 def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, Py_ssize_t last,
-           Py_ssize_t omega_index, red=None):
+           Py_ssize_t omega_index, red=None, Py_ssize_t lo=0, Py_ssize_t hi=-1):
     """Fill ``T[first-1..last-1]`` (``Z_first..Z_last``) and the series' buffers.
 
     (About 100 lines: the four stages of an order share a dozen typed views of the buffers,
@@ -92,6 +100,10 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
         Position of ``omega`` in ``Z`` (autonomous orbits), or -1 (forced: no ``omega`` products).
     red : dict, optional
         The elimination behind a reduced LU (``engine/_bordered._Bordered.reduction``).
+    lo, hi : int, optional
+        The states ``lo..hi-1`` whose ``f_p`` is transformed (default all, ``hi = -1``); the
+        others must be kinematic (``x_i' = x_j``, ``Model.kinematic``): their ``f_p`` is
+        ``x_{j,p} = 0``, so are their harmonics, and the forward FFT skips them.
     """
     cdef taylor_t kernel = <taylor_t>PyCapsule_GetPointer(capsule, CAPSULE)
     cdef double[::1] pv = params, tv = t, lamv = LAM, omv = om
@@ -101,6 +113,8 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
     cdef Py_ssize_t n = Xv.shape[1], M = Xv.shape[2], naux = Av.shape[1], nh = Uv.shape[2]
     cdef Py_ssize_t size = Tv.shape[1], m = size - 1, n_coef = n * nh
     cdef Py_ssize_t ts = 0 if tv.shape[0] == 1 else 1
+    if hi < 0:
+        hi = n
     cdef Py_ssize_t p, i, j, r, q
     cdef int N = <int>size, one = 1, info = 0
     cdef char trans = b"N"
@@ -109,7 +123,8 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
     cdef bint reduced = red is not None
     cdef Py_ssize_t n_lu = size if not reduced else red["o_rows"].shape[0]
     if not (2 <= first <= last < Xv.shape[0] and Tv.shape[0] >= last and luv.shape[0] == n_lu
-            and luv.shape[1] == n_lu and n_coef <= size and (nh >= 3 and M >= nh or nh == M == 1)):
+            and luv.shape[1] == n_lu and n_coef <= size and (nh >= 3 and M >= nh or nh == M == 1)
+            and 0 <= lo < hi <= n):
         raise ValueError(f"orders: inconsistent shapes (orders {first}..{last}, buffers {X.shape}, "
                          f"T {T.shape}, LU {lu.shape})")
     cdef int[::1] ipiv = numpy.asarray(piv, dtype=numpy.intc) + 1
@@ -124,13 +139,16 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
         e_C, e_pv, e_Bd = red["C"], red["pv"], red["Bd"]
         e_br, e_bo = numpy.empty(e_rows.shape[0]), numpy.empty(n_lu)
     spec_in = numpy.zeros((n, M // 2 + 1), dtype=complex)    # bins above H stay zero
-    spec_out = numpy.empty((n, M // 2 + 1), dtype=complex)
+    spec_out = numpy.empty((hi - lo, M // 2 + 1), dtype=complex)
     F = numpy.empty((n, M))
+    F_fwd = F[lo:hi]          # the rows transformed (contiguous)
     cdef double[:, ::1] si = spec_in.view(float), so = spec_out.view(float)
     cdef double[:, ::1] Fv = F
     cdef double[:, ::1] scratch = numpy.empty((max(naux, 1), M))
     cdef double[::1] rhs = numpy.empty(size), W = numpy.empty(n_coef)
     cdef double[::1] Z1 = Tv[0]
+    forward = None if _irfft is None else _rfft_even if M % 2 == 0 else _rfft_odd
+    inv_M = 1.0 / M           # numpy.fft's factor for norm="forward": numpy.reciprocal(M)
     cdef double **rows = <double **>PyMem_Malloc(((last + 1) * naux + 1) * sizeof(double *))
     if rows == NULL:
         raise MemoryError("orders: no memory for the Taylor kernel's row table")
@@ -151,7 +169,10 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
                     for j in range(1, nh, 2):
                         si[i, j + 1] = Uv[p - 1, i, j] * 0.5
                         si[i, j + 2] = Uv[p - 1, i, j + 1] * -0.5
-                irfft(spec_in, M, -1, "forward", out=X[p - 1])
+                if _irfft is not None:
+                    _irfft(spec_in, 1.0, out=X[p - 1])          # norm="forward": no factor
+                else:
+                    irfft(spec_in, M, -1, "forward", out=X[p - 1])
             # 2. auxiliaries of order p-1 (into A[p-1]), then f_p with x_p = lam_p = 0
             with nogil:
                 kernel(&pv[0], &tv[0], ts, &Xv[0, 0, 0], &lamv[0], &Av[0, 0, 0], &Av[p - 1, 0, 0],
@@ -163,12 +184,19 @@ def orders(capsule, params, t, X, LAM, A, U, om, lu, piv, T, Py_ssize_t first, P
                 for i in range(n):
                     rhs[i] = Fv[i, 0]
             else:
-                rfft(F, None, -1, "forward", out=spec_out)
+                if forward is not None:
+                    forward(F_fwd, inv_M, out=spec_out)          # norm="forward": 1 / M
+                else:
+                    rfft(F_fwd, None, -1, "forward", out=spec_out)
                 for i in range(n):
-                    rhs[i * nh] = so[i, 0]
+                    if i < lo or i >= hi:                       # kinematic: f_p = 0
+                        for j in range(nh):
+                            rhs[i * nh + j] = 0.0
+                        continue
+                    rhs[i * nh] = so[i - lo, 0]
                     for j in range(1, nh, 2):
-                        rhs[i * nh + j] = so[i, j + 1] * 2.0
-                        rhs[i * nh + j + 1] = so[i, j + 2] * -2.0
+                        rhs[i * nh + j] = so[i - lo, j + 1] * 2.0
+                        rhs[i * nh + j + 1] = so[i - lo, j + 2] * -2.0
             for i in range(n_coef, size):
                 rhs[i] = 0.0
             if omega_index >= 0:

@@ -372,3 +372,38 @@ def test_closed_form_2x2_exponential_against_scipy(scale):
     A = np.random.default_rng(7).normal(size=(500, 2, 2)) * scale
     ref = np.array([scipy.linalg.expm(a) for a in A])
     assert np.max(np.abs(_expm_2x2(A) - ref)) < 4e-15
+
+
+def test_values_shared_at_one_point_are_never_stale():
+    """residual, residual_noise, jacobian and the series origin share the last point's samples
+    and model values (``AFTDiscretization._at``): another point, the same array changed in
+    place, or changed model parameters must give what a fresh discretization gives."""
+    m = load_model("belt", continuation="Vb", n=10, FN=5)
+    d = AFTDiscretization(m, 6)
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=d.size)
+    Z[-1] = 0.5
+
+    def fresh(Z):
+        f = AFTDiscretization(m, 6)
+        return f.residual(Z), f.residual_noise(Z), f.jacobian(Z)
+
+    def same(got, ref):
+        for a, b in zip(got, ref):
+            np.testing.assert_array_equal(a, b)
+
+    same((d.residual(Z), d.residual_noise(Z), d.jacobian(Z)), fresh(Z))
+    Z[3] += 0.25                                  # in place: same array, new point
+    same((d.residual(Z), d.residual_noise(Z), d.jacobian(Z)), fresh(Z))
+    Z[-1] = np.nextafter(Z[-1], 1.0)              # the smallest change of lam
+    same((d.jacobian(Z), d.residual_noise(Z), d.residual(Z)), fresh(Z)[::-1])
+    before = d.residual(Z)
+    m.params["FN"] = 6.0                          # the model's parameters changed in place
+    after = d.residual(Z)
+    assert not np.array_equal(before, after)
+    same((after, d.residual_noise(Z), d.jacobian(Z)), fresh(Z))
+    m.params["FN"] = 5.0
+    # the returned arrays are the caller's: changing them does not change the next call's
+    R = d.residual(Z)
+    R[:] = 0.0
+    np.testing.assert_array_equal(d.residual(Z), fresh(Z)[0])

@@ -155,3 +155,21 @@ def test_derivative_bilinear_row_without_point_condition_is_refused_with_the_mod
     fake.KINDS = belt_handwritten.KINDS[:-1] + ("derivative_bilinear",)
     with pytest.raises(ModelInterfaceError, match="exp_friction.*point condition"):
         HBMDiscretization(Model(fake, {}), 5)
+
+
+@pytest.mark.parametrize("n_t", [64, 65, 300])
+def test_the_transforms_are_numpy_ffts_to_the_last_bit(n_t):
+    """``samples_to_coefficients``/``coefficients_to_samples`` call numpy's pocketfft gufuncs
+    directly: the same numbers as numpy.fft.rfft/irfft with norm="forward" (even and odd n_t)."""
+    rng = np.random.default_rng(n_t)
+    H = (n_t - 1) // 2
+    x = rng.standard_normal((3, n_t))
+    Y = np.fft.rfft(x, axis=-1, norm="forward")
+    ref = np.empty((3, 2 * H + 1))
+    ref[:, 0], ref[:, 1::2], ref[:, 2::2] = Y[:, 0].real, 2 * Y[:, 1:H + 1].real, -2 * Y[:, 1:H + 1].imag
+    np.testing.assert_array_equal(samples_to_coefficients(x, H), ref)
+    c = rng.standard_normal((3, 2 * H + 1))
+    spec = np.zeros((3, n_t // 2 + 1), dtype=complex)
+    spec[:, 0] = c[:, 0]
+    spec[:, 1:H + 1] = 0.5 * c[:, 1::2] - 0.5j * c[:, 2::2]
+    np.testing.assert_array_equal(coefficients_to_samples(c, n_t), np.fft.irfft(spec, n=n_t, norm="forward"))

@@ -104,3 +104,35 @@ def test_without_a_compiler_the_loop_runs_in_python_with_one_warning(start, monk
         again = disc.series_terms(Z, Z1, 10, solve, lu.dense_lu)
     np.testing.assert_array_equal(np.array(first), ref)
     np.testing.assert_array_equal(np.array(again), ref)
+
+
+def test_a_series_after_a_longer_one_is_the_fresh_series(start):
+    """The series' buffers are reused from step to step (``PointwiseSeries.restart`` zeroes
+    only the orders the last series wrote): a short series after a long one at another origin
+    gives the terms and buffers of a new discretization's series, to the last bit."""
+    disc, Z, Z1, lu = start
+    solve = lambda r: lu.solve(r, checked=False)
+    disc.series_terms(Z, Z1, 20, solve, lu.dense_lu)
+    Z2 = Z + 1e-3 * Z1
+    got = np.array(disc.series_terms(Z2, Z1, 6, solve, lu.dense_lu))
+    new = disc.on_model(disc.model)
+    ref = np.array(new.series_terms(Z2, Z1, 6, solve, lu.dense_lu))
+    np.testing.assert_array_equal(got, ref)
+    a, b = disc._series._c, new._series._c
+    for key in ("X", "A", "U", "LAM", "omega"):
+        np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_skipping_the_kinematic_rows_changes_no_term(start):
+    """The compiled loop transforms only the non-kinematic rows of ``f_p`` (the kinematic
+    ones, ``x_i' = x_j``, are zero at every order >= 1): the terms are those of the loop
+    transforming every row, to the last bit."""
+    disc, Z, Z1, lu = start
+    if disc.H == 0:
+        pytest.skip("equilibria take no FFT")
+    assert disc.model.kinematic and disc._transformed != (0, disc.n)
+    solve = lambda r: lu.solve(r, checked=False)
+    skipped = np.array(disc.series_terms(Z, Z1, 12, solve, lu.dense_lu))
+    every = disc.on_model(disc.model)
+    every._transformed = (0, disc.n)
+    np.testing.assert_array_equal(skipped, np.array(every.series_terms(Z, Z1, 12, solve, lu.dense_lu)))

@@ -233,8 +233,9 @@ class _Bordered:
 
     @property
     def dense_lu(self):
-        """``(lu, piv)`` of ``scipy.linalg.lu_factor`` behind :meth:`solve` (dense J; None for a
-        sparse one), for compiled callers (the AFT's ANM loop, ``Discretization.series_terms``).
+        """``(lu, piv)`` behind :meth:`solve` (LAPACK getrf's, as ``scipy.linalg.lu_factor`` gives
+        them; dense J; None for a sparse one), for compiled callers (the AFT's ANM loop,
+        ``Discretization.series_terms``).
         After an elimination, ``(lu, piv, reduction)``: ``lu, piv`` of the Schur complement
         and ``reduction`` the dict of :meth:`reduction`."""
         self._check_fresh()
@@ -311,7 +312,7 @@ def _perm_parity(perm) -> int:
 
 
 def bordered_factor(J, border, counters: Counters | None = None) -> _Bordered:
-    """Factorize ``[J; border^T]`` once (``scipy.linalg.lu_factor``); ``.solve(rhs)``."""
+    """Factorize ``[J; border^T]`` once (LAPACK getrf); ``.solve(rhs)``."""
     return _Bordered(J, np.asarray(border, dtype=float), counters)
 
 

@@ -124,26 +124,29 @@ class Series:
         dak = k * a ** (k - 1)
         return ((dak * Nk + ak * dNk) * D - ak * Nk * dD) / D ** 2
 
-    def _weights(self, a):
+    def weights(self, a):
         """``(W, T)`` with ``Z(a) = Z0 + W @ T`` at the points ``a`` (``W``: shape
         ``a.shape + (k,)``): the powers ``a^p`` and all terms, or Padé's fractions and the
-        first ``n`` terms."""
+        first ``n`` terms.  (Several evaluations at the same points can share them: the
+        ``weights`` argument of :meth:`components` and :meth:`linear`.)"""
         if self.pade:
             return self._fractions(a), self._T[:self._n]
         return np.asarray(a, dtype=float)[..., None] ** self._p, self._T
 
     def __call__(self, a):
-        W, T = self._weights(a)
+        W, T = self.weights(a)
         return self.Z0 + W @ T
 
-    def components(self, a, idx):
-        """Components ``idx`` of the branch at the points ``a`` (array): shape (len(a), len(idx))."""
-        W, T = self._weights(a)
+    def components(self, a, idx, weights=None):
+        """Components ``idx`` of the branch at the points ``a`` (array): shape (len(a), len(idx));
+        ``weights``: ``self.weights(a)`` when the caller has it."""
+        W, T = weights or self.weights(a)
         return self.Z0[idx][None, :] + W @ T[:, idx]
 
-    def linear(self, a, w):
-        """Values of the linear functional ``w . Z`` along the branch at the points ``a``."""
-        W, T = self._weights(a)
+    def linear(self, a, w, weights=None):
+        """Values of the linear functional ``w . Z`` along the branch at the points ``a``;
+        ``weights``: ``self.weights(a)`` when the caller has it."""
+        W, T = weights or self.weights(a)
         return float(self.Z0 @ w) + W @ (T @ w)
 
     def lam_polynomial(self):

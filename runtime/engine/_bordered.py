@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-import warnings
 
 import numpy as np
 import scipy.linalg
@@ -93,8 +92,8 @@ class _Reduction:
     determinant is its parity, the same for a permutation and its inverse).  ``B`` has one
     entry per column in the pair columns and full ``dense_cols``, so ``C B`` costs a column
     scaling and a product with a few columns, not a matrix product.  The blocks are read out
-    of ``K`` (Fortran order) by ``take`` with precomputed flat indices, transposed so that the
-    results are in LAPACK's order.
+    of ``K`` (Fortran order) by precomputed indices, transposed so that the results are in
+    LAPACK's order.
     """
 
     def __init__(self, elimination, size: int):
@@ -111,13 +110,23 @@ class _Reduction:
         self.o_cols = np.concatenate([e.pair_cols, e.dense_cols,
                                       np.setdiff1d(np.arange(size), np.concatenate([e.cols, e.pair_cols,
                                                                                     e.dense_cols]))])
-        # [C | S] = K[o_rows, (cols, o_cols)], read by one take in Fortran order
-        self.cs_flat = self.o_rows[None, :] + size * np.concatenate([self.cols, self.o_cols])[:, None]
+        # [C | S]^T = K^T[(cols, o_cols), o_rows]: K^T is a C-order view of the F-order K, and
+        # rows of it picked by one index array (a slice for o_rows when contiguous, as the AFT's
+        # are) are copied 99 contiguous doubles at a time (4 us at the belt's H = 48, against
+        # 8 us for a flat take of the same entries)
+        lo = int(self.o_rows[0]) if self.o_rows.size else 0
+        contiguous = np.array_equal(self.o_rows, np.arange(lo, lo + self.o_rows.size))
+        all_cols = np.concatenate([self.cols, self.o_cols])
+        self.cs_index = ((all_cols, slice(lo, lo + self.o_rows.size)) if contiguous
+                         else np.ix_(all_cols, self.o_rows))
         self.p_flat = self.rows[:p] + size * e.pair_cols
         self.d_flat = self.rows[:, None] + size * e.dense_cols[None, :]
         self.i_flat = self.rows + size * self.cols
         self.sign = (_perm_parity(np.concatenate([self.rows, self.o_rows]))
                      * _perm_parity(np.concatenate([self.cols, self.o_cols])))
+        # the index arrays of the compiled series loop (:meth:`_Bordered.reduction`)
+        self.ints = {k: np.ascontiguousarray(getattr(self, k), dtype=np.intc)
+                     for k in ("rows", "cols", "o_rows", "o_cols", "pair_rows", "ppos", "dpos")}
 
     @classmethod
     def of(cls, workspace, elimination):
@@ -134,7 +143,7 @@ class _Reduction:
         if not np.all(Kf.take(self.i_flat) == 1.0):
             return None
         k, p, d = self.rows.size, self.ppos.size, self.dpos.size
-        CS = Kf.take(self.cs_flat).T
+        CS = K.T[self.cs_index].T
         C, S = CS[:, :k], CS[:, k:]
         pv, Bd = Kf.take(self.p_flat), Kf.take(self.d_flat)
         S[:, :p] -= C[:, :p] * pv
@@ -193,21 +202,21 @@ class _Bordered:
                 if blocks is not None:
                     self._reduced = (red,) + blocks[1:]
                     K = blocks[0]
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                # an exactly singular matrix is reported below as a ConvergenceError
-                warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-                self._lu = scipy.linalg.lu_factor(K, overwrite_a=True, check_finite=False)
-            # LAPACK's getrs directly: scipy's lu_solve wrapper costs as much again as the
-            # solve itself at a few hundred unknowns, and the ANM solves 20 times per LU
-            getrs = _getrs(self._lu[0])
+            # LAPACK's getrf and getrs directly (what scipy's lu_factor and lu_solve wrap): the
+            # wrappers' checks and warning filters cost 10-15 us per factorization, and as much
+            # again as the solve itself per solve at a few hundred unknowns (the ANM solves 20
+            # times per LU).  K is F-ordered float64: factorized in place.
+            lu, piv, info = _lapack("getrf", K)(K, overwrite_a=True)
+            self._lu = (lu, piv)
+            getrs = _lapack("getrs", lu)
             if self._reduced is None:
-                self._solve = lambda rhs: getrs(self._lu[0], self._lu[1], rhs)[0]
+                self._solve = lambda rhs: getrs(lu, piv, rhs)[0]
             else:
                 red, C, pv, Bd = self._reduced
-                self._solve = lambda rhs: red.solve(getrs, self._lu[0], self._lu[1], C, pv, Bd, rhs)
-            d = np.diag(self._lu[0])
-            # a NaN produced by the elimination reaches the diagonal or the solves (checked there)
-            if not np.all(np.isfinite(d)) or np.min(np.abs(d)) == 0.0:
+                self._solve = lambda rhs: red.solve(getrs, lu, piv, C, pv, Bd, rhs)
+            # info > 0: an exactly zero pivot; a NaN produced by the elimination reaches the
+            # diagonal (every later pivot depends on it) or the solves (checked there)
+            if info != 0 or not np.isfinite(lu.diagonal()).all():
                 raise ConvergenceError("singular bordered tangent matrix")
         if counters is not None:
             counters.factorizations += 1
@@ -224,8 +233,9 @@ class _Bordered:
 
     @property
     def dense_lu(self):
-        """``(lu, piv)`` of ``scipy.linalg.lu_factor`` behind :meth:`solve` (dense J; None for a
-        sparse one), for compiled callers (the AFT's ANM loop, ``Discretization.series_terms``).
+        """``(lu, piv)`` behind :meth:`solve` (LAPACK getrf's, as ``scipy.linalg.lu_factor`` gives
+        them; dense J; None for a sparse one), for compiled callers (the AFT's ANM loop,
+        ``Discretization.series_terms``).
         After an elimination, ``(lu, piv, reduction)``: ``lu, piv`` of the Schur complement
         and ``reduction`` the dict of :meth:`reduction`."""
         self._check_fresh()
@@ -240,9 +250,7 @@ class _Bordered:
         if self._reduced is None:
             return None
         red, C, pv, Bd = self._reduced
-        ints = {k: np.ascontiguousarray(getattr(red, k), dtype=np.intc)
-                for k in ("rows", "cols", "o_rows", "o_cols", "pair_rows", "ppos", "dpos")}
-        return dict(ints, C=C, pv=pv, Bd=np.ascontiguousarray(Bd))
+        return dict(red.ints, C=C, pv=pv, Bd=np.ascontiguousarray(Bd))
 
     def _check_fresh(self):
         if self._workspace is not None and self._workspace.generation != self._generation:
@@ -270,21 +278,23 @@ class _Bordered:
         """Sign of ``det [J; b^T]`` (the branch-point test function; no logarithms: the ANM
         asks for it at every step)."""
         sign, d = self._sign_and_diagonal()
+        if isinstance(self._lu, tuple):     # dense: U's diagonal is finite without zeros (__init__)
+            return sign * (-1 if np.count_nonzero(d < 0) % 2 else 1)
         if not np.all(np.isfinite(d)):
             return 0
         negative = np.count_nonzero(d < 0)
         return 0 if np.count_nonzero(d) < d.size else sign * (-1 if negative % 2 else 1)
 
 
-_GETRS: dict = {}
+_LAPACK: dict = {}
 
 
-def _getrs(lu):
-    """LAPACK's getrs for ``lu``'s type, looked up once."""
-    key = lu.dtype.char
-    if key not in _GETRS:
-        _GETRS[key] = scipy.linalg.get_lapack_funcs("getrs", (lu,))
-    return _GETRS[key]
+def _lapack(name, a):
+    """LAPACK's routine ``name`` (``getrf``, ``getrs``) for ``a``'s type, looked up once."""
+    key = (name, a.dtype.char)
+    if key not in _LAPACK:
+        _LAPACK[key] = scipy.linalg.get_lapack_funcs(name, (a,))
+    return _LAPACK[key]
 
 
 def _perm_parity(perm) -> int:
@@ -302,7 +312,7 @@ def _perm_parity(perm) -> int:
 
 
 def bordered_factor(J, border, counters: Counters | None = None) -> _Bordered:
-    """Factorize ``[J; border^T]`` once (``scipy.linalg.lu_factor``); ``.solve(rhs)``."""
+    """Factorize ``[J; border^T]`` once (LAPACK getrf); ``.solve(rhs)``."""
     return _Bordered(J, np.asarray(border, dtype=float), counters)
 
 

@@ -57,6 +57,11 @@ def amplitude_weights(disc):
     return w
 
 
+#: the grid ``clip`` looks for events on, as a fraction of the step: ``a_max * _UNIT_GRID`` is
+#: ``numpy.linspace(0, a_max, 65)`` bit for bit (``i / 64`` is exact) without its overhead
+_UNIT_GRID = np.linspace(0.0, 1.0, 65)
+
+
 def _series_turning_point(series, a_end):
     """``(Z, t, k)`` where ``lam`` turns on an ANM step's series (the root of ``dlam/da`` in
     ``[0, a_end]``, by Brent's method on the tangent's ``lam`` component; ``k`` the derivative
@@ -100,33 +105,40 @@ class Recorder:
         self._amp_max = 0.0           # the largest |amplitude| seen (_vanishing)
 
     # -- stop criteria applied to the ANM series before the step's end is chosen --------
-    def _crossings(self, values, a_grid):
+    @staticmethod
+    def _crossings(values):
+        """Indices ``i`` where ``values[i]`` and ``values[i + 1]`` have opposite signs (zeros
+        and NaN cross nothing)."""
+        # most steps cross nothing: two reductions tell (a NaN fails both tests)
+        if values.min() >= 0 or values.max() <= 0:
+            return ()
         s = np.sign(values)
-        idx = np.flatnonzero(s[1:] * s[:-1] < 0)
-        return idx
+        return np.flatnonzero(s[1:] * s[:-1] < 0)
 
     def clip(self, series, a_max):
         """End of the ANM step: ``a_max`` or the first bound / amplitude-zero crossing."""
         o = self.options
-        a_grid = np.linspace(0.0, a_max, 65)
+        a_grid = a_max * _UNIT_GRID
+        W = series.weights(a_grid)          # shared by lam and the amplitude
         idx = [len(series.Z0) - 1]
-        lam = series.components(a_grid, idx)[:, 0]
+        lam = series.components(a_grid, idx, weights=W)[:, 0]
         if np.isfinite(o.max_lam_step) and np.max(np.abs(lam - lam[0])) > o.max_lam_step:
             # shorten the step so that lam moves by at most max_lam_step
             i = int(np.argmax(np.abs(lam - lam[0]) > o.max_lam_step))
             a_max = a_grid[max(i - 1, 1)]
-            a_grid = np.linspace(0.0, a_max, 65)
-            lam = series.components(a_grid, idx)[:, 0]
+            a_grid = a_max * _UNIT_GRID
+            W = series.weights(a_grid)
+            lam = series.components(a_grid, idx, weights=W)[:, 0]
         events = []
         for bound, name in ((o.lam_min, "range"), (o.lam_max, "range")):
             if np.isfinite(bound):
-                idx = self._crossings(lam - bound, a_grid)
+                idx = self._crossings(lam - bound)
                 if len(idx):
                     events.append((idx[0], lambda a, b=bound: series(a)[-1] - b, name, bound))
         self._hopf_on_series = None
         if self.amp_w is not None and len(self.points) > 1:
-            amp = series.linear(a_grid, self.amp_w)
-            idx = self._crossings(amp, a_grid)
+            amp = series.linear(a_grid, self.amp_w, weights=W)
+            idx = self._crossings(amp)
             if len(idx):
                 fun = lambda a: float(series(a) @ self.amp_w)   # noqa: E731
                 if o.stop_on_equilibrium:
@@ -242,11 +254,11 @@ class Recorder:
                                                  np.array(Zh)))
             return
         if o.stop_on_return and len(self.points) > 3 and d > 0:
-            # does the segment Zprev -> Z pass next to the start point?
+            # does the segment Zprev -> Z pass next to the start point?  (the distance is
+            # measured only when the other, scalar, conditions hold)
             s = (self._start - Zprev) @ (Z - Zprev) / d**2
-            gap = np.linalg.norm(Zprev + np.clip(s, 0, 1) * (Z - Zprev) - self._start)
-            if (0 <= s <= 1 and gap < 0.5 * d and self._travel > 10 * d
-                    and t @ self.tangents[0] > 0.9):
+            if (0 <= s <= 1 and self._travel > 10 * d and t @ self.tangents[0] > 0.9
+                    and np.linalg.norm(Zprev + s * (Z - Zprev) - self._start) < 0.5 * d):
                 self.done = True
                 self.status = "closed"
                 self.message = "the branch returned to its starting point (closed branch)"

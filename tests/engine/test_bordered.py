@@ -171,3 +171,72 @@ def test_standalone_tangent_frees_its_buffer():
     disc = _stub(rng.normal(size=(4, 5)))
     tangent_at(disc, np.zeros(5), rng.normal(size=5), with_det_sign=True)
     assert not hasattr(disc, "_bordered_workspace")
+
+
+class _FixedOut(_Fixed):
+    """``_Fixed`` assembling its Jacobian into the engine's buffer (``jacobian_accepts_out``),
+    optionally with an identity row (contract item 18)."""
+
+    jacobian_accepts_out = True
+
+    def __init__(self, J, elimination=None):
+        super().__init__(J)
+        self.elimination = elimination
+
+    def jacobian(self, Z, out=None):
+        out[...] = self.J
+        return out
+
+
+def _with_identity_row(rng):
+    """A 6 x 7 Jacobian whose row 0 is the identity in column 3 (paired with column 5)."""
+    from frictionkit.runtime.discretizations._base import Elimination
+    J = rng.standard_normal((6, 7))
+    J[0] = 0.0
+    J[0, 3], J[0, 5] = 1.0, rng.standard_normal()
+    return J, Elimination([0], [3], [0], [5], [])
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_an_exactly_singular_matrix_raises_convergence_error(reduced):
+    """A zero column of ``[J; b^T]`` (column 6, outside the identity and its pair: a zero
+    column of the Schur complement too) stays exactly zero through the elimination, and
+    LAPACK's getrf reports its zero pivot: a ConvergenceError, not a warning or a solution
+    of infinities."""
+    from frictionkit.runtime.errors import ConvergenceError
+    rng = np.random.default_rng(11)
+    J, e = _with_identity_row(rng)
+    b = rng.standard_normal(7)
+    J[:, 6] = b[6] = 0.0
+    disc = _FixedOut(J, e if reduced else None)
+    with pytest.raises(ConvergenceError, match="singular bordered"):
+        factor_jacobian(disc, np.ones(7), b)
+    with pytest.raises(ConvergenceError, match="singular bordered"):
+        bordered_factor(J, b)
+    # the same matrix with that column filled in factorizes, reduced when asked
+    J[1:, 6], b[6] = rng.standard_normal(5), 1.0
+    lu, _ = factor_jacobian(disc, np.ones(7), b)
+    assert (lu._reduced is not None) == reduced
+    rhs = rng.standard_normal(7)
+    np.testing.assert_allclose(lu.solve(rhs), np.linalg.solve(np.vstack([J, b]), rhs), rtol=1e-10)
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+@pytest.mark.parametrize("where", ["jacobian", "border"])
+def test_nan_in_the_bordered_matrix_raises_nonfinite_error(reduced, where):
+    """A NaN in the Jacobian (or in the border row) is reported as NonFiniteError by the
+    factorization, with and without the row scales and the elimination."""
+    from frictionkit.runtime.errors import NonFiniteError
+    rng = np.random.default_rng(12)
+    J, e = _with_identity_row(rng)
+    b = rng.standard_normal(7)
+    if where == "jacobian":
+        J[2, 6] = np.nan
+    else:
+        b[1] = np.nan
+    disc = _FixedOut(J, e if reduced else None)
+    for scales in (False, True):
+        with pytest.raises(NonFiniteError, match="NaN/inf in the Jacobian"):
+            factor_jacobian(disc, np.ones(7), b, scales=scales)
+    with pytest.raises(NonFiniteError):
+        bordered_factor(J, b)

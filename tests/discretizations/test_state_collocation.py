@@ -174,3 +174,27 @@ def test_from_states_sets_the_phase_and_bad_input():
         StateCollocationDiscretization(Model(duffing_forced_handwritten, dict(beta=0.5, zeta=0.1, F=0.2)), 10, 3)
     with pytest.raises(NotImplementedError, match="method='newton'"):
         d.series_rhs([Z], origin=Z)            # the hand-written belt has no Taylor kernel
+
+
+def test_fixed_lam_correction_next_to_a_hopf_point_stops_at_the_rounding_floor():
+    """Next to the tanh x exp belt's Hopf point (vb = 0.798) the fixed-lam correction of a
+    converged collocation orbit (100 x 4, as the CLI's collocation start) makes relative
+    updates of 1e-11 .. 1e-10 that never fall below xtol = 1e-11: Newton stops at the
+    discretization's rounding floor (``noise_floor``) instead of failing, and the orbit's
+    period is the AFT harmonic balance's (another discretization) at the same vb."""
+    from frictionkit.runtime.drivers._compose import _away_from_hopf, _to_collocation
+    sys.path.insert(0, str(EXAMPLE.parent))
+    try:
+        import tanh_exp_belt
+    finally:
+        sys.path.pop(0)
+    m = load_model(tanh_exp_belt.model(), continuation="vb")
+    eq = equilibrium_branch(m, 1.5, 0.1)
+    hopf = min(eq.special_points("hopf"), key=lambda h: abs(h.param - 0.798))
+    aft, Za, d = _away_from_hopf(*periodic_start_from_hopf(m, hopf, 10), 0.3, 1.5)
+    coll, Zc, _ = _to_collocation(m, aft, Za, 100, 4, d, kind="collocation-states")
+    e = np.zeros(coll.size)
+    e[-1] = 1.0
+    Z = correct(coll, Zc, e, Zc[-1])[0]           # the engine's start: at most 12 iterations
+    T_aft = 2 * np.pi / aft.unpack(Za)["omega"]
+    assert abs(coll.unpack(Z)["T"] - T_aft) / T_aft < 1e-9

@@ -28,7 +28,7 @@ def _check_finite(R, what="residual"):
 def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xtol: float = 1e-11,
             max_iter: int = 12, divergence_factor: float = 1e3, noise_floor: float | None = None,
             update_size=None, what: str = "Newton correction", line_search: int = 0, merit=None,
-            merit_floor: float = 0.0):
+            merit_floor: float = 0.0, keep_factorization: bool = False):
     """Newton's method on ``R(Z) = 0, border . Z = value`` (or ``R(Z) = 0, g(Z) = 0``).
 
     Parameters
@@ -84,11 +84,19 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
         iteration (near a fold or Hopf point the update itself is noise there and may not
         shrink).
 
+    keep_factorization : bool
+        Also return the last factorization (:func:`tangent_at` takes it: the start of a
+        continuation needs its tangent, and the factorization of the last iteration serves).
+
     Returns
     -------
     Z : ndarray
         The corrected point.
     iterations : int
+    lu : _Bordered
+        With ``keep_factorization``: the LU of ``[J; b^T]`` at the last iterate before the
+        final update (``b`` the extra equation's row; within one update of ``Z``), valid until
+        the discretization's next factorization.
 
     Raises
     ------
@@ -97,8 +105,9 @@ def correct(disc, Z, border, value=None, *, counters: Counters | None = None, xt
     """
     search = _LineSearch(int(line_search), merit or _residual_norm, float(merit_floor))
     with _Workspace.scope(disc):
-        return _correct(disc, Z, _extra_equation(border, value, Z), counters, xtol, max_iter,
-                        divergence_factor, noise_floor, update_size or _relative_update, what, search)
+        Z, it, lu = _correct(disc, Z, _extra_equation(border, value, Z), counters, xtol, max_iter,
+                             divergence_factor, noise_floor, update_size or _relative_update, what, search)
+    return (Z, it, lu) if keep_factorization else (Z, it)
 
 
 def _relative_update(dZ, Z):
@@ -162,7 +171,6 @@ def _correct(disc, Z, extra, counters, xtol, max_iter, divergence_factor, noise_
         _check_finite(np.append(R, g))
         lu, _ = factor_jacobian(disc, Z, row, counters)
         dZ = lu.solve(np.append(-R, -g))
-        del lu
         if search.halvings:
             Z, R, s = search.step(disc, Z, R, dZ, counters, what)
             dZ = s * dZ
@@ -178,29 +186,32 @@ def _correct(disc, Z, extra, counters, xtol, max_iter, divergence_factor, noise_
             last = err
             continue
         if err <= xtol or (search.halvings and it >= 2 and search.merit(R, Z) <= search.floor):
-            return Z, it
+            return Z, it, lu
         # rounding-noise floor: a small update that no longer halves
         if err <= noise_floor and err > 0.5 * last:
-            return Z, it
+            return Z, it, lu
         last = err
     raise ConvergenceError(f"{what} did not converge in {max_iter} iterations "
                            f"(last relative update {err:.3g}, |Z| = {np.linalg.norm(Z):.3g}, lam = {Z[-1]:.6g})")
 
 
-def tangent_at(disc, Z, previous, counters: Counters | None = None, J=None, *, with_det_sign=False):
+def tangent_at(disc, Z, previous, counters: Counters | None = None, J=None, *, with_det_sign=False,
+               lu=None):
     """Unit tangent of the branch at Z, oriented like ``previous`` (null vector of dR/dZ).
 
     With ``with_det_sign=True`` also returns the sign of ``det [J; t^T]`` for the returned
     tangent ``t`` (the branch-point test function), from the same LU: when ``J`` has rank
     ``m`` its rows span ``t``'s orthogonal complement, so
-    ``det [J; b^T] = (b . t) det [J; t^T]`` for any border ``b``.
+    ``det [J; b^T] = (b . t) det [J; t^T]`` for any border ``b``.  ``lu``: a factorization
+    of ``[J; previous^T]`` already made at ``Z`` or within a Newton update of it (the last one
+    of :func:`correct` with ``keep_factorization``): no new one.
     """
     rhs = np.zeros(disc.m + 1)
     rhs[-1] = 1.0
     with _Workspace.scope(disc):
-        if J is None:
+        if lu is None and J is None:
             lu, _ = factor_jacobian(disc, Z, previous, counters)
-        else:
+        elif lu is None:
             lu = bordered_factor(J, previous, counters)
         t = lu.solve(rhs)
         sign = lu.det_sign() if with_det_sign else 0

@@ -109,9 +109,12 @@ def _follow(disc, engine, Z0, guess, border, d, opts, counters, progress):
     rec = None
     status, message, success = "failed", "", False
     try:
-        Z0, _ = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
-                        max_iter=opts.max_newton_iterations)
-        t0, det_sign = tangent_at(disc, Z0, guess, counters, with_det_sign=True)
+        Z0, _, lu = correct(disc, Z0, border, float(border @ Z0), counters=counters, xtol=opts.newton_xtol,
+                            max_iter=opts.max_newton_iterations, keep_factorization=True)
+        # the tangent from Newton's last factorization (its border is the guess's direction
+        # for a vector direction, lam's for a scalar one: oriented below)
+        t0, det_sign = tangent_at(disc, Z0, border, counters, with_det_sign=True, lu=lu)
+        del lu
         if np.ndim(d) == 0 and t0[-1] * (1.0 if float(d) >= 0 else -1.0) < 0:
             t0, det_sign = -t0, -det_sign
         rec = Recorder(disc, opts, Z0, t0, counters)

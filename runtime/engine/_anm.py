@@ -273,6 +273,26 @@ def _chord_at_end(disc, Z, te, scale, noise, options, counters):
     return _chord(disc, Z, R, te, None, lu, scale, noise, options, counters)
 
 
+def _chord_on_bound(disc, Z, bound, Z1, lu, scale, noise, options, counters):
+    """The end of a step clipped to the parameter bound ``bound``, corrected on ``lam = bound``
+    by the chord with the step's own LU (:func:`_chord` with the border ``e_lam``: its
+    updates keep ``lam``), where a Newton correction at fixed ``lam`` takes one factorization
+    per iteration.  Returns the point with ``lam`` exactly ``bound``, or None (Newton then
+    corrects it, as without this)."""
+    Zb = np.array(Z, dtype=float)
+    Zb[-1] = bound                      # the series' crossing, to Brent's 1e-15
+    R = disc.residual(Zb)
+    counters.residual_evaluations += 1
+    if not np.all(np.isfinite(R)):
+        return None
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Zb = _chord(disc, Zb, R, e, Z1, lu, scale, noise, options, counters)
+    if Zb is not None:
+        Zb[-1] = bound                  # (the updates move lam by rounding only)
+    return Zb
+
+
 def anm(disc, Z0, t0, options, recorder, progress=None):
     """ANM continuation loop; points go to ``recorder.add``; stops when ``recorder.done``.
 
@@ -333,7 +353,12 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
         if options.correct and recorder.stop_reason is None:      # (a step ending on an event keeps it)
             a_end, Ze, R = _within_reach(disc, series, a_end, a_prev, Ze, R, scale, noise, c)
             te = series.tangent(a_end)
-        if (options.correct and not singular_end
+        on_bound = False
+        if options.correct and recorder.stop_bound is not None:
+            Zb = _chord_on_bound(disc, Ze, recorder.stop_bound, terms[0], lu, scale, noise, options, c)
+            if Zb is not None:
+                Ze, on_bound = Zb, True
+        if (options.correct and not singular_end and not on_bound
                 and _relative_residual(disc, Ze, R, scale, noise) > options.residual_tolerance):
             Ze = _chord(disc, Ze, R, te, terms[0], lu, scale, noise, options, c)
         if Ze is None:
@@ -358,7 +383,7 @@ def anm(disc, Z0, t0, options, recorder, progress=None):
             # extra points of the same series (for plots); not Newton-corrected
             a_j = a_end * j / options.points_per_step
             recorder.add_intermediate(series(a_j), series.tangent(a_j))
-        recorder.add(Ze, te, step_length=a_end, series=series)
+        recorder.add(Ze, te, step_length=a_end, series=series, on_bound=on_bound)
         if progress is not None:
             progress(recorder)
         if a_end <= 0:

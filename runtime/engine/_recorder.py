@@ -6,14 +6,17 @@ Engine-recorder protocol (every engine honours it):
 2. ``recorder.clip(series, a_max) -> a`` (series engines only): the end of a step, shortened to
    the first parameter bound or amplitude-zero crossing on the series; ``recorder.unclip()``
    forgets that event when the engine shortens the step further.
-3. ``recorder.add(Z, t, step_length=None, series=None)`` for every accepted step end;
+3. ``recorder.add(Z, t, step_length=None, series=None, on_bound=False)`` for every accepted
+   step end (``on_bound``: a step clipped to a parameter bound whose end the engine already
+   corrected on ``lam = recorder.stop_bound``; else the recorder corrects it there by Newton);
    ``recorder.add_intermediate(Z, t)`` for extra points inside a step (no stop test).
 4. ``recorder.note_det_sign(Z, t, sign)``: the sign of ``det [J(Z); t^T]`` from the engine's
    own LU at a step end (the branch-point test then needs no factorization of its own);
    ``recorder.refine_tangent(Z, t)``: the exact tangent at the last step end.
 5. ``recorder.counters`` (:class:`~._bordered.Counters`) is the run's work account.
 6. ``recorder.stop_reason`` (``"range"``, ``"equilibrium"`` or None): the event the last
-   ``clip`` shortened the step to; ``recorder.points[-1]``, ``recorder.tangents[-1]``: the
+   ``clip`` shortened the step to, ``recorder.stop_bound`` the bound of a ``"range"`` event
+   (else None); ``recorder.points[-1]``, ``recorder.tangents[-1]``: the
    last recorded point and its tangent (read, never modified, by the engines).
 7. ``recorder.hopf_jump() -> (Z, t) or None`` (ANM) after every step: with
    ``stop_on_equilibrium=False``, the point past a Hopf point the steps accumulate on,
@@ -157,6 +160,11 @@ class Recorder:
     def stop_reason(self):
         return None if self._stop_reason is None else self._stop_reason[0]
 
+    @property
+    def stop_bound(self):
+        """The parameter bound the last ``clip`` shortened the step to, or None."""
+        return self._stop_reason[1] if self.stop_reason == "range" else None
+
     def unclip(self):
         """Forget a stop event found by :meth:`clip` (the engine shortened its step)."""
         self._stop_reason = None
@@ -203,14 +211,14 @@ class Recorder:
         self.tangents.append(np.array(t))
 
     # -- every engine calls add() for every accepted point -------------------------------
-    def add(self, Z, t, step_length=None, series=None):
+    def add(self, Z, t, step_length=None, series=None, on_bound=False):
         o = self.options
         Zprev = self.points[-1]
         # engines without a series (Newton): place the last point on a crossed event
         if series is None:
             Z, t = self._newton_events(Zprev, Z, t)
         name_bound = self._stop_reason
-        if name_bound is not None and name_bound[0] == "range" and series is not None:
+        if name_bound is not None and name_bound[0] == "range" and series is not None and not on_bound:
             # ANM end point exactly on the bound: correct with lam fixed
             Z = self._on_bound(Z, name_bound[1])
         if (self.amp_w is not None and not o.stop_on_equilibrium and name_bound is None and len(self.points) > 1

@@ -168,3 +168,53 @@ def test_pade_tangent_is_the_derivative_of_the_approximant():
     for a in (0.05, 0.15, 0.25):
         fd = (s(a + h) - s(a - h)) / (2 * h)
         np.testing.assert_allclose(s.tangent(a), fd / np.linalg.norm(fd), atol=1e-8)
+
+
+def test_a_step_ending_on_the_range_bound_is_corrected_by_the_chord(belt_start, monkeypatch):
+    """A step clipped to a parameter bound is corrected on ``lam = bound`` with the step's own
+    LU (``_chord_on_bound``): the end point's lam is the bound exactly, and the point is
+    Newton's solution at fixed lam from the series' end (to 1e-13 of |Z|), with no
+    factorization of its own."""
+    from frictionkit.runtime.engine import _anm
+    seen = []
+    plain = _anm._chord_on_bound
+
+    def recorded(disc, Z, bound, Z1, lu, scale, noise, options, counters):
+        before = counters.factorizations
+        out = plain(disc, Z, bound, Z1, lu, scale, noise, options, counters)
+        seen.append((Z.copy(), bound, out, counters.factorizations - before))
+        return out
+
+    monkeypatch.setattr(_anm, "_chord_on_bound", recorded)
+    disc, Z, d = belt_start
+    br = periodic_branch(disc, Z, 0.0, 5.0, d, options=dict(stability=False, branch_points=False))
+    assert br.status == "range" and len(seen) == 1
+    Zs, bound, out, lu = seen[0]
+    assert out is not None and lu == 0
+    assert br.solutions[-1][-1] == bound == 5.0
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    Zn, _ = correct(disc, Zs, e, bound, xtol=1e-13, max_iter=20)
+    assert np.linalg.norm(br.solutions[-1] - Zn) <= 1e-13 * np.linalg.norm(Zn)
+
+
+def test_the_start_tangent_from_newtons_last_factorization(belt_start):
+    """A run's first tangent and determinant sign come from the start correction's last
+    factorization (``correct(..., keep_factorization=True)``, then ``tangent_at(..., lu=)``,
+    as ``engine._run._follow`` does): the same as a factorization at the corrected start,
+    to 1e-9, for one factorization less."""
+    from frictionkit.runtime.engine._bordered import Counters
+    from frictionkit.runtime.engine._newton import tangent_at
+    disc, Z, d = belt_start
+    border = d / np.linalg.norm(d)
+    # a start as the drivers hand it over: converged to about 1e-10 (the tangent then differs
+    # from the fresh one by about the last update times its sensitivity, 6.7e-9 from 1e-6)
+    Zs = Z * (1 + 1e-10 * np.random.default_rng(3).standard_normal(Z.size))
+    counters = Counters()
+    Zc, _, lu = correct(disc, Zs, border, float(border @ Zs), counters=counters, keep_factorization=True)
+    n_lu = counters.factorizations
+    t, sign = tangent_at(disc, Zc, border, counters, with_det_sign=True, lu=lu)
+    assert counters.factorizations == n_lu
+    t_ref, s_ref = tangent_at(disc, Zc, border, with_det_sign=True)
+    assert np.linalg.norm(t - t_ref) < 1e-9
+    assert sign == s_ref

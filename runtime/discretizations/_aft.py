@@ -20,7 +20,7 @@ generated ``rhs`` is evaluated on the whole batch and ``numpy.fft.rfft`` gives t
 harmonics back.  For a non-smooth law ``f(x(theta))`` is not band-limited: its harmonics
 above ``n_t - H`` alias onto the balanced ones.  The error falls as ``n_t`` grows, at the
 rate set by the law's smoothness, so ``n_t`` is an option (default :func:`default_n_t`:
-``max(8H + 8, 64)`` for these laws, about ``6H + 6`` for analytic ones).
+``max(8H + 8, 64)`` for these laws, about ``4H + 8`` for analytic ones).
 
 The Jacobian is the exact derivative of this discrete map: with ``J(theta_j)`` the generated
 ``jac`` on the samples, block (i, j) of ``dR/dY`` is the Toeplitz-plus-Hankel product matrix
@@ -118,15 +118,20 @@ def default_n_t(harmonics: int, analytic: bool = False) -> int:
     ``n_t >= 4H + 1`` always.
 
     - ``analytic`` (a law with the generated Taylor kernels, the pointwise path): the harmonics
-      of ``f`` decay exponentially, so the aliasing falls with ``n_t / H`` fixed as fast as
-      the truncation; ``max(6H + 6, 128)`` rounded up to a fast FFT length
-      (``scipy.fft.next_fast_len``): 128 up to H = 20, then 250 at H = 40 and 375 at H = 60.
-      Measured on the belt's fold of cycles (seed 000, n = 10), relative change against
-      8H + 8 samples: 3e-9 at H = 20 (128 samples), 2e-15 at H = 40 and 60, far below the
-      truncation error there (4e-6, 7e-8, 2e-10); below H = 20 the steep law's harmonics
-      still matter (against 240 and 336 samples: 6H + 6 samples 2.5e-5 at H = 10 and
-      1.5e-6 at H = 14, 120 samples 8e-9 at both),
-      hence the floor of 128.
+      of ``f`` decay exponentially, so the aliased ones (above ``n_t - H``, about ``3H``) are
+      far below the truncated ones (above ``H``): ``max(4H + 8, 128)`` rounded up to a fast FFT
+      length (``scipy.fft.next_fast_len``): 128 up to H = 30, then 180 at H = 40, 200 at
+      H = 48 and 250 at H = 60.  Measured on the belt's fold of cycles (seed 000, n = 10;
+      ``benchmarks/bench_auto.py``'s case), relative change against ``8H + 8`` samples:
+      2.7e-9 at H = 20 and 30 (128 samples), 5e-13 at H = 40, 1e-13 at H = 48, 2e-16 at
+      H = 60, each at least 30 times below the truncation error there (4e-6, 1e-7, 7e-8,
+      3.8e-9, 2e-10); on the tanh x exp belt's fold (``examples/tanh_exp_belt.py``) below
+      6e-16 at H = 20, 40, 60.  Fewer samples also mean fewer ANM steps: the series' range
+      is bounded by the law's complex singularities at the samples that graze zero relative
+      velocity (belt, H = 48: 164 steps at 200 samples, 174 at 300, 182 at 392).  Below
+      H = 20 the steep law's harmonics still matter (against 240 and 336 samples: 6H + 6
+      samples 2.5e-5 at H = 10 and 1.5e-6 at H = 14, 120 samples 8e-9 at both), hence the
+      floor of 128.
     - otherwise (non-analytic laws, DESIGN §5.4; hand-written modules): ``max(8H + 8, 64)``,
       the aliasing decaying only algebraically.
     """
@@ -134,7 +139,7 @@ def default_n_t(harmonics: int, analytic: bool = False) -> int:
     if not H:
         return 1
     if analytic:
-        return scipy.fft.next_fast_len(max(6 * H + 6, 128), real=True)
+        return scipy.fft.next_fast_len(max(4 * H + 8, 128), real=True)
     return max(8 * H + 8, 64)
 
 
@@ -151,7 +156,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         phase condition fixes to zero; default the first state.
     n_t : int, optional
         Number of time samples of one period, at least ``4H + 1`` (exact Jacobian);
-        default :func:`default_n_t`: ``max(6H + 6, 128)`` rounded up to a fast FFT length for
+        default :func:`default_n_t`: ``max(4H + 8, 128)`` rounded up to a fast FFT length for
         analytic laws (the pointwise path), ``max(8H + 8, 64)`` for non-analytic ones.  Raise
         it when the law is non-smooth: aliasing of the harmonics of ``f(x(theta))`` above
         ``n_t - H`` is the AFT's only approximation besides the truncation to H harmonics.

@@ -49,14 +49,14 @@ def _no_elimination(enabled):
 
 def _micro(disc, Z):
     """Factorization, solve and ANM-series timings at ``Z`` with and without the elimination."""
-    from frictionkit.runtime.engine._bordered import _Reduction, _Workspace, _getrs, factor_jacobian
+    from frictionkit.runtime.engine._bordered import _Reduction, _Workspace, _lapack, factor_jacobian
     rng = np.random.default_rng(0)
     t = rng.standard_normal(disc.size)
     t /= np.linalg.norm(t)
     K = np.asfortranarray(np.vstack([disc.jacobian(Z), t]))
     ws = _Workspace(disc.size)
     red = _Reduction.of(ws, disc.elimination)
-    getrs = _getrs(K)
+    getrs = _lapack("getrs", K)
     full = scipy.linalg.lu_factor(K.copy(order="F"), check_finite=False)
     S = red.blocks(K)
     lu_s = scipy.linalg.lu_factor(S[0].copy(order="F"), check_finite=False)

@@ -26,15 +26,12 @@ from scipy.linalg.cython_blas cimport ddot, dgemv
 from scipy.linalg.cython_lapack cimport dgetrs
 
 import numpy
-
-try:
-    # numpy.fft's own transforms, without the argument handling of numpy.fft.irfft/rfft (about
-    # 1.5 us a call, as much as the transform of a few rows of 300 samples): the same
-    # pocketfft gufuncs, the same normalization factors, so the same results to the last bit
-    from numpy.fft._pocketfft_umath import irfft as _irfft, rfft_n_even as _rfft_even, rfft_n_odd as _rfft_odd
-except ImportError:           # (a private module: should numpy move it, the public functions)
-    _irfft = _rfft_even = _rfft_odd = None
 from numpy.fft import irfft, rfft
+
+# numpy.fft's own pocketfft gufuncs, without numpy.fft.irfft/rfft's argument handling (the same
+# transforms and factors, the same bits), or None: the harmonic transforms' (_hbm.py) choice
+from frictionkit.runtime.discretizations._hbm import (_IRFFT as _irfft, _RFFT_EVEN as _rfft_even,
+                                                      _RFFT_ODD as _rfft_odd)
 
 ctypedef void (*taylor_t)(const double *p, const double *t, Py_ssize_t ts, const double *X,
                           const double *LAM, const double *A, double *Sk, double *F, double **rows,

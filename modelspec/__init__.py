@@ -7,10 +7,11 @@ from .errors import (DuplicateNameError, ForcingError, FrictionkitError, Invalid
                      InvalidTextError, MissingEquationError, ModelSpecError, NonAnalyticError,
                      ParameterValueError, UndeclaredSymbolError, UnknownParameterError,
                      UnknownStateError)
-from .spec import Contact, ModelSpec, Parameter
+from .spec import Contact, ModelSpec, Parameter, PortLayout, StructureHandle
+from .structure import Structure, StructureError
 from .zoo import ZOO, zoo_model
 
-__all__ = ["ModelSpec", "Parameter", "Contact", "laws", "ZOO", "zoo_model", "FrictionkitError",
+__all__ = ["ModelSpec", "Parameter", "Contact", "Structure", "StructureHandle", "PortLayout", "StructureError", "laws", "ZOO", "zoo_model", "FrictionkitError",
            "ModelSpecError", "UndeclaredSymbolError", "MissingEquationError", "UnknownStateError",
            "DuplicateNameError", "NonAnalyticError", "UnknownParameterError", "ForcingError",
            "InvalidConstantError", "InvalidTextError", "ParameterValueError"]

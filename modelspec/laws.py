@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 __all__ = ["regularized", "feeny_moon", "vrande_arctan", "weakening_strengthening",
-           "drill_string", "smooth_abs"]
+           "drill_string", "smooth_abs", "hyperbolic"]
 
 
 def smooth_abs(v, delta):
@@ -67,3 +67,16 @@ def drill_string(w, theta, kappa):
     """
     return sp.Piecewise((0, w <= -4 * kappa),
                         (-theta * w * (w + 4 * kappa)**3 / (27 * kappa**4), True))
+
+
+def hyperbolic(vr, mus, mud, v0, delta):
+    """Hyperbolic (rosin) law of bowed-string models, regularized.
+
+    ``mu(vr) = -(mud + (mus - mud) v0 / (v0 + |vr|)) vr / |vr|``: the coefficient falls from
+    ``mus`` at sticking to ``mud`` as the sliding speed grows, on the scale ``v0`` (the form
+    used for the bow-string contact since Schelleng and Woodhouse's bowed-string models; not in
+    the seeds), with ``|vr|`` regularized as ``sqrt(vr**2 + delta**2)`` so that the law is
+    analytic.
+    """
+    a = smooth_abs(vr, delta)
+    return -(mud + (mus - mud) * v0 / (v0 + a)) * vr / a

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from .structure import Structure
 from .errors import (DuplicateNameError, ForcingError, InvalidConstantError, InvalidTextError,
                      DECLARED, MissingEquationError, ModelSpecError, NonAnalyticError, ParameterValueError,
                      UndeclaredSymbolError, UnknownParameterError, UnknownStateError,
@@ -106,6 +107,64 @@ class Contact:
     coefficient: sp.Symbol
 
 
+@dataclass(frozen=True)
+class Port:
+    """The displacement or velocity of a structure's named point, as a symbol of the model."""
+
+    symbol: sp.Symbol
+    point: str
+    quantity: str          # "displacement" or "velocity"
+
+
+@dataclass(frozen=True)
+class PortLayout:
+    """How a structural model's port model (:meth:`ModelSpec.port_model`) is laid out.
+
+    Attributes
+    ----------
+    inputs : tuple of (str, str, str)
+        ``(symbol name, point, "displacement" | "velocity")``: the first port states.
+    states : tuple of str
+        The model's own states, next.
+    forces : tuple of (str, str)
+        ``(state name, point)``: the last port states, whose right-hand side is the force.
+    structure : Structure
+    """
+
+    inputs: tuple
+    states: tuple
+    forces: tuple
+    structure: object
+
+
+class StructureHandle:
+    """What :meth:`ModelSpec.structure` returns: the points' symbols and the forces on them."""
+
+    def __init__(self, spec):
+        self._spec = spec
+
+    @property
+    def structure(self):
+        return self._spec.linear_structure
+
+    def displacement(self, point: str, name: str | None = None) -> sp.Symbol:
+        """The displacement of ``point`` (a symbol named ``y_<point>`` unless ``name`` is given)."""
+        return self._spec._port(point, "displacement", name)
+
+    def velocity(self, point: str, name: str | None = None) -> sp.Symbol:
+        """The velocity of ``point`` (a symbol named ``v_<point>`` unless ``name`` is given)."""
+        return self._spec._port(point, "velocity", name)
+
+    def force(self, point: str, expr) -> None:
+        """Add ``expr`` to the force acting on the structure at ``point`` (in the direction of
+        its displacement): a friction force ``FN * mu``, a harmonic forcing ``F0 * cos(w * t)``
+        (with ``m.forcing(w)``); several calls on one point add up."""
+        spec = self._spec
+        spec.linear_structure.point_index(point)
+        value = spec._sympify(expr, f"force on point {point!r}")
+        spec.point_forces[point] = spec.point_forces.get(point, sp.Integer(0)) + value
+
+
 @dataclass
 class ModelSpec:
     """A model as the user declares it (pure sympy, no code generated).
@@ -140,6 +199,11 @@ class ModelSpec:
     state_units: dict = field(default_factory=dict)   # state name -> unit text ("" if none)
     state_docs: dict = field(default_factory=dict)    # state name -> doc text ("" if none)
     _kinematic: set = field(default_factory=set)
+    # a linear structure given numerically (DESIGN §6; :meth:`structure`), the displacement and
+    # velocity symbols of its points (name -> Port) and the forces acting at its points
+    linear_structure: object = None
+    ports: dict = field(default_factory=dict)
+    point_forces: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.name = normalize_name(self.name)
@@ -319,6 +383,40 @@ class ModelSpec:
         self.contacts.append(Contact(name, vr, law, dict(law_params), coef))
         return coef
 
+    def structure(self, structure) -> "StructureHandle":
+        """Attach a linear structure given numerically (DESIGN §6); returns its handle.
+
+        The structure (:class:`~frictionkit.modelspec.Structure`: modal data or matrices) is
+        never expanded in sympy; the handle gives the displacement and velocity symbols of its
+        named points, to write contact laws with, and takes the forces acting at the points
+        (:meth:`StructureHandle.force`).  The model's own states (a friction law's internal
+        state, a rigid body) are declared as usual.  Codegen then sees only the points, the
+        forces and those states, so its cost does not depend on the structure's size.
+        """
+        if not isinstance(structure, Structure):
+            raise ModelSpecError(f"model {self.name!r}: structure() takes a Structure (Structure.modal, "
+                                 f"Structure.from_matrices, Structure.from_mtx), got {type(structure).__name__}")
+        if self.linear_structure is not None:
+            raise DuplicateNameError(f"model {self.name!r} already has a structure; declare one per model "
+                                     "(assemble several substructures into its matrices)")
+        self.linear_structure = structure
+        return StructureHandle(self)
+
+    def _port(self, point, quantity, name):
+        structure = self.linear_structure
+        structure.point_index(point)                  # a clear error for an unknown point
+        for port in self.ports.values():
+            if port.point == point and port.quantity == quantity:
+                if name is not None and normalize_name(name) != port.symbol.name:
+                    raise DuplicateNameError(f"the {quantity} of point {point!r} is already declared as "
+                                             f"{port.symbol.name!r}")
+                return port.symbol
+        name = self._new_name(name or f"{'y' if quantity == 'displacement' else 'v'}_{point}",
+                              f"{quantity} of point {point!r}")
+        sym = sp.Symbol(name, real=True)
+        self.ports[name] = Port(sym, point, quantity)
+        return sym
+
     # -- helpers --------------------------------------------------------------------
     def _sympify(self, expr, where):
         try:
@@ -367,7 +465,68 @@ class ModelSpec:
             parts.append(repr((c.name, law)) + sp.srepr([c.relative_velocity, list(c.law_params.items()),
                                                           c.coefficient, c.law(vr, **c.law_params)]))
         parts += [repr(list(self.state_units.items())), repr(list(self.state_docs.items()))]
+        if self.linear_structure is not None:
+            parts += [self.linear_structure.fingerprint(),
+                      sp.srepr([(n, p.symbol, p.point, p.quantity) for n, p in self.ports.items()]),
+                      sp.srepr(list(self.point_forces.items()))]
         return "\n".join(parts)
+
+    def port_model(self) -> tuple["ModelSpec", "PortLayout"]:
+        """The model codegen sees for a structural model (DESIGN §6), and its layout.
+
+        Its states are, in this order: the inputs (the displacement and velocity symbols of
+        the structure's points, each with ``w' = 0``: their values come from the structure),
+        the model's own states with their equations, and one state per loaded point whose
+        right-hand side is the force on it (``F_P' = force``).  The generated ``rhs``, ``jac``,
+        ``dfdlam`` and Taylor kernels of this small ODE are thus those of the forces and of the
+        own states, as functions of the inputs and the own states; the structure itself never
+        reaches codegen, whatever its size.
+
+        Raises
+        ------
+        ModelSpecError
+            The model has no structure.
+        """
+        if self.linear_structure is None:
+            raise ModelSpecError(f"model {self.name!r} has no structure (declare one with m.structure(...))")
+        taken = set(self.parameters) | {x.name for x in self.states} | {z.name for z in self.algebraic}
+        taken |= set(self.definitions) | {c.name for c in self.contacts} | set(self.ports)
+        port = ModelSpec(self.name, self.description, self.sampled, self.time_unit, t=self.t)
+        port.parameters = dict(self.parameters)
+        port.definitions = dict(self.definitions)
+        port.contacts = list(self.contacts)
+        port.algebraic, port.constraints = list(self.algebraic), dict(self.constraints)
+        port.forcing_frequency = self.forcing_frequency
+        unit = self.linear_structure.displacement_unit
+        inputs = []
+        for name, p in self.ports.items():
+            port.states.append(p.symbol)
+            port.odes[p.symbol] = sp.Integer(0)
+            velocity_unit = f"{unit}/{self.time_unit or 's'}" if unit else ""
+            port.state_units[name] = unit if p.quantity == "displacement" else velocity_unit
+            inputs.append((name, p.point, p.quantity))
+        for x in self.states:
+            port.states.append(x)
+            port.odes[x] = self.odes[x]
+            if x in self.masses:
+                port.masses[x] = self.masses[x]
+            port.state_units[x.name] = self.state_units.get(x.name, "")
+            port.state_docs[x.name] = self.state_docs.get(x.name, "")
+        port._kinematic = set(self._kinematic)
+        forces = []
+        for point, expr in self.point_forces.items():
+            name, k = f"F_{point}", 1
+            while name in taken:
+                name, k = f"F_{point}_{k}", k + 1
+            taken.add(name)
+            sym = sp.Symbol(name, real=True)
+            port.states.append(sym)
+            port.odes[sym] = expr
+            port.state_units[name] = ""
+            forces.append((name, point))
+        layout = PortLayout(tuple(inputs), tuple(x.name for x in self.states), tuple(forces),
+                            self.linear_structure)
+        return port, layout
 
     # -- validation -----------------------------------------------------------------
     def validate(self, continuation: str | None = None, allow_nonanalytic: bool | None = None):
@@ -383,9 +542,12 @@ class ModelSpec:
         """
         if allow_nonanalytic is None:
             allow_nonanalytic = self.sampled
-        if not self.states:
+        if not self.states and self.linear_structure is None:
             raise MissingEquationError(f"model {self.name!r} declares no state; use m.state(...) or "
                                        f"m.second_order(...)")
+        if self.linear_structure is not None and not self.point_forces:
+            raise MissingEquationError(f"model {self.name!r} has a structure but no force acts on it; declare "
+                                       f"the contacts' and the forcing's forces with s.force(<point>, <expression>)")
         for s in self.states:
             if s not in self.odes:
                 raise MissingEquationError(f"state {s.name!r} of model {self.name!r} has no equation; "
@@ -395,8 +557,9 @@ class ModelSpec:
                 raise MissingEquationError(f"algebraic variable {z.name!r} of model {self.name!r} has no "
                                            f"equation; add m.constraint({z.name}, <expression>)")
         known = set(self.parameter_symbols) | set(self.states) | set(self.algebraic) | {self.t}
-        known |= {sym for sym, _ in self.definitions.values()}
+        known |= {sym for sym, _ in self.definitions.values()} | {p.symbol for p in self.ports.values()}
         equations = [(f"equation for {s.name!r}", e) for s, e in self.odes.items()]
+        equations += [(f"force on point {p!r}", e) for p, e in self.point_forces.items()]
         equations += [(f"mass of {s.name!r}", e) for s, e in self.masses.items()]
         equations += [(f"constraint for {z.name!r}", e) for z, e in self.constraints.items()]
         equations += [(f"definition {n!r}", e) for n, (_, e) in self.definitions.items()]

@@ -70,6 +70,11 @@ Contract (numbered as in scipy's ``OdeSolver``):
    the AFT lets the engines eliminate before their LU (:attr:`Model.kinematic`).
 14. Optional ``CONTACT_LAWS_USE_LAM`` (bool, default True; generated modules have it): whether a
    contact's friction law involves the continuation parameter (:attr:`Model.contact_laws_use_lam`).
+15. Optional ``STRUCTURE`` (structural models, DESIGN §6; ``model/_structure.py``): the
+   :class:`~frictionkit.runtime.model._structure.StructuralSystem` of a linear structure with
+   contacts, whose module is built by ``structural_module`` (states: modal coordinates, modal
+   velocities, own states; no quadratic recast: ``operators``/``quad`` raise).  The condensed
+   harmonic balance reads it (:attr:`Model.structure`).
 """
 from __future__ import annotations
 
@@ -262,6 +267,12 @@ class Model:
         """Whether a contact's friction law involves the continuation parameter (contract item
         14; True, the safe answer, for modules without ``CONTACT_LAWS_USE_LAM``)."""
         return bool(getattr(self.module, "CONTACT_LAWS_USE_LAM", True))
+
+    @property
+    def structure(self):
+        """The :class:`~frictionkit.runtime.model._structure.StructuralSystem` of a structural
+        model (contract item 15), or None."""
+        return getattr(self.module, "STRUCTURE", None)
 
     @property
     def naux(self) -> int:

@@ -7,6 +7,7 @@ from types import ModuleType
 
 from ..errors import InputError
 from ._interface import Model
+from ._structure import reduce_structure, structural_module
 
 
 def load_model(model, continuation: str | None = None, backend: str = "auto", **params) -> Model:
@@ -38,10 +39,17 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
         return Model(model, params)
     if continuation is None:
         raise InputError("load_model: give the continuation parameter, e.g. continuation='Vb'")
-    from frictionkit.codegen import generate_module  # public codegen API only
+    from frictionkit.codegen import generate_module, resolve_spec  # public codegen API only
+    from frictionkit.modelspec import ZOO
     from frictionkit.modelspec.errors import ModelSpecError
     try:
-        module = generate_module(model, continuation, backend=backend)
+        # a model file is run once: its spec then goes to the generator (the zoo's names keep
+        # their shipped modules)
+        spec = model if isinstance(model, str) and model in ZOO else resolve_spec(model)
+        if getattr(spec, "linear_structure", None) is not None:
+            module = _structural(spec, continuation, backend)
+        else:
+            module = generate_module(spec, continuation, backend=backend)
         loaded = Model(module, params)          # checks the parameter values
     except ModelSpecError as exc:
         raise InputError(str(exc)) from exc
@@ -50,3 +58,15 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
                      and (str(model).endswith(".py") or os.sep in str(model)) else
                      model if isinstance(model, str) else "")
     return loaded
+
+
+def _structural(spec, continuation, backend):
+    """The model module of a structural spec (DESIGN §6): the port model generated (its size
+    does not depend on the structure's), the structure reduced, both joined
+    (``model/_structure.py``)."""
+    from frictionkit.codegen import generate_module  # public codegen API only
+    spec.validate(continuation)
+    port_spec, layout = spec.port_model()
+    port = generate_module(port_spec, continuation, backend=backend)
+    basis = reduce_structure(layout.structure, [point for _, point in layout.forces])
+    return structural_module(port, layout, basis, layout.structure.fingerprint())

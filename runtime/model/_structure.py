@@ -1,0 +1,543 @@
+"""Linear structures with contacts (DESIGN §6): reduction, the modal linear part, the model.
+
+A structural model (``ModelSpec.structure``) is a linear structure given numerically plus a
+small symbolic part: the forces at the structure's named points (friction contacts, harmonic
+forcing) and the model's own states (a friction law's internal state).  Codegen sees only
+the small part, as the *port model* (``ModelSpec.port_model``): its states are the *inputs*
+``w`` (displacements/velocities of points that the laws read), the own states ``z`` and one
+slot per loaded point whose right-hand side is the force ``F`` on it.  This module joins the
+generated port module with the structure:
+
+* :func:`reduce_structure`: matrices -> the modes below a cut-off (``scipy.sparse.linalg.eigsh``
+  in shift-invert mode, sharing one factorization of ``K``), augmented with the static
+  correction of the truncated modes at the loaded points (the attachment vectors ``K^-1 b``,
+  made mass-orthogonal to the retained modes, then a Rayleigh-Ritz step: the static
+  flexibility at the loaded points is then exact); modal data are taken as given.
+* :class:`StructuralSystem`: the modal equations ``q_j'' + 2 zeta_j w_j q_j' + w_j^2 q_j =
+  phi_F,j . F`` in first-order pole-residue form, ``x' = A x + B F``, ``w = C x``, with
+  ``A`` diagonalised: each mode has the poles ``lambda = w (-zeta +- sqrt(zeta^2 - 1))``, so
+  the dynamic compliance from the forces to the inputs at the angular frequency ``s / i``
+  is ``G(s) = sum_poles R_pole / (s - lambda_pole)`` (DESIGN §6), with rank-one residues
+  ``R = (C V)_pole (V^-1 B)_pole``.  :meth:`StructuralSystem.compliance_series` gives the
+  Taylor coefficients of ``G(i k omega)`` in ``omega`` exactly (a geometric series per
+  pole), which is what the condensed harmonic balance and its ANM series need.
+* :func:`structural_module`: a module honouring the generated-model interface for the whole
+  reduced system (states: the modal coordinates and velocities, then ``z``), so that every
+  path that works on the full ODE (equilibria and their eigenvalues, time simulation, the
+  uncondensed AFT harmonic balance that cross-checks the condensed one, shooting) works on
+  a structural model too; its ``STRUCTURE`` (contract item 15) is the
+  :class:`StructuralSystem` the condensed harmonic balance reads.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+from frictionkit.modelspec.structure import StructureError
+
+from ..errors import InputError, ModelInterfaceError
+
+__all__ = ["ModalBasis", "StructuralSystem", "reduce_structure", "structural_module"]
+
+
+# ---------------------------------------------------------------------------------------
+# reduction
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ModalBasis:
+    """The retained (and static-correction) modes of a structure.
+
+    Attributes
+    ----------
+    frequencies : ndarray (m,)
+        Natural angular frequencies [rad/s], increasing.
+    damping : ndarray (m,)
+        Modal damping ratios.
+    shapes : ndarray (n_points, m)
+        Mass-normalised mode shapes at the structure's named points (``points``).
+    points : tuple of str
+    full_shapes : ndarray (n_dof, m) or None
+        The mode shapes at every degree of freedom (matrices only), for recovering any
+        degree of freedom's response on demand.
+    info : dict
+        How the basis was made: ``n_dof``, ``retained`` (modes below the cut-off),
+        ``static`` (static-correction vectors), ``seconds`` (CPU of the reduction).
+    """
+
+    frequencies: np.ndarray
+    damping: np.ndarray
+    shapes: np.ndarray
+    points: tuple
+    full_shapes: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for a in (self.frequencies, self.damping, self.shapes):
+            h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+        return h.hexdigest()
+
+
+def reduce_structure(structure, loaded_points=()) -> ModalBasis:
+    """The modal basis of a :class:`~frictionkit.modelspec.Structure`.
+
+    Modal data are taken as given.  Matrices are reduced: the modes of ``K phi = w^2 M phi``
+    below the cut-off (or the ``modes`` lowest), by ``scipy.sparse.linalg.eigsh`` in
+    shift-invert mode about 0 with one sparse LU of ``K`` (``scipy.linalg.eigh`` for small
+    dense matrices); with ``static_correction`` the attachment vectors ``K^-1 b_P`` of the
+    ``loaded_points`` (where forces act), mass-orthogonalised against the retained modes,
+    join them and a Rayleigh-Ritz step on the union gives the basis (the static response
+    to loads at those points is then exact: it lies in the basis).  Damping: Rayleigh
+    ``(alpha / w + beta w) / 2``, given modal ratios, or a damping matrix that must be
+    diagonal in the basis (proportional damping).
+
+    Raises
+    ------
+    InputError
+        A mass that is not positive definite, a singular stiffness (a rigid-body mode), a
+        cut-off with no mode below it, non-proportional damping, a critically damped mode.
+    """
+    if structure.kind == "modal":
+        d = structure.data
+        return ModalBasis(d["frequencies"].copy(), d["damping"].copy(), d["shapes"].copy(), structure.points,
+                          None, dict(n_dof=int(d["frequencies"].size), retained=int(d["frequencies"].size),
+                                     static=0, seconds=0.0))
+    t0 = time.process_time()
+    d = structure.data
+    M, K = d["mass"], d["stiffness"]
+    n = M.shape[0]
+    sparse = scipy.sparse.issparse(M) or scipy.sparse.issparse(K)
+    _check_positive_definite(M, "mass matrix")
+    solve_K = _factor(K)
+    if not sparse and n <= 600:
+        # small dense: every mode at once
+        w2, Phi = scipy.linalg.eigh(np.asarray(_dense(K)), np.asarray(_dense(M)))
+        keep = np.arange(d["modes"]) if "modes" in d else np.flatnonzero(np.sqrt(np.maximum(w2, 0)) < d["cutoff"])
+        w2, Phi = w2[keep], Phi[:, keep]
+    else:
+        w2, Phi = _lowest_modes(M, K, solve_K, d.get("modes"), d.get("cutoff"), n)
+    if "cutoff" in d and not w2.size:
+        lowest = float(np.sqrt(_lowest_modes(M, K, solve_K, 1, None, n)[0][0]))
+        raise InputError(f"structure: no mode below the cut-off {d['cutoff']:g} rad/s (the lowest natural "
+                         f"frequency is {lowest:.6g} rad/s); raise cutoff or give modes=<count>")
+    if np.any(w2 <= 0):
+        raise InputError("structure: the stiffness matrix has a zero or negative eigenvalue (a rigid-body or "
+                         "unstable mode); constrain the structure (remove its free degrees of freedom)")
+    Phi = Phi / np.sqrt(np.einsum("ij,ij->j", Phi, M @ Phi))
+    retained = Phi.shape[1]
+    static = 0
+    P = d["point_vectors"]
+    loaded = [structure.points.index(p) for p in dict.fromkeys(loaded_points)]
+    if d.get("static_correction", True) and loaded:
+        B = P[loaded].T                                          # (n_dof, n_loaded) unit loads
+        Psi = solve_K(B)
+        Psi = Psi - Phi @ (Phi.T @ (M @ Psi))                    # mass-orthogonal to the modes
+        size = np.sqrt(np.abs(np.einsum("ij,ij->j", Psi, M @ Psi)))
+        ref = np.sqrt(np.abs(np.einsum("ij,ij->j", solve_K(B), M @ solve_K(B)))) + 1e-300
+        Psi = Psi[:, size > 1e-10 * ref]                        # already spanned: nothing to add
+        if Psi.shape[1]:
+            T = np.hstack([Phi, Psi])
+            Kr, Mr = T.T @ (K @ T), T.T @ (M @ T)
+            w2, X = scipy.linalg.eigh(0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T))
+            Phi = T @ X
+            static = Psi.shape[1]
+    w = np.sqrt(w2)
+    zeta = _modal_damping(d, w, Phi, retained)
+    return ModalBasis(w, zeta, P @ Phi, structure.points, Phi,
+                      dict(n_dof=int(n), retained=int(retained), static=int(static),
+                           seconds=float(time.process_time() - t0)))
+
+
+def _dense(A):
+    return A.toarray() if scipy.sparse.issparse(A) else A
+
+
+def _check_positive_definite(M, what):
+    """Refuse a mass matrix that is not symmetric positive definite (its LDL^T pivots, from a
+    sparse LU with symmetric pivoting, or a Cholesky factorization of a dense one)."""
+    if not scipy.sparse.issparse(M):
+        try:
+            np.linalg.cholesky(M)
+            return
+        except np.linalg.LinAlgError:
+            raise InputError(f"structure: the {what} is not positive definite; check its assembly (every "
+                             "degree of freedom needs mass) or use a lumped mass") from None
+    diag = M.diagonal()
+    if np.any(diag <= 0):
+        raise InputError(f"structure: the {what} has a non-positive diagonal entry (degree of freedom "
+                         f"{int(np.flatnonzero(diag <= 0)[0])}); it is not positive definite")
+    try:
+        lu = scipy.sparse.linalg.splu(scipy.sparse.csc_matrix(M), permc_spec="MMD_AT_PLUS_A",
+                                      diag_pivot_thresh=0.0, options=dict(SymmetricMode=True))
+    except RuntimeError:
+        raise InputError(f"structure: the {what} is singular; it is not positive definite") from None
+    # with symmetric pivoting, U's diagonal holds the pivots of L D L^T (Sylvester's inertia)
+    if np.any(lu.U.diagonal() <= 0):
+        raise InputError(f"structure: the {what} is not positive definite (a negative pivot of its "
+                         "factorization); check its assembly")
+
+
+def _factor(K):
+    """``b -> K^-1 b`` by one factorization (sparse LU or dense LU)."""
+    try:
+        if scipy.sparse.issparse(K):
+            lu = scipy.sparse.linalg.splu(scipy.sparse.csc_matrix(K))
+            if not np.all(np.isfinite(lu.U.diagonal())) or np.any(lu.U.diagonal() == 0):
+                raise RuntimeError
+            return lambda b: lu.solve(np.asarray(b, dtype=float))
+        fac = scipy.linalg.lu_factor(np.asarray(K), check_finite=True)
+        if np.any(np.diag(fac[0]) == 0):
+            raise RuntimeError
+        return lambda b: scipy.linalg.lu_solve(fac, np.asarray(b, dtype=float))
+    except (RuntimeError, scipy.linalg.LinAlgError):
+        raise InputError("structure: the stiffness matrix is singular (a rigid-body mode or an unconstrained "
+                         "degree of freedom); constrain the structure") from None
+
+
+def _lowest_modes(M, K, solve_K, modes, cutoff, n):
+    """The ``modes`` lowest modes, or those below ``cutoff``, by eigsh in shift-invert mode
+    about 0 (the operator is ``K^-1``: ``solve_K``), doubling the count until one lies above
+    the cut-off."""
+    op = scipy.sparse.linalg.LinearOperator((n, n), matvec=solve_K, dtype=float)
+    k = int(modes) if modes is not None else min(n - 1, 12)
+    while True:
+        w2, Phi = scipy.sparse.linalg.eigsh(K, k=k, M=M, sigma=0.0, which="LM", OPinv=op)
+        order = np.argsort(w2)
+        w2, Phi = w2[order], Phi[:, order]
+        if modes is not None:
+            return w2, Phi
+        if np.sqrt(max(w2[-1], 0.0)) >= cutoff or k >= n - 1:
+            keep = np.sqrt(np.maximum(w2, 0.0)) < cutoff
+            return w2[keep], Phi[:, keep]
+        k = min(n - 1, 2 * k)
+
+
+def _modal_damping(d, w, Phi, retained):
+    m = w.size
+    if "rayleigh" in d:
+        a, b = d["rayleigh"]
+        return 0.5 * (a / w + b * w)
+    if "damping_ratio" in d:
+        r = d["damping_ratio"]
+        if r.size == 1:
+            return np.full(m, float(r[0]))
+        if r.size != retained:
+            raise InputError(f"structure: damping_ratio has {r.size} entries but {retained} modes are retained; "
+                             "give one ratio, or one per retained mode")
+        # the static-correction modes (above the retained ones) take the last ratio
+        return np.concatenate([r, np.full(m - retained, float(r[-1]))])
+    if "damping_matrix" in d:
+        Cr = Phi.T @ (d["damping_matrix"] @ Phi)
+        diag = np.diag(Cr).copy()
+        off = Cr - np.diag(diag)
+        scale = np.sqrt(np.abs(np.outer(diag, diag))) + 1e-300
+        worst = float(np.max(np.abs(off) / scale)) if m > 1 else 0.0
+        if worst > 1e-6:
+            raise InputError(f"structure: the damping matrix is not proportional (in the modes its off-diagonal "
+                             f"entries reach {worst:.2g} of the diagonal); give rayleigh=(alpha, beta) or "
+                             "damping_ratio= instead")
+        return diag / (2 * w)
+    return np.zeros(m)
+
+
+# ---------------------------------------------------------------------------------------
+# the linear part in pole-residue form
+# ---------------------------------------------------------------------------------------
+class StructuralSystem:
+    """The reduced structure and its ports: what the condensed harmonic balance reads
+    (contract item 15 of ``_interface.py``).
+
+    Full state of the reduced system: ``x = [q_1..q_m, q_1'..q_m', z_1..z_nz]``.  Inputs of
+    the port model (the laws' displacements and velocities of points): ``w = C x``; forces
+    at the loaded points: ``F``; the modal equations ``q'' + 2 zeta w q' + w^2 q =
+    Phi_F^T F``.
+
+    Attributes
+    ----------
+    basis : ModalBasis
+    layout : PortLayout
+        Inputs, own states and forces of the port model (``ModelSpec.port_model``).
+    port : module
+        The generated port module (its ``rhs``, ``jac``, ``dfdlam``, ``taylor``: those of
+        the forces and the own states as functions of ``[w, z, 0]``).
+    n_in, n_z, n_F, m : int
+        Inputs, own states, loaded points, modes.
+    input_names, own_names : tuple of str
+    phi_in : ndarray (n_in, m)
+        Mode shapes at the input points; ``velocity`` (n_in,) bool: the input is a velocity.
+    phi_F : ndarray (n_F, m)
+        Mode shapes at the loaded points.
+    poles : ndarray (2m,) complex
+        ``lambda+`` of every mode, then ``lambda-``.
+    residues : ndarray (2m, n_in, n_F) complex
+    """
+
+    def __init__(self, basis: ModalBasis, layout, port):
+        self.basis, self.layout, self.port = basis, layout, port
+        pts = list(basis.points)
+        self.input_names = tuple(name for name, _, _ in layout.inputs)
+        self.own_names = tuple(layout.states)
+        self.velocity = np.array([q == "velocity" for _, _, q in layout.inputs], dtype=bool)
+        self.phi_in = basis.shapes[[pts.index(p) for _, p, _ in layout.inputs]].reshape(len(layout.inputs), -1)
+        self.phi_F = basis.shapes[[pts.index(p) for _, p in layout.forces]].reshape(len(layout.forces), -1)
+        self.n_in, self.n_z, self.n_F = len(layout.inputs), len(layout.states), len(layout.forces)
+        self.m = basis.frequencies.size
+        w, zeta = basis.frequencies, basis.damping
+        root = np.sqrt(zeta.astype(complex) ** 2 - 1.0)
+        lp, lm = w * (-zeta + root), w * (-zeta - root)
+        if np.any(np.abs(lp - lm) < 1e-10 * w):
+            j = int(np.flatnonzero(np.abs(lp - lm) < 1e-10 * w)[0])
+            raise InputError(f"structure: mode {j + 1} ({w[j]:.6g} rad/s) is critically damped (ratio "
+                             f"{zeta[j]:.6g}); its pole is double: change its damping slightly")
+        self.poles = np.concatenate([lp, lm])
+        gap = lp - lm
+        Bm = np.concatenate([self.phi_F.T / gap[:, None], -self.phi_F.T / gap[:, None]])    # (2m, n_F)
+        lam_in = np.where(self.velocity[:, None], np.concatenate([lp, lm])[None, :], 1.0)  # (n_in, 2m)
+        Cm = np.concatenate([self.phi_in, self.phi_in], axis=1) * lam_in                    # (n_in, 2m)
+        self.residues = Cm.T[:, :, None] * Bm[:, None, :]
+        self._Cm, self._Bm = Cm, Bm
+        self._res2 = self.residues.reshape(2 * self.m, -1)
+        # the port model's row blocks: inputs, own states, force slots
+        self.rows_z = slice(self.n_in, self.n_in + self.n_z)
+        self.rows_F = slice(self.n_in + self.n_z, self.n_in + self.n_z + self.n_F)
+        self.n_port = self.n_in + self.n_z + self.n_F
+
+    # -- dynamic compliance --------------------------------------------------------------
+    def compliance_series(self, k, omega, order: int) -> np.ndarray:
+        """Taylor coefficients in ``delta`` of ``G(i k (omega + delta))``: shape
+        (order + 1, len(k), n_in, n_F), complex.
+
+        Per pole, ``1 / (i k (omega + delta) - lambda) = sum_m (-i k)^m delta^m / d^(m+1)``
+        with ``d = i k omega - lambda``: coefficient m is the previous one times
+        ``-i k / d`` (exact; cost O(poles x harmonics) per order, then one product with the
+        residues)."""
+        k = np.asarray(k, dtype=float)
+        d = 1j * k[None, :] * omega - self.poles[:, None]                 # (2m, K)
+        c = 1.0 / d
+        ratio = (-1j * k[None, :]) * c
+        out = np.empty((order + 1, k.size, self.n_in, self.n_F), dtype=complex)
+        for mth in range(order + 1):
+            out[mth] = (c.T @ self._res2).reshape(k.size, self.n_in, self.n_F)
+            if mth < order:
+                c = c * ratio
+        return out
+
+    def compliance(self, k, omega) -> np.ndarray:
+        """``G(i k omega)``, shape (len(k), n_in, n_F) complex."""
+        return self.compliance_series(k, omega, 0)[0]
+
+    def modal_harmonics(self, F_hat, k, omega) -> np.ndarray:
+        """The modal coordinates' complex harmonics ``q_hat`` (m, K) forced by the complex force
+        harmonics ``F_hat`` (n_F, K) at ``k omega`` (velocities: ``i k omega q_hat``)."""
+        s = 1j * np.asarray(k, dtype=float) * omega
+        w, z = self.basis.frequencies[:, None], self.basis.damping[:, None]
+        return (self.phi_F.T @ F_hat) / (w * w + 2 * z * w * s[None, :] + s[None, :] ** 2)
+
+    def point_harmonics(self, F_hat, k, omega, shapes, velocity=False) -> np.ndarray:
+        """Complex harmonics (n_rows, K) of the displacement (or velocity) read by the rows of
+        ``shapes`` (n_rows, m): any point, or any degree of freedom with ``basis.full_shapes``."""
+        q = np.asarray(shapes, dtype=float) @ self.modal_harmonics(F_hat, k, omega)
+        return q * (1j * np.asarray(k, dtype=float) * omega) if velocity else q
+
+    # -- exact modal propagation over a time step (the structured monodromy) ------------------
+    def step_integrals(self, h, nodes):
+        """Exact integrals of the modal equations over a step ``h`` for an input that is the
+        polynomial interpolating its values at the fractions ``nodes`` (c_1..c_s) of the step.
+
+        With ``L_j`` the Lagrange basis on ``nodes``, for every pole ``lambda``::
+
+            E   = exp(lambda h),  E_i = exp(lambda c_i h)
+            a_ij = int_0^{c_i h} exp(lambda (c_i h - s)) L_j(s / h) ds
+            b_j  = int_0^h       exp(lambda (h - s))     L_j(s / h) ds
+
+        so that ``xi(t + c_i h) = E_i xi(t) + sum_j a_ij Bm F_j`` and ``xi(t + h) = E xi(t) +
+        sum_j b_j Bm F_j`` exactly (modal coordinates ``xi``; ``F_j`` the input at node j).
+        Closed forms from ``int_0^tau exp(lambda (tau - s)) s^k ds = k! tau^(k+1)
+        phi_(k+1)(lambda tau)`` with ``phi_k(z) = (e^z - sum_{n<k} z^n/n!) / z^k`` (their
+        Taylor series where ``|z| < 1/2``).
+
+        Returns
+        -------
+        E : (2m,), Ei : (s, 2m), a : (s, s, 2m), b : (s, 2m), complex
+        """
+        c = np.asarray(nodes, dtype=float)
+        s = c.size
+        lam = self.poles
+        coef = np.linalg.inv(np.vander(c, increasing=True))      # column j: L_j's monomial coefficients
+
+        def integrals(tau):                # [L_j] -> int_0^tau e^{lambda (tau - u)} L_j(u / h) du
+            mom = [math.factorial(k) * tau ** (k + 1) * _phi(lam * tau, k + 1) / h ** k for k in range(s)]
+            return np.array([sum(coef[k, j] * mom[k] for k in range(s)) for j in range(s)])
+
+        a = np.array([integrals(ci * h) for ci in c])
+        return np.exp(lam * h), np.exp(np.outer(c * h, lam)), a, integrals(h)
+
+    def modal_coordinates(self):
+        """``(V_q, V_qd)``: the modal coordinates ``q`` and velocities ``q'`` of the complex
+        modal state ``xi`` (``x = V xi``): ``q_j = xi_j+ + xi_j-``, ``q_j' = lambda+ xi_j+ +
+        lambda- xi_j-``; and ``Cm`` (n_in, 2m), ``Bm`` (2m, n_F)."""
+        return self._Cm, self._Bm
+
+    # -- the port model ------------------------------------------------------------------
+    def port_states(self, x):
+        """The port model's states ``[w, z, 0]`` from full states ``x`` (n, ...)."""
+        x = np.asarray(x, dtype=float)
+        m = self.m
+        q, qd = x[:m], x[m:2 * m]
+        shape = x.shape[1:]
+        out = np.zeros((self.n_port,) + shape)
+        for i in range(self.n_in):
+            out[i] = np.tensordot(self.phi_in[i], qd if self.velocity[i] else q, axes=1)
+        out[self.rows_z] = x[2 * m:]
+        return out
+
+
+def _phi(z, k):
+    """``phi_k(z) = (e^z - sum_{n<k} z^n / n!) / z^k`` elementwise (complex): the direct formula
+    where ``|z| >= 1/2``, else the Taylor series ``sum_n z^n / (n + k)!`` (no cancellation)."""
+    z = np.asarray(z, dtype=complex)
+    small = np.abs(z) < 0.5
+    zs = np.where(small, 1.0, z)
+    head = sum(zs ** n / math.factorial(n) for n in range(k))
+    direct = (np.exp(zs) - head) / zs ** k
+    series = np.zeros_like(z)
+    term = np.full_like(z, 1.0 / math.factorial(k))
+    for n in range(24):                    # |z| < 1/2: the terms fall below 1e-30 by n = 24
+        series = series + term
+        term = term * z / (n + 1 + k)
+    return np.where(small, series, direct)
+
+
+# ---------------------------------------------------------------------------------------
+# the generated-model interface of the whole reduced system
+# ---------------------------------------------------------------------------------------
+def structural_module(port, layout, basis: ModalBasis, fingerprint: str) -> types.ModuleType:
+    """A module honouring the generated-model interface for the reduced structure and its
+    ports (states ``q``, ``q'``, then the own states), with ``STRUCTURE`` (contract item 15).
+
+    The full system's ``rhs``/``jac``/``dfdlam``/``taylor`` are the modal equations plus the
+    port module's forces and own-state equations; there is no quadratic recast of the whole
+    (``operators``/``quad`` raise): the paths that apply are the AFT harmonic balance of the
+    states (condensed onto the inputs by default, ``runtime/discretizations/_condensed.py``;
+    uncondensed for cross-checks), shooting, time simulation and equilibria.
+    """
+    sysm = StructuralSystem(basis, layout, port)
+    m, nz, n_in, nF = sysm.m, sysm.n_z, sysm.n_in, sysm.n_F
+    taken = set(port.PARAMETERS) | set(sysm.own_names) | set(sysm.input_names)
+    base = "q" if not any(f"q{j + 1}" in taken or f"q{j + 1}_dot" in taken for j in range(m)) else "mode"
+    states = tuple(f"{base}{j + 1}" for j in range(m)) + tuple(f"{base}{j + 1}_dot" for j in range(m)) \
+        + sysm.own_names
+    n = 2 * m + nz
+    w2 = basis.frequencies ** 2
+    c = 2 * basis.damping * basis.frequencies
+    phi_F = sysm.phi_F
+    rz, rF = sysm.rows_z, sysm.rows_F
+    h = hashlib.sha256((str(port.MODEL_HASH) + fingerprint + basis.digest()).encode()).hexdigest()[:16]
+    mod = types.ModuleType(f"_frictionkit_structure_{port.MODEL_NAME}_{h}",
+                           f"Reduced structure ({m} modes) with the port model {port.MODEL_NAME!r}.")
+
+    def rhs(t, x, p):
+        x = np.asarray(x, dtype=float)
+        fp = np.asarray(port.rhs(t, sysm.port_states(x), p), dtype=float)
+        out = np.empty_like(x, dtype=float)
+        q, qd = x[:m], x[m:2 * m]
+        out[:m] = qd
+        out[m:2 * m] = -(w2 * q.T).T - (c * qd.T).T + np.tensordot(phi_F.T, fp[rF], axes=1)
+        out[2 * m:] = fp[rz]
+        return out
+
+    def _input_map():
+        """d w / d x: (n_in, n)."""
+        D = np.zeros((n_in, n))
+        for i in range(n_in):
+            D[i, (m if sysm.velocity[i] else 0):(2 * m if sysm.velocity[i] else m)] = sysm.phi_in[i]
+        return D
+
+    dw_dx = _input_map()
+
+    def jac(t, x, p):
+        x = np.asarray(x, dtype=float)
+        Jp = np.asarray(port.jac(t, sysm.port_states(x), p), dtype=float)      # (np, np[, M])
+        batch = x.shape[1:]
+        J = np.zeros((n, n) + batch)
+        idx = np.arange(m)
+        J[idx, m + idx] = 1.0
+        J[m + idx, idx] = -w2[(...,) + (None,) * len(batch)] if batch else -w2
+        J[m + idx, m + idx] = -c[(...,) + (None,) * len(batch)] if batch else -c
+        # forces and own-state equations through the inputs and the own states
+        dF_dw, dF_dz = Jp[rF, :n_in], Jp[rF, rz]
+        dh_dw, dh_dz = Jp[rz, :n_in], Jp[rz, rz]
+        J[m:2 * m] += np.einsum("fm,fi...,in->mn...", phi_F, dF_dw, dw_dx)
+        J[m:2 * m, 2 * m:] += np.einsum("fm,fz...->mz...", phi_F, dF_dz)
+        J[2 * m:] += np.einsum("zi...,in->zn...", dh_dw, dw_dx)
+        J[2 * m:, 2 * m:] += dh_dz
+        return J
+
+    def dfdlam(t, x, p):
+        x = np.asarray(x, dtype=float)
+        exact = getattr(port, "dfdlam", None)
+        if exact is None:
+            raise ModelInterfaceError("the port model has no dfdlam")
+        dp = np.asarray(exact(t, sysm.port_states(x), p), dtype=float)
+        out = np.zeros(x.shape)
+        out[m:2 * m] = np.tensordot(phi_F.T, dp[rF], axes=1)
+        out[2 * m:] = dp[rz]
+        return out
+
+    def taylor(t, X, LAM, A, k, p):
+        X = np.asarray(X, dtype=float)
+        Xp = np.zeros((X.shape[0], sysm.n_port) + X.shape[2:])
+        for i in range(n_in):
+            rows = X[:, m:2 * m] if sysm.velocity[i] else X[:, :m]
+            Xp[:, i] = np.einsum("j,qj...->q...", sysm.phi_in[i], rows)
+        Xp[:, rz] = X[:, 2 * m:]
+        Ak, Fp = port.taylor(t, Xp, LAM, A, k, p)
+        Fp = np.asarray(Fp, dtype=float)
+        F = np.empty(X.shape[1:])
+        F[:m] = X[k, m:2 * m]
+        F[m:2 * m] = -(w2 * X[k, :m].T).T - (c * X[k, m:2 * m].T).T + np.tensordot(phi_F.T, Fp[rF], axes=1)
+        F[2 * m:] = Fp[rz]
+        return Ak, F
+
+    def contact_velocity(x, t, p):
+        return port.contact_velocity(sysm.port_states(x), t, p)
+
+    def _no_recast(*args, **kwargs):
+        raise ModelInterfaceError(f"structural model {port.MODEL_NAME!r} has no quadratic recast of the whole "
+                                  "system: use the AFT harmonic balance (the default), shooting or simulation")
+
+    def aux(x, t, p):
+        return np.asarray(x, dtype=float).copy()
+
+    empty = np.array([], dtype=np.intp)
+    mod.__dict__.update(
+        MODEL_NAME=port.MODEL_NAME, MODEL_HASH=h, GENERATOR_VERSION=port.GENERATOR_VERSION,
+        BACKEND=port.BACKEND, CONTINUATION=port.CONTINUATION, PARAMETERS=tuple(port.PARAMETERS),
+        DEFAULTS=tuple(port.DEFAULTS), UNITS=tuple(getattr(port, "UNITS", ("",) * len(port.PARAMETERS))),
+        STATES=states, VARIABLES=states, KINDS=("differential",) * n,
+        STATE_UNITS=("",) * (2 * m) + tuple(getattr(port, "STATE_UNITS", ("",) * sysm.n_port)[rz]),
+        FORCING_FREQUENCY=port.FORCING_FREQUENCY, VALIDITY=(), DEFINITIONS=(), SAMPLED=False,
+        KINEMATIC=tuple((j, m + j) for j in range(m)), Q_K=empty, Q_I=empty, Q_J=empty,
+        B_K=empty, B_J=empty, B_L=empty, POINT_ROWS=(), POINT_FUNCS=(), POINT_ARGS=(),
+        CONTACTS=tuple(port.CONTACTS), CONTACT_LAWS_USE_LAM=bool(getattr(port, "CONTACT_LAWS_USE_LAM", True)),
+        NAUX=int(getattr(port, "NAUX", 0)), STRUCTURE=sysm,
+        operators=_no_recast, quad=_no_recast, quad_jac=_no_recast, rhs=rhs, jac=jac, aux=aux,
+        point=lambda u0, p: np.zeros(0), point_jac=lambda u0, p: np.zeros((0, n)),
+        contact_velocity=contact_velocity, contact_law=port.contact_law)
+    if hasattr(port, "TIME_UNIT"):
+        mod.TIME_UNIT = port.TIME_UNIT
+    if hasattr(port, "check_parameters"):
+        mod.check_parameters = port.check_parameters
+    if hasattr(port, "dfdlam"):
+        mod.dfdlam = dfdlam
+    if hasattr(port, "taylor"):
+        mod.taylor = taylor
+    return mod

@@ -155,10 +155,18 @@ def _locate_hopf(disc, model, Za, Zb, test, counters, tangents=None, depth=40, b
 
 def _use_aft(model, discretization):
     """True when the AFT of the states applies: ``discretization="aft"``, sampled models, and
-    by default (``None``) every model with the pointwise Taylor kernels (DESIGN §5.0)."""
-    if discretization not in (None, "hbm", "aft"):
+    by default (``None``) every model with the pointwise Taylor kernels (DESIGN §5.0).
+    Structural models (DESIGN §6) always take it: their equilibria are the AFT's with
+    ``H = 0`` on the reduced system's states, their orbits the condensed AFT's
+    (``"aft-condensed"``, an AFT too)."""
+    if discretization not in (None, "hbm", "aft", "aft-condensed"):
         raise InputError(f"discretization={discretization!r}: choose 'hbm' (quadratic recast) or 'aft' "
                          "(alternating frequency-time on the original ODE)")
+    if model.structure is not None:
+        if discretization == "hbm":
+            raise InputError(f"model {model.name!r} is a structure with contacts: it has no quadratic recast of "
+                             "the whole system, so the recast HBM does not apply; use the AFT (the default)")
+        return True
     if model.sampled and discretization == "hbm":
         raise InputError(f"model {model.name!r} has a non-analytic friction law (no quadratic recast): "
                          "the recast HBM does not apply; use discretization='aft' (DESIGN §5.4)")

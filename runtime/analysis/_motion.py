@@ -143,7 +143,7 @@ def classify_motion(model: Model, lam: float, samples, *, omega: float | None = 
                             omegas=None if omega is None else [omega])[0]
 
 
-def classify_motions(model: Model, lams, samples, *, omegas=None) -> list[MotionResult]:
+def classify_motions(model: Model, lams, samples, *, omegas=None, velocity=None) -> list[MotionResult]:
     """:func:`classify_motion` of many orbits at once (e.g. every point of a branch).
 
     Parameters
@@ -155,6 +155,10 @@ def classify_motions(model: Model, lams, samples, *, omegas=None) -> list[Motion
     omegas : sequence of float, optional
         Angular frequencies (models whose contact velocity depends on time), as ``omega``
         of :func:`classify_motion`; None (or a NaN entry): ``t = 0``.
+    velocity : callable, optional
+        ``velocity(x, t, params)``: the contacts' relative velocities from ``samples``
+        (default ``model.contact_velocity``: samples of the model's states; a
+        discretization's ``contact_velocity`` for samples of its ``state_names``).
 
     Returns
     -------
@@ -165,11 +169,15 @@ def classify_motions(model: Model, lams, samples, *, omegas=None) -> list[Motion
     _check_contacts(model)
     x = np.asarray(samples, dtype=float)
     lams = np.asarray(lams, dtype=float).ravel()
-    if x.ndim != 3 or x.shape[1] != model.n or x.shape[0] != lams.size:
-        raise InputError(f"samples must have shape (n_orbits={lams.size}, n={model.n}, n_t), got {x.shape}")
+    if velocity is None:
+        velocity = model.contact_velocity
+        if x.ndim != 3 or x.shape[1] != model.n or x.shape[0] != lams.size:
+            raise InputError(f"samples must have shape (n_orbits={lams.size}, n={model.n}, n_t), got {x.shape}")
+    elif x.ndim != 3 or x.shape[0] != lams.size:
+        raise InputError(f"samples must have shape (n_orbits={lams.size}, variables, n_t), got {x.shape}")
     m = x.shape[2]
     oms = [None] * lams.size if omegas is None else list(omegas)
-    vr = np.array([np.atleast_2d(np.asarray(model.contact_velocity(
+    vr = np.array([np.atleast_2d(np.asarray(velocity(
         xi, 2 * np.pi / om * np.arange(m) / m if om and np.isfinite(om) else np.zeros(m),
         model.param_vector(lam)), dtype=float)) for xi, lam, om in zip(x, lams, oms)])
     v_n = limit_velocities(model, lams)

@@ -279,7 +279,7 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         # does not involve lam (classify_motions)
         branch.motion = [r.label for r in classify_motions(
             model, branch.param, orbit_samples(disc, branch.solutions, 2048),
-            omegas=branch.omega if model.forced else None)]
+            omegas=branch.omega if model.forced else None, velocity=disc.contact_velocity)]
     if locate:
         _locate_crossings(branch, disc, prim, refs, done, tol, counters)
     return prim

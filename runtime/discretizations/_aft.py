@@ -346,7 +346,9 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         # blocks constant along the orbit (a linear term) are diagonal, zero ones are skipped
         top, low = Js.max(axis=2), Js.min(axis=2)
         diag = np.arange(nh)
-        for i in range(n):
+        if H == 0:                   # equilibria: df/dx itself (no loop over the n^2 blocks)
+            J[:n, :n] = Js[:, :, 0]
+        for i in range(n if H else 0):
             for j in range(n):
                 if top[i, j] == low[i, j]:
                     if top[i, j] != 0.0:

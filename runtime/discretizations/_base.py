@@ -75,6 +75,13 @@ them) are marked *abstract*; the others have defaults here.
     identity in some unknowns at every ``Z`` (kinematic rows ``x_i' = x_j`` of the AFT), which
     the engines' dense bordered LU eliminates exactly before factorizing
     (``engine/_bordered.py``); ``jacobian`` still returns the full matrix.
+19. ``state_names`` (default: the model's states): the variables whose coefficients
+    ``unpack()["coefficients"]`` holds (first in ``Z`` for harmonic balances, ``2H+1`` each)
+    and whose samples ``samples`` and ``unpack()["samples"]`` give: the branch's ``states``.
+    The condensed harmonic balance of a structure (``_condensed.py``) has its inputs and own
+    states there, not the modal coordinates.
+20. ``contact_velocity(x, t, params)`` (default: the model's): the contacts' relative
+    velocities from samples ``x`` of ``state_names`` (motion labels).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -146,6 +153,15 @@ class Discretization(abc.ABC):
     n_jacobians = 0
     floquet_route = None
     elimination = None
+
+    @property
+    def state_names(self) -> tuple:
+        """What ``unpack()["coefficients"]`` and the samples hold (contract item 19)."""
+        return tuple(self.model.states) if self.model is not None else ()
+
+    def contact_velocity(self, x, t, params):
+        """Relative velocity of each contact from samples of ``state_names`` (item 20)."""
+        return self.model.contact_velocity(x, t, params)
 
     @property
     def sizes(self) -> dict:

@@ -24,6 +24,7 @@ import scipy.optimize
 from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues,
                                     find_equilibrium)
 from ..discretizations._aft import AFTDiscretization
+from ..discretizations._condensed import CondensedAFTDiscretization
 from ..discretizations._hbm import HBMDiscretization
 from ._orbits import find_periodic_orbit
 from ..engine._bordered import Counters
@@ -186,6 +187,9 @@ def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None
                          f"{discretization!r}) or StateCollocationDiscretization.from_states")
     if kind == "aft":
         disc = AFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
+        return disc, disc.from_samples(x_samples, omega, lam)
+    if kind == "aft-condensed":
+        disc = CondensedAFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
         return disc, disc.from_samples(x_samples, omega, lam)
     disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)
     n_t = x_samples.shape[1]
@@ -361,12 +365,12 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
     else ``"newton"`` (non-analytic laws; the AFT of a continued forcing frequency); AFT branches are labelled
     ``discretization = "aft"`` in their provenance.
     """
-    use_aft = disc.kind == "aft"
+    use_aft = disc.kind in ("aft", "aft-condensed")
     # the pointwise discretizations of the states take their ANM series from the Taylor kernels
-    method = _resolve_method(disc.model, method, disc.kind in ("aft", "collocation-states"))
+    method = _resolve_method(disc.model, method, disc.kind in ("aft", "aft-condensed", "collocation-states"))
     if use_aft:
         provenance = dict(provenance or {})
-        provenance.setdefault("discretization", "aft")
+        provenance.setdefault("discretization", disc.kind)
     opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
     if isinstance(opts, dict):
         opts.setdefault("lam_min", lam_min)
@@ -565,11 +569,11 @@ def _restart_discretization(branch, model, index, harmonics):
         if harmonics is not None:
             raise InputError("harmonics: a collocation branch has no harmonics (restart keeps its intervals)")
         disc = build_collocation(model, kind, sizes["n_intervals"], sizes["degree"], sizes.get("phase_state", 0))
-    elif kind in ("hbm", "aft", "equilibria"):
+    elif kind in ("hbm", "aft", "equilibria", "aft-condensed"):
         H = H0 if harmonics is None else int(harmonics)
         if branch.kind == "equilibrium" and H != 0:
             raise InputError("harmonics: an equilibrium branch has none; restart it without --harmonics")
-        cls = AFTDiscretization if kind == "aft" else HBMDiscretization
+        cls = {"aft": AFTDiscretization, "aft-condensed": CondensedAFTDiscretization}.get(kind, HBMDiscretization)
         disc = cls(model, H, n_t=sizes.get("n_t") if H == H0 else None)
         if H != H0:
             Z = _resize_harmonics(Z, H0, disc)

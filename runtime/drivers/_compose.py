@@ -148,7 +148,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
                              "1 <= degree <= 12")
     # the harmonic balance of the equilibria and of the start (the default one for a collocation)
     discretization = periodic_kind(model, None) if colloc else kind
-    method = _resolve_method(model, method, discretization == "aft")
+    method = _resolve_method(model, method, discretization in ("aft", "aft-condensed"))
     if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
         raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")
     if start != "equilibria" and int(harmonics) < 1:

@@ -19,7 +19,15 @@ name                    discretization (``kind``)
 ``"collocation-recast"`` orthogonal collocation of the quadratic recast (every auxiliary a
                         nodal unknown, DESIGN §5.2): ``"collocation-recast"``
 ``None``                ``"aft"``
+``"aft-full"``          structural models (DESIGN §6): the AFT of every state of the reduced
+                        system, uncondensed (``"aft"``), the cross-check of the default
 ======================  =====================================================================
+
+Structural models (a linear structure with contacts, ``Model.structure``) take the harmonic
+balance condensed onto their contacts, ``"aft-condensed"``
+(``discretizations/_condensed.py``), for ``None`` and ``"aft"``; ``"aft-full"`` is the
+uncondensed AFT of the whole reduced system; ``"collocation"`` collocates the whole reduced
+system's states; the recast forms do not exist for them.
 
 As for the harmonic balance, the pointwise form is what ``"collocation"`` means wherever
 the model has the generated Taylor kernels (analytic laws); hand-written modules without
@@ -38,13 +46,14 @@ from __future__ import annotations
 
 from ..analysis._equilibria import _use_aft
 from ..discretizations._collocation import CollocationDiscretization
+from ..discretizations._condensed import CondensedAFTDiscretization
 from ..discretizations._state_collocation import StateCollocationDiscretization
 from ..errors import InputError
 
 __all__ = ["PERIODIC_METHODS", "COLLOCATION_KINDS", "SAVED_KINDS", "periodic_kind", "build_collocation"]
 
 # the names users type (CLI choices), the default first
-PERIODIC_METHODS = ("aft", "hbm", "collocation", "collocation-recast")
+PERIODIC_METHODS = ("aft", "hbm", "collocation", "collocation-recast", "aft-full")
 # the kinds of the two collocations and their classes
 COLLOCATION_KINDS = {"collocation-states": StateCollocationDiscretization,
                      "collocation-recast": CollocationDiscretization}
@@ -68,6 +77,19 @@ def periodic_kind(model, name) -> str:
     InputError
         An unknown name; a recast form for a sampled model (no quadratic recast).
     """
+    if model.structure is not None:
+        if name in ("hbm", "collocation-recast"):
+            raise InputError(f"method {name!r}: model {model.name!r} is a structure with contacts, which has no "
+                             "quadratic recast of the whole system; use 'aft' (condensed onto the contacts, the "
+                             "default), 'aft-full' (uncondensed) or 'collocation'")
+        if name in (None, "aft", "aft-condensed"):
+            return "aft-condensed"
+        if name == "aft-full":
+            return "aft"
+    elif name == "aft-full":
+        return periodic_kind(model, "aft")
+    elif name == "aft-condensed":
+        raise InputError(f"method 'aft-condensed': model {model.name!r} has no structure to condense")
     if name in ("collocation", "collocation-recast", "collocation-states"):
         if model.sampled:
             raise InputError(f"method {name!r}: model {model.name!r} has a non-analytic friction law, which "

@@ -237,7 +237,8 @@ class Branch:
         balance's columns are measured here (:func:`validity_columns`).
         """
         model = disc.model
-        n = model.n
+        st = tuple(disc.state_names)
+        n = len(st)
         sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
         infos = [disc.unpack(Z) for Z in sol]
         param = [info["lam"] for info in infos]
@@ -258,11 +259,10 @@ class Branch:
             x = orbit_samples(disc, sol, 1024)
             mins, maxs, means = x.min(axis=2), x.max(axis=2), x.mean(axis=2)
         mins, maxs, means = (np.asarray(a, dtype=float).reshape(-1, n) for a in (mins, maxs, means))
-        st = model.states
         ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
         H = disc.H if disc.H is not None else -1
         return cls(kind="equilibrium" if H == 0 else "periodic", states=st,
-                   variables=model.variables, harmonics=H,
+                   variables=model.variables if st == tuple(model.states) else st, harmonics=H,
                    index_omega=disc.omega_index if disc.omega_index is not None else -1,
                    solutions=sol, tangents=np.asarray(tangents, dtype=float).reshape(-1, disc.size),
                    param=param, omega=omega, ptp=ptp,

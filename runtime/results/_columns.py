@@ -90,7 +90,7 @@ def orbit_samples(disc, solutions, n_t: int) -> np.ndarray:
     Harmonic balances: from the Fourier coefficients of all points in one inverse FFT
     (``n_t' = max(n_t, 2H + 1)``); other discretizations: point by point (``n_t' = n_t``).
     """
-    n = disc.model.n
+    n = len(disc.state_names)
     infos = [disc.unpack(Z) for Z in np.asarray(solutions, dtype=float).reshape(-1, disc.size)]
     if not infos:
         return np.zeros((0, n, int(n_t)))

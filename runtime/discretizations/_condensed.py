@@ -1,0 +1,572 @@
+"""Harmonic balance of a linear structure condensed onto its contacts (DESIGN §6).
+
+A structural model (``Model.structure``, ``model/_structure.py``) is a linear structure in
+modal form, ``q'' + 2 zeta w q' + w^2 q = Phi_F^T F``, whose loaded points carry the forces
+``F(w, z, t)`` of a small symbolic port model: ``w`` the displacements/velocities of points
+that its laws read (*inputs*, ``w = C x``), ``z`` its own states (``z' = h(w, z, t)``).  The
+linear part is exact per harmonic: with complex harmonics ``X_k = c_k - i s_k`` (so that
+``x(theta) = Re sum_k X_k e^{i k theta}``, the layout of ``_hbm.py``), the inputs satisfy
+``W_k = G(i k omega) F_k`` with the dynamic compliance ``G(s) = sum_poles R / (s - lambda)``
+(DESIGN §6; ``StructuralSystem``).  The unknowns are therefore the harmonics of the inputs
+and of the own states only, whatever the number of modes::
+
+    R_w = W - G(i k omega) FFT(F(w(theta), z(theta), theta / omega))      (n_in (2H+1) rows)
+    R_z = FFT(h(w(theta), z(theta), theta / omega)) - omega D Z            (n_z (2H+1) rows)
+
+plus ``omega`` and the phase condition (sin(theta) coefficient of the first input = 0) for
+an autonomous orbit, ``lam`` last: ``(n_in + n_z)(2H + 1) + 2`` unknowns.  ``F`` and ``h``
+are evaluated at ``n_t`` time samples by the generated port module (AFT), as for small
+models; the Jacobian is exact (Toeplitz-plus-Hankel product matrices of the sampled
+``dF/dw``, ``dF/dz``, ``dh/dw``, ``dh/dz``, mapped by ``G``; the ``omega`` column uses
+``dG/d omega``, the ``lam`` column the port module's exact ``df/dlam``).
+
+**The ANM.**  Along the path ``Z(a) = sum_q a^q Z_q``, the port module's Taylor kernels give
+the series of ``F`` and ``h`` at the samples (DESIGN §5.0, ``_pointwise.PointwiseSeries``),
+and ``G(i k omega(a))`` has the series ``G_(q) = sum_{m=1..q} G^[m] E_(m,q)`` with ``G^[m]``
+the Taylor coefficients of ``G`` in ``delta = omega - omega_0`` (exact: a geometric series
+per pole, ``StructuralSystem.compliance_series``) and ``E_(m,q)`` the coefficients of
+``delta(a)^m``.  The order-p right-hand side is the order-p coefficient of ``R`` with
+``Z_p = 0``::
+
+    R_w,p|_{Z_p=0} = -G_(0) F~_p - sum_{q=1..p-1} G_(q) F_{p-q} - G~_(p) F_0
+
+(``F~_p``: ``F_p`` with ``x_p = lam_p = 0``; ``G~_(p)``: ``G_(p)`` without its ``omega_p``
+term), and for ``z`` the AFT's ``FFT(h~_p) - sum_{r=1..p-1} omega_r D Z_{p-r}``.  The full
+``F_q`` of the orders already solved are ``F~_q`` plus their part linear in ``(x_q, lam_q)``
+(slopes ``dF/dx`` and ``dF/dlam`` at the series origin).  The per-step cost is the
+compliance series (O(poles x H x order)) and, per order, O(H x order) small products:
+nothing else grows with the number of modes.
+
+Stability: the monodromy of the whole reduced system (modes and own states), from the orbit
+recovered by :meth:`full_coefficients` (contract item 15).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..model._interface import Model
+from ._aft import AFTDiscretization, default_n_t
+from ._base import Discretization
+from ._hbm import HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
+from ._pointwise import PointwiseSeries
+
+__all__ = ["CondensedAFTDiscretization"]
+
+_FD_STEP = np.finfo(float).eps ** (1 / 3)
+
+# Gauss-Legendre collocation with three stages (order 6): nodes, Butcher matrix, weights
+_R15 = np.sqrt(15.0)
+_GAUSS3 = (np.array([0.5 - _R15 / 10, 0.5, 0.5 + _R15 / 10]),
+           np.array([[5 / 36, 2 / 9 - _R15 / 15, 5 / 36 - _R15 / 30],
+                     [5 / 36 + _R15 / 24, 2 / 9, 5 / 36 - _R15 / 24],
+                     [5 / 36 + _R15 / 30, 2 / 9 + _R15 / 15, 5 / 36]]),
+           np.array([5 / 18, 4 / 9, 5 / 18]))
+
+
+def _to_complex(C):
+    """Real coefficients ``[x0, c1, s1, ...]`` (..., 2H+1) -> complex ``X_k = c_k - i s_k``
+    (..., H+1), ``X_0 = x0``."""
+    out = np.empty(C.shape[:-1] + ((C.shape[-1] + 1) // 2,), dtype=complex)
+    out[..., 0] = C[..., 0]
+    out[..., 1:] = C[..., 1::2] - 1j * C[..., 2::2]
+    return out
+
+
+def _to_real(X, out=None):
+    """Inverse of :func:`_to_complex` (the imaginary part of ``X_0`` is dropped)."""
+    if out is None:
+        out = np.empty(X.shape[:-1] + (2 * X.shape[-1] - 1,))
+    out[..., 0] = X[..., 0].real
+    out[..., 1::2] = X[..., 1:].real
+    out[..., 2::2] = -X[..., 1:].imag
+    return out
+
+
+def _apply(G, C):
+    """``W_k = G_k F_k`` on real coefficients: ``G`` (H+1, n_in, n_F) complex, ``C`` (n_F, 2H+1)
+    -> (n_in, 2H+1)."""
+    X = np.einsum("kif,fk->ik", G, _to_complex(C))
+    return _to_real(X)
+
+
+def _rows(Gk, T):
+    """``G`` (complex (H+1,)) applied to the rows of ``T`` (2H+1, ...): the real form of
+    multiplying harmonic k by ``G_k = a + i b`` is ``[[a, b], [-b, a]]`` on ``(c_k, s_k)``."""
+    out = np.empty_like(T)
+    out[0] = Gk[0].real * T[0]
+    a = Gk[1:].real.reshape((-1,) + (1,) * (T.ndim - 1))
+    b = Gk[1:].imag.reshape((-1,) + (1,) * (T.ndim - 1))
+    Tc, Ts = T[1::2], T[2::2]
+    out[1::2] = a * Tc + b * Ts
+    out[2::2] = a * Ts - b * Tc
+    return out
+
+
+class _PortView:
+    """The members :class:`PointwiseSeries` reads of a model, for the port module of a
+    structural model (its Taylor kernel takes the port states ``[w, z, 0]``)."""
+
+    def __init__(self, model):
+        self._model, self._port = model, model.structure.port
+        self.naux = int(getattr(self._port, "NAUX", 0))
+
+    def param_vector(self, lam=None):
+        return self._model.param_vector(lam)
+
+    def taylor(self, t, X, LAM, A, k, params):
+        return self._port.taylor(t, np.asarray(X, dtype=float), np.asarray(LAM, dtype=float),
+                                 np.asarray(A, dtype=float), int(k), np.asarray(params, dtype=float))
+
+
+class CondensedAFTDiscretization(HarmonicLayout, Discretization):
+    """Harmonic balance of a structural model condensed onto its inputs and own states.
+
+    Parameters
+    ----------
+    model : Model
+        A structural model (``model.structure`` is not None).
+    harmonics : int
+        H >= 1 (periodic orbits); 0 gives equilibria of the inputs (the full equilibrium
+        states come from :meth:`full_coefficients`).
+    phase_variable : str or int, optional
+        The input or own state whose sin(theta) coefficient is fixed to zero (autonomous
+        models); default the first input.
+    n_t : int, optional
+        Time samples of one period (default :func:`~frictionkit.runtime.discretizations.default_n_t`).
+
+    Notes
+    -----
+    Implements the contract of ``_base.py``; ``state_names`` are the inputs then the own
+    states (what ``unpack()["coefficients"]`` holds, the branch's ``states``).  Stability:
+    ``floquet_route = "monodromy"`` on the whole reduced system (:meth:`monodromy`).
+    """
+
+    method = "aft-condensed"
+
+    def __init__(self, model: Model, harmonics: int, phase_variable=None, n_t: int | None = None):
+        if not isinstance(model, Model) or model.structure is None:
+            raise InputError("CondensedAFTDiscretization needs a structural model (a ModelSpec with "
+                             "m.structure(...), loaded with load_model)")
+        if int(harmonics) != harmonics or harmonics < 0:
+            raise InputError(f"harmonics = {harmonics}: the number of harmonics must be an integer >= 1 "
+                             "(or 0 for equilibria)")
+        self.model = model
+        self.st = st = model.structure
+        self.port = st.port
+        self.H = H = int(harmonics)
+        self.nh = 2 * H + 1
+        self.forced = model.forced
+        if H == 0 and self.forced:
+            raise InputError(f"model {model.name!r} is forced: it has no equilibria (use harmonics >= 1)")
+        self.autonomous = (not self.forced) and H > 0
+        if H == 0:
+            if n_t not in (None, 1):
+                raise InputError(f"n_t = {n_t}: equilibria (harmonics = 0) take no time samples")
+            self.n_t = 1
+        else:
+            analytic = model.has_taylor and not model.sampled
+            self.n_t = default_n_t(H, analytic) if n_t is None else int(n_t)
+            if self.n_t < 4 * H + 1:
+                raise InputError(f"n_t = {self.n_t} < 4H+1 = {4 * H + 1}: the Jacobian needs the harmonics "
+                                 f"0..2H of the laws' derivatives unaliased; raise n_t")
+        self.names = tuple(st.input_names) + tuple(st.own_names)
+        self.nv = len(self.names)
+        if not st.n_in:
+            raise InputError(f"model {model.name!r}: no law reads a displacement or velocity of the structure "
+                             "(use s.velocity(point) or s.displacement(point) in a force)")
+        self._layout(model, 0 if phase_variable is None else phase_variable, self.names, "input or own state")
+        self._k = np.arange(1, H + 1, dtype=float)
+        self._kk = np.arange(H + 1, dtype=float)
+        self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
+        self.n_residuals = 0
+        self.n_jacobians = 0
+        self._view = _PortView(model)
+        self._series = PointwiseSeries(self._view, self.split, self._port_samples, self._times)
+        self._step = None             # the ANM step's compliance series and force harmonics
+        self._point = None
+
+    @property
+    def state_names(self):
+        """The inputs, then the own states (contract item 19)."""
+        return self.names
+
+    def contact_velocity(self, x, t, params):
+        """The contacts' relative velocities from samples of the inputs and own states
+        (contract item 20): the port module's, on ``[w, z, 0]``."""
+        x = np.asarray(x, dtype=float)
+        xp = np.zeros((self.st.n_port,) + x.shape[1:])
+        xp[:self.nv] = x
+        return self.port.contact_velocity(xp, t, params)
+
+    # -- samples and port values ------------------------------------------------------------
+    def _port_samples(self, U):
+        """The port model's states ``[w, z, 0]`` at the samples (n_port, n_t) from ``U``."""
+        out = np.zeros((self.st.n_port, self.n_t))
+        out[:self.nv] = U[:, :1] if self.H == 0 else coefficients_to_samples(U, self.n_t)
+        return out
+
+    def _times(self, omega):
+        if self.forced:
+            return self._theta / omega
+        return np.zeros(self.n_t)
+
+    def _coef(self, f):
+        return f.copy() if self.H == 0 else samples_to_coefficients(f, self.H)
+
+    def _at(self, Z, jac=False):
+        """Samples and port values at ``Z`` (the last point is remembered, keyed on its bytes
+        and the model's parameters)."""
+        key = np.ascontiguousarray(Z, dtype=float).tobytes()
+        c = self._point
+        if c is None or c["key"] != key or c["params"] != self.model.params:
+            U, omega, lam = self.split(np.frombuffer(key))
+            p = self.model.param_vector(lam)
+            x = self._port_samples(U)
+            t = self._times(omega)
+            f = np.asarray(self.port.rhs(t, x, p), dtype=float)
+            c = self._point = dict(key=key, params=dict(self.model.params), U=U, omega=omega, lam=lam, p=p,
+                                   x=x, t=t, f=f, Fc=self._coef(f[self.st.rows_F]),
+                                   hc=self._coef(f[self.st.rows_z]))
+        if jac and "Jp" not in c:
+            c["Jp"] = np.asarray(self.port.jac(c["t"], c["x"], c["p"]), dtype=float)
+        return c
+
+    def _G(self, omega, order=0):
+        k = self._kk
+        return self.st.compliance_series(k, omega if self.H else 0.0, order)
+
+    # -- contract -------------------------------------------------------------------------------
+    def residual(self, Z):
+        """R(Z), shape (m,) (contract item 3)."""
+        self.n_residuals += 1
+        c = self._at(Z)
+        U, omega = c["U"], c["omega"]
+        st = self.st
+        out = np.empty(self.m)
+        R = out[:self.n_coef].reshape(self.nv, self.nh)
+        R[:st.n_in] = U[:st.n_in] - _apply(self._G(omega)[0], c["Fc"])
+        if st.n_z:
+            R[st.n_in:] = c["hc"] - (omega * self._deriv(U[st.n_in:]) if self.H else 0.0)
+        if self.autonomous:
+            out[-1] = Z[self.phase_index]
+        return out
+
+    def residual_noise(self, Z):
+        """Rounding level of each residual entry (contract item 12): ``4 eps`` times the size
+        of the terms of each row block (the forces mapped by ``|G|``, the own states' terms)."""
+        c = self._at(Z, jac=True)
+        eps = 4 * np.finfo(float).eps
+        st = self.st
+        G = np.abs(self._G(c["omega"])[0]).max(axis=(0, 2))                     # (n_in,)
+        Fmax = np.abs(c["f"][st.rows_F]).max() if st.n_F else 0.0
+        noise = np.empty((self.nv, self.nh))
+        noise[:st.n_in] = (eps * (G * Fmax + np.abs(c["x"][:st.n_in]).max(axis=1)))[:, None]
+        if st.n_z:
+            Jz = np.abs(c["Jp"][st.rows_z])
+            size = np.abs(c["f"][st.rows_z]) + np.einsum("ijt,jt->it", Jz, np.abs(c["x"]))
+            noise[st.n_in:] = (eps * size.max(axis=1))[:, None]
+        out = noise.reshape(-1)
+        return np.append(out, 0.0) if self.autonomous else out
+
+    def jacobian(self, Z, out=None):
+        """dR/dZ as a dense (m, m+1) array (contract item 4): exact (``lam`` column from the
+        port module's ``df/dlam``; by differences only when the forcing frequency is ``lam``)."""
+        self.n_jacobians += 1
+        c = self._at(Z, jac=True)
+        st, H, nh, nv = self.st, self.H, self.nh, self.nv
+        U, omega, Jp = c["U"], c["omega"], c["Jp"]
+        J = np.zeros((self.m, self.size)) if out is None else out
+        G = self._G(omega, 1 if self.autonomous else 0)
+        eye = np.eye(nh)
+
+        def product(r, col):
+            """Product matrix of the port Jacobian entry (row r, column col) along the orbit."""
+            s = Jp[r, col]
+            top, low = s.max(), s.min()
+            if top == low:
+                return None if top == 0.0 else top * eye
+            return _product_matrix(samples_to_coefficients(s, 2 * H) if H else s[:1], H)
+
+        for col in range(nv):
+            blk = slice(col * nh, (col + 1) * nh)
+            Tf = [product(r, col) for r in range(st.rows_F.start, st.rows_F.stop)]
+            for i in range(st.n_in):
+                rows = slice(i * nh, (i + 1) * nh)
+                acc = eye.copy() if i == col else np.zeros((nh, nh))
+                for f, T in enumerate(Tf):
+                    if T is not None:
+                        acc -= _rows(G[0][:, i, f], T)
+                J[rows, blk] = acc
+            for zi in range(st.n_z):
+                rows = slice((st.n_in + zi) * nh, (st.n_in + zi + 1) * nh)
+                T = product(st.rows_z.start + zi, col)
+                if T is not None:
+                    J[rows, blk] = T
+        if H and st.n_z:
+            for zi in range(st.n_z):
+                base = (st.n_in + zi) * nh
+                r = base + 2 * np.arange(1, H + 1) - 1
+                J[r, r + 1] -= omega * self._k
+                J[r + 1, r] += omega * self._k
+        # lam column
+        if self.omega_is_lam:
+            J[:self.m, self.lam_index] = self._lam_difference(Z)
+        else:
+            dp = np.asarray(self.port.dfdlam(c["t"], c["x"], c["p"]), dtype=float)
+            col = np.zeros((nv, nh))
+            col[:st.n_in] = -_apply(G[0], self._coef(dp[st.rows_F]))
+            if st.n_z:
+                col[st.n_in:] = self._coef(dp[st.rows_z])
+            J[:self.n_coef, self.lam_index] = col.reshape(-1)
+        if self.autonomous:
+            col = np.zeros((nv, nh))
+            col[:st.n_in] = -_apply(G[1], c["Fc"])
+            col[st.n_in:] = -self._deriv(U[st.n_in:])
+            J[:self.n_coef, self.omega_index] = col.reshape(-1)
+            J[self.n_coef, self.phase_index] = 1.0
+        return J
+
+    def _lam_difference(self, Z):
+        """``dR/dlam`` by a central difference (the forcing frequency continued: the sample
+        times and ``G`` move with it)."""
+        Z = np.asarray(Z, dtype=float)
+        h = _FD_STEP * max(1.0, abs(Z[-1]))
+        Zp, Zm = Z.copy(), Z.copy()
+        Zp[-1] += h
+        Zm[-1] -= h
+        return (self.residual(Zp) - self.residual(Zm)) / (2 * h)
+
+    # -- the ANM (contract item 6) --------------------------------------------------------------
+    @property
+    def supports_anm(self) -> bool:
+        """The port module has Taylor kernels and the sample times do not move (not a
+        continued forcing frequency)."""
+        return (not self.model.sampled) and self.model.has_taylor and not self.omega_is_lam
+
+    def series_rhs(self, terms, origin=None):
+        """Order-p right-hand side of the ANM (module docstring)."""
+        if not self.supports_anm:
+            raise NotImplementedError(f"the ANM cannot continue the condensed harmonic balance of model "
+                                      f"{self.model.name!r} (no Taylor kernel, or a continued forcing "
+                                      "frequency); use method='newton'")
+        if origin is None:
+            raise InputError("the ANM right-hand side needs the series origin: series_rhs(terms, origin=Z0)")
+        p = len(terms) + 1
+        F, om, Us = self._series.f_order(terms, origin)
+        st, H = self.st, self.H
+        s = self._step_state(origin, p)
+        # the full force harmonics of order p-1 (now that x_{p-1}, lam_{p-1} are known)
+        if p - 1 >= 1 and len(s["Fhat"]) == p - 1:
+            s["Fhat"].append(self._full_order(s, p - 1))
+        Ft = _to_complex(self._coef(F[st.rows_F]))                          # F~_p (n_F, H+1)
+        s["Ftilde"] = (p, Ft, self._coef(F[st.rows_z]) if st.n_z else None)
+        out = np.zeros(self.m)
+        R = out[:self.n_coef].reshape(self.nv, self.nh)
+        acc = np.einsum("kif,fk->ik", s["G"][0], Ft)
+        if self.autonomous and p > 1:
+            Gq, Gp = self._omega_series(s, om, p)
+            acc += np.einsum("qkif,qfk->ik", Gq, np.array(s["Fhat"][p - 1:0:-1]))
+            acc += np.einsum("kif,fk->ik", Gp, s["Fhat"][0])
+        R[:st.n_in] = -_to_real(acc)
+        if st.n_z:
+            R[st.n_in:] = s["Ftilde"][2]
+            if self.autonomous and p > 1:
+                W = (om[p - 1:0:-1] @ Us[1:p, st.n_in:].reshape(p - 1, -1)).reshape(st.n_z, self.nh)
+                R[st.n_in:] -= self._deriv(W)
+        return out
+
+    def _step_state(self, origin, p):
+        """Per-step data: the compliance series at the origin, the force harmonics of the
+        orders solved, the powers of ``delta(a)`` and the ``G_(q)``; rebuilt for a new origin."""
+        s = self._step
+        if s is None or s["origin"] is not origin or p < s["p"]:
+            c = self._at(origin, jac=True)
+            order = max(p, 24)
+            st = self.st
+            Jp = c["Jp"]
+            rows = np.r_[st.rows_F]
+            s = self._step = dict(origin=origin, p=p, order=order,
+                                  G=self._G(c["omega"], order if self.autonomous else 0),
+                                  Fhat=[_to_complex(c["Fc"])], Ftilde=(1, 0.0, None), Jx=Jp[rows][:, :self.nv],
+                                  dlam=np.asarray(self.port.dfdlam(c["t"], c["x"], c["p"]),
+                                                  dtype=float)[rows],
+                                  E=np.zeros((order + 2, order + 2)), Gq=[])
+        if p > s["order"]:
+            s["order"] = 2 * p
+            s["G"] = self._G(self._at(origin)["omega"], s["order"] if self.autonomous else 0)
+        s["p"] = p
+        return s
+
+    def _full_order(self, s, q):
+        """Full force harmonics ``F_q`` (n_F, H+1) complex: ``F~_q`` plus its part linear in
+        ``(x_q, lam_q)`` (slopes ``dF/dx``, ``dF/dlam`` at the origin, DESIGN §5.0)."""
+        pq, Ft, _ = s["Ftilde"]
+        assert pq == q
+        c = self._series._c
+        Xq = c["X"][q][:self.nv]                      # (nv, n_t) the inputs and own states
+        lin = np.einsum("fvt,vt->ft", s["Jx"], Xq) + s["dlam"] * c["LAM"][q]
+        return Ft + _to_complex(self._coef(lin))
+
+    def _omega_series(self, s, om, p):
+        """``G_(1..p-1)`` (stacked) and ``G~_(p)`` from the coefficients ``E[m, q]`` of
+        ``delta(a)^m``, ``delta(a) = sum_{r>=1} omega_r a^r`` (``omega_p`` unknown: 0).
+
+        ``E[1, q] = omega_q``; ``E[m, q] = sum_{r=1..q-1} omega_r E[m-1, q-r]``, one column
+        per order (the columns ``q < p`` do not change once ``omega_{q}`` is known)."""
+        E = s["E"]
+        if E.shape[0] < p + 2:
+            grown = np.zeros((2 * p + 2, 2 * p + 2))
+            grown[:E.shape[0], :E.shape[1]] = E
+            E = s["E"] = grown
+        E[1, p - 1] = om[p - 1]
+        E[2:p + 1, p] = E[1:p, 1:p][:, ::-1] @ om[1:p]
+        G = s["G"]
+        Gq = s["Gq"]
+        # G_(p-1), now that omega_{p-1} is known
+        Gq.append(np.tensordot(E[1:p, p - 1], G[1:p], axes=1))
+        return np.array(Gq), np.tensordot(E[2:p + 1, p], G[2:p + 1], axes=1)
+
+    # -- stability (contract items 14-15) ---------------------------------------------------------
+    @property
+    def floquet_route(self):
+        return "monodromy" if self.H >= 1 else None
+
+    def full_coefficients(self, Z):
+        """Real Fourier coefficients (n, 2H+1) of the whole reduced system's states (modal
+        coordinates, modal velocities, own states) on the orbit ``Z``: the modal response
+        to the balanced forces (contract item 15)."""
+        c = self._at(Z)
+        st = self.st
+        omega = c["omega"] if self.H else 0.0
+        q = st.modal_harmonics(_to_complex(c["Fc"]), self._kk, omega)
+        qd = q * (1j * self._kk * omega)
+        out = np.empty((2 * st.m + st.n_z, self.nh))
+        _to_real(q, out[:st.m])
+        _to_real(qd, out[st.m:2 * st.m])
+        out[2 * st.m:] = c["U"][st.n_in:]
+        return out
+
+    def full_solution(self, Z):
+        """The same orbit as an unknown vector of the uncondensed AFT discretization of the
+        whole reduced system (``AFTDiscretization(model, H)``), and that discretization."""
+        U, omega, lam = self.split(Z)
+        full = AFTDiscretization(self.model, self.H, n_t=self.n_t if self.H else None)
+        return full, full.pack(self.full_coefficients(Z), omega, lam)
+
+    def monodromy(self, Z, intervals: int | None = None):
+        """Monodromy matrix of the whole reduced system (modes and own states) along the orbit,
+        in the states of ``model.states``: shape (2m + n_z, 2m + n_z).
+
+        The variational equation is linear and its structure part is diagonal in the complex
+        modal coordinates ``xi`` (poles ``lambda``); the contacts couple it through their
+        linearization ``dF/dw``, ``dF/dz``, ``dh/dw``, ``dh/dz`` along the orbit, a low-rank
+        term.  On each of ``intervals`` equal steps (default ``n_t``) the inputs ``F`` and the
+        own states are collocated at the two Gauss points (order 4, A-stable), and the modes
+        are propagated exactly for the input interpolating the two stage values
+        (``StructuralSystem.step_integrals``): an exponential collocation integrator whose
+        cost per step is O(m x (m + n_z)), against O(m^3) for a dense exponential, and which
+        is exact for the stiff high modes.
+        """
+        st = self.st
+        U, omega, lam = self.split(Z)
+        N = int(intervals or self.n_t)
+        T = 2 * np.pi / omega
+        h = T / N
+        nodes, A_gl, b_gl = _GAUSS3
+        ns = nodes.size
+        E, Ei, a, b = st.step_integrals(h, nodes)
+        Cm, Bm = st.modal_coordinates()
+        P = np.einsum("ip,jkp,pf->jkif", Cm, a, Bm)                  # (s, s, n_in, n_F)
+        CE = Cm[None, :, :] * Ei[:, None, :]                         # (s, n_in, 2m)
+        bB = b[:, :, None] * Bm[None, :, :]                          # (s, 2m, n_F)
+        # the orbit's port states at the Gauss points of every step
+        frac = (np.arange(N)[:, None] + nodes[None, :]).ravel() / N
+        k = np.arange(1, self.H + 1)[:, None] * (2 * np.pi * frac)[None, :]
+        basis = np.empty((self.nh, frac.size))
+        basis[0] = 1.0
+        basis[1::2], basis[2::2] = np.cos(k), np.sin(k)
+        xp = np.zeros((st.n_port, frac.size))
+        xp[:self.nv] = U @ basis
+        t = frac * T if self.forced else np.zeros(frac.size)
+        Jp = np.asarray(self.port.jac(t, xp, self.model.param_vector(lam)), dtype=float)
+        Jp = np.moveaxis(Jp.reshape(st.n_port, st.n_port, N, ns), (2, 3), (0, 1))   # (N, s, np, np)
+        rF, rz, ni, nz, nF = st.rows_F, st.rows_z, st.n_in, st.n_z, st.n_F
+        Kw, Kz = Jp[:, :, rF, :ni], Jp[:, :, rF, rz]
+        Hw, Hz = Jp[:, :, rz, :ni], Jp[:, :, rz, rz]
+        m2 = 2 * st.m
+        n = m2 + nz
+        # initial conditions: the unit vectors of x = (q, q', z), xi = V^-1 (q, q')
+        lp, lm = st.poles[:st.m], st.poles[st.m:]
+        gap = lp - lm
+        Xi = np.zeros((m2, n), dtype=complex)
+        j = np.arange(st.m)
+        Xi[j, j], Xi[st.m + j, j] = -lm / gap, lp / gap                  # from q_j
+        Xi[j, st.m + j], Xi[st.m + j, st.m + j] = 1 / gap, -1 / gap       # from q_j'
+        Zs = np.zeros((nz, n), dtype=complex)
+        Zs[:, m2:] = np.eye(nz)
+        size = ns * (ni + nz)
+        S = np.zeros((size, size), dtype=complex)
+        rhs = np.empty((size, n), dtype=complex)
+        wsl = [slice(i * ni, (i + 1) * ni) for i in range(ns)]
+        zsl = [slice(ns * ni + i * nz, ns * ni + (i + 1) * nz) for i in range(ns)]
+        for step in range(N):
+            S[...] = np.eye(size)
+            for i in range(ns):
+                for jj in range(ns):
+                    S[wsl[i], wsl[jj]] -= P[i, jj] @ Kw[step, jj]
+                    if nz:
+                        S[wsl[i], zsl[jj]] -= P[i, jj] @ Kz[step, jj]
+                        S[zsl[i], wsl[jj]] -= h * A_gl[i, jj] * Hw[step, jj]
+                        S[zsl[i], zsl[jj]] -= h * A_gl[i, jj] * Hz[step, jj]
+                rhs[wsl[i]] = CE[i] @ Xi
+                if nz:
+                    rhs[zsl[i]] = Zs
+            sol = np.linalg.solve(S, rhs)
+            Xi *= E[:, None]
+            for jj in range(ns):
+                w_j = sol[wsl[jj]]
+                z_j = sol[zsl[jj]] if nz else None
+                F_j = Kw[step, jj] @ w_j + (Kz[step, jj] @ z_j if nz else 0.0)
+                Xi += bB[jj] @ F_j
+                if nz:
+                    Zs += b_gl[jj] * h * (Hw[step, jj] @ w_j + Hz[step, jj] @ z_j)
+        M = np.empty((n, n))
+        M[:st.m] = (Xi[:st.m] + Xi[st.m:]).real
+        M[st.m:m2] = (lp[:, None] * Xi[:st.m] + lm[:, None] * Xi[st.m:]).real
+        M[m2:] = Zs.real
+        return M
+
+    # -- results -------------------------------------------------------------------------------
+    def unpack(self, Z):
+        """Readable form of Z (contract item 7): the inputs' and own states' coefficients."""
+        U, omega, lam = self.split(Z)
+
+        def samples(n_t=256):
+            if self.H == 0:
+                return np.repeat(U[:, :1], n_t, axis=1)
+            return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
+
+        return dict(lam=float(lam), omega=float(omega) if self.H else np.nan, coefficients=U.copy(),
+                    harmonics=self.H, n_t=self.n_t, path="aft-condensed", samples=samples)
+
+    def from_samples(self, x_samples, omega, lam):
+        """Unknown vector from samples of the whole reduced system's states over one period
+        (n, n_t), uniform in time; the time origin is shifted so that the phase condition
+        holds."""
+        x = np.asarray(x_samples, dtype=float)
+        n = 2 * self.st.m + self.st.n_z
+        if x.ndim != 2 or x.shape[0] != n:
+            raise InputError(f"state samples must have shape (n={n}, n_t), got {x.shape}")
+        w = self.st.port_states(x)[:self.nv]
+        if self.H and x.shape[1] <= 2 * self.H:
+            raise InputError(f"{x.shape[1]} samples of the orbit cannot give {self.H} harmonics (need > 2H)")
+        U = samples_to_coefficients(w, self.H) if self.H else w.mean(axis=1, keepdims=True)
+        if self.autonomous:
+            U = shift_phase(U, self.phase_index // self.nh)
+        return self.pack(U, omega, lam)
+
+    def on_model(self, model):
+        """The same discretization of another model (contract item 17)."""
+        return CondensedAFTDiscretization(model, self.H, phase_variable=(self.phase_index // self.nh)
+                                          if self.autonomous else None, n_t=self.n_t if self.H else None)

@@ -1,0 +1,46 @@
+"""Small structural models for the tests of DESIGN §6, and an independent NumPy copy of
+their modal ODE (for solve_ivp references)."""
+import numpy as np
+import sympy as sp
+
+from frictionkit.modelspec import ModelSpec, Structure, laws
+
+F1, L, RHO = 196.0, 0.33, 1.2e-3
+
+
+def string_shapes(n_modes, beta=0.1):
+    k = np.arange(1, n_modes + 1)
+    return 2 * np.pi * F1 * k, np.sqrt(2 / (RHO * L)) * np.sin(k * np.pi * beta)
+
+
+def string(n_modes, delta=0.05, zeta=0.003, name=None):
+    """A bowed string of ``n_modes`` modes (examples/bowed_string.py, a smoother law)."""
+    w, phi = string_shapes(n_modes)
+    m = ModelSpec(name or f"string{n_modes}", "bowed string test model", time_unit="s")
+    Vb = m.parameter("Vb", 0.3, unit="m/s")
+    FN = m.parameter("FN", 0.02, unit="N")
+    mus, mud, v0 = m.parameter("mus", 0.8), m.parameter("mud", 0.3), m.parameter("v0", 0.1)
+    d = m.parameter("delta", delta)
+    s = m.structure(Structure.modal(frequencies=w, damping=zeta, shapes={"bow": phi}))
+    mu = m.friction("bow", laws.hyperbolic, s.velocity("bow") - Vb, mus=mus, mud=mud, v0=v0, delta=d)
+    s.force("bow", FN * mu)
+    return m
+
+
+def string_law(v, Vb, FN=0.02, mus=0.8, mud=0.3, v0=0.1, delta=0.05):
+    """The friction force of :func:`string` in NumPy (the law written out again)."""
+    vr = v - Vb
+    a = np.sqrt(vr * vr + delta * delta)
+    return -FN * (mud + (mus - mud) * v0 / (v0 + a)) * vr / a
+
+
+def string_rhs(n_modes, Vb, zeta=0.003, **law):
+    """The modal ODE ``q'' + 2 zeta w q' + w^2 q = phi F(phi . q')`` of :func:`string`, in
+    NumPy, independent of frictionkit's generated code; states ``(q, q')``."""
+    w, phi = string_shapes(n_modes)
+
+    def f(t, x):
+        q, qd = x[:n_modes], x[n_modes:]
+        F = string_law(phi @ qd, Vb, **law)
+        return np.concatenate([qd, -w * w * q - 2 * zeta * w * qd + phi * F])
+    return f, w, phi

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 __all__ = ["regularized", "feeny_moon", "vrande_arctan", "weakening_strengthening",
-           "drill_string", "smooth_abs", "hyperbolic"]
+           "drill_string", "smooth_abs", "hyperbolic", "coulomb_tanh"]
 
 
 def smooth_abs(v, delta):
@@ -80,3 +80,10 @@ def hyperbolic(vr, mus, mud, v0, delta):
     """
     a = smooth_abs(vr, delta)
     return -(mud + (mus - mud) * v0 / (v0 + a)) * vr / a
+
+
+def coulomb_tanh(vr, eps):
+    """Coulomb friction regularized by a hyperbolic tangent: ``mu(vr) = -tanh(vr / eps)``
+    (the friction damper of structural-dynamics models: a unit coefficient, the normal load
+    multiplies it; ``eps`` the velocity scale of the transition)."""
+    return -sp.tanh(vr / eps)

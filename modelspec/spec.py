@@ -129,12 +129,19 @@ class PortLayout:
     forces : tuple of (str, str)
         ``(state name, point)``: the last port states, whose right-hand side is the force.
     structure : Structure
+    forcing : tuple of str
+        The force states whose force involves neither an input nor an own state (an external
+        harmonic forcing ``F0 cos(w t)``): known harmonics in normalized time.
+    timed : tuple of str
+        The port states whose right-hand side involves the time ``t``.
     """
 
     inputs: tuple
     states: tuple
     forces: tuple
     structure: object
+    forcing: tuple = ()        # force states that are harmonic forcing alone (no input, no own state)
+    timed: tuple = ()          # port states whose right-hand side involves the time t
 
 
 class StructureHandle:
@@ -524,8 +531,16 @@ class ModelSpec:
             port.odes[sym] = expr
             port.state_units[name] = ""
             forces.append((name, point))
+        dynamic = {p.symbol for p in self.ports.values()} | set(self.states) | set(self.algebraic)
+        forcing, timed = [], []
+        for sym in port.states:
+            rhs = port.expand_definitions(port.odes[sym])
+            if self.t in rhs.free_symbols:
+                timed.append(sym.name)
+                if sym.name in dict(forces) and not (rhs.free_symbols & dynamic):
+                    forcing.append(sym.name)
         layout = PortLayout(tuple(inputs), tuple(x.name for x in self.states), tuple(forces),
-                            self.linear_structure)
+                            self.linear_structure, tuple(forcing), tuple(timed))
         return port, layout
 
     # -- validation -----------------------------------------------------------------

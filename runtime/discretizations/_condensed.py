@@ -185,6 +185,13 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         self._series = PointwiseSeries(self._view, self.split, self._port_samples, self._times)
         self._step = None             # the ANM step's compliance series and force harmonics
         self._point = None
+        # port rows of the external harmonic forcing alone: in normalized time theta they do not
+        # depend on the forcing frequency, so a continued forcing frequency keeps the ANM when
+        # nothing else depends on the time (the forcing frequency then enters only through G)
+        names = st.input_names + st.own_names + tuple(n for n, _ in st.layout.forces)
+        layout = st.layout
+        self._forcing_rows = np.array([names.index(n) for n in layout.forcing], dtype=int)
+        self._time_in_forcing_only = set(layout.timed) <= set(layout.forcing)
 
     @property
     def state_names(self):
@@ -310,14 +317,18 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
                 J[r, r + 1] -= omega * self._k
                 J[r + 1, r] += omega * self._k
         # lam column
-        if self.omega_is_lam:
+        if self.omega_is_lam and not self._time_in_forcing_only:
             J[:self.m, self.lam_index] = self._lam_difference(Z)
         else:
-            dp = np.asarray(self.port.dfdlam(c["t"], c["x"], c["p"]), dtype=float)
+            # d/dlam at fixed theta: the forcing rows do not move (module docstring)
+            dp = self._dfdlam_theta(c)
             col = np.zeros((nv, nh))
             col[:st.n_in] = -_apply(G[0], self._coef(dp[st.rows_F]))
             if st.n_z:
                 col[st.n_in:] = self._coef(dp[st.rows_z])
+            if self.omega_is_lam:       # omega = lam: G and the own states' omega D Z move with it
+                col[:st.n_in] -= _apply(self._G(omega, 1)[1], c["Fc"]) / self.nu
+                col[st.n_in:] -= self._deriv(U[st.n_in:]) / self.nu
             J[:self.n_coef, self.lam_index] = col.reshape(-1)
         if self.autonomous:
             col = np.zeros((nv, nh))
@@ -326,6 +337,16 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
             J[:self.n_coef, self.omega_index] = col.reshape(-1)
             J[self.n_coef, self.phase_index] = 1.0
         return J
+
+    def _dfdlam_theta(self, c):
+        """The port model's ``df/dlam`` at the samples, at fixed ``theta``: the module's (at fixed
+        ``t``) with the forcing rows zeroed (``F0 cos(w t)`` at ``t = theta / w`` does not depend
+        on ``w``; exact when nothing else depends on the time)."""
+        dp = np.asarray(self.port.dfdlam(c["t"], c["x"], c["p"]), dtype=float)
+        if self.omega_is_lam and self._forcing_rows.size:
+            dp = dp.copy()
+            dp[self._forcing_rows] = 0.0
+        return dp
 
     def _lam_difference(self, Z):
         """``dR/dlam`` by a central difference (the forcing frequency continued: the sample
@@ -340,9 +361,11 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
     # -- the ANM (contract item 6) --------------------------------------------------------------
     @property
     def supports_anm(self) -> bool:
-        """The port module has Taylor kernels and the sample times do not move (not a
-        continued forcing frequency)."""
-        return (not self.model.sampled) and self.model.has_taylor and not self.omega_is_lam
+        """The port module has Taylor kernels, and when the forcing frequency is continued the
+        time enters only through the external forcing (whose samples do not move in normalized
+        time): the frequency then acts through ``G`` alone, whose series is exact."""
+        return (not self.model.sampled) and self.model.has_taylor and (
+            not self.omega_is_lam or self._time_in_forcing_only)
 
     def series_rhs(self, terms, origin=None):
         """Order-p right-hand side of the ANM (module docstring)."""
@@ -359,19 +382,23 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         # the full force harmonics of order p-1 (now that x_{p-1}, lam_{p-1} are known)
         if p - 1 >= 1 and len(s["Fhat"]) == p - 1:
             s["Fhat"].append(self._full_order(s, p - 1))
+        if self.omega_is_lam and self._forcing_rows.size:
+            F = F.copy()
+            F[self._forcing_rows] = 0.0          # fixed in normalized time: no series
         Ft = _to_complex(self._coef(F[st.rows_F]))                          # F~_p (n_F, H+1)
         s["Ftilde"] = (p, Ft, self._coef(F[st.rows_z]) if st.n_z else None)
         out = np.zeros(self.m)
         R = out[:self.n_coef].reshape(self.nv, self.nh)
         acc = np.einsum("kif,fk->ik", s["G"][0], Ft)
-        if self.autonomous and p > 1:
+        moving = self.autonomous or self.omega_is_lam          # omega has a series
+        if moving and p > 1:
             Gq, Gp = self._omega_series(s, om, p)
             acc += np.einsum("qkif,qfk->ik", Gq, np.array(s["Fhat"][p - 1:0:-1]))
             acc += np.einsum("kif,fk->ik", Gp, s["Fhat"][0])
         R[:st.n_in] = -_to_real(acc)
         if st.n_z:
             R[st.n_in:] = s["Ftilde"][2]
-            if self.autonomous and p > 1:
+            if moving and p > 1:
                 W = (om[p - 1:0:-1] @ Us[1:p, st.n_in:].reshape(p - 1, -1)).reshape(st.n_z, self.nh)
                 R[st.n_in:] -= self._deriv(W)
         return out
@@ -386,15 +413,15 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
             st = self.st
             Jp = c["Jp"]
             rows = np.r_[st.rows_F]
+            moving = self.autonomous or self.omega_is_lam
             s = self._step = dict(origin=origin, p=p, order=order,
-                                  G=self._G(c["omega"], order if self.autonomous else 0),
+                                  G=self._G(c["omega"], order if moving else 0),
                                   Fhat=[_to_complex(c["Fc"])], Ftilde=(1, 0.0, None), Jx=Jp[rows][:, :self.nv],
-                                  dlam=np.asarray(self.port.dfdlam(c["t"], c["x"], c["p"]),
-                                                  dtype=float)[rows],
+                                  dlam=self._dfdlam_theta(c)[rows],
                                   E=np.zeros((order + 2, order + 2)), Gq=[])
         if p > s["order"]:
             s["order"] = 2 * p
-            s["G"] = self._G(self._at(origin)["omega"], s["order"] if self.autonomous else 0)
+            s["G"] = self._G(self._at(origin)["omega"], s["order"] if (self.autonomous or self.omega_is_lam) else 0)
         s["p"] = p
         return s
 

@@ -46,11 +46,18 @@ def _check_lam_range(model, lam, lam_min, lam_max):
                          f"{model.continuation} is empty")
 
 
-def _resolve_method(model, method, use_aft):
+def _resolve_method(model, method, use_aft, disc=None):
     """Default engine: the ANM wherever its series exist (the quadratic recast, or the
     pointwise Taylor kernels on the AFT of the states, DESIGN §5.0), else pseudo-arclength
-    Newton (non-analytic laws; a continued forcing frequency on the AFT)."""
-    why = None if not use_aft else _why_no_pointwise_anm(model)
+    Newton (non-analytic laws; a continued forcing frequency on the AFT).  With ``disc``,
+    the discretization says (its ``supports_anm``: the condensed AFT of a structure keeps
+    the ANM for a continued forcing frequency, which acts through the compliance alone)."""
+    if disc is not None and disc.kind == "aft-condensed":
+        why = None if disc.supports_anm else (_why_no_pointwise_anm(model) or
+                                              "the time enters the contact laws, whose samples move when "
+                                              "the forcing frequency is continued")
+    else:
+        why = None if not use_aft else _why_no_pointwise_anm(model)
     if method is None:
         return "newton" if why else "anm"
     if method == "anm" and why:
@@ -367,7 +374,7 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
     """
     use_aft = disc.kind in ("aft", "aft-condensed")
     # the pointwise discretizations of the states take their ANM series from the Taylor kernels
-    method = _resolve_method(disc.model, method, disc.kind in ("aft", "aft-condensed", "collocation-states"))
+    method = _resolve_method(disc.model, method, disc.kind in ("aft", "aft-condensed", "collocation-states"), disc)
     if use_aft:
         provenance = dict(provenance or {})
         provenance.setdefault("discretization", disc.kind)

@@ -34,6 +34,7 @@ import hashlib
 import math
 import time
 import types
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,10 +119,15 @@ def reduce_structure(structure, loaded_points=()) -> ModalBasis:
     _check_positive_definite(M, "mass matrix")
     solve_K = _factor(K)
     if not sparse and n <= 600:
-        # small dense: every mode at once
-        w2, Phi = scipy.linalg.eigh(np.asarray(_dense(K)), np.asarray(_dense(M)))
-        keep = np.arange(d["modes"]) if "modes" in d else np.flatnonzero(np.sqrt(np.maximum(w2, 0)) < d["cutoff"])
-        w2, Phi = w2[keep], Phi[:, keep]
+        # small dense: the inverse problem M phi = mu K phi, mu = 1 / w^2, whose largest
+        # eigenvalues (the lowest modes) LAPACK gets to full relative accuracy (K phi = w^2 M phi
+        # would lose them to the condition number of K: 1e-7 on a 60-element beam's first mode)
+        if "modes" in d:
+            mu, Phi = scipy.linalg.eigh(np.asarray(M), np.asarray(K), subset_by_index=[n - d["modes"], n - 1])
+        else:
+            mu, Phi = scipy.linalg.eigh(np.asarray(M), np.asarray(K), subset_by_value=[d["cutoff"] ** -2, np.inf])
+        order = np.argsort(-mu)
+        w2, Phi = 1.0 / mu[order], Phi[:, order]
     else:
         w2, Phi = _lowest_modes(M, K, solve_K, d.get("modes"), d.get("cutoff"), n)
     if "cutoff" in d and not w2.size:
@@ -138,16 +144,26 @@ def reduce_structure(structure, loaded_points=()) -> ModalBasis:
     loaded = [structure.points.index(p) for p in dict.fromkeys(loaded_points)]
     if d.get("static_correction", True) and loaded:
         B = P[loaded].T                                          # (n_dof, n_loaded) unit loads
-        Psi = solve_K(B)
-        Psi = Psi - Phi @ (Phi.T @ (M @ Psi))                    # mass-orthogonal to the modes
+        Psi0 = solve_K(B)
+        ref = np.sqrt(np.abs(np.einsum("ij,ij->j", Psi0, M @ Psi0))) + 1e-300
+        Psi = Psi0.copy()
+        for _ in range(2):                   # mass-orthogonal to the modes (twice: no loss)
+            Psi -= Phi @ (Phi.T @ (M @ Psi))
         size = np.sqrt(np.abs(np.einsum("ij,ij->j", Psi, M @ Psi)))
-        ref = np.sqrt(np.abs(np.einsum("ij,ij->j", solve_K(B), M @ solve_K(B)))) + 1e-300
-        Psi = Psi[:, size > 1e-10 * ref]                        # already spanned: nothing to add
+        Psi = Psi[:, size > 1e-10 * ref] / size[size > 1e-10 * ref]   # already spanned: nothing to add
         if Psi.shape[1]:
-            T = np.hstack([Phi, Psi])
-            Kr, Mr = T.T @ (K @ T), T.T @ (M @ T)
-            w2, X = scipy.linalg.eigh(0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T))
-            Phi = T @ X
+            # mass-orthonormal among themselves too; they are then also K-orthogonal to the
+            # modes (Phi^T K Psi = Lambda Phi^T M Psi = 0), so the Ritz problem on [Phi, Psi]
+            # splits: the retained modes stay as they are (to their own accuracy) and only the
+            # static block is diagonalised
+            G = Psi.T @ (M @ Psi)
+            Psi = Psi @ np.linalg.inv(np.linalg.cholesky(0.5 * (G + G.T))).T
+            Ks = Psi.T @ (K @ Psi)
+            ws2, X = scipy.linalg.eigh(0.5 * (Ks + Ks.T))
+            w2 = np.concatenate([w2, ws2])
+            Phi = np.hstack([Phi, Psi @ X])
+            order = np.argsort(w2, kind="stable")
+            w2, Phi = w2[order], Phi[:, order]
             static = Psi.shape[1]
     w = np.sqrt(w2)
     zeta = _modal_damping(d, w, Phi, retained)
@@ -193,11 +209,13 @@ def _factor(K):
             if not np.all(np.isfinite(lu.U.diagonal())) or np.any(lu.U.diagonal() == 0):
                 raise RuntimeError
             return lambda b: lu.solve(np.asarray(b, dtype=float))
-        fac = scipy.linalg.lu_factor(np.asarray(K), check_finite=True)
+        with warnings.catch_warnings():          # a singular K: our error, not scipy's warning
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            fac = scipy.linalg.lu_factor(np.asarray(K), check_finite=True)
         if np.any(np.diag(fac[0]) == 0):
             raise RuntimeError
         return lambda b: scipy.linalg.lu_solve(fac, np.asarray(b, dtype=float))
-    except (RuntimeError, scipy.linalg.LinAlgError):
+    except (RuntimeError, scipy.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
         raise InputError("structure: the stiffness matrix is singular (a rigid-body mode or an unconstrained "
                          "degree of freedom); constrain the structure") from None
 
@@ -209,7 +227,10 @@ def _lowest_modes(M, K, solve_K, modes, cutoff, n):
     op = scipy.sparse.linalg.LinearOperator((n, n), matvec=solve_K, dtype=float)
     k = int(modes) if modes is not None else min(n - 1, 12)
     while True:
-        w2, Phi = scipy.sparse.linalg.eigsh(K, k=k, M=M, sigma=0.0, which="LM", OPinv=op)
+        # a fixed start vector: ARPACK's random one would make a branch's modes differ in the
+        # last digits from run to run
+        w2, Phi = scipy.sparse.linalg.eigsh(K, k=k, M=M, sigma=0.0, which="LM", OPinv=op,
+                                            v0=np.random.default_rng(0).standard_normal(n))
         order = np.argsort(w2)
         w2, Phi = w2[order], Phi[:, order]
         if modes is not None:

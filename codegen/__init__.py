@@ -7,6 +7,7 @@ runtime.  Public API: :func:`recast`, :func:`render`, :func:`generate_sources`,
 from .api import generate_module, generate_sources, resolve_spec, write_generated
 from .build import BuildError, cache_dir, compile_module
 from .recast import GENERATOR_VERSION, RecastError, RecastSystem, recast
+from .structure import LinearSplit, split_linear
 
 
 def __getattr__(name):
@@ -22,4 +23,4 @@ def __getattr__(name):
 
 __all__ = ["recast", "render", "generate_sources", "generate_module", "write_generated", "compile_module",
            "resolve_spec", "RecastSystem", "RecastError", "BuildError", "PrintError", "cache_dir",
-           "GENERATOR_VERSION"]
+           "GENERATOR_VERSION", "LinearSplit", "split_linear"]

@@ -187,12 +187,18 @@ class ModelSpec:
         recast is made and the model runs on the sampled path (AFT / shooting, DESIGN §5.4).
     time_unit : str, optional
         Unit of the time ``t`` (e.g. ``"s"``); none means dimensionless time (``""``).
+    condense : bool, optional
+        A model linear but for its contacts (one ``second_order`` per mode, say) is recognised
+        and given the harmonic balance condensed onto its contacts (DESIGN §6;
+        ``codegen/structure.py``): ``None`` (default) when it pays (at least 8 states, four per
+        contact), ``True`` whenever the model has that form, ``False`` never.
     """
 
     name: str
     description: str = ""
     sampled: bool = False
     time_unit: str | None = None
+    condense: bool | None = None
     t: sp.Symbol = field(default_factory=lambda: sp.Symbol("t", real=True))
     parameters: dict = field(default_factory=dict)
     states: list = field(default_factory=list)
@@ -219,6 +225,8 @@ class ModelSpec:
                                  f"(letters, digits, underscores), e.g. 'belt_2dof'")
         self.description = check_text(self.description, f"description of model {self.name!r}") or ""
         self.time_unit = check_text(self.time_unit, f"time unit of model {self.name!r}") or ""
+        if self.condense not in (None, True, False):
+            raise ModelSpecError(f"model {self.name!r}: condense={self.condense!r} must be None, True or False")
 
     # -- declarations ---------------------------------------------------------------
     def _new_name(self, name: str, what: str) -> str:
@@ -461,6 +469,8 @@ class ModelSpec:
         """
         vr = sp.Symbol("_vr", real=True)
         parts = [repr((self.name, self.description, self.sampled, self.time_unit)), sp.srepr(self.t)]
+        if self.condense is not None:
+            parts.append(f"condense={self.condense!r}")
         parts += [repr((p.name, p.default, p.unit, p.doc, p.positive, p.bounds)) + sp.srepr(p.symbol)
                   for p in self.parameters.values()]
         parts += [sp.srepr(x) for x in (self.states, self.algebraic, list(self.odes.items()),

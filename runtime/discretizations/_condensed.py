@@ -466,12 +466,9 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         c = self._at(Z)
         st = self.st
         omega = c["omega"] if self.H else 0.0
-        q = st.modal_harmonics(_to_complex(c["Fc"]), self._kk, omega)
-        qd = q * (1j * self._kk * omega)
-        out = np.empty((2 * st.m + st.n_z, self.nh))
-        _to_real(q, out[:st.m])
-        _to_real(qd, out[st.m:2 * st.m])
-        out[2 * st.m:] = c["U"][st.n_in:]
+        out = np.empty((st.n_lin + st.n_z, self.nh))
+        _to_real(st.state_harmonics(_to_complex(c["Fc"]), self._kk, omega), out[:st.n_lin])
+        out[st.n_lin:] = c["U"][st.n_in:]
         return out
 
     def full_solution(self, Z):
@@ -521,15 +518,11 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         rF, rz, ni, nz, nF = st.rows_F, st.rows_z, st.n_in, st.n_z, st.n_F
         Kw, Kz = Jp[:, :, rF, :ni], Jp[:, :, rF, rz]
         Hw, Hz = Jp[:, :, rz, :ni], Jp[:, :, rz, rz]
-        m2 = 2 * st.m
+        m2 = st.n_lin
         n = m2 + nz
-        # initial conditions: the unit vectors of x = (q, q', z), xi = V^-1 (q, q')
-        lp, lm = st.poles[:st.m], st.poles[st.m:]
-        gap = lp - lm
+        # initial conditions: the unit vectors of the states (x, z), xi = V^-1 x
         Xi = np.zeros((m2, n), dtype=complex)
-        j = np.arange(st.m)
-        Xi[j, j], Xi[st.m + j, j] = -lm / gap, lp / gap                  # from q_j
-        Xi[j, st.m + j], Xi[st.m + j, st.m + j] = 1 / gap, -1 / gap       # from q_j'
+        Xi[:, :m2] = st.from_states(np.eye(m2))
         Zs = np.zeros((nz, n), dtype=complex)
         Zs[:, m2:] = np.eye(nz)
         size = ns * (ni + nz)
@@ -559,8 +552,7 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
                 if nz:
                     Zs += b_gl[jj] * h * (Hw[step, jj] @ w_j + Hz[step, jj] @ z_j)
         M = np.empty((n, n))
-        M[:st.m] = (Xi[:st.m] + Xi[st.m:]).real
-        M[st.m:m2] = (lp[:, None] * Xi[:st.m] + lm[:, None] * Xi[st.m:]).real
+        M[:m2] = st.to_states(Xi).real
         M[m2:] = Zs.real
         return M
 
@@ -582,7 +574,7 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         (n, n_t), uniform in time; the time origin is shifted so that the phase condition
         holds."""
         x = np.asarray(x_samples, dtype=float)
-        n = 2 * self.st.m + self.st.n_z
+        n = self.st.n_lin + self.st.n_z
         if x.ndim != 2 or x.shape[0] != n:
             raise InputError(f"state samples must have shape (n={n}, n_t), got {x.shape}")
         w = self.st.port_states(x)[:self.nv]

@@ -70,11 +70,12 @@ Contract (numbered as in scipy's ``OdeSolver``):
    the AFT lets the engines eliminate before their LU (:attr:`Model.kinematic`).
 14. Optional ``CONTACT_LAWS_USE_LAM`` (bool, default True; generated modules have it): whether a
    contact's friction law involves the continuation parameter (:attr:`Model.contact_laws_use_lam`).
-15. Optional ``STRUCTURE`` (structural models, DESIGN §6; ``model/_structure.py``): the
-   :class:`~frictionkit.runtime.model._structure.StructuralSystem` of a linear structure with
-   contacts, whose module is built by ``structural_module`` (states: modal coordinates, modal
-   velocities, own states; no quadratic recast: ``operators``/``quad`` raise).  The condensed
-   harmonic balance reads it (:attr:`Model.structure`).
+15. Optional ``structure_for(p)`` and ``STRUCTURE`` (structural models, DESIGN §6;
+   ``model/_structure.py``): the :class:`~frictionkit.runtime.model._structure.StructuralSystem`
+   of a linear part with contacts at the parameter values ``p`` (``STRUCTURE``: the same for
+   every ``p``, a structure given numerically), whose module is built by ``structural_module``
+   (states: the linear part's, then the own states; no quadratic recast: ``operators``/``quad``
+   raise).  The condensed harmonic balance reads it (:attr:`Model.structure`).
 """
 from __future__ import annotations
 
@@ -271,7 +272,10 @@ class Model:
     @property
     def structure(self):
         """The :class:`~frictionkit.runtime.model._structure.StructuralSystem` of a structural
-        model (contract item 15), or None."""
+        model at this model's parameter values (contract item 15), or None."""
+        get = getattr(self.module, "structure_for", None)
+        if get is not None:
+            return get(self.param_vector())
         return getattr(self.module, "STRUCTURE", None)
 
     @property

@@ -7,7 +7,7 @@ from types import ModuleType
 
 from ..errors import InputError
 from ._interface import Model
-from ._structure import reduce_structure, structural_module
+from ._structure import LinearSystem, ModalSystem, reduce_structure, structural_module
 
 
 def load_model(model, continuation: str | None = None, backend: str = "auto", **params) -> Model:
@@ -39,15 +39,18 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
         return Model(model, params)
     if continuation is None:
         raise InputError("load_model: give the continuation parameter, e.g. continuation='Vb'")
-    from frictionkit.codegen import generate_module, resolve_spec  # public codegen API only
+    from frictionkit.codegen import generate_module, resolve_spec, split_linear  # public codegen API only
     from frictionkit.modelspec import ZOO
     from frictionkit.modelspec.errors import ModelSpecError
     try:
         # a model file is run once: its spec then goes to the generator (the zoo's names keep
         # their shipped modules)
         spec = model if isinstance(model, str) and model in ZOO else resolve_spec(model)
+        split = None if isinstance(spec, str) else split_linear(spec, continuation)
         if getattr(spec, "linear_structure", None) is not None:
             module = _structural(spec, continuation, backend)
+        elif split is not None:
+            module = _recognised(spec, split, continuation, backend)
         else:
             module = generate_module(spec, continuation, backend=backend)
         loaded = Model(module, params)          # checks the parameter values
@@ -69,4 +72,21 @@ def _structural(spec, continuation, backend):
     port_spec, layout = spec.port_model()
     port = generate_module(port_spec, continuation, backend=backend)
     basis = reduce_structure(layout.structure, [point for _, point in layout.forces])
-    return structural_module(port, layout, basis, layout.structure.fingerprint())
+    return structural_module(port, layout, ModalSystem(basis, layout, port), layout.structure.fingerprint())
+
+
+def _recognised(spec, split, continuation, backend):
+    """The model module of a symbolic model recognised as linear but for its contacts
+    (``codegen/structure.py``): the port model generated, the linear part evaluated at the
+    parameter values (again when those that enter it change) and diagonalised."""
+    from frictionkit.codegen import generate_module  # public codegen API only
+    spec.validate(continuation)
+    port = generate_module(split.port, continuation, backend=backend)
+    names = list(port.PARAMETERS)
+    evaluate = split.evaluator(names)
+
+    def make(p):
+        A, B, C = evaluate(p)
+        return LinearSystem(A, B, C, split.states, split.layout, port)
+    return structural_module(port, split.layout, make, split.fingerprint,
+                             depends=[names.index(q) for q in split.parameters])

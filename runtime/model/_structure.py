@@ -276,56 +276,42 @@ class StructuralSystem:
     """The reduced structure and its ports: what the condensed harmonic balance reads
     (contract item 15 of ``_interface.py``).
 
-    Full state of the reduced system: ``x = [q_1..q_m, q_1'..q_m', z_1..z_nz]``.  Inputs of
-    the port model (the laws' displacements and velocities of points): ``w = C x``; forces
-    at the loaded points: ``F``; the modal equations ``q'' + 2 zeta w q' + w^2 q =
-    Phi_F^T F``.
+    The linear part is a first-order system ``x' = A x + B F`` of ``n_lin`` states, read by
+    the port model's inputs ``w = C x`` (the laws' displacements and velocities), forced by
+    the port model's forces ``F`` at the loaded points; the whole reduced system's state is
+    ``[x, z]`` (``z``: the port model's own states).  ``A`` is diagonalised, ``A = V diag(lambda)
+    V^-1``, which gives the pole-residue form of the dynamic compliance (module docstring).
+    :class:`ModalSystem` (modal data, ``x = (q, q')``) and :class:`LinearSystem` (any ``A``,
+    ``B``, ``C``: a symbolic model recognised as linear but for its contacts) implement it.
 
     Attributes
     ----------
-    basis : ModalBasis
     layout : PortLayout
         Inputs, own states and forces of the port model (``ModelSpec.port_model``).
     port : module
         The generated port module (its ``rhs``, ``jac``, ``dfdlam``, ``taylor``: those of
         the forces and the own states as functions of ``[w, z, 0]``).
-    n_in, n_z, n_F, m : int
-        Inputs, own states, loaded points, modes.
-    input_names, own_names : tuple of str
-    phi_in : ndarray (n_in, m)
-        Mode shapes at the input points; ``velocity`` (n_in,) bool: the input is a velocity.
-    phi_F : ndarray (n_F, m)
-        Mode shapes at the loaded points.
-    poles : ndarray (2m,) complex
-        ``lambda+`` of every mode, then ``lambda-``.
-    residues : ndarray (2m, n_in, n_F) complex
+    n_in, n_z, n_F, n_lin : int
+        Inputs, own states, loaded points (force channels), linear states.
+    input_names, own_names, lin_names : tuple of str
+    poles : ndarray (n_lin,) complex
+    residues : ndarray (n_lin, n_in, n_F) complex
+        ``R_pole = Cm[:, pole] Bm[pole]`` with ``Cm = C V``, ``Bm = V^-1 B``.
+    A, B, C : ndarray or sparse
+        The first-order system (``B`` (n_lin, n_F), ``C`` (n_in, n_lin) dense).
     """
 
-    def __init__(self, basis: ModalBasis, layout, port):
-        self.basis, self.layout, self.port = basis, layout, port
-        pts = list(basis.points)
+    def _setup(self, layout, port, poles, Cm, Bm, lin_names):
+        self.layout, self.port = layout, port
         self.input_names = tuple(name for name, _, _ in layout.inputs)
         self.own_names = tuple(layout.states)
-        self.velocity = np.array([q == "velocity" for _, _, q in layout.inputs], dtype=bool)
-        self.phi_in = basis.shapes[[pts.index(p) for _, p, _ in layout.inputs]].reshape(len(layout.inputs), -1)
-        self.phi_F = basis.shapes[[pts.index(p) for _, p in layout.forces]].reshape(len(layout.forces), -1)
+        self.lin_names = tuple(lin_names)
         self.n_in, self.n_z, self.n_F = len(layout.inputs), len(layout.states), len(layout.forces)
-        self.m = basis.frequencies.size
-        w, zeta = basis.frequencies, basis.damping
-        root = np.sqrt(zeta.astype(complex) ** 2 - 1.0)
-        lp, lm = w * (-zeta + root), w * (-zeta - root)
-        if np.any(np.abs(lp - lm) < 1e-10 * w):
-            j = int(np.flatnonzero(np.abs(lp - lm) < 1e-10 * w)[0])
-            raise InputError(f"structure: mode {j + 1} ({w[j]:.6g} rad/s) is critically damped (ratio "
-                             f"{zeta[j]:.6g}); its pole is double: change its damping slightly")
-        self.poles = np.concatenate([lp, lm])
-        gap = lp - lm
-        Bm = np.concatenate([self.phi_F.T / gap[:, None], -self.phi_F.T / gap[:, None]])    # (2m, n_F)
-        lam_in = np.where(self.velocity[:, None], np.concatenate([lp, lm])[None, :], 1.0)  # (n_in, 2m)
-        Cm = np.concatenate([self.phi_in, self.phi_in], axis=1) * lam_in                    # (n_in, 2m)
-        self.residues = Cm.T[:, :, None] * Bm[:, None, :]
-        self._Cm, self._Bm = Cm, Bm
-        self._res2 = self.residues.reshape(2 * self.m, -1)
+        self.n_lin = len(self.lin_names)
+        self.poles = np.asarray(poles, dtype=complex)
+        self._Cm, self._Bm = np.asarray(Cm, dtype=complex), np.asarray(Bm, dtype=complex)
+        self.residues = self._Cm.T[:, :, None] * self._Bm[:, None, :]
+        self._res2 = self.residues.reshape(self.n_lin, -1)
         # the port model's row blocks: inputs, own states, force slots
         self.rows_z = slice(self.n_in, self.n_in + self.n_z)
         self.rows_F = slice(self.n_in + self.n_z, self.n_in + self.n_z + self.n_F)
@@ -341,7 +327,7 @@ class StructuralSystem:
         ``-i k / d`` (exact; cost O(poles x harmonics) per order, then one product with the
         residues)."""
         k = np.asarray(k, dtype=float)
-        d = 1j * k[None, :] * omega - self.poles[:, None]                 # (2m, K)
+        d = 1j * k[None, :] * omega - self.poles[:, None]                 # (n_lin, K)
         c = 1.0 / d
         ratio = (-1j * k[None, :]) * c
         out = np.empty((order + 1, k.size, self.n_in, self.n_F), dtype=complex)
@@ -355,18 +341,11 @@ class StructuralSystem:
         """``G(i k omega)``, shape (len(k), n_in, n_F) complex."""
         return self.compliance_series(k, omega, 0)[0]
 
-    def modal_harmonics(self, F_hat, k, omega) -> np.ndarray:
-        """The modal coordinates' complex harmonics ``q_hat`` (m, K) forced by the complex force
-        harmonics ``F_hat`` (n_F, K) at ``k omega`` (velocities: ``i k omega q_hat``)."""
+    def state_harmonics(self, F_hat, k, omega) -> np.ndarray:
+        """The linear states' complex harmonics (n_lin, K) forced by the complex force harmonics
+        ``F_hat`` (n_F, K) at ``k omega``: ``V diag(1 / (i k omega - lambda)) Bm F_hat``."""
         s = 1j * np.asarray(k, dtype=float) * omega
-        w, z = self.basis.frequencies[:, None], self.basis.damping[:, None]
-        return (self.phi_F.T @ F_hat) / (w * w + 2 * z * w * s[None, :] + s[None, :] ** 2)
-
-    def point_harmonics(self, F_hat, k, omega, shapes, velocity=False) -> np.ndarray:
-        """Complex harmonics (n_rows, K) of the displacement (or velocity) read by the rows of
-        ``shapes`` (n_rows, m): any point, or any degree of freedom with ``basis.full_shapes``."""
-        q = np.asarray(shapes, dtype=float) @ self.modal_harmonics(F_hat, k, omega)
-        return q * (1j * np.asarray(k, dtype=float) * omega) if velocity else q
+        return self.to_states((self._Bm @ F_hat) / (s[None, :] - self.poles[:, None]))
 
     # -- exact modal propagation over a time step (the structured monodromy) ------------------
     def step_integrals(self, h, nodes):
@@ -387,7 +366,7 @@ class StructuralSystem:
 
         Returns
         -------
-        E : (2m,), Ei : (s, 2m), a : (s, s, 2m), b : (s, 2m), complex
+        E : (n_lin,), Ei : (s, n_lin), a : (s, s, n_lin), b : (s, n_lin), complex
         """
         c = np.asarray(nodes, dtype=float)
         s = c.size
@@ -402,23 +381,168 @@ class StructuralSystem:
         return np.exp(lam * h), np.exp(np.outer(c * h, lam)), a, integrals(h)
 
     def modal_coordinates(self):
-        """``(V_q, V_qd)``: the modal coordinates ``q`` and velocities ``q'`` of the complex
-        modal state ``xi`` (``x = V xi``): ``q_j = xi_j+ + xi_j-``, ``q_j' = lambda+ xi_j+ +
-        lambda- xi_j-``; and ``Cm`` (n_in, 2m), ``Bm`` (2m, n_F)."""
+        """``(Cm, Bm)``: ``C V`` (n_in, n_lin) and ``V^-1 B`` (n_lin, n_F), complex."""
         return self._Cm, self._Bm
 
     # -- the port model ------------------------------------------------------------------
     def port_states(self, x):
-        """The port model's states ``[w, z, 0]`` from full states ``x`` (n, ...)."""
+        """The port model's states ``[w, z, 0]`` from full states ``x`` (n_lin + n_z, ...)."""
         x = np.asarray(x, dtype=float)
-        m = self.m
-        q, qd = x[:m], x[m:2 * m]
-        shape = x.shape[1:]
-        out = np.zeros((self.n_port,) + shape)
-        for i in range(self.n_in):
-            out[i] = np.tensordot(self.phi_in[i], qd if self.velocity[i] else q, axes=1)
-        out[self.rows_z] = x[2 * m:]
+        out = np.zeros((self.n_port,) + x.shape[1:])
+        out[:self.n_in] = np.tensordot(self.C, x[:self.n_lin], axes=1)
+        out[self.rows_z] = x[self.n_lin:]
         return out
+
+    # -- what a subclass gives ---------------------------------------------------------------
+    def to_states(self, xi):
+        """Linear states from modal coordinates: ``V xi`` (n_lin, ...)."""
+        raise NotImplementedError
+
+    def from_states(self, x):
+        """Modal coordinates from linear states: ``V^-1 x`` (n_lin, ...)."""
+        raise NotImplementedError
+
+    def lin_rhs(self, x):
+        """``A x`` for linear states ``x`` (n_lin, ...)."""
+        raise NotImplementedError
+
+    def kinematic(self):
+        """Pairs ``(i, j)``: the linear equations ``x_i' = x_j`` (contract item 13)."""
+        return ()
+
+
+class ModalSystem(StructuralSystem):
+    """Modal data: ``x = (q_1..q_m, q_1'..q_m')``, ``q_j'' + 2 zeta_j w_j q_j' + w_j^2 q_j =
+    phi_F,j . F``; each mode has the poles ``lambda+- = w (-zeta +- sqrt(zeta^2 - 1))`` and the
+    eigenvectors ``(1, lambda+-)``.
+
+    Attributes (besides :class:`StructuralSystem`'s)
+    ------------------------------------------------
+    basis : ModalBasis
+    m : int
+        Modes (``n_lin = 2 m``).
+    phi_in : ndarray (n_in, m)
+        Mode shapes at the input points; ``velocity`` (n_in,) bool: the input is a velocity.
+    phi_F : ndarray (n_F, m)
+        Mode shapes at the loaded points.
+    """
+
+    def __init__(self, basis: ModalBasis, layout, port):
+        self.basis = basis
+        pts = list(basis.points)
+        self.velocity = np.array([q == "velocity" for _, _, q in layout.inputs], dtype=bool)
+        self.phi_in = basis.shapes[[pts.index(p) for _, p, _ in layout.inputs]].reshape(len(layout.inputs), -1)
+        self.phi_F = basis.shapes[[pts.index(p) for _, p in layout.forces]].reshape(len(layout.forces), -1)
+        self.m = m = basis.frequencies.size
+        w, zeta = basis.frequencies, basis.damping
+        root = np.sqrt(zeta.astype(complex) ** 2 - 1.0)
+        lp, lm = w * (-zeta + root), w * (-zeta - root)
+        if np.any(np.abs(lp - lm) < 1e-10 * w):
+            j = int(np.flatnonzero(np.abs(lp - lm) < 1e-10 * w)[0])
+            raise InputError(f"structure: mode {j + 1} ({w[j]:.6g} rad/s) is critically damped (ratio "
+                             f"{zeta[j]:.6g}); its pole is double: change its damping slightly")
+        self._lp, self._lm, self._gap = lp, lm, lp - lm
+        gap = self._gap
+        Bm = np.concatenate([self.phi_F.T / gap[:, None], -self.phi_F.T / gap[:, None]])    # (2m, n_F)
+        lam_in = np.where(self.velocity[:, None], np.concatenate([lp, lm])[None, :], 1.0)  # (n_in, 2m)
+        Cm = np.concatenate([self.phi_in, self.phi_in], axis=1) * lam_in                    # (n_in, 2m)
+        self._w2, self._c = w * w, 2 * zeta * w
+        self.B = np.concatenate([np.zeros((m, len(layout.forces))), self.phi_F.T])
+        self.C = np.zeros((len(layout.inputs), 2 * m))
+        for i in range(len(layout.inputs)):
+            self.C[i, (m if self.velocity[i] else 0):(2 * m if self.velocity[i] else m)] = self.phi_in[i]
+        taken = set(port.PARAMETERS) | set(layout.states) | {n for n, _, _ in layout.inputs}
+        base = "q" if not any(f"q{j + 1}" in taken or f"q{j + 1}_dot" in taken for j in range(m)) else "mode"
+        names = tuple(f"{base}{j + 1}" for j in range(m)) + tuple(f"{base}{j + 1}_dot" for j in range(m))
+        self._setup(layout, port, np.concatenate([lp, lm]), Cm, Bm, names)
+
+    def to_states(self, xi):
+        m = self.m
+        out = np.empty(xi.shape, dtype=complex)
+        out[:m] = xi[:m] + xi[m:]
+        out[m:] = self._lp.reshape((-1,) + (1,) * (xi.ndim - 1)) * xi[:m] \
+            + self._lm.reshape((-1,) + (1,) * (xi.ndim - 1)) * xi[m:]
+        return out
+
+    def from_states(self, x):
+        m = self.m
+        shape = (-1,) + (1,) * (np.ndim(x) - 1)
+        lp, lm, gap = (a.reshape(shape) for a in (self._lp, self._lm, self._gap))
+        q, qd = x[:m], x[m:]
+        return np.concatenate([(qd - lm * q) / gap, (lp * q - qd) / gap])
+
+    def lin_rhs(self, x):
+        m = self.m
+        shape = (-1,) + (1,) * (np.ndim(x) - 1)
+        out = np.empty(np.shape(x))
+        out[:m] = x[m:]
+        out[m:] = -self._w2.reshape(shape) * x[:m] - self._c.reshape(shape) * x[m:]
+        return out
+
+    @property
+    def A(self):
+        m = self.m
+        A = np.zeros((2 * m, 2 * m))
+        A[np.arange(m), m + np.arange(m)] = 1.0
+        A[m + np.arange(m), np.arange(m)] = -self._w2
+        A[m + np.arange(m), m + np.arange(m)] = -self._c
+        return A
+
+    def kinematic(self):
+        return tuple((j, self.m + j) for j in range(self.m))
+
+    def point_harmonics(self, F_hat, k, omega, shapes, velocity=False) -> np.ndarray:
+        """Complex harmonics (n_rows, K) of the displacement (or velocity) read by the rows of
+        ``shapes`` (n_rows, m): any point, or any degree of freedom with ``basis.full_shapes``."""
+        q = self.state_harmonics(F_hat, k, omega)[:self.m]
+        q = np.asarray(shapes, dtype=float) @ q
+        return q * (1j * np.asarray(k, dtype=float) * omega) if velocity else q
+
+
+class LinearSystem(StructuralSystem):
+    """Any first-order linear part ``x' = A x + B F``, ``w = C x`` (numbers), diagonalised by
+    ``numpy.linalg.eig`` once: a symbolic model recognised as linear but for its contacts
+    (``codegen``'s recognition).
+
+    Raises
+    ------
+    InputError
+        ``A`` is not diagonalisable to working accuracy (a defective eigenvalue: a double pole),
+        or has a zero eigenvalue (a free integrator: no static compliance).
+    """
+
+    def __init__(self, A, B, C, names, layout, port):
+        A = np.asarray(A, dtype=float)
+        self.A, self.B, self.C = A, np.asarray(B, dtype=float), np.asarray(C, dtype=float)
+        lam, V = np.linalg.eig(A)
+        cond = np.linalg.cond(V)
+        if not np.isfinite(cond) or cond > 1e10:
+            raise InputError(f"model {port.MODEL_NAME!r}: its linear part is not diagonalisable to working "
+                             f"accuracy (eigenvector condition number {cond:.2g}: a double pole, e.g. a critically "
+                             "damped mode); declare it with m.structure(...) from modal data instead")
+        if np.any(np.abs(lam) < 1e-12 * max(1.0, float(np.max(np.abs(lam))))):
+            raise InputError(f"model {port.MODEL_NAME!r}: its linear part has a zero eigenvalue (a free "
+                             "integrator or a rigid-body mode): constrain the structure")
+        self._V, self._Vinv = V, np.linalg.inv(V)
+        self._setup(layout, port, lam, self.C @ V, self._Vinv @ self.B, names)
+
+    def to_states(self, xi):
+        return np.tensordot(self._V, xi, axes=1)
+
+    def from_states(self, x):
+        return np.tensordot(self._Vinv, np.asarray(x), axes=1)
+
+    def lin_rhs(self, x):
+        return np.tensordot(self.A, np.asarray(x, dtype=float), axes=1)
+
+    def kinematic(self):
+        out = []
+        for i, row in enumerate(self.A):
+            nz = np.flatnonzero(row)
+            if nz.size == 1 and row[nz[0]] == 1.0 and not np.any(self.B[i]):
+                out.append((i, int(nz[0])))
+        used = [j for _, j in out]
+        return tuple((i, j) for i, j in out if used.count(j) == 1 and j not in [a for a, _ in out])
 
 
 def _phi(z, k):
@@ -440,96 +564,116 @@ def _phi(z, k):
 # ---------------------------------------------------------------------------------------
 # the generated-model interface of the whole reduced system
 # ---------------------------------------------------------------------------------------
-def structural_module(port, layout, basis: ModalBasis, fingerprint: str) -> types.ModuleType:
-    """A module honouring the generated-model interface for the reduced structure and its
-    ports (states ``q``, ``q'``, then the own states), with ``STRUCTURE`` (contract item 15).
+class _PerParameters:
+    """The structural system of a parameter vector: a symbolic model's linear part depends on
+    parameters (``make(p)`` builds it), cached on the values of those that enter it
+    (``depends``: their positions in ``p``); a numeric structure is one system for all."""
 
-    The full system's ``rhs``/``jac``/``dfdlam``/``taylor`` are the modal equations plus the
-    port module's forces and own-state equations; there is no quadratic recast of the whole
-    (``operators``/``quad`` raise): the paths that apply are the AFT harmonic balance of the
-    states (condensed onto the inputs by default, ``runtime/discretizations/_condensed.py``;
-    uncondensed for cross-checks), shooting, time simulation and equilibria.
-    """
-    sysm = StructuralSystem(basis, layout, port)
-    m, nz, n_in, nF = sysm.m, sysm.n_z, sysm.n_in, sysm.n_F
-    taken = set(port.PARAMETERS) | set(sysm.own_names) | set(sysm.input_names)
-    base = "q" if not any(f"q{j + 1}" in taken or f"q{j + 1}_dot" in taken for j in range(m)) else "mode"
-    states = tuple(f"{base}{j + 1}" for j in range(m)) + tuple(f"{base}{j + 1}_dot" for j in range(m)) \
-        + sysm.own_names
-    n = 2 * m + nz
-    w2 = basis.frequencies ** 2
-    c = 2 * basis.damping * basis.frequencies
-    phi_F = sysm.phi_F
-    rz, rF = sysm.rows_z, sysm.rows_F
-    h = hashlib.sha256((str(port.MODEL_HASH) + fingerprint + basis.digest()).encode()).hexdigest()[:16]
-    mod = types.ModuleType(f"_frictionkit_structure_{port.MODEL_NAME}_{h}",
-                           f"Reduced structure ({m} modes) with the port model {port.MODEL_NAME!r}.")
+    def __init__(self, make, depends=()):
+        self.make, self.depends = make, tuple(depends)
+        self._cache = {}
 
-    def rhs(t, x, p):
-        x = np.asarray(x, dtype=float)
-        fp = np.asarray(port.rhs(t, sysm.port_states(x), p), dtype=float)
-        out = np.empty_like(x, dtype=float)
-        q, qd = x[:m], x[m:2 * m]
-        out[:m] = qd
-        out[m:2 * m] = -(w2 * q.T).T - (c * qd.T).T + np.tensordot(phi_F.T, fp[rF], axes=1)
-        out[2 * m:] = fp[rz]
+    def __call__(self, p):
+        key = tuple(float(p[i]) for i in self.depends)
+        out = self._cache.get(key)
+        if out is None:
+            if len(self._cache) > 16:
+                self._cache.clear()
+            out = self._cache[key] = self.make(p)
         return out
 
-    def _input_map():
-        """d w / d x: (n_in, n)."""
-        D = np.zeros((n_in, n))
-        for i in range(n_in):
-            D[i, (m if sysm.velocity[i] else 0):(2 * m if sysm.velocity[i] else m)] = sysm.phi_in[i]
-        return D
 
-    dw_dx = _input_map()
+def structural_module(port, layout, system, fingerprint: str, depends=()) -> types.ModuleType:
+    """A module honouring the generated-model interface for a structure's linear part and its
+    ports (states: the linear states, then the own states), with ``STRUCTURE`` or
+    ``structure_for`` (contract item 15).
+
+    Parameters
+    ----------
+    port : module
+        The generated port module.
+    layout : PortLayout
+    system : StructuralSystem or callable
+        The linear part, or ``p -> StructuralSystem`` when it depends on the parameters at
+        ``depends`` (positions in ``PARAMETERS``; a recognised symbolic model).
+    fingerprint : str
+        Hash of what defines the linear part (the structure's numbers or expressions).
+
+    Notes
+    -----
+    The full system's ``rhs``/``jac``/``dfdlam``/``taylor`` are ``x' = A x + B F``, ``z' = h``
+    with the port module's ``F``, ``h`` at ``[C x, z, 0]``; there is no quadratic recast of
+    the whole (``operators``/``quad`` raise): the paths that apply are the AFT harmonic
+    balance of the states (condensed onto the inputs by default,
+    ``runtime/discretizations/_condensed.py``; uncondensed for cross-checks), shooting, time
+    simulation and equilibria.
+    """
+    get = system if callable(system) and not isinstance(system, StructuralSystem) else None
+    if get is None:
+        fixed = system
+        get = lambda p: fixed                      # noqa: E731
+        digest = system.basis.digest() if isinstance(system, ModalSystem) else ""
+    else:
+        get = _PerParameters(system, depends)
+        digest = ""
+    first = get(np.array(port.DEFAULTS, dtype=float))
+    n_lin, nz, n_in = first.n_lin, first.n_z, first.n_in
+    n = n_lin + nz
+    rz, rF = first.rows_z, first.rows_F
+    states = first.lin_names + first.own_names
+    h = hashlib.sha256((str(port.MODEL_HASH) + fingerprint + digest).encode()).hexdigest()[:16]
+    mod = types.ModuleType(f"_frictionkit_structure_{port.MODEL_NAME}_{h}",
+                           f"Linear structure ({n_lin} states) with the port model {port.MODEL_NAME!r}.")
+
+    def rhs(t, x, p):
+        st = get(p)
+        x = np.asarray(x, dtype=float)
+        fp = np.asarray(port.rhs(t, st.port_states(x), p), dtype=float)
+        out = np.empty(x.shape)
+        out[:n_lin] = st.lin_rhs(x[:n_lin]) + np.tensordot(st.B, fp[rF], axes=1)
+        out[n_lin:] = fp[rz]
+        return out
 
     def jac(t, x, p):
+        st = get(p)
         x = np.asarray(x, dtype=float)
-        Jp = np.asarray(port.jac(t, sysm.port_states(x), p), dtype=float)      # (np, np[, M])
+        Jp = np.asarray(port.jac(t, st.port_states(x), p), dtype=float)      # (np, np[, M])
         batch = x.shape[1:]
         J = np.zeros((n, n) + batch)
-        idx = np.arange(m)
-        J[idx, m + idx] = 1.0
-        J[m + idx, idx] = -w2[(...,) + (None,) * len(batch)] if batch else -w2
-        J[m + idx, m + idx] = -c[(...,) + (None,) * len(batch)] if batch else -c
-        # forces and own-state equations through the inputs and the own states
+        A = np.asarray(st.A)
+        J[:n_lin, :n_lin] = A.reshape(A.shape + (1,) * len(batch))
         dF_dw, dF_dz = Jp[rF, :n_in], Jp[rF, rz]
         dh_dw, dh_dz = Jp[rz, :n_in], Jp[rz, rz]
-        J[m:2 * m] += np.einsum("fm,fi...,in->mn...", phi_F, dF_dw, dw_dx)
-        J[m:2 * m, 2 * m:] += np.einsum("fm,fz...->mz...", phi_F, dF_dz)
-        J[2 * m:] += np.einsum("zi...,in->zn...", dh_dw, dw_dx)
-        J[2 * m:, 2 * m:] += dh_dz
+        J[:n_lin, :n_lin] += np.einsum("af,fi...,ib->ab...", st.B, dF_dw, st.C)
+        J[:n_lin, n_lin:] += np.einsum("af,fz...->az...", st.B, dF_dz)
+        J[n_lin:, :n_lin] += np.einsum("zi...,ib->zb...", dh_dw, st.C)
+        J[n_lin:, n_lin:] += dh_dz
         return J
 
     def dfdlam(t, x, p):
+        st = get(p)
         x = np.asarray(x, dtype=float)
-        exact = getattr(port, "dfdlam", None)
-        if exact is None:
-            raise ModelInterfaceError("the port model has no dfdlam")
-        dp = np.asarray(exact(t, sysm.port_states(x), p), dtype=float)
+        dp = np.asarray(port.dfdlam(t, st.port_states(x), p), dtype=float)
         out = np.zeros(x.shape)
-        out[m:2 * m] = np.tensordot(phi_F.T, dp[rF], axes=1)
-        out[2 * m:] = dp[rz]
+        out[:n_lin] = np.tensordot(st.B, dp[rF], axes=1)
+        out[n_lin:] = dp[rz]
         return out
 
     def taylor(t, X, LAM, A, k, p):
+        st = get(p)
         X = np.asarray(X, dtype=float)
-        Xp = np.zeros((X.shape[0], sysm.n_port) + X.shape[2:])
-        for i in range(n_in):
-            rows = X[:, m:2 * m] if sysm.velocity[i] else X[:, :m]
-            Xp[:, i] = np.einsum("j,qj...->q...", sysm.phi_in[i], rows)
-        Xp[:, rz] = X[:, 2 * m:]
+        Xp = np.zeros((X.shape[0], st.n_port) + X.shape[2:])
+        Xp[:, :n_in] = np.einsum("ib,qb...->qi...", st.C, X[:, :n_lin])
+        Xp[:, rz] = X[:, n_lin:]
         Ak, Fp = port.taylor(t, Xp, LAM, A, k, p)
         Fp = np.asarray(Fp, dtype=float)
         F = np.empty(X.shape[1:])
-        F[:m] = X[k, m:2 * m]
-        F[m:2 * m] = -(w2 * X[k, :m].T).T - (c * X[k, m:2 * m].T).T + np.tensordot(phi_F.T, Fp[rF], axes=1)
-        F[2 * m:] = Fp[rz]
+        F[:n_lin] = st.lin_rhs(X[k, :n_lin]) + np.tensordot(st.B, Fp[rF], axes=1)
+        F[n_lin:] = Fp[rz]
         return Ak, F
 
     def contact_velocity(x, t, p):
-        return port.contact_velocity(sysm.port_states(x), t, p)
+        return port.contact_velocity(get(p).port_states(x), t, p)
 
     def _no_recast(*args, **kwargs):
         raise ModelInterfaceError(f"structural model {port.MODEL_NAME!r} has no quadratic recast of the whole "
@@ -539,20 +683,23 @@ def structural_module(port, layout, basis: ModalBasis, fingerprint: str) -> type
         return np.asarray(x, dtype=float).copy()
 
     empty = np.array([], dtype=np.intp)
+    port_units = tuple(getattr(port, "STATE_UNITS", ("",) * first.n_port))
     mod.__dict__.update(
         MODEL_NAME=port.MODEL_NAME, MODEL_HASH=h, GENERATOR_VERSION=port.GENERATOR_VERSION,
         BACKEND=port.BACKEND, CONTINUATION=port.CONTINUATION, PARAMETERS=tuple(port.PARAMETERS),
         DEFAULTS=tuple(port.DEFAULTS), UNITS=tuple(getattr(port, "UNITS", ("",) * len(port.PARAMETERS))),
         STATES=states, VARIABLES=states, KINDS=("differential",) * n,
-        STATE_UNITS=("",) * (2 * m) + tuple(getattr(port, "STATE_UNITS", ("",) * sysm.n_port)[rz]),
+        STATE_UNITS=("",) * n_lin + port_units[rz],
         FORCING_FREQUENCY=port.FORCING_FREQUENCY, VALIDITY=(), DEFINITIONS=(), SAMPLED=False,
-        KINEMATIC=tuple((j, m + j) for j in range(m)), Q_K=empty, Q_I=empty, Q_J=empty,
+        KINEMATIC=first.kinematic(), Q_K=empty, Q_I=empty, Q_J=empty,
         B_K=empty, B_J=empty, B_L=empty, POINT_ROWS=(), POINT_FUNCS=(), POINT_ARGS=(),
         CONTACTS=tuple(port.CONTACTS), CONTACT_LAWS_USE_LAM=bool(getattr(port, "CONTACT_LAWS_USE_LAM", True)),
-        NAUX=int(getattr(port, "NAUX", 0)), STRUCTURE=sysm,
+        NAUX=int(getattr(port, "NAUX", 0)), structure_for=get,
         operators=_no_recast, quad=_no_recast, quad_jac=_no_recast, rhs=rhs, jac=jac, aux=aux,
         point=lambda u0, p: np.zeros(0), point_jac=lambda u0, p: np.zeros((0, n)),
         contact_velocity=contact_velocity, contact_law=port.contact_law)
+    if not depends:
+        mod.STRUCTURE = first
     if hasattr(port, "TIME_UNIT"):
         mod.TIME_UNIT = port.TIME_UNIT
     if hasattr(port, "check_parameters"):

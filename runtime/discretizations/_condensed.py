@@ -471,6 +471,63 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         out[st.n_lin:] = c["U"][st.n_in:]
         return out
 
+    def point_response(self, Z, point, quantity="displacement", n_t=None):
+        """Recover the motion of any named point of a structure on the orbit ``Z`` (DESIGN §6:
+        on demand, never stored per step): ``(t, samples (n_t,))``, or the Fourier coefficients
+        ``(2H + 1,)`` with ``n_t = 0``.
+
+        Parameters
+        ----------
+        point : str or int or array_like
+            A point of the structure (``Structure.points``), a degree of freedom (int) or a
+            vector over the degrees of freedom (structures given as matrices keep their mode
+            shapes: ``basis.full_shapes``).
+        quantity : {"displacement", "velocity"}
+        n_t : int, optional
+            Samples of one period (default ``max(n_t, 256)``); 0 for the coefficients.
+
+        Raises
+        ------
+        InputError
+            The model's linear part is not a structure of points (a recognised symbolic
+            model: its states are the model's own), the point does not exist, or degrees of
+            freedom are asked of modal data.
+        """
+        st = self.st
+        basis = getattr(st, "basis", None)
+        if basis is None:
+            raise InputError(f"model {self.model.name!r} is not a structure of points (its linear part was "
+                             "recognised from its equations): read its states with full_coefficients")
+        if quantity not in ("displacement", "velocity"):
+            raise InputError(f"quantity={quantity!r}: choose 'displacement' or 'velocity'")
+        if isinstance(point, str):
+            if point not in basis.points:
+                raise InputError(f"point {point!r} does not exist; the structure's points are {', '.join(basis.points)}")
+            shapes = basis.shapes[list(basis.points).index(point)][None, :]
+        else:
+            if basis.full_shapes is None:
+                raise InputError("degrees of freedom: a structure given by modal data has only its named points")
+            full = basis.full_shapes
+            if np.ndim(point) == 0:
+                if not 0 <= int(point) < full.shape[0]:
+                    raise InputError(f"degree of freedom {point} does not exist (0..{full.shape[0] - 1})")
+                shapes = full[int(point)][None, :]
+            else:
+                vec = np.asarray(point, dtype=float)
+                if vec.shape != (full.shape[0],):
+                    raise InputError(f"a vector over the degrees of freedom has {full.shape[0]} entries, not {vec.size}")
+                shapes = (vec @ full)[None, :]
+        c = self._at(Z)
+        omega = c["omega"] if self.H else 0.0
+        X = st.point_harmonics(_to_complex(c["Fc"]), self._kk, omega, shapes, quantity == "velocity")[0]
+        coef = _to_real(X)
+        if n_t == 0:
+            return coef
+        n = int(n_t or max(self.n_t, 256))
+        x = coefficients_to_samples(coef, max(n, 2 * self.H + 1)) if self.H else np.full(n, coef[0])
+        T = 2 * np.pi / omega if self.H else 1.0
+        return T * np.arange(x.size) / x.size, x
+
     def full_solution(self, Z):
         """The same orbit as an unknown vector of the uncondensed AFT discretization of the
         whole reduced system (``AFTDiscretization(model, H)``), and that discretization."""

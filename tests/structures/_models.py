@@ -44,3 +44,16 @@ def string_rhs(n_modes, Vb, zeta=0.003, **law):
         F = string_law(phi @ qd, Vb, **law)
         return np.concatenate([qd, -w * w * q - 2 * zeta * w * qd + phi * F])
     return f, w, phi
+
+
+def fold_string(n_modes=4):
+    """A 4-mode string (w_k = 2 pi k, zeta = 0.01) with seed 000's regularized law at FN = 1: a
+    branch from its first Hopf point with a fold of cycles near Vb = 0.3936 (H = 20)."""
+    k = np.arange(1, n_modes + 1)
+    m = ModelSpec(f"foldstring{n_modes}", "string with a fold of cycles")
+    Vb, FN = m.parameter("Vb", 0.1), m.parameter("FN", 1.0)
+    s = m.structure(Structure.modal(frequencies=2 * np.pi * k, damping=0.01,
+                                    shapes={"bow": np.sqrt(2) * np.sin(k * np.pi * 0.13)}))
+    mu = m.friction("bow", laws.regularized, s.velocity("bow") - Vb, mus=0.4, mud=0.2, eps=1e-4, n=10)
+    s.force("bow", FN * mu)
+    return m

@@ -12,7 +12,7 @@ from frictionkit.runtime import (equilibrium_branch, hill_multipliers, load_mode
 from frictionkit.runtime.discretizations._condensed import CondensedAFTDiscretization
 from frictionkit.runtime.engine._newton import correct
 
-from ._models import string, string_law, string_rhs
+from ._models import fold_string, string, string_law, string_rhs
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +202,24 @@ def test_compliance_series_is_the_taylor_series_of_the_modal_sum():
         d2 = (exact(om + h) - 2 * exact(om) + exact(om - h)) / h ** 2 / 2
         np.testing.assert_allclose(G[1], d1, rtol=1e-5, atol=1e-12 * np.abs(G[0]).max())
         np.testing.assert_allclose(G[2], d2, rtol=1e-3, atol=1e-10 * np.abs(G[0]).max())
+
+
+def test_fold_and_its_multipliers_condensed_and_uncondensed():
+    model = load_model(fold_string(4), continuation="Vb")
+    eq = equilibrium_branch(model, 0.05, 1.0)
+    folds = {}
+    for method in ("aft", "aft-full"):
+        disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], harmonics=20, discretization=method)
+        br = periodic_branch(disc, Z, 0.05, 1.0, d, options=dict(stability=(method == "aft")))
+        folds[method] = br.special_points("fold")
+        if method == "aft":
+            cond = br
+    assert len(folds["aft"]) == len(folds["aft-full"]) == 1
+    a, b = folds["aft"][0], folds["aft-full"][0]
+    assert abs(a.param - b.param) < 1e-10 * b.param and abs(a.omega - b.omega) < 1e-10 * b.omega
+    # at the fold a second multiplier meets the trivial one at +1 (the crossing located on the
+    # condensed branch by its multipliers matches the engine's fold)
+    assert abs(a.data["crossing_param"] - a.param) < 1e-8 * a.param
+    mu = np.sort(np.abs(a.data["multipliers"] - 1))[:2]
+    assert np.all(mu < 1e-5)
+    assert np.all(np.isin(cond.stable[np.isfinite(cond.stable)], (0.0, 1.0)))

@@ -107,3 +107,25 @@ def test_frequency_response_by_the_anm_one_factorization_per_step(beam):
         e[-1] = 1.0
         Zn, _ = correct(disc, Zp, e, Zp[-1])
         assert np.max(np.abs(Zn - Zp)) < 1e-9 * np.max(np.abs(Zp[:-1]))
+
+
+def test_any_point_and_degree_of_freedom_on_demand(beam):
+    """Reading a degree of freedom or a vector over them gives the named point there; the
+    mid-span velocity recovered through the modes is the condensed unknown (the compliance's
+    route)."""
+    disc, Z = _solve_at(beam, 52.0)
+    tip_dof = 2 * 20 - 2
+    by_name = disc.point_response(Z, "tip", n_t=0)
+    by_dof = disc.point_response(Z, tip_dof, n_t=0)
+    vec = np.zeros(40)
+    vec[tip_dof] = 1.0
+    np.testing.assert_allclose(by_dof, by_name, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(disc.point_response(Z, vec, n_t=0), by_name, rtol=1e-12, atol=1e-15)
+    # the mid-span velocity read back through the same route is the condensed unknown itself
+    U = disc.split(Z)[0]
+    np.testing.assert_allclose(disc.point_response(Z, "mid", "velocity", n_t=0), U[0], rtol=1e-9,
+                               atol=1e-12 * np.abs(U[0]).max())
+    t, x = disc.point_response(Z, "tip")
+    assert t.shape == x.shape and abs(t[1] - t[0] - 2 * np.pi / 52.0 / t.size) < 1e-15
+    with pytest.raises(Exception, match="point 'nose' does not exist"):
+        disc.point_response(Z, "nose")

@@ -460,10 +460,12 @@ def _reference_crossing(branch, disc, refs, i, tol, counters):
     c = int(cand[np.argmin(np.abs(np.asarray(have)[cand] - i))])
     j, j2 = have[c], have[c + 1]
     try:
+        # the values at the two points are those that bracket the root: not recomputed (a
+        # value within the multipliers' noise of 0 could change sign on a second correction)
         Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j2],
                              lambda Z: _near_one_product(point_stability(disc, Z, tol=tol,
                                                                          which="reference")[1]), counters,
-                             stol=1e-8)       # at a fold (see branch_stability)
+                             stol=1e-8, ends=(g[c], g[c + 1]))       # at a fold (see branch_stability)
     except (ConvergenceError, ValueError):
         return np.nan
     return float(Z[-1])

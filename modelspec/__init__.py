@@ -5,12 +5,12 @@ Pure sympy: nothing here generates code.  See :class:`ModelSpec` and :mod:`.laws
 from . import laws
 from .errors import (DuplicateNameError, ForcingError, FrictionkitError, InvalidConstantError,
                      InvalidTextError, MissingEquationError, ModelSpecError, NonAnalyticError,
-                     ParameterValueError, UndeclaredSymbolError, UnknownParameterError,
-                     UnknownStateError)
+                     ParameterValueError, UnclassifiableLawWarning, UndeclaredSymbolError,
+                     UnknownParameterError, UnknownStateError)
 from .spec import Contact, ModelSpec, Parameter
 from .zoo import ZOO, zoo_model
 
 __all__ = ["ModelSpec", "Parameter", "Contact", "laws", "ZOO", "zoo_model", "FrictionkitError",
            "ModelSpecError", "UndeclaredSymbolError", "MissingEquationError", "UnknownStateError",
            "DuplicateNameError", "NonAnalyticError", "UnknownParameterError", "ForcingError",
-           "InvalidConstantError", "InvalidTextError", "ParameterValueError"]
+           "InvalidConstantError", "InvalidTextError", "ParameterValueError", "UnclassifiableLawWarning"]

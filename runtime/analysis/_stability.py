@@ -29,6 +29,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import os
+import warnings
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from ..results._columns import orbit_samples
 from ..results._result import Result
 from ._floquet import FloquetResult, _result, floquet_collocation
 from ._hill import hill_multipliers, hill_multipliers_hbm
-from ._motion import classify_motions
+from ._motion import UNKNOWN_MOTION, classify_motions
 
 
 # ---------------------------------------------------------------------------------------
@@ -215,7 +216,9 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
       max_multiplier(original-ODE Hill)|``,
     * ``branch.motion``: the motion label of :func:`~frictionkit.runtime.analysis._motion.classify_motion`
       (all points at once, :func:`~frictionkit.runtime.analysis._motion.classify_motions`)
-      for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
+      for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)); ``"unknown"``
+      where the contact law cannot be evaluated (an error in the model's contact code is a
+      warning, never the loss of the branch).
 
     With ``locate``, multiplier crossings (:func:`multiplier_crossings`) are located along
     the branch by Brent's method on a test function, re-solving the discretization on
@@ -275,14 +278,30 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     _store_columns(branch, prim, refs, stable, done)
     model = disc.model
     if motion and len(model.contacts):
-        # all points at once: one inverse FFT for the samples, V_n searched once if the law
-        # does not involve lam (classify_motions)
-        branch.motion = [r.label for r in classify_motions(
-            model, branch.param, orbit_samples(disc, branch.solutions, 2048),
-            omegas=branch.omega if model.forced else None)]
+        branch.motion = _motion_labels(branch, disc)
     if locate:
         _locate_crossings(branch, disc, prim, refs, done, tol, counters)
     return prim
+
+
+def _motion_labels(branch, disc):
+    """The motion label of every point of ``branch`` (:func:`branch_stability`, ``motion``).
+
+    All points at once: one inverse FFT for the samples, ``V_n`` searched once if the law
+    does not involve ``lam`` (``classify_motions``).  The labels come last, from the model
+    module's own contact code: an error raised there (a hand-written ``contact_law`` that
+    fails, a module generated before internal states of friction laws were supported) gives
+    the label ``"unknown"`` and a warning, never the loss of the computed branch.
+    """
+    model = disc.model
+    samples = orbit_samples(disc, branch.solutions, 2048)
+    try:
+        return [r.label for r in classify_motions(model, branch.param, samples,
+                                                  omegas=branch.omega if model.forced else None)]
+    except Exception as exc:     # the model module's code, after the branch is computed
+        warnings.warn(f"motion labels of model {model.name!r} unknown: its contact_velocity/contact_law raised "
+                      f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
+        return [UNKNOWN_MOTION] * len(branch.solutions)
 
 
 def _multipliers_along(branch, disc, tol, points, workers, stride=1):

@@ -39,6 +39,12 @@ def lugre() -> ModelSpec:
     return m
 
 
+def model() -> ModelSpec:
+    """The LuGre belt as a model file for the CLI, e.g. ``frictionkit continue
+    tests/models/state_law_specs.py --param vb --start 0.01 --stop 2 --from-hopf 1``."""
+    return lugre()
+
+
 def rhs(t, y, vb, zeta=0.02, s0=200.0, s1=2.83, s2=0.01, mc=0.3, ms=0.5, vs=0.3, delta=1e-3):
     """The LuGre ODE in NumPy, states ``(x, v, z)``."""
     x, v, z = y

@@ -224,7 +224,7 @@ def _contact_laws_use_lam(system: RecastSystem) -> bool:
     continuation parameter: the limit velocity ``V_n`` of the motion labels is then searched
     at every parameter value, else once per branch (``analysis/_motion.py``)."""
     lam = next(p for p in system.parameters if p.name == system.continuation)
-    return any(lam in sp.sympify(c[2]).free_symbols for c in system.contacts)
+    return any(c[2] is not None and lam in sp.sympify(c[2]).free_symbols for c in system.contacts)
 
 
 def _context(system: RecastSystem, backend: str) -> dict:
@@ -304,7 +304,9 @@ def _context(system: RecastSystem, backend: str) -> dict:
     vr = sp.Symbol("_vr", real=True)
     for k, c in enumerate(system.contacts):
         lp = NumPyModelPrinter({**_names(system, "t", ascii_only), vr: f"vr[{k}]"})
-        law_lines.append(f"out[{k}] = {lp.doprint(c[2])}")
+        # None: a law with internal states whose steady sliding has no closed form (NaN: the
+        # motion labels of the contact are unknown, ModelSpec.steady_sliding_law)
+        law_lines.append(f"out[{k}] = {lp.doprint(c[2]) if c[2] is not None else 'numpy.nan'}")
     ctx["contact_law_lines"] = law_lines
     ctx["quad_np"] = [f"out[{k}] += qc[{t}] * a[{i}] * b[{j}]" for t, (k, i, j, _) in enumerate(system.Q)]
     # square terms qc u_i u_i: one line with the factor 2 (symmetric terms once)

@@ -101,7 +101,7 @@ class RecastSystem:
     rows: tuple                  # readable polynomial right-hand side of each row
     ode_rhs: tuple               # original first-order ODE f(x, t; p)
     ode_jac: tuple               # exact df/dx, row-major tuple of tuples
-    contacts: tuple              # ((name, relative velocity expr, coefficient expr of symbol _vr), ...)
+    contacts: tuple              # ((name, relative velocity expr, coefficient expr of symbol _vr or None), ...)
     lam_as_variable: bool
     time: sp.Symbol
     sampled: bool = False        # no recast: only the original ODE (non-analytic law, DESIGN §5.4)
@@ -629,12 +629,21 @@ def _unit_fields(spec: ModelSpec) -> dict:
                 time_unit=spec.time_unit or "")
 
 
+def _contacts(spec: ModelSpec) -> tuple:
+    """``((name, relative velocity, law of the symbol _vr or None), ...)``: each law as a function
+    of the relative velocity alone, in steady sliding if it takes internal states
+    (:meth:`ModelSpec.steady_sliding_law`; None where that has no closed form: the motion
+    labels are then unknown, as validation warned)."""
+    vr = sp.Symbol("_vr", real=True)
+    return tuple((c.name, spec.expand_definitions(c.relative_velocity), spec.steady_sliding_law(c, vr)[0])
+                 for c in spec.contacts)
+
+
 def _sampled(spec: ModelSpec, lam) -> RecastSystem:
     """Description of a non-analytic model: the original ODE only (DESIGN §5.4)."""
     f, J, _ = _original_ode(spec)
     n = len(spec.states)
     zero = (sp.Integer(0),) * n
-    vr = sp.Symbol("_vr", real=True)
     return RecastSystem(
         name=spec.name, description=spec.description, continuation=lam.name,
         parameters=tuple(p.symbol for p in spec.parameters.values()),
@@ -646,9 +655,7 @@ def _sampled(spec: ModelSpec, lam) -> RecastSystem:
         forcing_frequency=spec.forcing_frequency.name if spec.forcing_frequency is not None else None,
         A=(), B=(), point_rows=(), point_exprs=(), definitions=(), validity=(), rows=tuple(f),
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)),
-        contacts=tuple((c.name, spec.expand_definitions(c.relative_velocity), c.law(vr, **c.law_params))
-                       for c in spec.contacts),
-        lam_as_variable=False, time=spec.t, sampled=True,
+        contacts=_contacts(spec), lam_as_variable=False, time=spec.t, sampled=True,
         parameter_conditions=tuple(spec.parameter_conditions()), **_unit_fields(spec))
 
 
@@ -755,9 +762,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
     f, J, elim = _original_ode(spec)
     definitions = tuple((a.symbol, a.definition.xreplace(elim)) for a in rc.auxes)
     validity = tuple(v for a in rc.auxes for v in a.validity) + tuple(sorted(rc.state_validity))
-    vr = sp.Symbol("_vr", real=True)
-    contacts = tuple((c.name, spec.expand_definitions(c.relative_velocity), c.law(vr, **c.law_params))
-                     for c in spec.contacts)
+    contacts = _contacts(spec)
     params = tuple(p.symbol for p in spec.parameters.values())
     fc0, fs0, fc1, fs1 = (tuple(r[k] for r in forcing_rows) for k in range(4))
     return RecastSystem(

@@ -77,6 +77,17 @@ class ParameterValueError(ModelSpecError):
     """
 
 
+class UnclassifiableLawWarning(FrictionkitError, UserWarning):
+    """A friction law takes states besides the relative velocity (an internal state such as a
+    LuGre bristle deflection) and its steady sliding cannot be solved for in closed form.
+
+    The model is valid and its branches are computed as usual; only the motion labels of the
+    contact's orbits, which need the law as a function of the relative velocity alone
+    (``ModelSpec.steady_sliding_law``), are ``"unknown"``.  A warning (under the one root, so
+    that ``-W error`` turns it into a :class:`FrictionkitError`).
+    """
+
+
 #: how a declared domain (``ModelSpec.parameter(..., positive=True, bounds=...)``) is named
 DECLARED = "the declaration"
 

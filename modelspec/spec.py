@@ -25,6 +25,7 @@ from __future__ import annotations
 import keyword
 import math
 import unicodedata
+import warnings
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -32,7 +33,7 @@ import sympy as sp
 from .structure import Structure
 from .errors import (DuplicateNameError, ForcingError, InvalidConstantError, InvalidTextError,
                      DECLARED, MissingEquationError, ModelSpecError, NonAnalyticError, ParameterValueError,
-                     UndeclaredSymbolError, UnknownParameterError, UnknownStateError,
+                     UnclassifiableLawWarning, UndeclaredSymbolError, UnknownParameterError, UnknownStateError,
                      parameter_message)
 
 #: Names the generated code and the runtime reserve.
@@ -378,7 +379,10 @@ class ModelSpec:
             ``law(vr, **law_params) -> sympy expression`` (see :mod:`frictionkit.modelspec.laws`).
         relative_velocity : sympy expression
         **law_params
-            Parameters of the law (symbols or numbers).
+            Parameters of the law: symbols, numbers, or states and expressions of them (a
+            law with an internal state, e.g. the bristle deflection ``z`` of a LuGre law,
+            declared with :meth:`state` and its own :meth:`ode`).  The motion labels use
+            such a law in steady sliding (:meth:`steady_sliding_law`).
         """
         name = normalize_name(name)
         if not isinstance(name, str) or not name.isidentifier():
@@ -431,6 +435,77 @@ class ModelSpec:
         sym = sp.Symbol(name, real=True)
         self.ports[name] = Port(sym, point, quantity)
         return sym
+
+    def steady_sliding_law(self, contact: Contact, vr: sp.Symbol):
+        """The friction law of ``contact`` as a function of its relative velocity ``vr`` alone.
+
+        The motion labels need the law as a function of the relative velocity: the limit
+        velocity ``V_n`` is at its static peak (seed 003 eq. (7)).  A law that takes other
+        states too (the bristle deflection ``z`` of a LuGre law) is taken in *steady
+        sliding*: the relative velocity held at ``vr`` and those states at rest, i.e. at the
+        root of their own equations (for LuGre ``z' = 0`` gives the steady-state Stribeck
+        curve of Canudas de Wit et al., IEEE TAC 40, 1995).  The root is solved for
+        in closed form when the equations of those states (and of the states they involve in
+        turn) are linear in them and involve the other states only through the relative
+        velocity: ``relative_velocity = vr`` is solved for one state it holds and substituted.
+
+        Parameters
+        ----------
+        contact : Contact
+        vr : sympy.Symbol
+            The symbol standing for the relative velocity.
+
+        Returns
+        -------
+        (sympy.Expr, None)
+            The law of ``vr`` and the parameters (the law itself, definitions expanded, when
+            it takes no state).
+        (None, str)
+            Why steady sliding has no closed form here (the reason, for a warning).
+        """
+        law = self.expand_definitions(contact.law(vr, **contact.law_params))
+        unknowns = list(self.states) + list(self.algebraic)
+        if not law.free_symbols & set(unknowns):
+            return law, None
+        # the states of the relative velocity enter through it: one of them is solved for
+        rel = self.expand_definitions(contact.relative_velocity)
+        subs = {}
+        for s in (x for x in self.states if x in rel.free_symbols):
+            roots = sp.solve(sp.Eq(rel, vr), s)
+            if len(roots) == 1:
+                subs = {s: roots[0]}
+                break
+        law = law.xreplace(subs)
+        internal = [x for x in unknowns if x in law.free_symbols]
+        names = ", ".join(x.name for x in internal)
+        if self.t in law.free_symbols:
+            return None, "the law depends on the time t"
+        if not internal:
+            return law, None
+        equations, pending = {}, list(internal)
+        while pending:
+            x = pending.pop(0)
+            e = self.odes[x] if x in self.odes else self.constraints[x]
+            e = self.expand_definitions(e).xreplace(subs)
+            if self.t in e.free_symbols:
+                return None, f"the law takes the state(s) {names}, whose equations depend on the time"
+            equations[x] = e
+            pending += [w for w in unknowns if w in e.free_symbols and w not in equations and w not in pending]
+            if len(equations) + len(pending) > 4:
+                return None, (f"the law takes the state(s) {names}, whose equations involve more than "
+                              "four states at a fixed relative velocity")
+        X = [x for x in unknowns if x in equations]
+        F = sp.Matrix([equations[x] for x in X])
+        A = F.jacobian(X)
+        if A.free_symbols & set(X):
+            return None, (f"the law takes the state(s) {names}, whose equations at a fixed relative "
+                          "velocity are not linear in " + ", ".join(x.name for x in X))
+        if A.det() == 0:
+            return None, (f"the law takes the state(s) {names}, which a fixed relative velocity does "
+                          "not determine (the equations of " + ", ".join(x.name for x in X)
+                          + " have no unique rest point)")
+        root = A.LUsolve(-F.xreplace({x: 0 for x in X}))
+        return law.xreplace(dict(zip(X, root))), None
 
     # -- helpers --------------------------------------------------------------------
     def _sympify(self, expr, where):
@@ -610,6 +685,14 @@ class ModelSpec:
         if continuation is not None:
             self.check_parameter(continuation, "continuation parameter")
         self.check_values({p.name: p.default for p in self.parameters.values()}, "default")
+        vr = sp.Symbol("_vr", real=True)
+        for c in self.contacts:
+            _, reason = self.steady_sliding_law(c, vr)
+            if reason is not None:
+                warnings.warn(f"contact {c.name!r} of model {self.name!r}: {reason}, so its steady sliding "
+                              "has no closed form; the motion labels of its orbits will be 'unknown' (the "
+                              "branches, their stability and bifurcations are not affected)",
+                              UnclassifiableLawWarning, stacklevel=2)
         return self
 
     def parameter_conditions(self):

@@ -15,10 +15,16 @@ The relative velocity comes from the model's ``contact_velocity`` and the law fr
 logarithmic grid on both signs, then ``scipy.optimize.minimize_scalar`` on the best
 bracket), so any law works.  Intervals are counted cyclically on a uniform sampling of the
 period: an excursion shorter than the sampling step can be missed (raise ``n_t``).
+
+A law with internal states (a LuGre bristle deflection) is generated in steady sliding
+(``ModelSpec.steady_sliding_law``); where that has no closed form the module's
+``contact_law`` is NaN for the contact, which then has no ``V_n`` and the label
+``"unknown"`` (:data:`UNKNOWN_MOTION`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+import warnings
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -28,10 +34,19 @@ from ..model._interface import Model
 from ..results._result import Result
 
 MOTION_LABELS = ("slipping", "stick-slip", "multiple stick", "sticking")
+#: label of a contact whose law cannot be evaluated as a function of the relative velocity
+#: (and of an orbit with such a contact)
+UNKNOWN_MOTION = "unknown"
 
 
 def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3) -> np.ndarray:
-    """``V_n`` of every contact: the relative velocity where the friction law is largest.
+    """``V_n`` of every contact: the relative velocity of the friction law's static peak.
+
+    The peak is the law's local maximum nearest zero relative velocity: the maximum
+    ``mu_n(V_n) ~ mu_s`` of seed 003 eq. (7) for laws that weaken after it (the regularized
+    law, Feeny-Moon, van de Vrande's); a law with viscous strengthening (LuGre's ``sigma_2``,
+    seed 002's ``mu_v``) grows again at large ``|v|``, past its peak.  A law without a local
+    maximum in the range takes its largest value there.
 
     Parameters
     ----------
@@ -44,6 +59,8 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
     Returns
     -------
     ndarray, shape (n_contacts,)
+        NaN for a contact whose law is NaN over the whole range (no closed-form steady
+        sliding, see the module docstring).
     """
     p = model.param_vector(lam)
     mags = np.logspace(-10, np.log10(v_max), 4001)
@@ -54,7 +71,13 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
     law = np.atleast_2d(np.asarray(model.contact_law(np.tile(grid, (n_c, 1)), p), dtype=float))
     out = np.empty(n_c)
     for c in range(out.size):
-        k = int(np.argmax(law[c]))
+        if np.all(np.isnan(law[c])):
+            out[c] = np.nan
+            continue
+        y = np.where(np.isnan(law[c]), -np.inf, law[c])
+        # the static peak: the strict local maximum nearest zero velocity, else the largest
+        peaks = np.flatnonzero((y[1:-1] > y[:-2]) & (y[1:-1] > y[2:])) + 1
+        k = int(peaks[np.argmin(np.abs(grid[peaks]))]) if peaks.size else int(np.argmax(y))
         lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
         if lo == hi:
             out[c] = grid[k]
@@ -91,15 +114,17 @@ class MotionResult(Result):
     ----------
     label : str
         Overall label: the contact's label for one contact, else the "worst" over contacts
-        in the order ``slipping < stick-slip < multiple stick < sticking``.
+        in the order ``slipping < stick-slip < multiple stick < sticking``; ``"unknown"``
+        if a contact's is.
     labels : tuple of str
-        One label per contact (``MOTION_LABELS``).
+        One label per contact (``MOTION_LABELS``, or :data:`UNKNOWN_MOTION` for a contact
+        whose law has no ``V_n``).
     stick_intervals : tuple of int
-        Number of stick intervals per contact.
+        Number of stick intervals per contact (-1 where unknown).
     stick_fraction : tuple of float
-        Fraction of the period spent sticking, per contact.
+        Fraction of the period spent sticking, per contact (NaN where unknown).
     v_n : ndarray
-        Limit velocities ``V_n`` per contact.
+        Limit velocities ``V_n`` per contact (NaN where unknown).
     success, status, message :
         The result convention (``status = "computed"``).
     """
@@ -181,17 +206,25 @@ def classify_motions(model: Model, lams, samples, *, omegas=None, velocity=None)
         xi, 2 * np.pi / om * np.arange(m) / m if om and np.isfinite(om) else np.zeros(m),
         model.param_vector(lam)), dtype=float)) for xi, lam, om in zip(x, lams, oms)])
     v_n = limit_velocities(model, lams)
+    unknown = np.isnan(v_n)                                 # (n_orbits, n_contacts)
+    if unknown.any():
+        names = [model.contacts[c] for c in np.flatnonzero(unknown.any(axis=0))]
+        warnings.warn(f"model {model.name!r}: the friction law of contact(s) {', '.join(map(repr, names))} is "
+                      "NaN as a function of the relative velocity (a law with internal states whose steady "
+                      f"sliding has no closed form): motion label {UNKNOWN_MOTION!r}", RuntimeWarning, stacklevel=2)
     stick = np.abs(vr) <= np.abs(v_n)[:, :, None]          # (n_orbits, n_contacts, n_t)
     # maximal runs of True, counted cyclically (all True: one run)
     counts = np.where(stick.all(axis=2), 1, np.sum(stick & ~np.roll(stick, 1, axis=2), axis=2))
-    fractions = stick.mean(axis=2)
+    fractions = np.where(unknown, np.nan, stick.mean(axis=2))
     labels = np.where(counts == 0, "slipping", np.where(stick.all(axis=2), "sticking",
                                                         np.where(counts == 1, "stick-slip", "multiple stick")))
+    labels = np.where(unknown, UNKNOWN_MOTION, labels)
     out = []
     for i in range(lams.size):
         labs = tuple(str(lab) for lab in labels[i])
-        out.append(MotionResult(label=max(labs, key=MOTION_LABELS.index), labels=labs,
-                                stick_intervals=tuple(int(k) for k in counts[i]),
+        label = UNKNOWN_MOTION if UNKNOWN_MOTION in labs else max(labs, key=MOTION_LABELS.index)
+        out.append(MotionResult(label=label, labels=labs,
+                                stick_intervals=tuple(-1 if u else int(k) for u, k in zip(unknown[i], counts[i])),
                                 stick_fraction=tuple(float(f) for f in fractions[i]), v_n=v_n[i]))
     return out
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import os
+import warnings
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from ..results._columns import orbit_samples
 from ..results._result import Result
 from ._floquet import FloquetResult, _result, floquet_collocation
 from ._hill import hill_multipliers, hill_multipliers_hbm
-from ._motion import classify_motions
+from ._motion import UNKNOWN_MOTION, classify_motions
 
 
 # ---------------------------------------------------------------------------------------
@@ -215,18 +216,23 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
       max_multiplier(original-ODE Hill)|``,
     * ``branch.motion``: the motion label of :func:`~frictionkit.runtime.analysis._motion.classify_motion`
       (all points at once, :func:`~frictionkit.runtime.analysis._motion.classify_motions`)
-      for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)).
+      for models with contacts (seed 000 eq. (26), seed 003 eqs. (7)-(8)); ``"unknown"``
+      where the contact law cannot be evaluated (an error in the model's contact code is a
+      warning, never the loss of the branch).
 
     With ``locate``, multiplier crossings (:func:`multiplier_crossings`) are located along
     the branch by Brent's method on a test function, re-solving the discretization on
     hyperplanes between the two branch points (``_continuation.locate_on_branch``):
 
-    * through +1 next to an engine fold: the fold's ``data`` gets ``crossing_param`` (the
+    * through +1 at an engine fold (next to it, or the nearest such crossing with no other
+      special point in between: the multipliers' error can displace it by a few points,
+      :func:`_plus_crossing_owners`): the fold's ``data`` gets ``crossing_param`` (the
       root of ``Re(mu_a mu_b) - 1`` of the two multipliers nearest 1), the multipliers at
       the fold and, for HBM, ``crossing_param_reference`` (the same root with the
       original-ODE Hill multipliers, searched on the nearest bracketing interval);
     * through +1 without a fold (the tangent's ``lam`` component keeps its sign): a branch
-      point ``"bp"`` (unless the bordered-determinant test already recorded it there);
+      point ``"bp"`` (unless the bordered-determinant test already recorded it there, by
+      the same rule);
     * through -1: ``"pd"`` (root of ``min Re(mu) + 1``); a complex pair: ``"ns"`` (root
       of ``max |mu_complex| - 1``).
 
@@ -275,14 +281,31 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     _store_columns(branch, prim, refs, stable, done)
     model = disc.model
     if motion and len(model.contacts):
-        # all points at once: one inverse FFT for the samples, V_n searched once if the law
-        # does not involve lam (classify_motions)
-        branch.motion = [r.label for r in classify_motions(
-            model, branch.param, orbit_samples(disc, branch.solutions, 2048),
-            omegas=branch.omega if model.forced else None, velocity=disc.contact_velocity)]
+        branch.motion = _motion_labels(branch, disc)
     if locate:
         _locate_crossings(branch, disc, prim, refs, done, tol, counters)
     return prim
+
+
+def _motion_labels(branch, disc):
+    """The motion label of every point of ``branch`` (:func:`branch_stability`, ``motion``).
+
+    All points at once: one inverse FFT for the samples, ``V_n`` searched once if the law
+    does not involve ``lam`` (``classify_motions``).  The labels come last, from the model
+    module's own contact code: an error raised there (a hand-written ``contact_law`` that
+    fails, a module generated before internal states of friction laws were supported) gives
+    the label ``"unknown"`` and a warning, never the loss of the computed branch.
+    """
+    model = disc.model
+    samples = orbit_samples(disc, branch.solutions, 2048)
+    try:
+        return [r.label for r in classify_motions(model, branch.param, samples,
+                                                  omegas=branch.omega if model.forced else None,
+                                                  velocity=disc.contact_velocity)]
+    except Exception as exc:     # the model module's code, after the branch is computed
+        warnings.warn(f"motion labels of model {model.name!r} unknown: its contact_velocity/contact_law raised "
+                      f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
+        return [UNKNOWN_MOTION] * len(branch.solutions)
 
 
 def _multipliers_along(branch, disc, tol, points, workers, stride=1):
@@ -404,32 +427,30 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
     new = []
     amp = np.max([np.asarray(branch.ptp[st], dtype=float) / (np.max(branch.ptp[st]) or 1.0)
                   for st in branch.states], axis=0)
-    for k, kind in multiplier_crossings([prim[i] for i in done]):
-        i, j = done[k], done[k + 1]
-        if min(amp[i], amp[j]) <= 1e-6:
-            continue     # a point at a Hopf point (zero amplitude): the multiplier is 1 there
+    crossings = [(done[k], done[k + 1], kind) for k, kind in multiplier_crossings([prim[i] for i in done])
+                 if min(amp[done[k]], amp[done[k + 1]]) > 1e-6]    # not at a Hopf point (multiplier 1 there)
+    owners = _plus_crossing_owners(crossings, folds + bps, branch.special)
+    for (i, j, kind), owner in zip(crossings, owners):
+        if owner is not None and owner.kind == "fold":
+            f = owner
+            # lam is quadratic in the chord coordinate at a fold: 1e-8 of the chord gives
+            # lam to about 1e-16 of it; finer only chases the multipliers' noise
+            Zc = located(i, _near_one_product, 0, stol=1e-8, interpolant=True)
+            if Zc is None and f.index != i:
+                Zc = located(f.index, _near_one_product, 0, stol=1e-8, interpolant=True)
+            at = point_stability(disc, f.solution, tol=tol)
+            f.data.update(multipliers=at[0].multipliers,
+                          crossing_param=float(Zc[-1]) if Zc is not None else np.nan)
+            if at[1] is not None:
+                f.data.update(multipliers_reference=at[1].multipliers,
+                              crossing_param_reference=_reference_crossing(branch, disc, refs, i, tol,
+                                                                           counters))
+            continue
+        if owner is not None:
+            at = point_stability(disc, owner.solution, tol=tol, which="primary")[0]
+            owner.data.update(multipliers=at.multipliers)
+            continue
         if kind == "fold":
-            near = [f for f in folds if i - 1 <= f.index <= j]
-            if near:
-                f = near[0]
-                # lam is quadratic in the chord coordinate at a fold: 1e-8 of the chord gives
-                # lam to about 1e-16 of it; finer only chases the multipliers' noise
-                Zc = located(i, _near_one_product, 0, stol=1e-8, interpolant=True)
-                if Zc is None and f.index != i:
-                    Zc = located(f.index, _near_one_product, 0, stol=1e-8, interpolant=True)
-                at = point_stability(disc, f.solution, tol=tol)
-                f.data.update(multipliers=at[0].multipliers,
-                              crossing_param=float(Zc[-1]) if Zc is not None else np.nan)
-                if at[1] is not None:
-                    f.data.update(multipliers_reference=at[1].multipliers,
-                                  crossing_param_reference=_reference_crossing(branch, disc, refs, i, tol,
-                                                                               counters))
-                continue
-            near = [b for b in bps if i - 1 <= b.index <= j]
-            if near:
-                at = point_stability(disc, near[0].solution, tol=tol, which="primary")[0]
-                near[0].data.update(multipliers=at.multipliers)
-                continue
             Zc = located(i, _near_one_product, 0)
             kind_sp, detected = "bp", "multiplier +1 without a fold"
         elif kind == "pd":
@@ -449,6 +470,61 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
     branch.special.sort(key=lambda s: s.index)
 
 
+def _plus_crossing_owners(crossings, owners, special):
+    """The engine fold or recorded branch point each multiplier crossing of +1 belongs to.
+
+    Parameters
+    ----------
+    crossings : list of (int, int, str)
+        ``(i, j, kind)``: a crossing between the computed points ``i`` and ``j``
+        (:func:`multiplier_crossings`; ``kind == "fold"`` for +1).
+    owners : list of SpecialPoint
+        Folds located from the tangent and branch points from the bordered determinant, each
+        between its ``index`` and ``index + 1``.
+    special : list of SpecialPoint
+        Every special point of the branch.
+
+    Returns
+    -------
+    list
+        Per crossing, its owner, or None (a +1 crossing of its own, or not a +1 crossing).
+
+    Notes
+    -----
+    A crossing belongs to an owner at ``index`` ``i - 1 .. j``.  An owner without one takes
+    the nearest +1 crossing nobody has, if no special point and no other crossing lies between
+    them: exactly one multiplier passes +1 at a fold (or at a simple branch point), and the
+    multipliers' own error can place that passage a few branch points away from the fold the
+    tangent locates to the orbit's accuracy (LuGre belt of issue 26 at H = 30, four points per
+    step: the non-trivial Hill multiplier is 0.9895 at the fold, and the root of
+    ``Re(mu_a mu_b) - 1`` lies two points past it).
+    """
+    out = [None] * len(crossings)
+    plus = [c for c, (_, _, kind) in enumerate(crossings) if kind == "fold"]
+    for c in plus:
+        i, j, _ = crossings[c]
+        out[c] = next((o for o in owners if i - 1 <= o.index <= j), None)
+    for o in owners:
+        if any(x is o for x in out):
+            continue
+
+        def span(c):
+            """``(lo, hi)``: a special point at index k (between points k and k + 1) lies between
+            the owner and crossing c when lo < k < hi."""
+            i, j, _ = crossings[c]
+            return (o.index, j) if i > o.index else (i - 1, o.index)
+
+        def clear(c):
+            lo, hi = span(c)
+            return (not any(lo < s.index < hi for s in special if s is not o)
+                    and not any(lo <= a and b <= hi for d, (a, b, _) in enumerate(crossings) if d != c))
+
+        free = [c for c in plus if out[c] is None and clear(c)]
+        if free:
+            out[min(free, key=lambda c: span(c)[1] - span(c)[0])] = o
+    return out
+
+
 def _reference_crossing(branch, disc, refs, i, tol, counters):
     """Parameter where the original-ODE Hill multiplier passes +1, nearest to point i."""
 
@@ -460,10 +536,12 @@ def _reference_crossing(branch, disc, refs, i, tol, counters):
     c = int(cand[np.argmin(np.abs(np.asarray(have)[cand] - i))])
     j, j2 = have[c], have[c + 1]
     try:
+        # the values at the two points are those that bracket the root: not recomputed (a
+        # value within the multipliers' noise of 0 could change sign on a second correction)
         Z = locate_on_branch(disc, branch.solutions[j], branch.solutions[j2],
                              lambda Z: _near_one_product(point_stability(disc, Z, tol=tol,
                                                                          which="reference")[1]), counters,
-                             stol=1e-8)       # at a fold (see branch_stability)
+                             stol=1e-8, ends=(g[c], g[c + 1]))       # at a fold (see branch_stability)
     except (ConvergenceError, ValueError):
         return np.nan
     return float(Z[-1])

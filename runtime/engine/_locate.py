@@ -50,29 +50,51 @@ def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15, 
     Z : ndarray
         The corrected point where ``test`` changes sign.
     """
+    Za, Zb = np.asarray(Za, dtype=float), np.asarray(Zb, dtype=float)
     chord = Zb - Za
-    cache = {}
 
-    def point(s):
-        if s not in cache:
-            Zg = Za + s * chord
-            cache[s], _ = correct(disc, Zg, chord, float(chord @ Zg), counters=counters, xtol=xtol)
-        return cache[s]
-
-    def f(s):
-        return test(point(s))
+    def end(s, Z):
+        Zc, _ = correct(disc, Z, chord, float(chord @ Z), counters=counters, xtol=xtol)
+        return s, Zc, test(Zc)
 
     if ends is not None:
-        cache[0.0], cache[1.0] = Za, Zb
-        values = {0.0: float(ends[0]), 1.0: float(ends[1])}
+        lo, hi = (0.0, Za, float(ends[0])), (1.0, Zb, float(ends[1]))
+    else:
+        lo, hi = end(0.0, Za), end(1.0, Zb)
+    return _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, "locate_on_branch")
 
-        def f(s, test_at=f):
-            return values[s] if s in values else test_at(s)
-    fa, fb = f(0.0), f(1.0)
-    if fa * fb > 0:
-        raise ConvergenceError("locate_on_branch: the test function does not change sign")
-    s = scipy.optimize.brentq(f, 0.0, 1.0, xtol=stol, rtol=1e-15, maxiter=200)
-    return point(s)
+
+def _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, who):
+    """Brent's method on the chord coordinate ``c`` between two corrected points.
+
+    The point at ``c`` is Newton-corrected on the hyperplane ``chord . Z = chord . (Za + c
+    chord)`` from the straight line between the bracket's two points.  ``lo``, ``hi``:
+    ``(c, Z, test(Z))`` of corrected points whose test values differ in sign; those values
+    are used as measured, never evaluated again.  Next to a fold the corrected points scatter
+    by the Newton's rounding floor (some 1e-13 of ``|Z|`` on the belt at H = 20), and a test
+    function sensitive to that scatter (the product of the multipliers nearest 1: 1e-10)
+    would not keep its sign at a bracket end corrected a second time from another guess.
+
+    Returns
+    -------
+    Z : ndarray
+        The corrected point where the measured test values change sign, within ``stol``.
+    """
+    (ca, Zl, gl), (cb, Zh, gh) = sorted((lo, hi), key=lambda e: e[0])
+    if not (np.isfinite(gl) and np.isfinite(gh)) or gl * gh > 0:
+        raise ConvergenceError(f"{who}: the test function does not change sign")
+    cache = {ca: (Zl, gl), cb: (Zh, gh)}
+
+    def point(c):
+        if c not in cache:
+            w = (c - ca) / (cb - ca)
+            Z, _ = correct(disc, (1.0 - w) * Zl + w * Zh, chord, float(chord @ (Za + c * chord)),
+                           counters=counters, xtol=xtol)
+            cache[c] = (Z, test(Z))
+        return cache[c]
+
+    c = scipy.optimize.brentq(lambda c: point(c)[1], ca, cb, xtol=stol, rtol=1e-15, maxiter=200)
+    return point(c)[0]
 
 
 def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11, stol=1e-15,
@@ -85,11 +107,13 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     order in the step) leaves that root some 1e-6 of the chord off; it is then refined on
     Newton-corrected points (each on the hyperplane orthogonal to the chord, as in
     :func:`locate_on_branch`): one Newton step with the interpolant's slope of ``test``, then
-    secant steps, kept inside the bracket, until the step in the chord coordinate is below
-    ``stol``.  The equilibria's two Hopf points take 3 corrections in all on the belt and 6 on
-    the tanh x exp belt (the Brent search on corrected points took 33 and 43 factorizations).
-    When the secant does not settle within ``max_corrections`` corrections,
-    :func:`locate_on_branch` finishes on the bracket reached so far.
+    secant steps, kept inside the bracket, until the step in the chord coordinate, or the
+    bracket itself, is below ``stol``.  The equilibria's two Hopf points take 3 corrections in
+    all on the belt and 6 on the tanh x exp belt (the Brent search on corrected points took 33
+    and 43 factorizations).  When the secant does not settle within ``max_corrections``
+    corrections (a test function whose noise on corrected points exceeds ``stol`` times its
+    slope: the multipliers at a fold), Brent's method finishes on the bracket reached so far,
+    with the test values measured at its two corrected ends, so a root is always returned.
 
     Parameters
     ----------
@@ -107,6 +131,7 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     Z : ndarray
         The corrected point where ``test`` changes sign.
     """
+    Za, Zb = np.asarray(Za, dtype=float), np.asarray(Zb, dtype=float)
     herm = hermite_chord(Za, ta, Zb, tb)
     chord = Zb - Za
     cc = float(chord @ chord)
@@ -118,12 +143,21 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
         return test(herm(s))
 
     sa, sb = bracket
-    fa, fb = on_interpolant(sa), on_interpolant(sb)
+    # the ends of the bracket: (chord coordinate, point, test value, corrected?); the
+    # interpolant's ends are the corrected branch points themselves
+    ends = []
+    for s in (sa, sb):
+        Z = Za if s == 0.0 else Zb if s == 1.0 else herm(s)
+        ends.append((coord(Z), Z, test(Z), s in (0.0, 1.0)))
+    fa, fb = ends[0][2], ends[1][2]
     if not (np.isfinite(fa) and np.isfinite(fb)) or fa * fb > 0:
         raise ConvergenceError("locate_on_interpolant: the test function does not change sign")
     s0 = scipy.optimize.brentq(on_interpolant, sa, sb, xtol=1e-14, rtol=1e-15)
-    # bracket in the chord coordinate (signs from the interpolant: only a safeguard)
-    lo, hi = (coord(herm(sa)), fa), (coord(herm(sb)), fb)
+    lo, hi = ends
+
+    def tightened(lo, hi, c, Z, g):
+        """The bracket with the corrected point (c, Z, test g) replacing the end of g's sign."""
+        return (lo, (c, Z, g, True)) if g * lo[2] < 0 else ((c, Z, g, True), hi)
 
     def corrected(c, guess):
         Z, _ = correct(disc, guess, chord, float(chord @ (Za + c * chord)), counters=counters, xtol=xtol)
@@ -140,17 +174,20 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     for _ in range(max_corrections - 1):
         if g0 == 0:
             return Z0
-        if g0 * lo[1] < 0:
-            hi = (c0, g0)
-        else:
-            lo = (c0, g0)
+        lo, hi = tightened(lo, hi, c0, Z0, g0)
+        if abs(hi[0] - lo[0]) <= stol and lo[3] and hi[3]:
+            return min(lo, hi, key=lambda e: abs(e[2]))[1]
         c1 = c0 - g0 / slope if np.isfinite(slope) and slope != 0 else np.nan
+        # converged (a secant step below stol, even one that rounds to nothing at the
+        # bracket's end: bisecting then would only move away from the root)
+        if abs(c1 - c0) <= stol:
+            return Z0
         if not min(lo[0], hi[0]) < c1 < max(lo[0], hi[0]):
             c1 = 0.5 * (lo[0] + hi[0])        # outside the bracket: bisect
         step = abs(c1 - c0)
-        # converged; or, below 1e-10 of the chord, a step that no longer halves: the secant
-        # then only follows the rounding noise of test (1e-15 of its scale, some 1e-14 of
-        # the chord at a Hopf point of the belt)
+        # below 1e-10 of the chord, a step that no longer halves: the secant then only
+        # follows the rounding noise of test (1e-15 of its scale, some 1e-14 of the chord at
+        # a Hopf point of the belt)
         if step <= stol or previous_step < 1e-10 and step > 0.5 * previous_step:
             return Z0
         Z1, g1 = corrected(c1, Z0 + (c1 - c0) * dZ)
@@ -158,8 +195,11 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
             slope = (g1 - g0) / (c1 - c0)
         dZ = (Z1 - Z0) / (c1 - c0)
         c0, Z0, g0, previous_step = c1, Z1, g1, step
-    # no convergence: Brent on corrected points within the bracket reached
-    return locate_on_branch(disc, Za + lo[0] * chord, Za + hi[0] * chord, test, counters, xtol=xtol, stol=stol)
+    lo, hi = tightened(lo, hi, c0, Z0, g0)
+    # no convergence: Brent on corrected points within the bracket reached, whose ends keep
+    # the values measured there (an end still on the interpolant is corrected first)
+    lo, hi = ((e[0], e[1], e[2]) if e[3] else (e[0], *corrected(e[0], e[1])) for e in (lo, hi))
+    return _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, "locate_on_interpolant")
 
 
 def _fold_from_series(disc, rec, i, counters, opts):

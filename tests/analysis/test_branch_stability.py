@@ -17,7 +17,8 @@ import pytest
 from frictionkit.runtime.results._branch import load_branch
 from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
 from frictionkit.runtime.results._plots import MOTION_COLORS, plot_branches
-from frictionkit.runtime.analysis._stability import branch_stability
+from frictionkit.runtime.analysis._stability import _near_one_product, branch_stability, point_stability
+from frictionkit.runtime.engine._locate import locate_on_interpolant
 from frictionkit.runtime.analysis._lyapunov import first_lyapunov
 from frictionkit.runtime.analysis._hill import hill_multipliers
 from tests.models._orbits import belt, belt_equilibrium, belt_hopf_points
@@ -69,6 +70,27 @@ def test_fold_is_where_the_multiplier_passes_one(belt_branch):
     np.testing.assert_allclose(direct.multipliers, fold.data["multipliers_reference"], rtol=1e-12)
     assert br.trivial_multiplier_error[fold.index] < 2e-4
     assert np.nanmax(br.trivial_multiplier_error) < 1e-3    # reliability along the branch
+
+
+def test_fold_crossing_found_whatever_the_rounding(belt_branch):
+    # Near the fold the corrected points scatter by Newton's rounding floor and the product
+    # of the two multipliers nearest 1 is known to some 1e-10, 1e-7 of the chord: more than
+    # the 1e-8 asked, so the secant often ends in Brent's fallback (forced here by five
+    # corrections at most).  Tangents a few ulps off (another BLAS's rounding) must still
+    # give the fold; before the fallback kept its measured bracket, 5 of these 12 were NaN
+    # with a one-thread OpenBLAS.
+    _, br = belt_branch
+    fold = br.special_points("fold")[0]
+    i, disc, P = fold.index, br.discretization, br.solutions
+    chord = P[i + 1] - P[i]
+    ta, tb = (br.tangents[k] * np.sign(br.tangents[k] @ chord) for k in (i, i + 1))
+    rng = np.random.default_rng(26)
+    for k in range(12):
+        pa = ta * (1 + 4e-16 * rng.standard_normal(ta.size)) if k else ta
+        Z = locate_on_interpolant(disc, P[i], pa, P[i + 1], tb,
+                                  lambda Z: _near_one_product(point_stability(disc, Z, which="primary")[0]),
+                                  stol=1e-8, max_corrections=5)
+        assert abs(Z[-1] - fold.param) < 1e-9 * fold.param
 
 
 def test_b1_supercritical_b3_subcritical(belt_branch):

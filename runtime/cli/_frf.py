@@ -77,7 +77,7 @@ def frf_cmd(model, param, start, stop, set_, harmonics, tolerance, discretizatio
 
     \b
     Examples:
-      frictionkit frf shaw --start 0.3 --stop 1.5
+      frictionkit frf shaw --start 0.6 --stop 0.9
       frictionkit frf examples/friction_damper.py --start 0.4 --stop 2 --set muN=0.05 --out frf.h5
       frictionkit frf shaw --param beta --start 1 --stop 6 --set w=0.8     # amplitude-force curve
     """

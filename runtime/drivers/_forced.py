@@ -44,7 +44,7 @@ from ..engine._locate import locate_on_branch
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
 from ..results._branch import SpecialPoint
-from ._branches import _orbit_to_start, periodic_branch
+from ._branches import _orbit_to_start, _resolve_method, periodic_branch
 from ._forced_start import check_forced, forced_period_samples, forcing_frequency, linear_response
 from ._methods import periodic_kind
 
@@ -181,6 +181,8 @@ def frequency_response(model, start, stop, *, harmonics=None, tolerance=TOLERANC
     opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
     if isinstance(opts, dict):
         opts.setdefault("max_steps", 5000)
+        if _resolve_method(model, method, kind == "aft") == "anm":
+            opts.setdefault("points_per_step", 4)          # smooth curves, no extra LU (as `continue`)
     search, probe_lu = [], 0
     H = int(harmonics) if harmonics is not None else HARMONICS_FIRST
     while True:
@@ -264,7 +266,11 @@ def _harmonics_needed(br, tolerance, counters):
         d, Z = disc, correct(disc, br.solutions[i], np.eye(disc.size)[-1], lam, counters=counters, max_iter=30)[0]
         while True:
             big, Zb = d.resize(Z, int(math.ceil(HARMONICS_GROWTH * d.H)))
-            Zb, _ = correct(big, Zb, np.eye(big.size)[-1], lam, counters=counters, max_iter=30)
+            try:
+                Zb, _ = correct(big, Zb, np.eye(big.size)[-1], lam, counters=counters, max_iter=30)
+            except ConvergenceError:       # not measurable here: the count stays, the change is unknown
+                change = math.inf
+                break
             change = _change(d, Z, big, Zb)
             if change <= tolerance or big.H > HARMONICS_MAX:
                 break

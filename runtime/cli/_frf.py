@@ -112,7 +112,8 @@ def frf_cmd(model, param, start, stop, set_, harmonics, tolerance, discretizatio
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
     click.echo(_summary(br))
     search = br.provenance["forced_response"]["search"]
-    how = ("given" if harmonics else f"chosen for tolerance {tolerance:g}" if search[-1]["change"] <= tolerance
+    how = ("given" if harmonics else "not checked: the branch stopped early" if not search
+           else f"chosen for tolerance {tolerance:g}" if search[-1]["change"] <= tolerance
            else f"the largest count of the search; the coefficients change by {search[-1]['change']:.1e} beyond it")
     click.echo(f"  harmonics {br.harmonics} ({how}), first point from the "
                f"{br.provenance['forced_response']['start']} response")

@@ -37,6 +37,16 @@ log       w r' = w'             r_k = (w_k - sum_{j<k} j r_j w_{k-j} / k) / w_0
 Each ``r_k`` (k >= 1) is affine in the top-order state coefficient ``x_k`` with the
 derivative at the series origin as slope, hence ``f_k`` is affine in ``x_k`` with slope
 ``df/dx(x_0)``: the property the ANM relies on (tested in ``tests/codegen/test_taylor.py``).
+
+**A continued forcing frequency: the kernel in the forcing phase.**  A harmonic balance holds
+the normalized time ``theta = w t`` of its samples fixed, not ``t``: when the continuation
+parameter ``lam`` is the forcing frequency ``w``, the sample time ``t = theta / lam`` moves
+along the path.  The kernel is then generated for ``f(x, theta / lam; p)``, the time symbol
+standing for the forcing phase ``theta`` (``PointwiseRecast.phase``; the module says so with
+``TAYLOR_TIME = "phase"``): the forcing ``cos(w t)`` becomes ``cos(theta)``, a coefficient of
+the sample, and any other appearance of ``w`` or ``t`` is expanded in ``lam`` by the rules
+above (``t = theta / lam`` a quotient), so every order is exact (Karkar, Cochelin and Vergez,
+JSV 2013, normalized time for forced systems; DESIGN §5.1: ``w`` enters only as ``w D``).
 """
 from __future__ import annotations
 
@@ -80,6 +90,7 @@ class PointwiseRecast:
     parameters: tuple
     auxes: tuple                 # TaylorAux, in order of definition
     f: tuple                     # per state: affine in states, lam, auxiliaries and ONE
+    phase: bool = False          # the time symbol stands for the forcing phase w t (lam = w)
 
     @property
     def n_aux(self) -> int:
@@ -211,15 +222,19 @@ class _Pointwise:
 
 
 def pointwise_recast(system: RecastSystem) -> PointwiseRecast:
-    """The pointwise recast of ``system``'s original ODE (see the module docstring)."""
+    """The pointwise recast of ``system``'s original ODE (see the module docstring); in the
+    forcing phase ``theta = w t`` (``t -> theta / lam``) when ``lam`` is the forcing frequency."""
     lam = system.parameters[[p.name for p in system.parameters].index(system.continuation)]
+    phase = system.forcing_frequency is not None and system.forcing_frequency == system.continuation
     walker = _Pointwise(system.states, lam, f"model {system.name!r}")
     f = []
     for x, rhs in zip(system.states, system.ode_rhs):
         walker.where = f"equation for {x.name!r} of model {system.name!r}"
+        if phase:        # lam * (theta / lam) cancels: cos(w t) -> cos(theta)
+            rhs = sp.sympify(rhs).xreplace({system.time: system.time / lam})
         f.append(walker._arg(rhs))
     return PointwiseRecast(tuple(system.states), lam, system.time, tuple(system.parameters),
-                           tuple(walker.auxes), tuple(f))
+                           tuple(walker.auxes), tuple(f), phase)
 
 
 # The recurrences, printed per operation (STYLE §2: lookup tables).  NumPy: ``U``, ``V`` the
@@ -325,7 +340,7 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
         comment = f"# {a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
         lines0 += [comment] + args + [f"S[0, {r}] = {_fill(o0, subs)}"]
         linesk += [comment] + args + [f"S[k, {r}] = {_fill(ok, subs)}"]
-    ctx = {"taylor_np0": lines0, "taylor_npk": linesk, "NAUX": NA,
+    ctx = {"taylor_np0": lines0, "taylor_npk": linesk, "NAUX": NA, "taylor_time": "phase" if pw.phase else "time",
            "taylor_f_np": [f"F[{i}] = {top.doprint(e)}" for i, e in enumerate(pw.f)],
            "taylor_aux_doc": [f"{a.symbol} = {sp.sstr(a.definition)}" if a.definition is not None
                               else f"{a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"

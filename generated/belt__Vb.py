@@ -311,6 +311,8 @@ def jac(t, x, p):
 
 
 NAUX = 4
+#: what the kernel's t is: "time", or "phase" (the forcing phase w t, when lam = w: codegen/taylor.py)
+TAYLOR_TIME = "time"
 
 
 def taylor(t, X, LAM, A, k, p):

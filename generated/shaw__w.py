@@ -294,7 +294,9 @@ def jac(t, x, p):
     return out
 
 
-NAUX = 6
+NAUX = 4
+#: what the kernel's t is: "time", or "phase" (the forcing phase w t, when lam = w: codegen/taylor.py)
+TAYLOR_TIME = "phase"
 
 
 def taylor(t, X, LAM, A, k, p):
@@ -305,12 +307,10 @@ def taylor(t, X, LAM, A, k, p):
     A (k, NAUX, M): the auxiliaries' coefficients of orders 0..k-1.  Returns the order-k
     auxiliary coefficients (NAUX, M) and the order-k coefficient of f (n, M).
     Auxiliaries, in order of definition:
-        _r0 = sin(t*w)
-        _r1 = cos(t*w)
-        _r2 = v**2
-        _r3 = sqrt(eps/n**2 + v**2)
-        _r4 = mul(v, _r3)
-        _r5 = (-fd*v*sqrt(eps/n**2 + v**2) - 2*v*sqrt(fs*(-fd + fs))/n)/(v**2 + n**(-2))
+        _r0 = v**2
+        _r1 = sqrt(eps/n**2 + v**2)
+        _r2 = mul(v, _r1)
+        _r3 = (-fd*v*sqrt(eps/n**2 + v**2) - 2*v*sqrt(fs*(-fd + fs))/n)/(v**2 + n**(-2))
     """
     X = numpy.asarray(X, dtype=float)
     LAM = numpy.asarray(LAM, dtype=float)
@@ -327,52 +327,40 @@ def taylor(t, X, LAM, A, k, p):
     _one[0] = 1.0
     _j = numpy.arange(1, K)[:, None]
     if k == 0:
-        # _r0 = sin(t*w)
-        _u = t*LAM[:, None]
-        S[0, 0] = numpy.sin(_u[0])
-        # _r1 = cos(t*w)
-        _u = t*LAM[:, None]
-        S[0, 1] = numpy.cos(_u[0])
-        # _r2 = mul(v, v)
+        # _r0 = mul(v, v)
         _u = X[:, 1]
         _v = X[:, 1]
-        S[0, 2] = _u[0] * _v[0]
-        # _r3 = sqrt(_one*eps/n**2 + _r2)
-        _u = _one*p_eps/p_n**2 + S[:, 2]
-        S[0, 3] = numpy.sqrt(_u[0])
-        # _r4 = mul(v, _r3)
+        S[0, 0] = _u[0] * _v[0]
+        # _r1 = sqrt(_one*eps/n**2 + _r0)
+        _u = _one*p_eps/p_n**2 + S[:, 0]
+        S[0, 1] = numpy.sqrt(_u[0])
+        # _r2 = mul(v, _r1)
         _u = X[:, 1]
-        _v = S[:, 3]
-        S[0, 4] = _u[0] * _v[0]
-        # _r5 = div(-_r4*fd - 2*v*sqrt(-fd*fs + fs**2)/n, _one/n**2 + _r2)
-        _u = -S[:, 4]*p_fd - 2*X[:, 1]*numpy.sqrt(-p_fd*p_fs + p_fs**2)/p_n
-        _v = _one/p_n**2 + S[:, 2]
-        S[0, 5] = _u[0] / _v[0]
+        _v = S[:, 1]
+        S[0, 2] = _u[0] * _v[0]
+        # _r3 = div(-_r2*fd - 2*v*sqrt(-fd*fs + fs**2)/n, _one/n**2 + _r0)
+        _u = -S[:, 2]*p_fd - 2*X[:, 1]*numpy.sqrt(-p_fd*p_fs + p_fs**2)/p_n
+        _v = _one/p_n**2 + S[:, 0]
+        S[0, 3] = _u[0] / _v[0]
         pass
     else:
-        # _r0 = sin(t*w)
-        _u = t*LAM[:, None]
-        S[k, 0] = (_j * _u[1:k + 1] * S[:, 1][k - 1::-1]).sum(axis=0) / k
-        # _r1 = cos(t*w)
-        _u = t*LAM[:, None]
-        S[k, 1] = -(_j * _u[1:k + 1] * S[:, 0][k - 1::-1]).sum(axis=0) / k
-        # _r2 = mul(v, v)
+        # _r0 = mul(v, v)
         _u = X[:, 1]
         _v = X[:, 1]
-        S[k, 2] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
-        # _r3 = sqrt(_one*eps/n**2 + _r2)
-        _u = _one*p_eps/p_n**2 + S[:, 2]
-        S[k, 3] = (_u[k] - (S[:, 3][1:k] * S[:, 3][k - 1:0:-1]).sum(axis=0)) / (2 * S[:, 3][0])
-        # _r4 = mul(v, _r3)
+        S[k, 0] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r1 = sqrt(_one*eps/n**2 + _r0)
+        _u = _one*p_eps/p_n**2 + S[:, 0]
+        S[k, 1] = (_u[k] - (S[:, 1][1:k] * S[:, 1][k - 1:0:-1]).sum(axis=0)) / (2 * S[:, 1][0])
+        # _r2 = mul(v, _r1)
         _u = X[:, 1]
-        _v = S[:, 3]
-        S[k, 4] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
-        # _r5 = div(-_r4*fd - 2*v*sqrt(-fd*fs + fs**2)/n, _one/n**2 + _r2)
-        _u = -S[:, 4]*p_fd - 2*X[:, 1]*numpy.sqrt(-p_fd*p_fs + p_fs**2)/p_n
-        _v = _one/p_n**2 + S[:, 2]
-        S[k, 5] = (_u[k] - (S[:, 5][:k] * _v[k:0:-1]).sum(axis=0)) / _v[0]
+        _v = S[:, 1]
+        S[k, 2] = (_u[:k + 1] * _v[k::-1]).sum(axis=0)
+        # _r3 = div(-_r2*fd - 2*v*sqrt(-fd*fs + fs**2)/n, _one/n**2 + _r0)
+        _u = -S[:, 2]*p_fd - 2*X[:, 1]*numpy.sqrt(-p_fd*p_fs + p_fs**2)/p_n
+        _v = _one/p_n**2 + S[:, 0]
+        S[k, 3] = (_u[k] - (S[:, 3][:k] * _v[k:0:-1]).sum(axis=0)) / _v[0]
         pass
     F = numpy.empty((_n, M))
     F[0] = X[k, 1]
-    F[1] = S[k, 1]*p_beta/p_m + S[k, 5]/p_m - 2*p_alpha*X[k, 1]/p_m - X[k, 0]/p_m
+    F[1] = float(k == 0)*p_beta*numpy.cos(t)/p_m + S[k, 3]/p_m - 2*p_alpha*X[k, 1]/p_m - X[k, 0]/p_m
     return S[k], F

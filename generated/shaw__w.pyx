@@ -65,7 +65,7 @@ KERNELS = ("rhs", "jac", "aux", "dfdlam", "quad", "quad_jac", "quad_jac_sparse",
 _NPARAM = 8
 _N = 5
 _n = 2
-NAUX = 6
+NAUX = 4
 
 # The kernels are plain C printed by sympy's C99 printer: arrays are (rows, M) in C order,
 # sample m of row i at [i * M + m].  Parameter-only sub-expressions are computed once per
@@ -253,17 +253,15 @@ cdef extern from *:
            The rows are looked up in a table (fk_rows, (k + 1) * NAUX entries from the caller) made
            once, so a sweep has no branch (it would keep it from being vectorised). */
         for (Py_ssize_t J = 0; J <= k; ++J)
-            for (Py_ssize_t r = 0; r < 6; ++r)
-                fk_rows[J * 6 + r] = J < k ? (double *)A + (J * 6 + r) * M : Sk + r * M;
-        #define FK_S(J, r) (fk_rows[(J) * 6 + (r)][m])
+            for (Py_ssize_t r = 0; r < 4; ++r)
+                fk_rows[J * 4 + r] = J < k ? (double *)A + (J * 4 + r) * M : Sk + r * M;
+        #define FK_S(J, r) (fk_rows[(J) * 4 + (r)][m])
         /* one vectorised sweep over the samples; the same loop with scalar libm (codegen/taylor.py) */
         #define FK_EACH(...) _Pragma("omp simd") FK_EACH_LIBM(__VA_ARGS__)
         #define FK_EACH_LIBM(...) for (m = 0; m < M; ++m) { const double tm = t[m * ts]; __VA_ARGS__ }
         #define FK_ZERO(J) (0.0)
-        #define FK_OP_cos(r, U, V, p, E) if (k == 0) { FK_EACH_LIBM(FK_S(0, r) = cos(U(0));) } else { FK_EACH(FK_S(k, r) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= jd * U(j) * FK_S(k - j, p);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / kd;) }
         #define FK_OP_div(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = U(0) / V(0);) } else { FK_EACH(FK_S(k, r) = U(k);) for (j = 0; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= FK_S(j, r) * V(k - j);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / V(0);) }
         #define FK_OP_mul(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = U(0) * V(0);) } else { FK_EACH(FK_S(k, r) = 0.0;) for (j = 0; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) += U(j) * V(k - j);) } }
-        #define FK_OP_sin(r, U, V, p, E) if (k == 0) { FK_EACH_LIBM(FK_S(0, r) = sin(U(0));) } else { FK_EACH(FK_S(k, r) = 0.0;) for (j = 1; j <= k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) += jd * U(j) * FK_S(k - j, p);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / kd;) }
         #define FK_OP_sqrt(r, U, V, p, E) if (k == 0) { FK_EACH(FK_S(0, r) = sqrt(U(0));) } else { FK_EACH(FK_S(k, r) = U(k);) for (j = 1; j < k; ++j) { const double jd = j; (void)jd; FK_EACH(FK_S(k, r) -= FK_S(j, r) * FK_S(k - j, r);) } FK_EACH(FK_S(k, r) = FK_S(k, r) / (2.0 * FK_S(0, r));) }
         const double p_m = p[0];
         const double p_alpha = p[1];
@@ -279,36 +277,30 @@ cdef extern from *:
         const double _k3 = (1.0/(p_n*p_n));
         const double _k4 = (1.0/(p_m));
         const double _k5 = -1/p_m;
-        const double _k6 = p_beta/p_m;
-        const double _k7 = -2*p_alpha/p_m;
+        const double _k6 = -2*p_alpha/p_m;
+        const double _k7 = p_beta/p_m;
         Py_ssize_t m = 0, j = 0;
         const double kd = k;
         (void)j;
         (void)kd;
-        /* _r0 = sin(...) */
-        #define FK_U0(J) (tm*LAM[J])
-        FK_OP_sin(0, FK_U0, FK_ZERO, 1, (0.0))
-        /* _r1 = cos(...) */
-        #define FK_U1(J) (tm*LAM[J])
-        FK_OP_cos(1, FK_U1, FK_ZERO, 0, (0.0))
+        /* _r0 = mul(...) */
+        #define FK_U0(J) (X[((J) * 2 + 1) * M + m])
+        #define FK_V0(J) (X[((J) * 2 + 1) * M + m])
+        FK_OP_mul(0, FK_U0, FK_V0, 0, (0.0))
+        /* _r1 = sqrt(...) */
+        #define FK_U1(J) (_k0*fk_delta(J) + FK_S(J, 0))
+        FK_OP_sqrt(1, FK_U1, FK_ZERO, 1, (0.0))
         /* _r2 = mul(...) */
         #define FK_U2(J) (X[((J) * 2 + 1) * M + m])
-        #define FK_V2(J) (X[((J) * 2 + 1) * M + m])
+        #define FK_V2(J) (FK_S(J, 1))
         FK_OP_mul(2, FK_U2, FK_V2, 2, (0.0))
-        /* _r3 = sqrt(...) */
-        #define FK_U3(J) (_k0*fk_delta(J) + FK_S(J, 2))
-        FK_OP_sqrt(3, FK_U3, FK_ZERO, 3, (0.0))
-        /* _r4 = mul(...) */
-        #define FK_U4(J) (X[((J) * 2 + 1) * M + m])
-        #define FK_V4(J) (FK_S(J, 3))
-        FK_OP_mul(4, FK_U4, FK_V4, 4, (0.0))
-        /* _r5 = div(...) */
-        #define FK_U5(J) (_k1*FK_S(J, 4) + _k2*X[((J) * 2 + 1) * M + m])
-        #define FK_V5(J) (_k3*fk_delta(J) + FK_S(J, 2))
-        FK_OP_div(5, FK_U5, FK_V5, 5, (0.0))
+        /* _r3 = div(...) */
+        #define FK_U3(J) (_k1*FK_S(J, 2) + _k2*X[((J) * 2 + 1) * M + m])
+        #define FK_V3(J) (_k3*fk_delta(J) + FK_S(J, 0))
+        FK_OP_div(3, FK_U3, FK_V3, 3, (0.0))
         FK_EACH(
             F[0 * M + m] = X[(k * 2 + 1) * M + m];
-            F[1 * M + m] = _k4*Sk[5 * M + m] + _k5*X[(k * 2 + 0) * M + m] + _k6*Sk[1 * M + m] + _k7*X[(k * 2 + 1) * M + m];
+            F[1 * M + m] = _k4*Sk[3 * M + m] + _k5*X[(k * 2 + 0) * M + m] + _k6*X[(k * 2 + 1) * M + m] + _k7*fk_delta(k)*cos(tm);
         )
         #undef FK_EACH
         #undef FK_EACH_LIBM

@@ -30,7 +30,9 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`equilibrium_branch`, :func:`periodic_branch`, :func:`periodic_start_from_hopf`,
   :func:`periodic_start_from_orbit`, :func:`periodic_start_from_simulation`,
   :func:`switch_branch`, :func:`switch_period_doubling_hbm` (omega/2 basis),
-  :func:`switch_period_doubling_collocation`
+  :func:`switch_period_doubling_collocation`; forced responses :func:`frequency_response`
+  (frequency response and amplitude–force curves, no equilibrium needed) and
+  :func:`resonance_peaks`
 * nonsmooth: the subpackage :mod:`frictionkit.runtime.nonsmooth` (exact and event-driven
   references)
 * cli: ``frictionkit <command>`` (:mod:`frictionkit.runtime.cli`, not imported here)
@@ -87,6 +89,8 @@ from .drivers import (
     switch_branch,
     switch_period_doubling_collocation,
     switch_period_doubling_hbm,
+    frequency_response,
+    resonance_peaks,
 )
 from .engine import ANMOptions, ContinuationProblem, NewtonOptions, locate_fold_near
 from ._version import __version__
@@ -117,7 +121,7 @@ __all__ = [
     "continuation", "find_periodic_orbit", "periodic_orbit_from_simulation", "locate_period_doubling",
     "switch_period_doubling", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
     "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_hbm",
-    "switch_period_doubling_collocation",
+    "switch_period_doubling_collocation", "frequency_response", "resonance_peaks",
     # nonsmooth
     "nonsmooth",
 ]

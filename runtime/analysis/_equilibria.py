@@ -31,6 +31,12 @@ def find_equilibrium(model, lam, x_guess=None, discretization=None):
     Z : ndarray (N + 1,)
     """
     use_aft = _use_aft(model, discretization)
+    if model.forced:
+        raise InputError(
+            f"model {model.name!r} is forced (by cos({model.forcing_frequency} t)): it has no equilibria, only "
+            f"periodic responses. Compute its frequency response with `frictionkit frf {model.name} --start W0 "
+            f"--stop W1` (frequency_response), or a periodic branch in another parameter with `frictionkit "
+            "continue ... --from-simulation`")
     n = model.n
     x0 = np.zeros(n) if x_guess is None else np.asarray(x_guess, dtype=float)
     if x0.shape != (n,):

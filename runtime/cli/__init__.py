@@ -1,7 +1,7 @@
 """Command-line interface: ``frictionkit <command>`` (click).
 
 Each job registers its subcommands in its own module (listed in ``_COMMAND_MODULES``:
-``_codegen``, ``_continuation``, ``_nonsmooth``, ``_study``); every command that takes
+``_codegen``, ``_continuation``, ``_nonsmooth``, ``_study``, ``_frf``, ...); every command that takes
 parameter values reads them with the one ``--set NAME=VALUE`` type of ``_params``.
 """
 import importlib
@@ -21,7 +21,7 @@ def main():
     """
 
 
-_COMMAND_MODULES = ("_codegen", "_continuation", "_nonsmooth", "_study", "_sweep", "_report")
+_COMMAND_MODULES = ("_codegen", "_continuation", "_nonsmooth", "_study", "_sweep", "_report", "_frf")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_name}")

@@ -143,7 +143,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
               default=None, hidden=True, help="Same as --method.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
-                   "[default: anm; newton for non-analytic laws and a continued forcing frequency].")
+                   "[default: anm; newton for non-analytic laws].")
 @click.option("--harmonics", "-H", type=int, default=None,
               help="Number of harmonics (HBM, AFT; also the HBM start of collocation) [default: 30; "
                    "with --restart: the file's].")

@@ -41,11 +41,17 @@ kernel (``Model.taylor``, codegen/taylor.py) gives the order-q coefficients of e
 auxiliary and of ``f`` at the samples from the recast's relations solved explicitly (no
 auxiliary is truncated to H harmonics, no point condition).  :meth:`series_rhs` turns them
 into the ANM's right-hand side; the Jacobian's ``lam`` column is the module's exact
-``df/dlam``.  Non-analytic laws (no recast, no kernel) and a continued forcing frequency
-(the sample times ``theta/lam`` move along the path, which the kernels hold fixed) are
-continued with the pseudo-arclength Newton engine.  Aliasing is the price: ``n_t``
-(recorded in the branch's provenance) controls it; for analytic laws it decays
-exponentially with ``n_t``.
+``df/dlam``.  A continued forcing frequency ``lam = w`` moves the sample times
+``t = theta / lam`` along the path while the samples' phases ``theta`` stay put: the module's
+kernel is then generated in the forcing phase (``Model.taylor_in_phase``, codegen/taylor.py:
+``f(x, theta / lam)``, so ``cos(w t) = cos(theta)`` is a fixed coefficient of each sample),
+it is fed the phases, and the products ``lam D U`` of the residual add
+``sum_{r=1..p-1} lam_r D U_{p-r}`` to each order as ``omega D U`` does for autonomous orbits;
+the ``lam`` column is then the kernel's own order-1 coefficient (``x_1 = 0, lam_1 = 1``: the
+exact ``df/dlam`` at fixed phase) minus ``D U``.  Non-analytic laws (no recast, no kernel)
+and older modules whose kernel holds ``t`` fixed are continued with the pseudo-arclength
+Newton engine.  Aliasing is the price: ``n_t`` (recorded in the branch's provenance)
+controls it; for analytic laws it decays exponentially with ``n_t``.
 """
 from __future__ import annotations
 
@@ -165,8 +171,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
     -----
     Implements the contract of ``_base.py``; ``has_quadratic`` is False (``quadratic``
     raises ``NotImplementedError``), ``series_rhs`` comes from the model's pointwise Taylor
-    kernels where it has them (``supports_anm``: analytic laws, forcing frequency not
-    continued; DESIGN §5.0).  Work counters ``n_residuals``/``n_jacobians`` as in the HBM.
+    kernels where it has them (``supports_anm``: analytic laws; a continued forcing
+    frequency needs the kernel in the forcing phase; DESIGN §5.0).  Work counters ``n_residuals``/``n_jacobians`` as in the HBM.
     """
 
     method = "aft"
@@ -209,7 +215,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
         self.n_residuals = 0
         self.n_jacobians = 0
-        self._series = PointwiseSeries(model, self.split, self._samples, self._times)   # series_rhs
+        self._series = PointwiseSeries(model, self.split, self._samples, self._kernel_times)   # series_rhs
         self._point = None             # the last point's samples and values (:meth:`_at`)
         self._basis_cache = {}         # monodromy's Fourier basis at the Gauss points
         self.elimination = self._kinematic_elimination()
@@ -266,6 +272,24 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         if self.forced:
             return self._theta / omega
         return np.zeros(self.n_t)
+
+    def _kernel_times(self, omega):
+        """What the Taylor kernel takes as its ``t`` at the samples: the times (held fixed along
+        an ANM step), or, for a kernel in the forcing phase, the phases ``w t = nu theta``."""
+        if self.forced and self.model.taylor_in_phase:
+            return self.nu * self._theta
+        return self._times(omega)
+
+    def _dfdlam_in_phase(self, x, lam):
+        """Harmonics of ``df/dlam`` at fixed forcing phase (lam the forcing frequency), exact:
+        the kernel's order-1 coefficient of ``f`` along ``x = x_0``, ``lam = lam_0 + a``."""
+        th = self._kernel_times(None)
+        X = np.zeros((2,) + x.shape)
+        X[0] = x
+        LAM = np.array([lam, 1.0])
+        A0 = np.asarray(self.model.taylor(th, X[:1], LAM[:1], np.zeros((0, self.model.naux, x.shape[1])), 0)[0])
+        F1 = self.model.taylor(th, X, LAM, A0[None], 1)[1]
+        return self._to_coef(np.asarray(F1, dtype=float).reshape(self.n, self.n_t))
 
     def _at(self, Z):
         """The point ``Z``'s parts, samples and model values, shared by the calls at one point.
@@ -367,6 +391,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         if self.model.exact_dfdlam and not self.omega_is_lam:
             dlam = self._to_coef(np.asarray(self.model.dfdlam(c["t"], x, lam),
                                             dtype=float).reshape(self.n, self.n_t))
+        elif self.omega_is_lam and self.supports_anm:
+            dlam = self._dfdlam_in_phase(x, lam)
         else:
             dlam = self._dfdlam(x, omega, lam)
         if self.omega_is_lam:
@@ -398,9 +424,11 @@ class AFTDiscretization(HarmonicLayout, Discretization):
     @property
     def supports_anm(self) -> bool:
         """Whether the ANM can continue this system (contract item 6): the pointwise Taylor
-        kernels of the recast exist (analytic laws) and the sample times do not move along
-        the path (they do when the forcing frequency itself is continued: ``t = theta/lam``)."""
-        return (not self.model.sampled) and self.model.has_taylor and not self.omega_is_lam
+        kernels of the recast exist (analytic laws) and hold what the samples hold fixed: the
+        times, or the forcing phases when the forcing frequency itself is continued
+        (``t = theta/lam`` moves; ``Model.taylor_in_phase``)."""
+        return (not self.model.sampled) and self.model.has_taylor and (
+            not self.omega_is_lam or self.model.taylor_in_phase)
 
     def quadratic(self, Z1, Z2):
         raise NotImplementedError(
@@ -420,7 +448,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         """
         if not self.supports_anm:
             what = ("a non-analytic friction law (no recast)" if self.model.sampled else
-                    "the continued forcing frequency moves the sample times" if self.omega_is_lam else
+                    "its Taylor kernel holds the sample times fixed, which the continued forcing "
+                    "frequency moves (regenerate the model with `frictionkit codegen`)" if self.omega_is_lam else
                     "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
             raise NotImplementedError(
                 f"the ANM cannot continue the AFT system of model {self.model.name!r}: {what}; "
@@ -437,8 +466,9 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             samples_to_coefficients(F, self.H, out=R)
         else:
             R[...] = F
-        if self.autonomous and p > 1:
-            # sum_{r=1..p-1} omega_r D U_{p-r} = D W, W = sum_r omega_r U_{p-r} (D is linear)
+        if (self.autonomous or self.omega_is_lam) and p > 1:
+            # sum_{r=1..p-1} omega_r D U_{p-r} = D W, W = sum_r omega_r U_{p-r} (D is linear;
+            # a continued forcing frequency: omega_r = lam_r / nu)
             W = (om[p - 1:0:-1] @ U[1:p].reshape(p - 1, -1)).reshape(self.n, self.nh)
             # D (c_k, s_k) = (k s_k, -k c_k), i.e. -i k (c_k + i s_k) on the pairs read as complex
             pairs = R[:, 1:].view(complex)        # a view: adds into R
@@ -453,7 +483,11 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         elimination of the kinematic rows, contract item 18); otherwise the Python loop of the
         contract's default.  Both leave the series' buffers as after ``series_rhs`` of the
         last order."""
-        kernel = self.model.taylor_kernel() if lu is not None and order >= 2 else None
+        # the loop reads omega_r from Z_r: an autonomous orbit's omega, or a continued forcing
+        # frequency lam (omega = lam unless a subharmonic nu != 1, left to the Python loop)
+        omega_at = (self.omega_index if self.autonomous else self.lam_index if self.omega_is_lam else -1)
+        kernel = (self.model.taylor_kernel() if lu is not None and order >= 2
+                  and not (self.omega_is_lam and self.nu != 1) else None)
         loop = compiled_loop() if kernel is not None and self.supports_anm else None
         if loop is None:
             return super().series_terms(origin, Z1, order, solve, lu)
@@ -462,7 +496,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         T[0] = Z1
         c["dirty"] = order                  # the loop writes the orders 1..order-1
         loop.orders(kernel, c["params"], c["t"], c["X"], c["LAM"], c["A"], c["U"], c["omega"], lu[0], lu[1],
-                    T, 2, order, self.omega_index if self.autonomous else -1, lu[2] if len(lu) > 2 else None,
+                    T, 2, order, omega_at, lu[2] if len(lu) > 2 else None,
                     *self._transformed)
         c["order"] = order
         return list(T)

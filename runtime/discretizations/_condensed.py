@@ -182,7 +182,7 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         self.n_residuals = 0
         self.n_jacobians = 0
         self._view = _PortView(model)
-        self._series = PointwiseSeries(self._view, self.split, self._port_samples, self._times)
+        self._series = PointwiseSeries(self._view, self.split, self._port_samples, self._kernel_times)
         self._step = None             # the ANM step's compliance series and force harmonics
         self._point = None
         # port rows of the external harmonic forcing alone: in normalized time theta they do not
@@ -191,7 +191,11 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         names = st.input_names + st.own_names + tuple(n for n, _ in st.layout.forces)
         layout = st.layout
         self._forcing_rows = np.array([names.index(n) for n in layout.forcing], dtype=int)
-        self._time_in_forcing_only = set(layout.timed) <= set(layout.forcing)
+        # a port kernel generated in the forcing phase (a continued forcing frequency, codegen's
+        # TAYLOR_TIME = "phase") expands every appearance of the time exactly; one in the time
+        # does so only where the time enters through the forcing alone
+        self._in_phase = bool(self.forced and getattr(self.port, "TAYLOR_TIME", "time") == "phase")
+        self._time_in_forcing_only = self._in_phase or set(layout.timed) <= set(layout.forcing)
 
     @property
     def state_names(self):
@@ -217,6 +221,11 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         if self.forced:
             return self._theta / omega
         return np.zeros(self.n_t)
+
+    def _kernel_times(self, omega):
+        """What the port's Taylor kernel takes as its time at the samples: the times (held fixed
+        along an ANM step), or the phases ``theta`` for a kernel in the forcing phase."""
+        return self._theta.copy() if self._in_phase else self._times(omega)
 
     def _coef(self, f):
         return f.copy() if self.H == 0 else samples_to_coefficients(f, self.H)
@@ -339,9 +348,17 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         return J
 
     def _dfdlam_theta(self, c):
-        """The port model's ``df/dlam`` at the samples, at fixed ``theta``: the module's (at fixed
-        ``t``) with the forcing rows zeroed (``F0 cos(w t)`` at ``t = theta / w`` does not depend
-        on ``w``; exact when nothing else depends on the time)."""
+        """The port model's ``df/dlam`` at the samples, at fixed ``theta``.  A kernel in the
+        forcing phase gives it exactly as its order-1 coefficient along ``lam = lam_0 + a``;
+        otherwise the module's (at fixed ``t``) with the forcing rows zeroed (``F0 cos(w t)`` at
+        ``t = theta / w`` does not depend on ``w``; exact when nothing else depends on the time)."""
+        if self.omega_is_lam and self._in_phase:
+            X = np.zeros((2,) + c["x"].shape)
+            X[0] = c["x"]
+            LAM = np.array([c["lam"], 1.0])
+            th = self._theta
+            A0 = self._view.taylor(th, X[:1], LAM[:1], np.zeros((0, self._view.naux, self.n_t)), 0, c["p"])[0]
+            return np.asarray(self._view.taylor(th, X, LAM, np.asarray(A0)[None], 1, c["p"])[1], dtype=float)
         dp = np.asarray(self.port.dfdlam(c["t"], c["x"], c["p"]), dtype=float)
         if self.omega_is_lam and self._forcing_rows.size:
             dp = dp.copy()

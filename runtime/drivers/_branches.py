@@ -26,6 +26,7 @@ from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _u
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._condensed import CondensedAFTDiscretization
 from ..discretizations._hbm import HBMDiscretization
+from ._forced_start import forced_period_samples
 from ._orbits import find_periodic_orbit
 from ..engine._bordered import Counters
 from ..engine._newton import correct
@@ -49,7 +50,8 @@ def _check_lam_range(model, lam, lam_min, lam_max):
 def _resolve_method(model, method, use_aft, disc=None):
     """Default engine: the ANM wherever its series exist (the quadratic recast, or the
     pointwise Taylor kernels on the AFT of the states, DESIGN §5.0), else pseudo-arclength
-    Newton (non-analytic laws; a continued forcing frequency on the AFT).  With ``disc``,
+    Newton (non-analytic laws; a kernel that holds the time fixed under a continued forcing
+    frequency).  With ``disc``,
     the discretization says (its ``supports_anm``: the condensed AFT of a structure keeps
     the ANM for a continued forcing frequency, which acts through the compliance alone)."""
     if disc is not None and disc.kind == "aft-condensed":
@@ -72,9 +74,9 @@ def _why_no_pointwise_anm(model):
         return f"model {model.name!r} has a non-analytic friction law"
     if not model.has_taylor:
         return f"model {model.name!r} has no Taylor kernel (regenerate it with `frictionkit codegen`)"
-    if model.forced and model.forcing_frequency == model.continuation:
-        return ("the AFT samples move in time when the forcing frequency is continued "
-                "(use the recast HBM, discretization='hbm')")
+    if model.forced and model.forcing_frequency == model.continuation and not model.taylor_in_phase:
+        return (f"the Taylor kernel of model {model.name!r} holds the sample times fixed, which the "
+                "continued forcing frequency moves (regenerate it with `frictionkit codegen`)")
     return None
 
 
@@ -292,8 +294,15 @@ def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=N
         at the initial state).
     discretization, n_t
         As in :func:`periodic_start_from_hopf`.
+
+    A forced model needs no equilibrium: it is simulated by whole forcing periods from
+    ``x0`` (default 0) and sampled from a forcing phase 0 (``_forced_start.py``).
     """
     n = model.n
+    if model.forced:
+        x, omega = forced_period_samples(model, lam, max(8 * int(harmonics) + 8, 256), x0, max_periods, rtol, atol)
+        disc, Z = _orbit_to_start(model, x, omega, lam, harmonics, phase_variable, discretization, n_t)
+        return disc, correct(disc, Z, np.eye(disc.size)[-1], lam, max_iter=30)[0]
     if x0 is None:
         _, Ze = find_equilibrium(model, lam, discretization=discretization)
         x0 = Ze[:n] + 1e-3 * max(1.0, abs(lam)) * np.eye(n)[min(1, n - 1)]
@@ -369,7 +378,7 @@ def periodic_branch(disc, Z, lam_min, lam_max, direction=1.0, method=None, optio
     step budget, on return to the start or when the amplitude vanishes (a Hopf point).
     ``method`` defaults to ``"anm"`` wherever its series exist (the recast HBM,
     collocation, and the AFT of an analytic model through its pointwise Taylor kernels),
-    else ``"newton"`` (non-analytic laws; the AFT of a continued forcing frequency); AFT branches are labelled
+    else ``"newton"`` (non-analytic laws); AFT branches are labelled
     ``discretization = "aft"`` in their provenance.
     """
     use_aft = disc.kind in ("aft", "aft-condensed")

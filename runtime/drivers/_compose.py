@@ -133,8 +133,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     (``"aft"``; hand-written modules without Taylor kernels take the recast forms).  The
     collocations have ``intervals`` sub-intervals of degree ``degree`` and start from the
     default harmonic balance.  ``method`` is the continuation engine: ``None`` picks
-    ``"anm"`` wherever its series exist, ``"newton"`` otherwise (non-analytic laws, a
-    continued forcing frequency).
+    ``"anm"`` wherever its series exist, ``"newton"`` otherwise (non-analytic laws).
     ``checkpoint(label, progress)``, if given, wraps each phase's progress callback (e.g. a
     :class:`~frictionkit.runtime.engine._checkpoint.Checkpoint` saving the branch so far).
     An interrupted equilibrium branch ends the work (no periodic branch is started).

@@ -64,7 +64,10 @@ Contract (numbered as in scipy's ``OdeSolver``):
    ``lam`` and ``A`` (k, NAUX, M) of the auxiliaries up to order k-1, the order-k
    coefficients of the auxiliaries (NAUX, M) and of ``f`` (n, M).  ``F_k`` is affine in
    ``X[k]`` with slope ``jac`` at ``X[0]`` (k >= 1).  Compiled modules also export the C
-   function as ``TAYLOR_CAPSULE`` (:meth:`Model.taylor_kernel`).
+   function as ``TAYLOR_CAPSULE`` (:meth:`Model.taylor_kernel`).  Optional ``TAYLOR_TIME``
+   (``"time"``, the default, or ``"phase"``): with ``"phase"`` (generated when ``lam`` is the
+   forcing frequency ``w``) the kernel's ``t`` is the forcing phase ``theta = w t``, held fixed
+   along the path, and the kernel expands ``f(x, theta / lam; p)`` (codegen/taylor.py).
 13. Optional ``KINEMATIC`` (tuple of ``(i, j)``, default ``()``; generated modules have it): the
    state equations ``x_i' = x_j`` exactly (``j`` not itself kinematic, each ``j`` once), which
    the AFT lets the engines eliminate before their LU (:attr:`Model.kinematic`).
@@ -251,6 +254,13 @@ class Model:
     def has_taylor(self) -> bool:
         """True when the module has the pointwise Taylor kernel (contract item 12)."""
         return hasattr(self.module, "taylor")
+
+    @property
+    def taylor_in_phase(self) -> bool:
+        """True when the Taylor kernel's ``t`` is the forcing phase ``w t`` (contract item 12,
+        ``TAYLOR_TIME = "phase"``): its series then hold the phase fixed along a path on which
+        the continued forcing frequency moves, as a harmonic balance's samples do."""
+        return self.has_taylor and getattr(self.module, "TAYLOR_TIME", "time") == "phase"
 
     @property
     def exact_dfdlam(self) -> bool:

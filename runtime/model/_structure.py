@@ -702,6 +702,8 @@ def structural_module(port, layout, system, fingerprint: str, depends=()) -> typ
         mod.STRUCTURE = first
     if hasattr(port, "TIME_UNIT"):
         mod.TIME_UNIT = port.TIME_UNIT
+    if hasattr(port, "TAYLOR_TIME"):          # the port kernel's time: the time or the forcing phase
+        mod.TAYLOR_TIME = port.TAYLOR_TIME
     if hasattr(port, "check_parameters"):
         mod.check_parameters = port.check_parameters
     if hasattr(port, "dfdlam"):

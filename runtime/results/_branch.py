@@ -57,6 +57,17 @@ Datasets (float64 unless noted)
                                      peak-to-peak, minimum, maximum and mean over one
                                      period of each original state (extrema of the
                                      Fourier series located by Newton on its derivative)
+    ``amplitude/<state>``, ``phase/<state>`` (n_points, H)  periodic harmonic balances: the
+                                     amplitude ``A_k`` and phase ``phi_k`` [rad] of harmonic
+                                     k = 1..H (column k-1) of each original state,
+                                     ``c_k cos(k omega t) + s_k sin(k omega t) = A_k cos(k omega
+                                     t + phi_k)``: ``A_k = hypot(c_k, s_k)``, ``phi_k =
+                                     atan2(-s_k, c_k)``; for a forced orbit ``t = 0`` is the
+                                     forcing phase 0 (``phi_1`` is the phase relative to
+                                     ``cos(w t)``, -pi/2 at a linear resonance); absent in
+                                     older files
+    ``rms/<state>`` (n_points,)      periodic harmonic balances: root mean square over one
+                                     period, ``sqrt(u_0^2 + sum_k A_k^2 / 2)`` (Parseval)
     ``stable`` (n_points,)           1.0 stable, 0.0 unstable, NaN unknown (filled by the
                                      stability module; equilibria: from the eigenvalues)
     ``eigenvalues`` (n_points, n) complex128, equilibria only: eigenvalues of df/dx
@@ -80,7 +91,10 @@ Datasets (float64 unless noted)
                                      (NaN otherwise)
     ``motion`` (n_points,) str       "slipping", "stick-slip", "multiple stick" or
                                      "sticking" (models with contacts; seed 000 eq. (26))
-    ``special/kind`` (n_special,) str   ``"fold"``, ``"hopf"``, ``"bp"``, ``"pd"``, ``"ns"``
+    ``special/kind`` (n_special,) str   ``"fold"``, ``"hopf"``, ``"bp"``, ``"pd"``, ``"ns"``,
+                                     ``"peak"`` (a resonance peak: a maximum of the amplitude
+                                     of ``data["state"]``'s harmonic ``data["harmonic"]`` along
+                                     the branch, ``data["amplitude"]``)
     ``special/param``, ``special/omega`` (n_special,)  location (omega NaN at folds of
                                      equilibria; at a Hopf point of equilibria: the
                                      imaginary part of the critical eigenvalue)
@@ -121,7 +135,7 @@ __all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run",
 #: the groups of a run file, in the order :func:`load_branch` prefers them as main branch
 RUN_GROUPS = ("periodic", "equilibria")
 
-SPECIAL_KINDS = ("fold", "hopf", "bp", "pd", "ns")
+SPECIAL_KINDS = ("fold", "hopf", "bp", "pd", "ns", "peak")
 HBM_LAYOUT = ("Y[i*(2H+1)+k]: coefficient k of variable i (k=0 mean, 2j-1 cos(j omega t), "
               "2j sin(j omega t)); then omega if autonomous; lam last")
 
@@ -161,11 +175,17 @@ class Branch:
         Floquet data of periodic branches (``_stability.branch_stability``).
     motion : list of str or None
         Motion label of each orbit (models with contacts).
+    amplitude, phase : dict state -> ndarray (n_points, H)
+        Periodic harmonic balances: amplitude and phase of harmonics 1..H of each state
+        (see the HDF5 layout); empty dicts otherwise.
+    rms : dict state -> ndarray (n_points,)
+        Periodic harmonic balances: root mean square of each state over one period.
     """
 
     def __init__(self, *, kind, states, variables, harmonics, index_omega, solutions, tangents,
                  param, omega, ptp, vmin, vmax, mean, stable=None, eigenvalues=None, special=(),
-                 counters=None, status="", message="", success=True, provenance=None, validity=None):
+                 counters=None, status="", message="", success=True, provenance=None, validity=None,
+                 amplitude=None, phase=None, rms=None):
         self.kind = kind
         self.states = tuple(states)
         self.variables = tuple(variables)
@@ -184,6 +204,7 @@ class Branch:
         self.status, self.message, self.success = status, message, bool(success)
         self.provenance = dict(provenance or {})
         self.validity = dict(validity or {})
+        self.amplitude, self.phase, self.rms = dict(amplitude or {}), dict(phase or {}), dict(rms or {})
         self.multipliers = None
         self.max_multiplier = None
         self.trivial_multiplier_error = None
@@ -252,6 +273,7 @@ class Branch:
                  else np.zeros((0, n, nh)))
             mins, maxs = trig_extrema(U[:, :n])
             means = U[:, :n, 0]
+            kw.update(_harmonic_columns(st, U[:, :n]) if disc.H else {})
             if not known:
                 validity = validity_columns(disc, sol)
         else:
@@ -386,6 +408,11 @@ class Branch:
             g = f.create_group(group)
             for s in self.states:
                 g[s] = np.asarray(data[s], dtype=float)
+        for group, data in (("amplitude", self.amplitude), ("phase", self.phase), ("rms", self.rms)):
+            if data:
+                g = f.create_group(group)
+                for s in self.states:
+                    g[s] = np.asarray(data[s], dtype=float)
         f["stable"] = self.stable
         if self.eigenvalues is not None:
             f["eigenvalues"] = np.asarray(self.eigenvalues, dtype=complex)
@@ -480,7 +507,8 @@ class Branch:
                    validity={k: f["validity"][k][()] for k in f["validity"]} if "validity" in f else None,
                    eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
                    special=special, counters=counters, status=str(a["status"]),
-                   message=str(a["message"]), success=bool(a["success"]), provenance=prov)
+                   message=str(a["message"]), success=bool(a["success"]), provenance=prov,
+                   **{g: {s: f[g][s][()] for s in states} for g in ("amplitude", "phase", "rms") if g in f})
         # plain re/im datasets; files before issue 16 hold one complex compound dataset, and
         # files written before the stability columns have neither
         mult = "multipliers_re" if "multipliers_re" in f else "multipliers" if "multipliers" in f else None
@@ -497,6 +525,18 @@ class Branch:
             raise ValueError(f"inconsistent sizes: {len(br.param)} parameter values, solution "
                              f"{br.solutions.shape}, tangent {br.tangents.shape}")
         return br
+
+
+def _harmonic_columns(states, U) -> dict:
+    """``amplitude``, ``phase`` (P, H) and ``rms`` (P,) of each state from the coefficients
+    ``U`` (P, n, 2H+1) of P orbits (conventions in the module docstring's HDF5 layout)."""
+    c, s = U[:, :, 1::2], U[:, :, 2::2]
+    amp = np.hypot(c, s)
+    ph = np.arctan2(-s, c)
+    rms = np.sqrt(U[:, :, 0] ** 2 + 0.5 * np.sum(amp ** 2, axis=2))
+    return dict(amplitude={x: amp[:, i] for i, x in enumerate(states)},
+                phase={x: ph[:, i] for i, x in enumerate(states)},
+                rms={x: rms[:, i] for i, x in enumerate(states)})
 
 
 # the restart driver, registered by ``drivers._branches`` (a higher layer: passed in, not imported)

@@ -2,8 +2,9 @@
 
 One row per branch point; the columns are the continuation parameter, ``omega``, the
 period ``T`` (periodic branches), ``ptp_<state>``, ``min_<state>``, ``max_<state>``,
-``mean_<state>``, ``stable`` (1 stable, 0 unstable, NaN unknown), ``max_multiplier`` and
-``motion`` where known.  Units (``Model.units``, stored in the branch's provenance) sit in
+``mean_<state>``, for periodic harmonic balances ``amp1_<state>``, ``phase1_<state>`` [rad]
+(the first harmonic ``A_1 cos(omega t + phi_1)``) and ``rms_<state>``, ``stable`` (1 stable, 0
+unstable, NaN unknown), ``max_multiplier`` and ``motion`` where known.  Units (``Model.units``, stored in the branch's provenance) sit in
 the table's metadata: ``df.attrs["units"][column]`` in pandas (a column taken out with
 ``df[c]`` is a new Series without them, so they live on the frame),
 ``da.attrs["units"]`` in xarray, a ``# units:`` header line in CSV and a ``units`` struct in
@@ -40,6 +41,11 @@ def to_columns(branch) -> tuple[dict, dict]:
         for s in branch.states:
             cols[f"{what}_{s}"] = np.asarray(data[s], dtype=float)
             units[f"{what}_{s}"] = u.get(s, "")
+    for s in branch.states if branch.amplitude else ():
+        cols[f"amp1_{s}"] = np.asarray(branch.amplitude[s], dtype=float)[:, 0]
+        cols[f"phase1_{s}"] = np.asarray(branch.phase[s], dtype=float)[:, 0]
+        cols[f"rms_{s}"] = np.asarray(branch.rms[s], dtype=float)
+        units.update({f"amp1_{s}": u.get(s, ""), f"phase1_{s}": "rad", f"rms_{s}": u.get(s, "")})
     cols["stable"] = branch.stable
     units["stable"] = ""
     if branch.max_multiplier is not None:

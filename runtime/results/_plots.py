@@ -27,7 +27,7 @@ __all__ = ["plot_branches", "plot_orbit", "axis_label", "units_of", "MOTION_COLO
 
 #: marker and colour of each special-point kind (shared with the interactive report)
 MARKERS = {"fold": ("s", "tab:red"), "hopf": ("o", "tab:green"), "bp": ("D", "tab:purple"),
-           "pd": ("^", "tab:orange"), "ns": ("v", "tab:brown")}
+           "pd": ("^", "tab:orange"), "ns": ("v", "tab:brown"), "peak": ("*", "goldenrod")}
 
 #: colour of each motion label (``_motion.MOTION_LABELS``)
 MOTION_COLORS = {"slipping": "tab:orange", "stick-slip": "tab:red", "multiple stick": "tab:purple",

@@ -45,7 +45,12 @@ def random_path(mod, rng, m, radius=0.5):
 
 
 def reference(system, p, t, X, LAM):
-    """mpmath Taylor coefficients of the original f along the path, (K, n, M)."""
+    """mpmath Taylor coefficients of the original f along the path, (K, n, M).
+
+    When ``lam`` is the forcing frequency the kernel's ``t`` is the forcing phase ``theta``
+    (``TAYLOR_TIME = "phase"``, codegen/taylor.py): the reference then evaluates ``f`` at the
+    time ``theta / lam(a)``, which moves along the path."""
+    phase = system.forcing_frequency is not None and system.forcing_frequency == system.continuation
     lam = system.continuation
     others = [q for q in system.parameters if q.name != lam]
     lsym = next(q for q in system.parameters if q.name == lam)
@@ -60,7 +65,7 @@ def reference(system, p, t, X, LAM):
                 def g(a_, i=i):
                     xs = [mpmath.polyval([mpmath.mpf(float(v)) for v in X[::-1, j, m]], a_) for j in range(n)]
                     lv = mpmath.polyval([mpmath.mpf(float(v)) for v in LAM[::-1]], a_)
-                    return f(tm, lv, *xs, *pv)[i]
+                    return f(tm / lv if phase else tm, lv, *xs, *pv)[i]
                 out[:, i, m] = [float(c) for c in mpmath.taylor(g, 0, K - 1)]
     return out
 
@@ -117,7 +122,8 @@ def test_taylor_is_affine_in_the_top_order_with_the_jacobian_as_slope(name, cont
     model = Model(mod)
     rng = np.random.default_rng(5)
     p, t, X, LAM = random_path(mod, rng, m=4)
-    J = mod.jac(t, X[0], p)                       # (n, n, M)
+    # a kernel in the forcing phase (lam = w) holds theta = t fixed: f is taken at time theta / lam
+    J = mod.jac(t / LAM[0] if model.taylor_in_phase else t, X[0], p)     # (n, n, M)
     for k in (1, 2, 5):
         A = np.zeros((k, mod.NAUX, X.shape[2]))
         for q in range(k):

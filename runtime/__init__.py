@@ -35,65 +35,34 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   references)
 * cli: ``frictionkit <command>`` (:mod:`frictionkit.runtime.cli`, not imported here)
 """
-from . import nonsmooth
-from .analysis import (
-    MOTION_LABELS,
-    BifurcationCurve,
-    FloquetResult,
-    branch_stability,
-    classify_motion,
-    detect_branch_points,
-    energy_ratio,
-    energy_ratio_exponential,
-    find_equilibrium,
-    first_lyapunov,
-    floquet_collocation,
-    floquet_variational,
-    fold_curve,
-    hill_multipliers,
-    hill_multipliers_hbm,
-    hopf_curve,
-    limit_velocity,
-    locate_branch_point,
-    multiplier_crossings,
-    orbit_stability,
-    v_lw,
-    v_lw_exponential,
-    v_up,
-)
-from .discretizations import (
-    AFTDiscretization,
-    CollocationDiscretization,
-    Discretization,
-    HBMDiscretization,
-    PeriodicOrbit,
-    ShootingDiscretization,
-    StateCollocationDiscretization,
-    to_subharmonic,
-)
-from .drivers import (
-    collocation_orbit,
-    continuation,
-    find_periodic_orbit,
-    locate_period_doubling,
-    periodic_orbit_from_simulation,
-    solve_collocation,
-    switch_period_doubling,
-    equilibrium_branch,
-    periodic_branch,
-    periodic_start_from_hopf,
-    periodic_start_from_orbit,
-    periodic_start_from_simulation,
-    switch_branch,
-    switch_period_doubling_collocation,
-    switch_period_doubling_hbm,
-)
-from .engine import ANMOptions, ContinuationProblem, NewtonOptions, locate_fold_near
-from ._version import __version__
-from .errors import ConvergenceError, FrictionkitError, InputError, ModelInterfaceError
-from .model import Model, OrbitCheck, check_branch_point, check_orbit, load_model, simulate
-from .results import Branch, SpecialPoint, load_branch, load_sweep_map, plot_branches, plot_orbit, report
+import lazy_loader
 
+# The public names are imported at first use (SPEC 1 lazy loading, PEP 562 ``__getattr__``):
+# ``frictionkit.runtime.cli`` and every ``frictionkit.runtime.<layer>`` import this package
+# first, and the whole runtime (SciPy, pandas, matplotlib, the non-smooth references) would
+# cost ``frictionkit --version`` about 2 s of CPU.  ``from frictionkit.runtime import X``
+# works as before; ``tests/architecture/test_public_surface.py`` checks every name resolves.
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"], submod_attrs={
+    "analysis": ["MOTION_LABELS", "BifurcationCurve", "FloquetResult", "branch_stability", "classify_motion",
+                 "detect_branch_points", "energy_ratio", "energy_ratio_exponential", "find_equilibrium",
+                 "first_lyapunov", "floquet_collocation", "floquet_variational", "fold_curve",
+                 "hill_multipliers", "hill_multipliers_hbm", "hopf_curve", "limit_velocity",
+                 "locate_branch_point", "multiplier_crossings", "orbit_stability", "v_lw", "v_lw_exponential",
+                 "v_up"],
+    "discretizations": ["AFTDiscretization", "CollocationDiscretization", "Discretization", "HBMDiscretization",
+                        "PeriodicOrbit", "ShootingDiscretization", "StateCollocationDiscretization",
+                        "to_subharmonic"],
+    "drivers": ["collocation_orbit", "continuation", "find_periodic_orbit", "locate_period_doubling",
+                "periodic_orbit_from_simulation", "solve_collocation", "switch_period_doubling",
+                "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
+                "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_collocation",
+                "switch_period_doubling_hbm"],
+    "engine": ["ANMOptions", "ContinuationProblem", "NewtonOptions", "locate_fold_near"],
+    "errors": ["ConvergenceError", "FrictionkitError", "InputError", "ModelInterfaceError"],
+    "model": ["Model", "OrbitCheck", "check_branch_point", "check_orbit", "load_model", "simulate"],
+    "results": ["Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_orbit", "report"],
+})
+from ._version import __version__
 
 __all__ = [
     # errors

@@ -4,11 +4,10 @@ import time
 
 import click
 
-from ..cli import main
 from ..results._atomic import atomic_path
 
 
-@main.command("codegen")
+@click.command("codegen")
 @click.argument("model", required=False)
 @click.option("--param", "-p", "param", help="Continuation parameter (becomes lam), e.g. Vb.")
 @click.option("--backend", type=click.Choice(["numpy", "cython", "both"]), default="both", show_default=True,

@@ -1,4 +1,4 @@
-"""``frictionkit continue`` and ``frictionkit demo`` (registered on ``runtime.cli.main``)."""
+"""``frictionkit continue`` and ``frictionkit demo`` (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,6 @@ import click
 import numpy as np
 
 from ..analysis._curves import fold_curve, hopf_curve
-from ..cli import main
 from ..drivers._branches import (
     equilibrium_branch,
 )
@@ -116,7 +115,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
         sys.exit(EXIT_INCOMPLETE)
 
 
-@main.command("continue", epilog=EXIT_CODES)
+@click.command("continue", epilog=EXIT_CODES)
 @click.argument("model", required=False)
 @click.argument("assignments", nargs=-1, type=ASSIGNMENT)
 @click.option("--param", "-p", default=None, help="Continuation parameter, e.g. Vb.")
@@ -350,7 +349,7 @@ def _curve_options(command):
     return command
 
 
-@main.command("hopf-curve")
+@click.command("hopf-curve")
 @_curve_options
 @click.option("--hopf", "hopf", type=int, default=1, show_default=True,
               help="Which Hopf point of the equilibrium branch to start from (1 = first).")
@@ -396,7 +395,7 @@ def _report_curve(curve, param, second, out, plot):
         raise click.ClickException(f"the {what} stopped early: {curve.message}")
 
 
-@main.command("fold-curve")
+@click.command("fold-curve")
 @_curve_options
 @click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
               help="Hopf point of the equilibria the periodic branch starts from (1 = first).")
@@ -435,7 +434,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     _report_curve(curve, param, second, out, plot)
 
 
-@main.command("demo")
+@click.command("demo")
 @click.option("--harmonics", "-H", type=int, default=40, show_default=True, help="Number of harmonics.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               help="Folder for belt.h5 and belt.png.")

@@ -1,4 +1,4 @@
-"""Subcommands of `frictionkit` for the non-smooth references (registered on runtime.cli.main).
+"""Subcommands of `frictionkit` for the non-smooth references (listed in runtime.cli.COMMANDS).
 
 * ``frictionkit coulomb --vb 0.5 --fn 5``: the exact Coulomb stick-slip cycle (seed 000 §3)
 * ``frictionkit compare coulomb --param Vb --start 0.05 --stop 1.2 --branch n10.h5 ...``:
@@ -17,7 +17,6 @@ import numpy as np
 from scipy.optimize import brentq
 from tqdm import tqdm
 
-from ..cli import main
 from ..errors import InputError
 from ..nonsmooth import (
     CALIBRATION_PARAMETERS,
@@ -59,7 +58,7 @@ def _belt_params(settings, **explicit):
         raise click.UsageError(str(exc)) from None
 
 
-@main.command("coulomb")
+@click.command("coulomb")
 @click.option("--vb", type=float, default=None, help="Belt speed V_b [m/s] (default 0.2).")
 @click.option("--fn", type=float, default=None, help="Normal force F_N [N] (default 5).")
 @click.option("--set", "settings", multiple=True, type=ASSIGNMENT,
@@ -95,7 +94,7 @@ def coulomb_cmd(vb, fn, settings, as_json):
     click.echo(f"  F_min(Vb={p.Vb})   = {fmin[0]:.12g} N    (exists at {fmin[0]:.12g}, not at {fmin[1]:.12g})")
 
 
-@main.group("compare")
+@click.group("compare")
 def compare_group():
     """Compare regularized branches with the non-smooth references."""
 
@@ -201,7 +200,7 @@ def _orbit_at_amplitude(path, amplitude):
     return float(br.param[k]), x[br.states.index("y")], x[br.states.index("v")]
 
 
-@main.command("twophase")
+@click.command("twophase")
 @click.option("--h", "step", type=float, default=1e-4, show_default=True, help="Time step of the explicit scheme.")
 @click.option("--t-end", type=float, default=28.0, show_default=True, help="Horizon.")
 @click.option("--x0", type=float, default=5.0, show_default=True, help="Initial displacement (x'(0) = 0).")
@@ -242,7 +241,7 @@ def twophase_cmd(step, t_end, x0, ou, rho, seed, out):
     click.echo(f"written {plot_two_phase(res, b, path, title)}")
 
 
-@main.command("calibrate")
+@click.command("calibrate")
 @click.option("--runs", type=int, default=10, show_default=True, help="Independent optimisation runs.")
 @click.option("--days", type=float, default=20.0, show_default=True, help="Length of the synthetic record.")
 @click.option("--noise", type=float, default=0.05, show_default=True, help="Noise std of z [mm].")

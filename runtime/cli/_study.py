@@ -1,4 +1,4 @@
-"""``frictionkit study convergence``: the seed-003 accuracy study (registered on ``runtime.cli.main``)."""
+"""``frictionkit study convergence``: the seed-003 accuracy study (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,6 @@ import click
 
 from tqdm import tqdm
 
-from ..cli import main
 from ..drivers._study import convergence_study, parse_int_range
 from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
@@ -96,7 +95,7 @@ def _summary(study, echo):
             echo(f"  N_dis for mean error < {target:g}: {nd if nd is not None else 'not reached'}")
 
 
-@main.group()
+@click.group()
 def study():
     """Accuracy studies of the discretizations (seed 003)."""
 

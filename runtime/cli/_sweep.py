@@ -1,4 +1,4 @@
-"""``frictionkit sweep`` and ``frictionkit plot-sweep`` (registered on ``runtime.cli.main``)."""
+"""``frictionkit sweep`` and ``frictionkit plot-sweep`` (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,6 @@ import time
 import click
 
 from ..analysis._curves import BifurcationCurve
-from ..cli import main
 from ..drivers._methods import PERIODIC_METHODS
 from ..errors import FrictionkitError, InputError
 from ..sweeps import SweepStore, parse_grid, plot_sweep_map, sweep
@@ -34,7 +33,7 @@ def _write_map(store, plot, curves, at):
     click.echo(f"wrote {plot}")
 
 
-@main.command("sweep")
+@click.command("sweep")
 @click.argument("model")
 @click.argument("assignments", nargs=-1, type=ASSIGNMENT)
 @click.option("--param", "-p", required=True, help="Main (continuation) parameter, e.g. Vb.")
@@ -109,7 +108,7 @@ def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hop
                                    "they are stored and will not be rerun")
 
 
-@main.command("plot-sweep")
+@click.command("plot-sweep")
 @click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--map", "map_", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Image file of the two-parameter map.")
@@ -120,11 +119,13 @@ def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hop
               help="Also write the summary table as CSV.")
 def plot_sweep_cmd(store, map_, curves, at, table):
     """Draw the map of a continuation sweep's STORE (regions: stable sliding, stick-slip only,
-    coexistence, other), optionally with codim-2 curves on top::
+    coexistence, other), optionally with codim-2 curves on top.
 
-        frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
-            --second FN --min 0.5 --max 10 --out hopf.h5
-        frictionkit plot-sweep belt_sweep.h5 --map belt_map.png --curve hopf.h5
+    \b
+    Example:
+      frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+          --second FN --min 0.5 --max 10 --out hopf.h5
+      frictionkit plot-sweep belt_sweep.h5 --map belt_map.png --curve hopf.h5
     """
     try:
         s = SweepStore(store)

@@ -11,7 +11,6 @@ from ..errors import InputError
 from ..results._branch import load_run
 from ..results._export import replacing, write_csv, write_mat
 from ..results._plots import plot_branches, plot_orbit
-from ..results._report import report
 from ..results._sweeps import FORMAT as SWEEP_FORMAT
 from ..results._sweeps import load_sweep_map
 
@@ -59,6 +58,9 @@ def report_cmd(files, out, state):
       frictionkit report belt.h5 -o report.html
       frictionkit report belt.h5 belt_sweep.h5 -o report.html
     """
+    # the report's module imports matplotlib's colours (0.3 s of CPU), which plot, export and
+    # models, loaded with this module, do not need: imported here for laziness (not a cycle)
+    from ..results._report import report
     items, _ = _branches(files)
     try:
         report(items, out, state=state)

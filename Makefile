@@ -10,7 +10,7 @@ export OMP_NUM_THREADS ?= 1
 
 .PHONY: install browser demo test bench bench-peers codegen clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py runtime/discretizations/_pointwise_loop.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
@@ -48,3 +48,5 @@ codegen: install
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+	rm -f runtime/discretizations/_pointwise_loop.c runtime/discretizations/_pointwise_loop.*.so \
+	      runtime/discretizations/_pointwise_loop.source.json

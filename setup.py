@@ -38,12 +38,18 @@ class BuildExtWithSource(build_ext):
 
     def _record(self, ext):
         target = Path(self.get_ext_fullpath(ext.name))
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():            # an optional extension that could not be built
+            return
         digest = hashlib.sha256((HERE / PYX[ext.name]).read_bytes()).hexdigest()
         record = target.parent / (ext.name.rsplit(".", 1)[1] + ".source.json")
         record.write_text(json.dumps({"pyx_sha256": digest}) + "\n")
 
-setup(
-    ext_modules=cythonize([Extension(name, [pyx]) for name, pyx in PYX.items()], quiet=True),
-    cmdclass={"build_ext": BuildExtWithSource},
-)
+
+EXTENSIONS = cythonize([Extension(name, [pyx]) for name, pyx in PYX.items()], quiet=True)
+for _ext in EXTENSIONS:
+    # optional (set after cythonize, which drops the flag): without a C compiler the install goes
+    # on, and the runtime builds the loop at first use or runs it in Python, with one warning
+    # (FRICTIONKIT_REQUIRE_COMPILED=1 refuses a loop not built here)
+    _ext.optional = True
+
+setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": BuildExtWithSource})

@@ -42,7 +42,7 @@ import lazy_loader
 # first, and the whole runtime (SciPy, pandas, matplotlib, the non-smooth references) would
 # cost ``frictionkit --version`` about 2 s of CPU.  ``from frictionkit.runtime import X``
 # works as before; ``tests/architecture/test_public_surface.py`` checks every name resolves.
-__getattr__, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"], submod_attrs={
+_lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"], submod_attrs={
     "analysis": ["MOTION_LABELS", "BifurcationCurve", "FloquetResult", "branch_stability", "classify_motion",
                  "detect_branch_points", "energy_ratio", "energy_ratio_exponential", "find_equilibrium",
                  "first_lyapunov", "floquet_collocation", "floquet_variational", "fold_curve",
@@ -63,6 +63,18 @@ __getattr__, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"],
     "results": ["Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_orbit", "report"],
 })
 from ._version import __version__
+
+_RESULTS = frozenset(("Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_orbit",
+                      "report"))
+
+
+def __getattr__(name):
+    """A public name, imported at first use; a branch handed out here can be restarted
+    (:meth:`Branch.restart` is registered by the drivers, a higher layer than the results:
+    they are loaded with the results' names, as they were with the whole runtime before)."""
+    if name in _RESULTS:
+        from .drivers import _branches  # noqa: F401  (registers Branch.restart; laziness, not a cycle)
+    return _lazy_getattr(name)
 
 __all__ = [
     # errors

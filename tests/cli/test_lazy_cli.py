@@ -86,9 +86,13 @@ def test_an_unknown_command_is_a_usage_error():
 
 
 def test_runtime_names_still_resolve():
-    """``frictionkit.runtime`` loads its public names at first use, every one of them."""
-    code = ("import sys, frictionkit.runtime as r; assert 'scipy' not in sys.modules, 'eager'; "
-            "from frictionkit.runtime import load_model, Branch, nonsmooth; print(r.continuation.__name__)")
+    """``frictionkit.runtime`` loads its public names at first use, every one of them; a
+    branch it hands out can be restarted (the drivers register ``Branch.restart``)."""
+    code = ("import sys, frictionkit.runtime as r; assert 'scipy' not in sys.modules, 'eager'\n"
+            "from frictionkit.runtime import load_branch, load_model, nonsmooth\n"
+            "from frictionkit.runtime.results import _branch\n"
+            "assert _branch._RESTART is not None, 'Branch.restart not registered'\n"
+            "print(r.continuation.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "continuation"

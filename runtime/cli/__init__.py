@@ -36,6 +36,8 @@ COMMANDS = {
     "fold-curve": ("_continuation", "fold_curve_cmd",
                    "Continue a fold of the periodic branch from a Hopf point in a second parameter "
                    "(e.g. the upper end of a bistable band against a friction-law parameter)."),
+    "info": ("_info", "info_cmd",
+             "List the branches of a result FILE, their status and special points with their labels."),
     "hopf-curve": ("_continuation", "hopf_curve_cmd",
                    "Continue a Hopf point of the equilibria in a second parameter (the stability boundary "
                    "of steady sliding in the plane of two parameters)."),

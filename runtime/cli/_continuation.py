@@ -23,12 +23,14 @@ from ..drivers._compose import (  # noqa: F401  (re-exported)
     run_continuation,
 )
 from ..drivers._methods import COLLOCATION_KINDS, PERIODIC_METHODS, periodic_kind
+from ..drivers._reparam import restart_in_parameter
 from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
 from ..engine._run import _provenance as run_provenance
 from ..errors import ConvergenceError, FrictionkitError, InputError
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import append_branch, load_branch, save_run
+from ..results._labels import PointRef, check_restart_point, parse_point, point_index, special_point
 from ..results._plots import plot_branches
 from ._params import ASSIGNMENT, param_values, write_outputs
 
@@ -64,11 +66,20 @@ def _check_size(model, harmonics, intervals, degree, discretization):
 
 
 def _parse_restart(text):
-    """``FILE.h5[@INDEX]`` -> (path, index); the default index is the last point (-1)."""
-    path, sep, idx = str(text).rpartition("@")
-    if not sep or not idx.lstrip("-").isdigit():
-        return Path(text), -1
-    return Path(path), int(idx)
+    """``FILE.h5[@POINT]`` -> (path, :class:`PointRef`); the default point is the main
+    branch's last.  POINT is an index, a special point (``fold``, ``hopf2``, AUTO's ``PD1``)
+    or ``GROUP:POINT`` (``results/_labels.py``); a POINT that is none of these is an error
+    naming it, never read as part of the file name."""
+    text = str(text)
+    path, sep, point = text.rpartition("@")
+    if not sep or Path(text).is_file():
+        return Path(text), PointRef(text, index=-1)
+    if not path:
+        raise InputError(f"--restart {text!r}: give the file before the '@', e.g. --restart run.h5@fold")
+    ref = parse_point(point, f"--restart {path}@{point}: point")
+    if not Path(path).is_file():
+        raise InputError(f"--restart {text!r}: no file {path!r}")
+    return Path(path), ref
 
 
 def _save_run_groups(out, branches):
@@ -118,7 +129,8 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
 @click.command("continue", epilog=EXIT_CODES)
 @click.argument("model", required=False)
 @click.argument("assignments", nargs=-1, type=ASSIGNMENT)
-@click.option("--param", "-p", default=None, help="Continuation parameter, e.g. Vb.")
+@click.option("--param", "-p", default=None,
+              help="Continuation parameter, e.g. Vb (with --restart: continue the saved point in it).")
 @click.option("--start", type=float, default=None, help="Start value of the parameter.")
 @click.option("--stop", type=float, default=None,
               help="End of the parameter range; below --start continues downwards.")
@@ -159,11 +171,14 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
               help="Save the branch so far to --out every this many steps (0: never).")
 @click.option("--checkpoint-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="... and every this many seconds (0: never).")
-@click.option("--restart", "restart", default=None, metavar="FILE.h5[@INDEX]",
-              help="Continue the branch saved in FILE from its point INDEX (default: the last; "
-                   "negative counts from the end), like AUTO's IRS; with --method (and -H or "
+@click.option("--restart", "restart", default=None, metavar="FILE.h5[@POINT]",
+              help="Continue the branch saved in FILE from its POINT, like AUTO's IRS: an index "
+                   "(default: the last; negative counts from the end), a special point (fold, hopf2, "
+                   "pd1; AUTO's LP1, HB2, PD1) or GROUP:POINT (equilibria:hopf1, restart_1:-1; "
+                   "`frictionkit info FILE` lists them); with --method (and -H or "
                    "--intervals/--degree) in another discretization, the saved orbit converted "
-                   "through its time samples and corrected.")
+                   "through its time samples and corrected; with another --param or with --set, "
+                   "the point continued in that parameter with those values (AUTO's new ICP).")
 @click.option("--append", is_flag=True,
               help="With --restart: write the continued branch into FILE itself as a further group "
                    "(restart_1, restart_2, ...; read it with load_branch(FILE, 'restart_1')), keeping "
@@ -212,9 +227,11 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         checkpoint = _checkpointer(out, checkpoint_steps, checkpoint_seconds)
         with interrupt_signals():
             if restart is not None:
-                br = _restart(restart, model, stop, direction, method, harmonics,
+                _refuse_with_restart(click.get_current_context(), model, start, hopf, mode)
+                br = _restart(restart, stop, direction, method, harmonics,
                               dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint,
-                              dict(discretization=discretization, intervals=intervals, degree=degree))
+                              dict(discretization=discretization, intervals=intervals, degree=degree),
+                              param=param, values=param_values(set_, assignments))
                 branches = [br]
             else:
                 eq, per = _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
@@ -293,35 +310,68 @@ def _domain_hint(m, param, lam, params):
     return None
 
 
-def _restart(text, model, stop, direction, method, harmonics, options, quiet, checkpoint, sizes):
-    """``continue --restart FILE[@INDEX]``: the continued branch (``sizes``: the new
-    discretization and its intervals/degree, None to keep the saved ones)."""
-    if model is not None:
-        raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
-    path, index = _parse_restart(text)
-    saved = load_branch(path)
+def _restart(text, stop, direction, method, harmonics, options, quiet, checkpoint, sizes, param=None, values=None):
+    """``continue --restart FILE[@POINT]``: the continued branch (``sizes``: the new
+    discretization and its intervals/degree, None to keep the saved ones).  A new
+    continuation parameter (``param``) or parameter values (``values``, from ``--set``)
+    start from the point and continue in that parameter (AUTO's restart with a new ICP)."""
+    path, ref = _parse_restart(text)
+    saved = load_branch(path, ref.group)
+    where = f"--restart {text}:"
+    index = check_restart_point(saved, point_index(saved, ref, where), f"{where} point")
+    special = special_point(saved, ref, where)
     if stop is not None and not math.isfinite(stop):
         raise InputError(f"--stop {stop}: must be finite")
-    lam = float(saved.param[index]) if -len(saved) <= index < len(saved) else math.nan
+    old = saved.provenance.get("continuation_parameter")
     sign = None if direction is None else (1.0 if direction == "up" else -1.0)
+    reparam = (param is not None and param != old) or bool(values)
+    name = param or old
+    lam = float(values[name]) if values and name in values else (
+        float(saved.provenance.get("parameters", {}).get(name, math.nan)) if name != old else float(saved.param[index]))
     if stop is not None and sign is not None and (stop - lam) * sign < 0:
         raise InputError(f"--stop {stop:g} lies {'below' if sign > 0 else 'above'} the restart point "
                          f"{lam:g} but --direction is {direction}")
     if stop is not None and sign is None and stop != lam:
         sign = 1.0 if stop > lam else -1.0
     label = "restarted branch"
-    bar = _Progress(lam, stop if stop is not None else lam + 1, label) if not quiet else None
+    bar = _Progress(lam, stop if stop is not None else lam + 1, label) if not quiet and math.isfinite(lam) else None
+    progress = checkpoint(label, bar) if checkpoint else bar
     try:
-        br = saved.restart(index, stop=stop, direction=sign, method=method, harmonics=harmonics,
-                           options=options, **sizes,
-                           progress=checkpoint(label, bar) if checkpoint else bar)
+        if reparam:
+            br = restart_in_parameter(saved, index, param=name, values=values, stop=stop, direction=sign,
+                                      method=method, harmonics=harmonics, options=options, progress=progress,
+                                      special=special, **sizes)
+        else:
+            br = saved.restart(index, stop=stop, direction=sign, method=method, harmonics=harmonics,
+                               options=options, **sizes, progress=progress)
     finally:
         if bar:
             bar.close()
-    click.echo(f"restarted {path} at point {index % len(saved)} ({saved.provenance.get('continuation_parameter')}"
-               f" = {lam:.10g})")
+    what = f"{saved.provenance.get('group', '/')}:{index} ({old} = {float(saved.param[index]):.10g})"
+    if special is not None:
+        what += (f", the {special.kind} point ({old} = {special.param:.10g})" if reparam
+                 and saved.kind == "equilibrium" else f", the saved point nearest {ref.kind}{ref.rank} "
+                 f"({old} = {special.param:.10g})")
+    if reparam:
+        changed = ", ".join(f"{k} = {v:g}" for k, v in (values or {}).items())
+        what += f", continued in {name}" + (f" with {changed}" if changed else "")
+    click.echo(f"restarted {path} at point {what}")
     click.echo(_summary(br))
     return br
+
+
+def _refuse_with_restart(ctx, model, start, hopf, mode):
+    """Options a restart cannot honour: an error naming them (never silently ignored)."""
+    if model is not None:
+        raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
+    if start is not None:
+        raise InputError("--start: a restart starts at the saved point; drop --start (to start another "
+                         "parameter from there: --param NAME --stop VALUE, with --set for other values)")
+    if hopf is not None or ctx.get_parameter_source("mode") is not click.core.ParameterSource.DEFAULT:
+        what = "--from-hopf" if hopf is not None else f"--{mode.replace('simulation', 'from-simulation')}"
+        raise InputError(f"{what}: a restart continues the saved branch's kind of solution; drop {what} "
+                         "(a periodic branch from a Hopf point of a saved equilibrium branch: continue its model "
+                         "with --from-hopf)")
 
 
 def _curve_options(command):

@@ -151,7 +151,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "[default: aft; hand-written modules without Taylor kernels: hbm, and "
                    "collocation means collocation-recast].")
 @click.option("--discretization", "discretization", type=click.Choice(PERIODIC_METHODS),
-              default=None, hidden=True, help="Same as --method.")
+              default=None, hidden=True, deprecated="Use --method instead.", help="Old spelling of --method.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
                    "[default: anm; newton for non-analytic laws and a continued forcing frequency].")
@@ -161,7 +161,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
 @click.option("--intervals", type=int, default=None, help="Collocation sub-intervals N_int [default: 40].")
 @click.option("--degree", type=int, default=None, help="Collocation polynomial degree p [default: 3].")
 @click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget (>= 1).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file of the run (groups /equilibria and /periodic); an existing file "
                    "is replaced only once the new one is complete.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -389,10 +389,11 @@ def _curve_options(command):
         click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter."),
         click.option("--direction", type=click.Choice(["up", "down"]), default="up", show_default=True,
                      help="First step: the second parameter rising or falling."),
-        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="HDF5 file of the curve."),
         click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="PNG of the curve."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
     ]
     for decorate in reversed(shared):
         command = decorate(command)
@@ -401,10 +402,12 @@ def _curve_options(command):
 
 @click.command("hopf-curve")
 @_curve_options
-@click.option("--hopf", "hopf", type=int, default=1, show_default=True,
+@click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
               help="Which Hopf point of the equilibrium branch to start from (1 = first).")
+@click.option("--hopf", "hopf_renamed", type=int, default=None, hidden=True, deprecated="Use --from-hopf instead.",
+              help="Old spelling of --from-hopf.")
 def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
-                   hopf):
+                   quiet, hopf, hopf_renamed):
     """Continue a Hopf point of the equilibria in a second parameter (the stability boundary
     of steady sliding in the plane of two parameters).
 
@@ -417,8 +420,14 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         _check_curve_outputs(out, plot)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
-        eq = equilibrium_branch(m, start, stop)
-        h = _pick(eq.special_points("hopf"), hopf, "--hopf", "Hopf point",
+        hopf = hopf if hopf_renamed is None else hopf_renamed
+        bar = None if quiet else _Progress(start, stop, "equilibria")
+        try:
+            eq = equilibrium_branch(m, start, stop, progress=bar)
+        finally:
+            if bar:
+                bar.close()
+        h = _pick(eq.special_points("hopf"), hopf, "--from-hopf", "Hopf point",
                   f"the equilibrium branch on [{min(start, stop):g}, {max(start, stop):g}] of {param}")
         curve = hopf_curve(m, h, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:
@@ -458,7 +467,7 @@ def _report_curve(curve, param, second, out, plot):
 @click.option("--fold", "fold", type=int, default=1, show_default=True,
               help="Which fold of the periodic branch to continue (1 = first).")
 def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
-                   hopf, harmonics, discretization, intervals, degree, fold):
+                   quiet, hopf, harmonics, discretization, intervals, degree, fold):
     """Continue a fold of the periodic branch from a Hopf point in a second parameter
     (e.g. the upper end of a bistable band against a friction-law parameter).
 
@@ -474,7 +483,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
-                                  options=dict(stability=False), progress=False,
+                                  options=dict(stability=False), progress=not quiet,
                                   echo=click.echo, discretization=discretization, intervals=intervals,
                                   degree=degree)
         f = _pick(per.special_points("fold"), fold, "--fold", "fold", "the periodic branch")

@@ -121,7 +121,7 @@ def study():
               help="Kinetic energy averaged over (mean) or integrated over (integral) a period.")
 @click.option("--scale", "scales", multiple=True,
               help="VARIABLE=FACTOR applied before the mean error (eq. 16), e.g. v=1/omega1 for seed 003's z.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 results.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 results.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Image of the errors.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def convergence_cmd(model, assignments, param, at, set_, harmonics, intervals, degree, reference_harmonics, n_t,

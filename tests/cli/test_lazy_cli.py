@@ -52,7 +52,7 @@ def test_version_and_help_import_no_numerical_library(argv):
 
 def test_a_command_imports_its_module_only():
     """``frictionkit coulomb`` loads the non-smooth commands, not the continuation's, nor plots, nor Dask."""
-    names, out = imported("coulomb", "--vb", "0.5")
+    names, out = imported("coulomb", "--set", "Vb=0.5")
     assert "stick-slip" in out
     assert "frictionkit.runtime.cli._nonsmooth" in names
     assert not {"frictionkit.runtime.cli._continuation", "frictionkit.runtime.cli._sweep", "matplotlib",

@@ -10,7 +10,7 @@ export OMP_NUM_THREADS ?= 1
 
 .PHONY: install browser demo test bench bench-peers codegen clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py runtime/discretizations/_pointwise_loop.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
@@ -23,12 +23,24 @@ demo: install
 
 # CI sets FRICTIONKIT_REQUIRE_COMPILED=1 so that a broken Cython build fails loudly.
 # The browser test (tests/results/test_report_browser.py) needs Debian's chromium and
-# chromium-driver: installed here when missing and run as root; otherwise that test fails and
-# says what to install (never a silent skip).
+# chromium-driver.  When they are missing and make runs as root, `browser` lists the Debian
+# packages it is about to install (the two and the libraries they need: apt-get
+# --no-install-recommends), then installs them; not root, it says what to run.
+# FRICTIONKIT_NO_BROWSER=1 installs nothing: the browser test is then skipped, saying what to install.
+BROWSER_PACKAGES := chromium chromium-driver
+APT_BROWSER := apt-get install -y --no-install-recommends $(BROWSER_PACKAGES)
 browser:
-	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
-	  test "$$(id -u)" = 0 && { apt-get install -y chromium chromium-driver || { apt-get update && apt-get install -y chromium chromium-driver; }; }; } || \
-	  echo "make test: chromium/chromium-driver missing and not root: run 'apt-get install -y chromium chromium-driver'"
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$${FRICTIONKIT_NO_BROWSER:-0}" = 1 ]; then \
+	  echo "make browser: FRICTIONKIT_NO_BROWSER=1: $(BROWSER_PACKAGES) not installed; the browser test is skipped"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+	  echo "make browser: $(BROWSER_PACKAGES) missing and not root: run '$(APT_BROWSER)' as root for the browser test (or set FRICTIONKIT_NO_BROWSER=1 to skip it)"; \
+	else \
+	  apt-get install -s --no-install-recommends $(BROWSER_PACKAGES) >/dev/null 2>&1 || apt-get update -q; \
+	  echo "make browser: installing Debian's $(BROWSER_PACKAGES) for the report's browser test (FRICTIONKIT_NO_BROWSER=1 skips this):"; \
+	  apt-get install -s --no-install-recommends $(BROWSER_PACKAGES) | sed -n 's/^Inst \([^ ]*\).*/  \1/p' | tr -d '\n'; echo; \
+	  $(APT_BROWSER); \
+	fi
 
 test: install browser
 	$(PY) -m pytest -q -n 2 tests
@@ -48,3 +60,5 @@ codegen: install
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+	rm -f runtime/discretizations/_pointwise_loop.c runtime/discretizations/_pointwise_loop.*.so \
+	      runtime/discretizations/_pointwise_loop.source.json

@@ -226,7 +226,9 @@ def _help_examples():
     from frictionkit.runtime.cli import main
     out = []
     import click
-    names = [[n] if not isinstance(c, click.Group) else [n, s] for n, c in main.commands.items()
+    ctx = click.Context(main)
+    commands = {n: main.get_command(ctx, n) for n in main.list_commands(ctx)}     # imports them all
+    names = [[n] if not isinstance(c, click.Group) else [n, s] for n, c in commands.items()
              for s in (c.commands if isinstance(c, click.Group) else [None])]
     for name in names:
         text = CliRunner().invoke(main, [*name, "--help"], terminal_width=200).output
@@ -248,7 +250,7 @@ def test_help_examples_print_verbatim_and_parse():
         argv = shlex.split(line)
         if argv[0] != "frictionkit":
             continue
-        cmd = main.commands[argv[1]]
+        cmd = main.get_command(click.Context(main), argv[1])
         if isinstance(cmd, click.Group):
             cmd, argv = cmd.commands[argv[2]], argv[1:]
         try:

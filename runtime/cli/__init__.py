@@ -1,16 +1,96 @@
 """Command-line interface: ``frictionkit <command>`` (click).
 
-Each job registers its subcommands in its own module (listed in ``_COMMAND_MODULES``:
-``_codegen``, ``_continuation``, ``_nonsmooth``, ``_study``, ``_frf``, ...); every command that takes
-parameter values reads them with the one ``--set NAME=VALUE`` type of ``_params``.
+Each job defines its subcommands in its own module; :data:`COMMANDS` says which module and
+which object holds each one, with the line ``frictionkit --help`` shows for it.  A command's
+module is imported only when that command runs (or its own ``--help`` is asked for): the
+modules import the numerical runtime (NumPy, SciPy, h5py, matplotlib, ...), which
+``frictionkit --version`` and ``frictionkit --help`` do not need (click's "lazily loading
+subcommands" pattern; ``tests/cli/test_lazy_cli.py`` checks both the imports and that the
+lines below are the commands' own).  Every command that takes parameter values reads them
+with the one ``--set NAME=VALUE`` type of ``_params``.
 """
+from __future__ import annotations
+
 import importlib
 
 import click
 
+from .._version import __version__
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="frictionkit")
+#: ``name: (module, object, short help)`` of every subcommand.  The short help is the first
+#: sentence of the command's docstring, copied here so that ``--help`` need not import the
+#: module (a test compares the two).
+COMMANDS = {
+    "calibrate": ("_nonsmooth", "calibrate_cmd",
+                  "Seed 001 Table 1 procedure on a synthetic record with known parameters."),
+    "codegen": ("_codegen", "codegen_cmd", "Recast MODEL to quadratic form and generate its solver modules."),
+    "compare": ("_nonsmooth", "compare_group", "Compare regularized branches with the non-smooth references."),
+    "continue": ("_continuation", "continue_cmd",
+                 "Continue equilibria or periodic orbits of MODEL in --param from --start to --stop."),
+    "coulomb": ("_nonsmooth", "coulomb_cmd",
+                "Exact damped Coulomb stick-slip cycle of the belt oscillator (seed 000 §3)."),
+    "demo": ("_continuation", "demo_cmd",
+             "The seed-000 belt oscillator: n = 10, FN = 5 N, continuation in the belt speed Vb."),
+    "export": ("_report", "export_cmd",
+               "Export a saved branch (of a run file: its main branch) as a table with units."),
+    "fold-curve": ("_continuation", "fold_curve_cmd",
+                   "Continue a fold of the periodic branch from a Hopf point in a second parameter "
+                   "(e.g. the upper end of a bistable band against a friction-law parameter)."),
+    "info": ("_info", "info_cmd",
+             "List the branches of a result FILE, their status and special points with their labels."),
+    "frf": ("_frf", "frf_cmd",
+            "Frequency response of the forced MODEL from --start to --stop of its forcing frequency."),
+    "hopf-curve": ("_continuation", "hopf_curve_cmd",
+                   "Continue a Hopf point of the equilibria in a second parameter (the stability boundary "
+                   "of steady sliding in the plane of two parameters)."),
+    "models": ("_report", "models_cmd",
+               "List the model zoo, or the parameters of one model (zoo name or model file)."),
+    "plot": ("_report", "plot_cmd", "Plot saved branches (bifurcation diagram) or the orbit of one point."),
+    "plot-sweep": ("_sweep", "plot_sweep_cmd",
+                   "Draw the map of a continuation sweep's STORE (regions: stable sliding, stick-slip only, "
+                   "coexistence, other), optionally with codim-2 curves on top."),
+    "report": ("_report", "report_cmd",
+               "Write one self-contained interactive HTML report of saved branches, curves and sweeps."),
+    "study": ("_study", "study", "Accuracy studies of the discretizations (seed 003)."),
+    "sweep": ("_sweep", "sweep_cmd",
+              "Run one task per grid point of --over on Dask (a local cluster, or --scheduler)."),
+    "twophase": ("_nonsmooth", "twophase_cmd",
+                 "Seed 001 two-phase model, parameter set (P): explicit scheme of §3.1 (Figs."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported at first use, from a table
+    ``{name: (module, object, short help)}`` (modules relative to this package)."""
+
+    def __init__(self, *args, lazy_commands: dict, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = lazy_commands
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in self.commands and cmd_name in self.lazy_commands:
+            module, name, _ = self.lazy_commands[cmd_name]
+            self.add_command(getattr(importlib.import_module(f"{__name__}.{module}"), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx, formatter):
+        """The command list of ``--help`` from the table (no command module imported); a
+        command already loaded gives its own line (the same text, as a test checks)."""
+        rows = [(name, self.commands[name] if name in self.commands
+                 else click.Command(name, help=self.lazy_commands[name][2]))
+                for name in self.list_commands(ctx)]
+        rows = [(name, cmd) for name, cmd in rows if not cmd.hidden]
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, cmd.get_short_help_str(limit)) for name, cmd in rows])
+
+
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="frictionkit")
 def main():
     """frictionkit: periodic solutions of systems with friction.
 
@@ -19,9 +99,3 @@ def main():
       frictionkit codegen belt --param Vb --explain
       frictionkit demo
     """
-
-
-_COMMAND_MODULES = ("_codegen", "_continuation", "_nonsmooth", "_study", "_sweep", "_report", "_frf")
-
-for _name in _COMMAND_MODULES:
-    importlib.import_module(f"{__package__}.{_name}")

@@ -4,16 +4,15 @@ import time
 
 import click
 
-from ..cli import main
 from ..results._atomic import atomic_path
 
 
-@main.command("codegen")
+@click.command("codegen")
 @click.argument("model", required=False)
 @click.option("--param", "-p", "param", help="Continuation parameter (becomes lam), e.g. Vb.")
 @click.option("--backend", type=click.Choice(["numpy", "cython", "both"]), default="both", show_default=True,
               help="Which generated module(s) to write.")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the generated files (default: current folder; with --all: generated/).")
 @click.option("--explain", is_flag=True, help="Print the recast system and its validity conditions.")
 @click.option("--all", "all_", is_flag=True, help="Regenerate every shipped zoo module in generated/.")

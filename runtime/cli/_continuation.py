@@ -1,4 +1,4 @@
-"""``frictionkit continue`` and ``frictionkit demo`` (registered on ``runtime.cli.main``)."""
+"""``frictionkit continue`` and ``frictionkit demo`` (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,6 @@ import click
 import numpy as np
 
 from ..analysis._curves import fold_curve, hopf_curve
-from ..cli import main
 from ..drivers._branches import (
     equilibrium_branch,
 )
@@ -24,12 +23,14 @@ from ..drivers._compose import (  # noqa: F401  (re-exported)
     run_continuation,
 )
 from ..drivers._methods import COLLOCATION_KINDS, PERIODIC_METHODS, periodic_kind
+from ..drivers._reparam import restart_in_parameter
 from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
 from ..engine._run import _provenance as run_provenance
 from ..errors import ConvergenceError, FrictionkitError, InputError
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import append_branch, load_branch, save_run
+from ..results._labels import PointRef, check_restart_point, parse_point, point_index, special_point
 from ..results._plots import plot_branches
 from ._params import ASSIGNMENT, param_values, write_outputs
 
@@ -65,11 +66,20 @@ def _check_size(model, harmonics, intervals, degree, discretization):
 
 
 def _parse_restart(text):
-    """``FILE.h5[@INDEX]`` -> (path, index); the default index is the last point (-1)."""
-    path, sep, idx = str(text).rpartition("@")
-    if not sep or not idx.lstrip("-").isdigit():
-        return Path(text), -1
-    return Path(path), int(idx)
+    """``FILE.h5[@POINT]`` -> (path, :class:`PointRef`); the default point is the main
+    branch's last.  POINT is an index, a special point (``fold``, ``hopf2``, AUTO's ``PD1``)
+    or ``GROUP:POINT`` (``results/_labels.py``); a POINT that is none of these is an error
+    naming it, never read as part of the file name."""
+    text = str(text)
+    path, sep, point = text.rpartition("@")
+    if not sep or Path(text).is_file():
+        return Path(text), PointRef(text, index=-1)
+    if not path:
+        raise InputError(f"--restart {text!r}: give the file before the '@', e.g. --restart run.h5@fold")
+    ref = parse_point(point, f"--restart {path}@{point}: point")
+    if not Path(path).is_file():
+        raise InputError(f"--restart {text!r}: no file {path!r}")
+    return Path(path), ref
 
 
 def _save_run_groups(out, branches):
@@ -116,10 +126,11 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
         sys.exit(EXIT_INCOMPLETE)
 
 
-@main.command("continue", epilog=EXIT_CODES)
+@click.command("continue", epilog=EXIT_CODES)
 @click.argument("model", required=False)
 @click.argument("assignments", nargs=-1, type=ASSIGNMENT)
-@click.option("--param", "-p", default=None, help="Continuation parameter, e.g. Vb.")
+@click.option("--param", "-p", default=None,
+              help="Continuation parameter, e.g. Vb (with --restart: continue the saved point in it).")
 @click.option("--start", type=float, default=None, help="Start value of the parameter.")
 @click.option("--stop", type=float, default=None,
               help="End of the parameter range; below --start continues downwards.")
@@ -140,7 +151,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "[default: aft; hand-written modules without Taylor kernels: hbm, and "
                    "collocation means collocation-recast].")
 @click.option("--discretization", "discretization", type=click.Choice(PERIODIC_METHODS),
-              default=None, hidden=True, help="Same as --method.")
+              default=None, hidden=True, deprecated="Use --method instead.", help="Old spelling of --method.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
                    "[default: anm; newton for non-analytic laws].")
@@ -150,7 +161,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
 @click.option("--intervals", type=int, default=None, help="Collocation sub-intervals N_int [default: 40].")
 @click.option("--degree", type=int, default=None, help="Collocation polynomial degree p [default: 3].")
 @click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget (>= 1).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file of the run (groups /equilibria and /periodic); an existing file "
                    "is replaced only once the new one is complete.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -160,11 +171,14 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
               help="Save the branch so far to --out every this many steps (0: never).")
 @click.option("--checkpoint-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="... and every this many seconds (0: never).")
-@click.option("--restart", "restart", default=None, metavar="FILE.h5[@INDEX]",
-              help="Continue the branch saved in FILE from its point INDEX (default: the last; "
-                   "negative counts from the end), like AUTO's IRS; with --method (and -H or "
+@click.option("--restart", "restart", default=None, metavar="FILE.h5[@POINT]",
+              help="Continue the branch saved in FILE from its POINT, like AUTO's IRS: an index "
+                   "(default: the last; negative counts from the end), a special point (fold, hopf2, "
+                   "pd1; AUTO's LP1, HB2, PD1) or GROUP:POINT (equilibria:hopf1, restart_1:-1; "
+                   "`frictionkit info FILE` lists them); with --method (and -H or "
                    "--intervals/--degree) in another discretization, the saved orbit converted "
-                   "through its time samples and corrected.")
+                   "through its time samples and corrected; with another --param or with --set, "
+                   "the point continued in that parameter with those values (AUTO's new ICP).")
 @click.option("--append", is_flag=True,
               help="With --restart: write the continued branch into FILE itself as a further group "
                    "(restart_1, restart_2, ...; read it with load_branch(FILE, 'restart_1')), keeping "
@@ -213,9 +227,11 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         checkpoint = _checkpointer(out, checkpoint_steps, checkpoint_seconds)
         with interrupt_signals():
             if restart is not None:
-                br = _restart(restart, model, stop, direction, method, harmonics,
+                _refuse_with_restart(click.get_current_context(), model, start, hopf, mode)
+                br = _restart(restart, stop, direction, method, harmonics,
                               dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint,
-                              dict(discretization=discretization, intervals=intervals, degree=degree))
+                              dict(discretization=discretization, intervals=intervals, degree=degree),
+                              param=param, values=param_values(set_, assignments))
                 branches = [br]
             else:
                 eq, per = _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
@@ -294,35 +310,68 @@ def _domain_hint(m, param, lam, params):
     return None
 
 
-def _restart(text, model, stop, direction, method, harmonics, options, quiet, checkpoint, sizes):
-    """``continue --restart FILE[@INDEX]``: the continued branch (``sizes``: the new
-    discretization and its intervals/degree, None to keep the saved ones)."""
-    if model is not None:
-        raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
-    path, index = _parse_restart(text)
-    saved = load_branch(path)
+def _restart(text, stop, direction, method, harmonics, options, quiet, checkpoint, sizes, param=None, values=None):
+    """``continue --restart FILE[@POINT]``: the continued branch (``sizes``: the new
+    discretization and its intervals/degree, None to keep the saved ones).  A new
+    continuation parameter (``param``) or parameter values (``values``, from ``--set``)
+    start from the point and continue in that parameter (AUTO's restart with a new ICP)."""
+    path, ref = _parse_restart(text)
+    saved = load_branch(path, ref.group)
+    where = f"--restart {text}:"
+    index = check_restart_point(saved, point_index(saved, ref, where), f"{where} point")
+    special = special_point(saved, ref, where)
     if stop is not None and not math.isfinite(stop):
         raise InputError(f"--stop {stop}: must be finite")
-    lam = float(saved.param[index]) if -len(saved) <= index < len(saved) else math.nan
+    old = saved.provenance.get("continuation_parameter")
     sign = None if direction is None else (1.0 if direction == "up" else -1.0)
+    reparam = (param is not None and param != old) or bool(values)
+    name = param or old
+    lam = float(values[name]) if values and name in values else (
+        float(saved.provenance.get("parameters", {}).get(name, math.nan)) if name != old else float(saved.param[index]))
     if stop is not None and sign is not None and (stop - lam) * sign < 0:
         raise InputError(f"--stop {stop:g} lies {'below' if sign > 0 else 'above'} the restart point "
                          f"{lam:g} but --direction is {direction}")
     if stop is not None and sign is None and stop != lam:
         sign = 1.0 if stop > lam else -1.0
     label = "restarted branch"
-    bar = _Progress(lam, stop if stop is not None else lam + 1, label) if not quiet else None
+    bar = _Progress(lam, stop if stop is not None else lam + 1, label) if not quiet and math.isfinite(lam) else None
+    progress = checkpoint(label, bar) if checkpoint else bar
     try:
-        br = saved.restart(index, stop=stop, direction=sign, method=method, harmonics=harmonics,
-                           options=options, **sizes,
-                           progress=checkpoint(label, bar) if checkpoint else bar)
+        if reparam:
+            br = restart_in_parameter(saved, index, param=name, values=values, stop=stop, direction=sign,
+                                      method=method, harmonics=harmonics, options=options, progress=progress,
+                                      special=special, **sizes)
+        else:
+            br = saved.restart(index, stop=stop, direction=sign, method=method, harmonics=harmonics,
+                               options=options, **sizes, progress=progress)
     finally:
         if bar:
             bar.close()
-    click.echo(f"restarted {path} at point {index % len(saved)} ({saved.provenance.get('continuation_parameter')}"
-               f" = {lam:.10g})")
+    what = f"{saved.provenance.get('group', '/')}:{index} ({old} = {float(saved.param[index]):.10g})"
+    if special is not None:
+        what += (f", the {special.kind} point ({old} = {special.param:.10g})" if reparam
+                 and saved.kind == "equilibrium" else f", the saved point nearest {ref.kind}{ref.rank} "
+                 f"({old} = {special.param:.10g})")
+    if reparam:
+        changed = ", ".join(f"{k} = {v:g}" for k, v in (values or {}).items())
+        what += f", continued in {name}" + (f" with {changed}" if changed else "")
+    click.echo(f"restarted {path} at point {what}")
     click.echo(_summary(br))
     return br
+
+
+def _refuse_with_restart(ctx, model, start, hopf, mode):
+    """Options a restart cannot honour: an error naming them (never silently ignored)."""
+    if model is not None:
+        raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
+    if start is not None:
+        raise InputError("--start: a restart starts at the saved point; drop --start (to start another "
+                         "parameter from there: --param NAME --stop VALUE, with --set for other values)")
+    if hopf is not None or ctx.get_parameter_source("mode") is not click.core.ParameterSource.DEFAULT:
+        what = "--from-hopf" if hopf is not None else f"--{mode.replace('simulation', 'from-simulation')}"
+        raise InputError(f"{what}: a restart continues the saved branch's kind of solution; drop {what} "
+                         "(a periodic branch from a Hopf point of a saved equilibrium branch: continue its model "
+                         "with --from-hopf)")
 
 
 def _curve_options(command):
@@ -340,22 +389,25 @@ def _curve_options(command):
         click.option("--max", "mu_max", type=float, required=True, help="Upper bound of the second parameter."),
         click.option("--direction", type=click.Choice(["up", "down"]), default="up", show_default=True,
                      help="First step: the second parameter rising or falling."),
-        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="HDF5 file of the curve."),
         click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="PNG of the curve."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
     ]
     for decorate in reversed(shared):
         command = decorate(command)
     return command
 
 
-@main.command("hopf-curve")
+@click.command("hopf-curve")
 @_curve_options
-@click.option("--hopf", "hopf", type=int, default=1, show_default=True,
+@click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
               help="Which Hopf point of the equilibrium branch to start from (1 = first).")
+@click.option("--hopf", "hopf_renamed", type=int, default=None, hidden=True, deprecated="Use --from-hopf instead.",
+              help="Old spelling of --from-hopf.")
 def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
-                   hopf):
+                   quiet, hopf, hopf_renamed):
     """Continue a Hopf point of the equilibria in a second parameter (the stability boundary
     of steady sliding in the plane of two parameters).
 
@@ -368,8 +420,14 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         _check_curve_outputs(out, plot)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
-        eq = equilibrium_branch(m, start, stop)
-        h = _pick(eq.special_points("hopf"), hopf, "--hopf", "Hopf point",
+        hopf = hopf if hopf_renamed is None else hopf_renamed
+        bar = None if quiet else _Progress(start, stop, "equilibria")
+        try:
+            eq = equilibrium_branch(m, start, stop, progress=bar)
+        finally:
+            if bar:
+                bar.close()
+        h = _pick(eq.special_points("hopf"), hopf, "--from-hopf", "Hopf point",
                   f"the equilibrium branch on [{min(start, stop):g}, {max(start, stop):g}] of {param}")
         curve = hopf_curve(m, h, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:
@@ -396,7 +454,7 @@ def _report_curve(curve, param, second, out, plot):
         raise click.ClickException(f"the {what} stopped early: {curve.message}")
 
 
-@main.command("fold-curve")
+@click.command("fold-curve")
 @_curve_options
 @click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
               help="Hopf point of the equilibria the periodic branch starts from (1 = first).")
@@ -409,7 +467,7 @@ def _report_curve(curve, param, second, out, plot):
 @click.option("--fold", "fold", type=int, default=1, show_default=True,
               help="Which fold of the periodic branch to continue (1 = first).")
 def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot,
-                   hopf, harmonics, discretization, intervals, degree, fold):
+                   quiet, hopf, harmonics, discretization, intervals, degree, fold):
     """Continue a fold of the periodic branch from a Hopf point in a second parameter
     (e.g. the upper end of a bistable band against a friction-law parameter).
 
@@ -425,7 +483,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
-                                  options=dict(stability=False), progress=False,
+                                  options=dict(stability=False), progress=not quiet,
                                   echo=click.echo, discretization=discretization, intervals=intervals,
                                   degree=degree)
         f = _pick(per.special_points("fold"), fold, "--fold", "fold", "the periodic branch")
@@ -435,7 +493,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     _report_curve(curve, param, second, out, plot)
 
 
-@main.command("demo")
+@click.command("demo")
 @click.option("--harmonics", "-H", type=int, default=40, show_default=True, help="Number of harmonics.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               help="Folder for belt.h5 and belt.png.")

@@ -1,4 +1,4 @@
-"""``frictionkit frf``: the frequency response of a forced model (registered on ``runtime.cli.main``)."""
+"""``frictionkit frf``: the frequency response of a forced model (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,6 @@ import time
 
 import click
 
-from ..cli import main
 from ..drivers._compose import _Progress, _summary
 from ..drivers._forced import TOLERANCE, frequency_response
 from ..drivers._methods import PERIODIC_METHODS
@@ -37,7 +36,7 @@ def _forcing_parameter(model):
     return spec.forcing_frequency.name
 
 
-@main.command("frf", epilog=EXIT_CODES)
+@click.command("frf", epilog=EXIT_CODES)
 @click.argument("model")
 @click.option("--param", "-p", default=None,
               help="Continuation parameter [default: the forcing frequency, a frequency response; any "
@@ -61,7 +60,7 @@ def _forcing_parameter(model):
               help="State whose first-harmonic amplitude maxima are located as resonance peaks "
                    "[default: the first state; 'none' for none].")
 @click.option("--max-steps", type=int, default=5000, show_default=True, help="Step budget (>= 1).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file of the branch (group /periodic, as `continue` writes it).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Image file of the response curve (.png, .pdf, .svg, ...).")

@@ -1,4 +1,4 @@
-"""Subcommands of `frictionkit` for the non-smooth references (registered on runtime.cli.main).
+"""Subcommands of `frictionkit` for the non-smooth references (listed in runtime.cli.COMMANDS).
 
 * ``frictionkit coulomb --vb 0.5 --fn 5``: the exact Coulomb stick-slip cycle (seed 000 §3)
 * ``frictionkit compare coulomb --param Vb --start 0.05 --stop 1.2 --branch n10.h5 ...``:
@@ -17,7 +17,6 @@ import numpy as np
 from scipy.optimize import brentq
 from tqdm import tqdm
 
-from ..cli import main
 from ..errors import InputError
 from ..nonsmooth import (
     CALIBRATION_PARAMETERS,
@@ -59,18 +58,26 @@ def _belt_params(settings, **explicit):
         raise click.UsageError(str(exc)) from None
 
 
-@main.command("coulomb")
-@click.option("--vb", type=float, default=None, help="Belt speed V_b [m/s] (default 0.2).")
-@click.option("--fn", type=float, default=None, help="Normal force F_N [N] (default 5).")
+@click.command("coulomb")
+@click.argument("assignments", nargs=-1, type=ASSIGNMENT)
 @click.option("--set", "settings", multiple=True, type=ASSIGNMENT,
-              help="Other belt parameters: zeta, omega1, M1, mus, mud (seed 000 Appendix B defaults).")
+              help="Belt parameters: Vb [m/s] (default 0.2), FN [N] (default 5), zeta, omega1, M1, mus, mud "
+                   "(seed 000 Appendix B defaults).")
+@click.option("--vb", type=float, default=None, hidden=True, deprecated="Use --set Vb=VALUE instead.",
+              help="Old spelling of --set Vb=VALUE.")
+@click.option("--fn", type=float, default=None, hidden=True, deprecated="Use --set FN=VALUE instead.",
+              help="Old spelling of --set FN=VALUE.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def coulomb_cmd(vb, fn, settings, as_json):
+def coulomb_cmd(assignments, settings, vb, fn, as_json):
     """Exact damped Coulomb stick-slip cycle of the belt oscillator (seed 000 §3).
 
     Prints period, pulsation, peak-to-peak amplitude, V_max(F_N) and F_min(V_b).
+
+    \b
+    Example:
+      frictionkit coulomb --set Vb=0.5 FN=5
     """
-    p = _belt_params(settings, Vb=vb, FN=fn)
+    p = _belt_params(settings + assignments, Vb=vb, FN=fn)
     cyc = coulomb_cycle(p)
     vmax = max_belt_speed(p)
     fmin = min_normal_force(p)
@@ -95,13 +102,14 @@ def coulomb_cmd(vb, fn, settings, as_json):
     click.echo(f"  F_min(Vb={p.Vb})   = {fmin[0]:.12g} N    (exists at {fmin[0]:.12g}, not at {fmin[1]:.12g})")
 
 
-@main.group("compare")
+@click.group("compare")
 def compare_group():
     """Compare regularized branches with the non-smooth references."""
 
 
 @compare_group.command("coulomb")
-@click.option("--param", type=click.Choice(["Vb", "FN"]), default="Vb", show_default=True,
+@click.argument("assignments", nargs=-1, type=ASSIGNMENT)
+@click.option("--param", "-p", type=click.Choice(["Vb", "FN"]), default="Vb", show_default=True,
               help="Swept parameter.")
 @click.option("--start", type=float, default=None, help="First value (default 0.02 m/s or 0.5 N).")
 @click.option("--stop", type=float, default=None, help="Last value (default 1.2 m/s or 40 N).")
@@ -112,19 +120,23 @@ def compare_group():
 @click.option("--set", "settings", multiple=True, type=ASSIGNMENT,
               help="Fixed belt parameters (default FN=5 for --param Vb, Vb=0.2 for --param FN).")
 @click.option("--out-prefix", default="coulomb", show_default=True, help="Prefix of the PNG files.")
-@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", "-o", "save_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the Coulomb branch to this HDF5 file (branch layout).")
+@click.option("--save", "save_renamed", type=click.Path(dir_okay=False), default=None, hidden=True,
+              deprecated="Use --out instead.", help="Old spelling of --out.")
 @click.option("--phase-amplitude", type=float, default=5.5e-4, show_default=True,
               help="Peak-to-peak amplitude [m] of the Coulomb phase portrait (seed 000 Fig. 6).")
-def compare_coulomb_cmd(param, start, stop, points, branches, labels, settings, out_prefix, save_path,
-                        phase_amplitude):
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def compare_coulomb_cmd(assignments, param, start, stop, points, branches, labels, settings, out_prefix, save_path,
+                        save_renamed, phase_amplitude, quiet):
     """Coulomb amplitude and pulsation versus V_b or F_N, regularized branches overlaid.
 
     Writes <prefix>_amplitude_<param>.png, <prefix>_pulsation_<param>.png (seed 000 Figs. 5, 7,
     10, 11) and <prefix>_phase.png (Coulomb cycles at the given amplitude and near the
     existence limit, Figs. 3, 6).
     """
-    p = _belt_params(settings)
+    p = _belt_params(settings + assignments)
+    save_path = save_path if save_renamed is None else save_renamed
     if start is None:
         start = 0.02 if param == "Vb" else 0.5
     if stop is None:
@@ -146,7 +158,7 @@ def compare_coulomb_cmd(param, start, stop, points, branches, labels, settings, 
             raise click.UsageError(f"branch file {path!r} was continued in {cp!r}, not {param!r}; "
                                    f"use --param {cp}")
         regs.append((labels[k] if labels else Path(path).stem, data))
-    br = coulomb_branch(param, np.geomspace(start, stop, points), p, progress=True)
+    br = coulomb_branch(param, np.geomspace(start, stop, points), p, progress=not quiet)
     files = plot_coulomb_comparison(br, regs, out_prefix, omega1=p.omega1)
     if save_path:
         files.append(br.save(save_path))
@@ -201,14 +213,14 @@ def _orbit_at_amplitude(path, amplitude):
     return float(br.param[k]), x[br.states.index("y")], x[br.states.index("v")]
 
 
-@main.command("twophase")
+@click.command("twophase")
 @click.option("--h", "step", type=float, default=1e-4, show_default=True, help="Time step of the explicit scheme.")
 @click.option("--t-end", type=float, default=28.0, show_default=True, help="Horizon.")
 @click.option("--x0", type=float, default=5.0, show_default=True, help="Initial displacement (x'(0) = 0).")
 @click.option("--ou", is_flag=True, help="Ornstein-Uhlenbeck-perturbed temperature (seed 001 §3.1.4, Fig. 2).")
 @click.option("--rho", type=float, default=0.25, show_default=True, help="Noise amplitude rho (with --ou).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the noise (with --ou).")
-@click.option("--out", "out", default=None, help="PNG file (default seed001_fig1.png / seed001_fig2.png).")
+@click.option("--out", "-o", "out", default=None, help="PNG file (default seed001_fig1.png / seed001_fig2.png).")
 def twophase_cmd(step, t_end, x0, ou, rho, seed, out):
     """Seed 001 two-phase model, parameter set (P): explicit scheme of §3.1 (Figs. 1, 2).
 
@@ -242,13 +254,14 @@ def twophase_cmd(step, t_end, x0, ou, rho, seed, out):
     click.echo(f"written {plot_two_phase(res, b, path, title)}")
 
 
-@main.command("calibrate")
+@click.command("calibrate")
 @click.option("--runs", type=int, default=10, show_default=True, help="Independent optimisation runs.")
 @click.option("--days", type=float, default=20.0, show_default=True, help="Length of the synthetic record.")
 @click.option("--noise", type=float, default=0.05, show_default=True, help="Noise std of z [mm].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic record.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
-def calibrate_cmd(runs, days, noise, seed, as_json):
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def calibrate_cmd(runs, days, noise, seed, as_json, quiet):
     """Seed 001 Table 1 procedure on a synthetic record with known parameters.
 
     The bridge record of seed 001 §4 is not public: a synthetic (temperature, displacement)
@@ -259,7 +272,7 @@ def calibrate_cmd(runs, days, noise, seed, as_json):
         raise click.BadParameter("need at least one run", param_hint="--runs")
     _, T, z, _ = synthetic_record(days=days, noise=noise, seed=seed)
     fits = [calibrate_quasi_static(T, z, SYNTHETIC_BOUNDS, K_BP=SYNTHETIC_K_BP, seed=1000 + r, popsize=15, maxiter=300)
-            for r in tqdm(range(runs), desc="calibration runs", disable=None)]
+            for r in tqdm(range(runs), desc="calibration runs", disable=True if quiet else None)]
     table = calibration_table(fits)
     table["truth"] = [SYNTHETIC_TRUTH[k] for k in CALIBRATION_PARAMETERS]
     table["rms"] = [f.rms for f in fits]

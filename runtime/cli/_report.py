@@ -11,10 +11,8 @@ from ..errors import InputError
 from ..results._branch import load_run
 from ..results._export import replacing, write_csv, write_mat
 from ..results._plots import plot_branches, plot_orbit
-from ..results._report import report
 from ..results._sweeps import FORMAT as SWEEP_FORMAT
 from ..results._sweeps import load_sweep_map
-from ..cli import main
 
 _H5 = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -41,7 +39,7 @@ def _branches(paths):
     return items, curves
 
 
-@main.command("report")
+@click.command("report")
 @click.argument("files", nargs=-1, required=True, type=_H5)
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"),
               show_default=True, help="The HTML file to write.")
@@ -60,6 +58,9 @@ def report_cmd(files, out, state):
       frictionkit report belt.h5 -o report.html
       frictionkit report belt.h5 belt_sweep.h5 -o report.html
     """
+    # the report's module imports matplotlib's colours (0.3 s of CPU), which plot, export and
+    # models, loaded with this module, do not need: imported here for laziness (not a cycle)
+    from ..results._report import report
     items, _ = _branches(files)
     try:
         report(items, out, state=state)
@@ -68,7 +69,7 @@ def report_cmd(files, out, state):
     click.echo(f"wrote {out}")
 
 
-@main.command("plot")
+@click.command("plot")
 @click.argument("files", nargs=-1, required=True, type=_H5)
 @click.option("--orbit", "orbit", type=int, default=None,
               help="Plot the orbit of point INDEX of the last branch instead of the diagram.")
@@ -104,7 +105,7 @@ def plot_cmd(files, orbit, out, state):
     click.echo(f"wrote {out}")
 
 
-@main.command("export")
+@click.command("export")
 @click.argument("file", type=_H5)
 @click.option("--csv", "fmt", flag_value="csv", default=True, help="CSV, one row per point (default).")
 @click.option("--mat", "fmt", flag_value="mat", help="MATLAB .mat file (scipy.io.savemat).")
@@ -129,7 +130,7 @@ def export_cmd(file, fmt, out):
     click.echo(f"wrote {out}")
 
 
-@main.command("models")
+@click.command("models")
 @click.argument("name", required=False)
 def models_cmd(name):
     """List the model zoo, or the parameters of one model (zoo name or model file).

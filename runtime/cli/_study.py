@@ -1,4 +1,4 @@
-"""``frictionkit study convergence``: the seed-003 accuracy study (registered on ``runtime.cli.main``)."""
+"""``frictionkit study convergence``: the seed-003 accuracy study (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,6 @@ import click
 
 from tqdm import tqdm
 
-from ..cli import main
 from ..drivers._study import convergence_study, parse_int_range
 from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
@@ -96,7 +95,7 @@ def _summary(study, echo):
             echo(f"  N_dis for mean error < {target:g}: {nd if nd is not None else 'not reached'}")
 
 
-@main.group()
+@click.group()
 def study():
     """Accuracy studies of the discretizations (seed 003)."""
 
@@ -122,7 +121,7 @@ def study():
               help="Kinetic energy averaged over (mean) or integrated over (integral) a period.")
 @click.option("--scale", "scales", multiple=True,
               help="VARIABLE=FACTOR applied before the mean error (eq. 16), e.g. v=1/omega1 for seed 003's z.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 results.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HDF5 results.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Image of the errors.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def convergence_cmd(model, assignments, param, at, set_, harmonics, intervals, degree, reference_harmonics, n_t,

@@ -1,4 +1,4 @@
-"""``frictionkit sweep`` and ``frictionkit plot-sweep`` (registered on ``runtime.cli.main``)."""
+"""``frictionkit sweep`` and ``frictionkit plot-sweep`` (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,6 @@ import time
 import click
 
 from ..analysis._curves import BifurcationCurve
-from ..cli import main
 from ..drivers._methods import PERIODIC_METHODS
 from ..errors import FrictionkitError, InputError
 from ..sweeps import SweepStore, parse_grid, plot_sweep_map, sweep
@@ -34,7 +33,7 @@ def _write_map(store, plot, curves, at):
     click.echo(f"wrote {plot}")
 
 
-@main.command("sweep")
+@click.command("sweep")
 @click.argument("model")
 @click.argument("assignments", nargs=-1, type=ASSIGNMENT)
 @click.option("--param", "-p", required=True, help="Main (continuation) parameter, e.g. Vb.")
@@ -59,28 +58,31 @@ def _write_map(store, plot, curves, at):
 @click.option("--seed", type=int, default=0, show_default=True, help="simulate: random initial states' seed.")
 @click.option("--at", multiple=True, type=float,
               help="Report period, amplitude and motion of the stable orbit at this --param value (repeatable).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("sweep.h5"),
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=Path("sweep.h5"),
               show_default=True, help="HDF5 store; rerunning the same command resumes it.")
 @click.option("--workers", type=int, default=None, help="Local cluster size [default: one per core].")
 @click.option("--scheduler", default=None, help="Address of an existing Dask scheduler, tcp://host:port.")
-@click.option("--map", "map_", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--plot", "map_", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also draw the two-parameter map to this image file.")
+@click.option("--map", "map_renamed", type=click.Path(dir_okay=False, path_type=Path), default=None, hidden=True,
+              deprecated="Use --plot instead.", help="Old spelling of --plot.")
 @click.option("--commit-seconds", type=float, default=2.0, show_default=True,
               help="Seconds between atomic commits of finished tasks to --out.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hopf, discretization, method,
               harmonics, intervals, degree, max_steps, t_end, seed, at, out, workers, scheduler, map_,
-              commit_seconds, quiet):
+              map_renamed, commit_seconds, quiet):
     """Run one task per grid point of --over on Dask (a local cluster, or --scheduler).
 
     \b
     Examples:
       frictionkit sweep belt --param Vb --start 0.05 --stop 12 --set n=10 \\
-          --over FN=0.5:10:40 --from-hopf 1 -H 10 --out belt_sweep.h5 --map belt_map.png
+          --over FN=0.5:10:40 --from-hopf 1 -H 10 --out belt_sweep.h5 --plot belt_map.png
       frictionkit sweep belt --param Vb --start 0.05 --stop 12 --set n=10 \\
           --over FN=0.5:10:40 -H 10 --out belt_sweep.h5 --scheduler tcp://10.0.0.5:8786
     """
     t0 = time.perf_counter()
+    map_ = map_ if map_renamed is None else map_renamed
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers and --scheduler exclude each other (an existing cluster has its own)")
     opts = {"continuation": dict(from_hopf=from_hopf, harmonics=harmonics, discretization=discretization,
@@ -109,23 +111,30 @@ def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hop
                                    "they are stored and will not be rerun")
 
 
-@main.command("plot-sweep")
+@click.command("plot-sweep")
 @click.argument("store", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--map", "map_", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Image file of the two-parameter map.")
+@click.option("--out", "-o", "map_", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Image file of the two-parameter map (required).")
+@click.option("--map", "map_renamed", type=click.Path(dir_okay=False, path_type=Path), default=None, hidden=True,
+              deprecated="Use --out instead.", help="Old spelling of --out.")
 @click.option("--curve", "curves", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A hopf-curve or fold-curve HDF5 file (`frictionkit hopf-curve --out`) to overlay; repeatable.")
 @click.option("--at", type=float, default=None, help="Main-parameter value of a map over two swept parameters.")
 @click.option("--table", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary table as CSV.")
-def plot_sweep_cmd(store, map_, curves, at, table):
+def plot_sweep_cmd(store, map_, map_renamed, curves, at, table):
     """Draw the map of a continuation sweep's STORE (regions: stable sliding, stick-slip only,
-    coexistence, other), optionally with codim-2 curves on top::
+    coexistence, other), optionally with codim-2 curves on top.
 
-        frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
-            --second FN --min 0.5 --max 10 --out hopf.h5
-        frictionkit plot-sweep belt_sweep.h5 --map belt_map.png --curve hopf.h5
+    \b
+    Example:
+      frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
+          --second FN --min 0.5 --max 10 --out hopf.h5
+      frictionkit plot-sweep belt_sweep.h5 --out belt_map.png --curve hopf.h5
     """
+    map_ = map_ if map_renamed is None else map_renamed
+    if map_ is None:
+        raise click.UsageError("give the image file of the map: --out FILE.png", ctx=click.get_current_context())
     try:
         s = SweepStore(store)
         _write_map(s, map_, curves, at)

@@ -14,11 +14,15 @@ call), so order p costs two kernel calls: the auxiliaries of order ``p - 1`` (``
 known by then) and ``f_p``.
 
 The AFT runs the whole per-order loop of a step in compiled code where it can
-(``_pointwise_loop.pyx``, built at first use like a model, :func:`compiled_loop`): the Python
-glue around the arithmetic of an order costs more than the arithmetic itself.
+(``_pointwise_loop.pyx``, built when frictionkit is installed, :func:`compiled_loop`): the
+Python glue around the arithmetic of an order costs more than the arithmetic itself.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import json
+import os
 import warnings
 from pathlib import Path
 
@@ -27,25 +31,64 @@ import numpy as np
 __all__ = ["PointwiseSeries", "compiled_loop"]
 
 _LOOP: dict = {}
+#: the source of the compiled loop (shipped as package data beside the extension)
+PYX = Path(__file__).with_name("_pointwise_loop.pyx")
 
 
 def compiled_loop():
-    """The compiled per-order loop (``_pointwise_loop.pyx``: ``orders``), built at first use
-    and cached like a generated model; None, with one warning, when it cannot be built (no
-    C compiler): the callers then run the same recurrence in Python."""
+    """The compiled per-order loop (``_pointwise_loop.pyx``: ``orders``), or None.
+
+    The loop is built when frictionkit is installed (``setup.py``), so a first continuation
+    compiles nothing but its model.  Where that build is missing or older than the ``.pyx``
+    (an editable install whose source changed since), it is built at first use in the model
+    cache, as a model is, with one warning; where that fails too (no C compiler), None, with
+    one warning: the callers then run the same recurrence in Python.  With
+    ``FRICTIONKIT_REQUIRE_COMPILED=1`` (CI) a loop that was not built at install is a
+    :class:`~frictionkit.codegen.BuildError` instead.
+    """
     if "module" not in _LOOP:
-        # the models' build machinery and cache (public codegen API; imported here, as by
-        # model/_load.py, so that importing the runtime does not import sympy)
-        from frictionkit.codegen import BuildError, compile_module
-        source = Path(__file__).with_name("_pointwise_loop.pyx").read_text(encoding="utf-8")
-        try:
-            _LOOP["module"] = compile_module(source, "pointwise_loop", label="the ANM series loop")[0]
-        except BuildError as exc:
-            _LOOP["module"] = None
-            warnings.warn(f"the compiled ANM series loop could not be built ({exc}); the ANM of "
-                          "the AFT harmonic balance runs its orders in Python (slower, same results)",
-                          RuntimeWarning, stacklevel=2)
+        _LOOP["module"] = _installed_loop() or _first_use_loop()
     return _LOOP["module"]
+
+
+def _installed_loop(source: Path = PYX):
+    """The extension built at install, if it was built from ``source`` (its ``.pyx``); else
+    None, with the reason in ``_LOOP["missing"]``."""
+    try:
+        # imported at first use, as the loop was built before (not for a cycle): equilibria
+        # and Newton runs never load it
+        loop = importlib.import_module(f"{__package__}._pointwise_loop")
+        record = Path(loop.__file__).with_name("_pointwise_loop.source.json")
+        built_from = json.loads(record.read_text(encoding="utf-8"))["pyx_sha256"]
+    except (ImportError, OSError, ValueError, KeyError, TypeError) as exc:
+        _LOOP["missing"] = f"not built when frictionkit was installed ({type(exc).__name__}: {exc})"
+        return None
+    if built_from != hashlib.sha256(source.read_bytes()).hexdigest():
+        _LOOP["missing"] = f"built at install from another {source.name} (changed since: reinstall)"
+        return None
+    return loop
+
+
+def _first_use_loop():
+    """The loop built in the model cache (the fallback of :func:`compiled_loop`), or None."""
+    # the models' build machinery and cache (public codegen API; imported here, as by
+    # model/_load.py, so that importing the runtime does not import sympy)
+    from frictionkit.codegen import BuildError, compile_module
+    reinstall = "reinstall frictionkit with a C compiler (pip install -e .) to build it there"
+    if os.environ.get("FRICTIONKIT_REQUIRE_COMPILED") == "1":
+        raise BuildError(f"the compiled ANM series loop is {_LOOP['missing']} and FRICTIONKIT_REQUIRE_COMPILED=1; "
+                         + reinstall)
+    try:
+        module = compile_module(PYX.read_text(encoding="utf-8"), "pointwise_loop", label="the ANM series loop")[0]
+    except BuildError as exc:
+        warnings.warn(f"the compiled ANM series loop is {_LOOP['missing']} and could not be built ({exc}); the "
+                      "ANM of the AFT harmonic balance runs its orders in Python (slower, same results)",
+                      RuntimeWarning, stacklevel=3)
+        return None
+    warnings.warn(f"the compiled ANM series loop is {_LOOP['missing']}: built in the model cache instead; "
+                  + reinstall, RuntimeWarning, stacklevel=3)
+    return module
+
 
 #: orders the buffers hold at first (the ANM's order is at most 60)
 ORDERS = 62

@@ -34,6 +34,7 @@ from ..engine._options import ContinuationProblem, default_options
 from ..errors import ConvergenceError, InputError
 from ..model._load import load_model
 from ..results._branch import SpecialPoint, register_restart
+from ..results._labels import check_restart_point
 from ._continue import continuation
 from ._methods import COLLOCATION_KINDS, SAVED_KINDS, build_collocation, periodic_kind
 
@@ -454,7 +455,7 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
     if not -n_pts <= int(index) < n_pts:
         raise InputError(f"restart index {index}: the branch has {n_pts} points (0..{n_pts - 1}, or negative "
                          "from the end)")
-    index = int(index) % n_pts
+    index = check_restart_point(branch, int(index) % n_pts)
     model = _restart_model(prov)
     saved = dict(prov.get("options", {}))
     saved_kind = SAVED_KINDS.get(prov.get("discretization", "hbm"), prov.get("discretization", "hbm"))

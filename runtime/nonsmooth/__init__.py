@@ -5,19 +5,23 @@ integration of stick-slip belt chains (seeds 000, 004), the two-phase scheme and
 quasi-static model of seed 001 with its calibration.  These are the references that
 regularized (smooth) results are compared against.
 """
-from ._coulomb import (BeltParameters, CoulombCycle, coulomb_cycle, stick_slip_margin,
-                       stick_slip_exists, max_belt_speed, min_normal_force)
-from ._eventdriven import (BeltChain, EventDrivenResult, integrate_stick_slip, belt_oscillator,
-                           two_mass_belt, weakening_strengthening_belt, stick_slip_period,
-                           one_mass_cycle, orbit_error)
-from ._henon import HenonResult, henon_stick_slip
-from ._twophase import (TwoPhaseResult, two_phase_explicit, two_phase_event_driven, shaw_forcing,
-                        SHAW_P, OrnsteinUhlenbeck, thermal_forcing)
-from ._quasistatic import QuasiStaticResponse, quasi_static_response
-from ._calibration import (CALIBRATION_PARAMETERS, CalibrationResult, calibrate_quasi_static,
-                           calibration_table, synthetic_record)
-from ._results import CoulombBranch, coulomb_branch, load_coulomb_branch
-from ._declared import force_from_model
+import lazy_loader
+
+# imported at first use (SPEC 1 lazy loading): see frictionkit.runtime's __init__
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
+    "_coulomb": ["BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin", "stick_slip_exists",
+                 "max_belt_speed", "min_normal_force"],
+    "_eventdriven": ["BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator", "two_mass_belt",
+                     "weakening_strengthening_belt", "stick_slip_period", "one_mass_cycle", "orbit_error"],
+    "_henon": ["HenonResult", "henon_stick_slip"],
+    "_twophase": ["TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing", "SHAW_P",
+                  "OrnsteinUhlenbeck", "thermal_forcing"],
+    "_quasistatic": ["QuasiStaticResponse", "quasi_static_response"],
+    "_calibration": ["CALIBRATION_PARAMETERS", "CalibrationResult", "calibrate_quasi_static", "calibration_table",
+                     "synthetic_record"],
+    "_results": ["CoulombBranch", "coulomb_branch", "load_coulomb_branch"],
+    "_declared": ["force_from_model"],
+})
 
 __all__ = [
     # exact damped Coulomb stick-slip (seed 000 §3)

@@ -234,7 +234,8 @@ class Branch:
         Branch
         """
         if _RESTART is None:
-            raise InputError("Branch.restart needs frictionkit.runtime.drivers (import frictionkit.runtime)")
+            raise InputError("Branch.restart needs the drivers: import frictionkit.runtime.drivers (or take "
+                             "load_branch from frictionkit.runtime, which loads them)")
         br = _RESTART(self, index, **kwargs)
         if append_to is not None:
             append_branch(append_to, br)

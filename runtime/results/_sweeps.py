@@ -160,7 +160,7 @@ class SweepMap:
     def outcomes(self) -> list:
         """``(task index, outcome)`` of every stored task, in task order: for a continuation
         sweep the region (:data:`REGIONS`, ``"failed"``) at :meth:`at`, as ``frictionkit
-        plot-sweep --map`` colours it; for ``orbit``/``simulate`` tasks the motion type, else
+        plot-sweep`` colours it; for ``orbit``/``simulate`` tasks the motion type, else
         the status."""
         out = []
         for i in sorted(self.rows):

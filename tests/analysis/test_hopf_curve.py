@@ -82,7 +82,7 @@ def test_cli(tmp_path):
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     assert "turning point in FN: 0.054376120" in r.output and "ends at Vb = 3.655559701" in r.output
-    r = CliRunner().invoke(main, args[:-2] + ["--hopf", "3"])
+    r = CliRunner().invoke(main, args[:-2] + ["--from-hopf", "3"])
     assert r.exit_code != 0 and "has 2 Hopf point(s)" in r.output
 
 

@@ -27,3 +27,17 @@ def test_one_version_everywhere():
     exe = Path(sys.executable).with_name("frictionkit")
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"frictionkit, version {frictionkit.__version__}"
+
+
+def test_lazy_packages_export_exactly_all():
+    """The packages that load their names at first use (``lazy_loader.attach``) list in
+    ``__all__`` exactly the names they attach, and each name resolves."""
+    import importlib
+    lazy = ["frictionkit.runtime"] + [f"frictionkit.runtime.{p}"
+                                      for p in ("model", "results", "drivers", "sweeps", "nonsmooth")]
+    for name in lazy:
+        pkg = importlib.import_module(name)
+        attached = set(pkg.__dir__())                 # lazy_loader's __dir__: the attached names
+        assert attached - {"__version__"} <= set(pkg.__all__), (name, attached - set(pkg.__all__))
+        assert set(pkg.__all__) - {"__version__"} <= attached, (name, set(pkg.__all__) - attached)
+        assert all(getattr(pkg, n) is not None for n in pkg.__all__), name

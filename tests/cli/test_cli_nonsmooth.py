@@ -10,7 +10,7 @@ from frictionkit.runtime.nonsmooth import coulomb_cycle, max_belt_speed, coulomb
 
 
 def test_coulomb_command_prints_the_exact_values():
-    r = CliRunner().invoke(main, ["coulomb", "--vb", "0.5", "--fn", "5", "--json"])
+    r = CliRunner().invoke(main, ["coulomb", "--set", "Vb=0.5", "FN=5", "--json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert out["period"] == coulomb_cycle(Vb=0.5, FN=5).period
@@ -22,8 +22,15 @@ def test_coulomb_command_prints_the_exact_values():
 def test_coulomb_command_rejects_unknown_parameter():
     r = CliRunner().invoke(main, ["coulomb", "--set", "n=10"])
     assert r.exit_code != 0 and "unknown belt parameter 'n'" in r.output
-    r = CliRunner().invoke(main, ["coulomb", "--vb", "-1"])
+    r = CliRunner().invoke(main, ["coulomb", "--set", "Vb=-1"])
     assert r.exit_code != 0 and "Vb" in r.output
+
+
+def test_coulomb_old_spellings_still_work_with_a_deprecation_warning():
+    old = CliRunner().invoke(main, ["coulomb", "--vb", "0.5", "--fn", "5"])
+    new = CliRunner().invoke(main, ["coulomb", "--set", "Vb=0.5", "FN=5"])
+    assert old.exit_code == 0 and "deprecated" in old.output and "--set Vb=VALUE" in old.output
+    assert old.output.splitlines()[-6:] == new.output.splitlines()[-6:]
 
 
 def test_compare_coulomb_overlays_a_branch_file(tmp_path):
@@ -33,7 +40,7 @@ def test_compare_coulomb_overlays_a_branch_file(tmp_path):
     prefix = tmp_path / "cmp"
     r = CliRunner().invoke(main, ["compare", "coulomb", "--param", "Vb", "--points", "40",
                                   "--branch", str(reg), "--label", "mud=0.25", "--out-prefix", str(prefix),
-                                  "--save", str(tmp_path / "c.h5")])
+                                  "--out", str(tmp_path / "c.h5"), "-q"])
     assert r.exit_code == 0, r.output
     for name in ("cmp_amplitude_Vb.png", "cmp_pulsation_Vb.png", "cmp_phase.png", "c.h5"):
         assert (tmp_path / name).stat().st_size > 1000

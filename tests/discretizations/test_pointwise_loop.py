@@ -5,6 +5,7 @@ Two implementations of the same recurrence: they must agree to rounding, terms a
 buffers alike.  The independent checks of the series (folds against AUTO-07p and shooting)
 are in tests/engine, tests/drivers and tests/seeds.
 """
+import sys
 import warnings
 
 import numpy as np
@@ -96,6 +97,9 @@ def test_without_a_compiler_the_loop_runs_in_python_with_one_warning(start, monk
 
     monkeypatch.setattr(frictionkit.codegen, "compile_module", no_compiler)
     monkeypatch.setattr(_pointwise, "_LOOP", {})
+    # neither built at install (an import of None fails) nor required
+    monkeypatch.setitem(sys.modules, "frictionkit.runtime.discretizations._pointwise_loop", None)
+    monkeypatch.delenv("FRICTIONKIT_REQUIRE_COMPILED", raising=False)
     solve = lambda r: lu.solve(r, checked=False)          # noqa: E731
     with pytest.warns(RuntimeWarning, match="could not be built.*in Python"):
         first = disc.series_terms(Z, Z1, 10, solve, lu.dense_lu)

@@ -1,0 +1,98 @@
+"""An instant command line (issue 29): ``frictionkit --version`` and ``--help`` import no
+command module and none of the numerical libraries; each command is loaded from the table
+``frictionkit.runtime.cli.COMMANDS``, whose ``--help`` lines are the commands' own.
+
+These tests check *what is imported* (``sys.modules`` after the installed script ran), not
+a time: the CPU figures are in ``benchmarks/bench_cli.py``.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from frictionkit.runtime.cli import COMMANDS, main
+
+EXE = Path(sys.executable).with_name("frictionkit")
+HEAVY = ("sympy", "scipy", "matplotlib", "h5py", "numpy", "pandas", "dask", "plotly", "Cython")
+
+
+# the installed script run as it is, then the modules it left in sys.modules (-X importtime
+# would miss those imported by importlib.import_module, as the lazy loading does)
+_WRAPPER = """
+import atexit, runpy, sys
+atexit.register(lambda: sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)) + "\\n"))
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def imported(*argv):
+    """Names of the modules the installed ``frictionkit *argv`` imports, and its stdout."""
+    run = subprocess.run([sys.executable, "-c", _WRAPPER, str(EXE), *argv], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return set(run.stderr.rsplit("MODULES ", 1)[1].split()), run.stdout
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]], ids=["version", "help"])
+def test_version_and_help_import_no_numerical_library(argv):
+    names, out = imported(*argv)
+    assert out                                       # the command ran and printed
+    assert "click" in names                          # the import log is read
+    heavy = sorted(n for n in names if n.split(".")[0] in HEAVY)
+    assert not heavy, f"frictionkit {' '.join(argv)} imports {heavy[:10]}"
+    modules = sorted(n for n in names if n.startswith("frictionkit.runtime.cli._"))
+    assert not modules, f"frictionkit {' '.join(argv)} imports command modules {modules}"
+
+
+def test_a_command_imports_its_module_only():
+    """``frictionkit coulomb`` loads the non-smooth commands, not the continuation's, nor plots, nor Dask."""
+    names, out = imported("coulomb", "--set", "Vb=0.5")
+    assert "stick-slip" in out
+    assert "frictionkit.runtime.cli._nonsmooth" in names
+    assert not {"frictionkit.runtime.cli._continuation", "frictionkit.runtime.cli._sweep", "matplotlib",
+                "dask", "pandas", "h5py"} & names
+
+
+def test_the_help_lines_are_the_commands_own():
+    """The table's line is what click makes of the command's docstring, at any width."""
+    ctx = click.Context(main)
+    for name, (_, _, line) in COMMANDS.items():
+        cmd = main.get_command(ctx, name)
+        assert cmd is not None and cmd.name == name
+        for limit in (30, 45, 74, 10_000):
+            assert click.Command(name, help=line).get_short_help_str(limit) == cmd.get_short_help_str(limit), name
+
+
+def test_help_lists_every_command_the_same_before_and_after_loading():
+    env = dict(os.environ, COLUMNS="80")
+    lazy = subprocess.run([str(EXE), "--help"], capture_output=True, text=True, check=True, env=env).stdout
+    code = ("import click, sys; from frictionkit.runtime.cli import main; ctx = click.Context(main); "
+            "[main.get_command(ctx, n) for n in main.list_commands(ctx)]; "      # every module: click's own lines
+            "main(['--help'], prog_name='frictionkit')")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout
+    assert lazy == loaded
+    assert set(COMMANDS) <= set(lazy.split())
+
+
+def test_an_unknown_command_is_a_usage_error():
+    res = CliRunner().invoke(main, ["contiue"])
+    assert res.exit_code == 2 and "No such command 'contiue'" in res.output
+
+
+def test_runtime_names_still_resolve():
+    """``frictionkit.runtime`` loads its public names at first use, every one of them; a
+    branch it hands out can be restarted (the drivers register ``Branch.restart``)."""
+    code = ("import sys, frictionkit.runtime as r; assert 'scipy' not in sys.modules, 'eager'\n"
+            "from frictionkit.runtime import load_branch, load_model, nonsmooth\n"
+            "from frictionkit.runtime.results import _branch\n"
+            "assert _branch._RESTART is not None, 'Branch.restart not registered'\n"
+            "print(r.continuation.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "continuation"

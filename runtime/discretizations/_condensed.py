@@ -659,6 +659,23 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
             U = shift_phase(U, self.phase_index // self.nh)
         return self.pack(U, omega, lam)
 
+    def resize(self, Z, harmonics: int, n_t: int | None = None):
+        """The same model at another harmonic count: ``(new discretization, padded/truncated Z)``
+        (``n_t`` as for :meth:`AFTDiscretization.resize`: the new count's default, or the
+        current oversampling ratio, whichever is larger)."""
+        U, omega, lam = self.split(Z)
+        H2 = int(harmonics)
+        if n_t is None and H2:
+            n_t = default_n_t(H2, self.model.has_taylor and not self.model.sampled)
+            if self.H:
+                n_t = max(n_t, int(np.ceil(self.n_t * (2 * H2 + 1) / self.nh)))
+        U2 = np.zeros((self.nv, 2 * H2 + 1))
+        k = min(self.nh, 2 * H2 + 1)
+        U2[:, :k] = U[:, :k]
+        new = CondensedAFTDiscretization(self.model, H2, phase_variable=(self.phase_index // self.nh)
+                                         if self.autonomous else None, n_t=n_t if H2 else None)
+        return new, new.pack(U2, omega, lam)
+
     def on_model(self, model):
         """The same discretization of another model (contract item 17)."""
         return CondensedAFTDiscretization(model, self.H, phase_variable=(self.phase_index // self.nh)

@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from ..analysis import analyse_branch
+from ..discretizations._condensed import CondensedAFTDiscretization
 from ..engine._bordered import Counters
 from ..engine._locate import locate_on_branch
 from ..engine._newton import correct, tangent_at
@@ -86,6 +87,16 @@ def forced_start(model, lam, harmonics, initial="linear", x0=None, discretizatio
         raise InputError(f"initial = {initial!r}: the first point is the 'linear' response or a 'simulation'")
     n_grid = max(8 * int(harmonics) + 8, 256)
     border = None
+    if initial == "linear" and x0 is None and periodic_kind(model, discretization) == "aft-condensed":
+        # a structure: Newton from rest on the condensed unknowns (its first iterate is the linear
+        # response of the structure with the contacts linearized at rest, a few small solves,
+        # instead of the linearization of every mode); then the general routes below
+        disc = CondensedAFTDiscretization(model, harmonics, n_t=n_t)
+        Z = disc.pack(np.zeros((disc.nv, disc.nh)), np.nan, lam)
+        try:
+            return disc, correct(disc, Z, np.eye(disc.size)[-1], lam, max_iter=30)[0], "linear"
+        except ConvergenceError:
+            pass
     if initial == "linear":
         x, w = linear_response(model, lam, n_grid, harmonics, x0)
         disc, Z = _orbit_to_start(model, x, w, lam, harmonics, discretization=discretization, n_t_aft=n_t)
@@ -167,12 +178,12 @@ def frequency_response(model, start, stop, *, harmonics=None, tolerance=TOLERANC
     start, stop = float(start), float(stop)
     _check_range(model, start, stop)
     kind = periodic_kind(model, discretization)
-    if kind not in ("aft", "hbm"):
+    if kind not in ("aft", "hbm", "aft-condensed"):
         raise InputError(f"discretization={discretization!r}: a frequency response is a harmonic balance "
                          "('aft', the default, or 'hbm')")
     if harmonics is not None and (int(harmonics) != harmonics or harmonics < 1):
         raise InputError(f"harmonics = {harmonics}: the number of harmonics must be an integer >= 1")
-    if harmonics is None and kind != "aft":
+    if harmonics is None and kind not in ("aft", "aft-condensed"):
         raise InputError("discretization='hbm': give harmonics (only the AFT's count is chosen for a tolerance)")
     if not (0 < float(tolerance) < 1):
         raise InputError(f"tolerance = {tolerance}: a relative accuracy between 0 and 1, e.g. 1e-8")
@@ -181,7 +192,7 @@ def frequency_response(model, start, stop, *, harmonics=None, tolerance=TOLERANC
     opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
     if isinstance(opts, dict):
         opts.setdefault("max_steps", 5000)
-        if _resolve_method(model, method, kind == "aft") == "anm":
+        if _resolve_method(model, method, kind in ("aft", "aft-condensed")) == "anm":
             opts.setdefault("points_per_step", 4)          # smooth curves, no extra LU (as `continue`)
     search, probe_lu = [], 0
     H = int(harmonics) if harmonics is not None else HARMONICS_FIRST
@@ -280,14 +291,17 @@ def _harmonics_needed(br, tolerance, counters):
     return needed, worst
 
 
-def _state_index(model, state):
+def _state_index(disc, state):
+    """Position of ``state`` among the variables of ``disc``'s coefficients (contract item 19:
+    a structure's condensed harmonic balance has its contacts' inputs there)."""
+    names = tuple(disc.state_names)
     if isinstance(state, str):
-        if state not in model.states:
-            raise InputError(f"peaks: {state!r} is not a state of model {model.name!r}; its states are "
-                             f"{', '.join(model.states)}")
-        return model.states.index(state)
-    if not 0 <= int(state) < model.n:
-        raise InputError(f"peaks: state index {state} must lie in 0..{model.n - 1}")
+        if state not in names:
+            raise InputError(f"peaks: {state!r} is not a state of model {disc.model.name!r}; its states are "
+                             f"{', '.join(names)}")
+        return names.index(state)
+    if not 0 <= int(state) < len(names):
+        raise InputError(f"peaks: state index {state} must lie in 0..{len(names) - 1}")
     return int(state)
 
 
@@ -315,8 +329,7 @@ def resonance_peaks(branch, state=0, harmonic=1, counters=None):
     if disc is None or disc.H is None or disc.H < 1:
         raise InputError("resonance_peaks needs a periodic harmonic-balance branch computed in this session "
                          "(frequency_response, periodic_branch)")
-    model = disc.model
-    i = _state_index(model, state)
+    i = _state_index(disc, state)
     k = int(harmonic)
     if not 1 <= k <= disc.H:
         raise InputError(f"harmonic {harmonic}: the branch has harmonics 1..{disc.H}")
@@ -346,7 +359,7 @@ def resonance_peaks(branch, state=0, harmonic=1, counters=None):
         info = disc.unpack(Zp)
         amp = math.hypot(Zp[ic], Zp[js])
         found.append(SpecialPoint("peak", float(info["lam"]), float(info["omega"]), int(j), Zp,
-                                  data=dict(state=model.states[i], harmonic=k, amplitude=amp,
+                                  data=dict(state=disc.state_names[i], harmonic=k, amplitude=amp,
                                             phase=math.atan2(-Zp[js], Zp[ic]), located=True)))
     if own:
         branch.counters["analysis_factorizations"] = (branch.counters.get("analysis_factorizations", 0)

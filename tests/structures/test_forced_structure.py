@@ -129,3 +129,23 @@ def test_any_point_and_degree_of_freedom_on_demand(beam):
     assert t.shape == x.shape and abs(t[1] - t[0] - 2 * np.pi / 52.0 / t.size) < 1e-15
     with pytest.raises(Exception, match="point 'nose' does not exist"):
         disc.point_response(Z, "nose")
+
+
+def test_frequency_response_of_the_structure_and_its_resonance_peak(beam):
+    """``frequency_response`` on a structure: condensed, one resonance peak near the first mode,
+    whose amplitude is the steady state's of the modal ODE there, and a maximum of it."""
+    from frictionkit.runtime import frequency_response
+    br = frequency_response(beam, 30.0, 80.0, harmonics=20)
+    assert br.discretization.kind == "aft-condensed" and br.states == ("v_mid",)
+    peaks = br.special_points("peak")
+    assert len(peaks) == 1 and 50.0 < peaks[0].param < 55.0
+    W = peaks[0].param
+    disc, Z = _solve_at(beam, W)
+    C = disc.full_coefficients(Z)
+    amps = []
+    for w in (W - 1e-3, W, W + 1e-3):
+        d, Zw = _solve_at(beam, w)
+        Cw = d.full_coefficients(Zw)
+        amps.append(np.hypot(*_steady_state(beam, w, Cw[:, 0] + Cw[:, 1::2].sum(axis=1))))
+    assert abs(peaks[0].data["amplitude"] - amps[1]) < 1e-7 * amps[1]
+    assert amps[0] < amps[1] and amps[2] < amps[1]

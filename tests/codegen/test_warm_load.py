@@ -170,5 +170,8 @@ def test_canonical_text_covers_every_field_of_a_spec():
 
     written = {"name", "description", "sampled", "time_unit", "t", "parameters", "states", "algebraic",
                "odes", "masses", "constraints", "definitions", "contacts", "forcing_frequency",
-               "state_units", "state_docs", "_kinematic"}
+               "state_units", "state_docs", "_kinematic",
+               # structures (DESIGN §6): the structure's fingerprint, the points' symbols, the
+               # forces; the recognition choice
+               "linear_structure", "ports", "point_forces", "condense"}
     assert {f.name for f in dataclasses.fields(ModelSpec)} == written

@@ -223,3 +223,22 @@ def test_fold_and_its_multipliers_condensed_and_uncondensed():
     mu = np.sort(np.abs(a.data["multipliers"] - 1))[:2]
     assert np.all(mu < 1e-5)
     assert np.all(np.isin(cond.stable[np.isfinite(cond.stable)], (0.0, 1.0)))
+
+
+def test_32_modes_condensed_points_solve_the_uncondensed_system():
+    """32 modes (64 states): the uncondensed AFT has 64 (2H + 1) unknowns, too many for a whole
+    branch in a test; every few condensed points, mapped to the modal coefficients, solve it, and
+    their multipliers agree with the uncondensed system's Magnus monodromy."""
+    model = load_model(string(32), continuation="Vb")
+    eq = equilibrium_branch(model, 0.6, 0.05)
+    hopf = max(eq.special_points("hopf"), key=lambda h: h.param)
+    disc, Z, d = periodic_start_from_hopf(model, hopf, harmonics=20)
+    br = periodic_branch(disc, Z, 0.05, 0.6, d, options=dict(stability=False, max_steps=12))
+    for Zc in br.solutions[2::4]:
+        fd, Zf = disc.full_solution(Zc)
+        assert fd.size == 64 * 41 + 2
+        assert np.max(np.abs(fd.residual(Zf))) < 1e-10 * max(1.0, np.max(np.abs(Zf)))
+    a = np.sort_complex(np.linalg.eigvals(disc.monodromy(br.solutions[-1])))
+    fd, Zf = disc.full_solution(br.solutions[-1])
+    b = np.sort_complex(np.linalg.eigvals(fd.monodromy(Zf, 4 * fd.n_t)))
+    np.testing.assert_allclose(a, b, atol=1e-8)

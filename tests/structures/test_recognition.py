@@ -92,3 +92,14 @@ def test_a_large_chain_is_recognised_and_loads():
     K = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
     K[-1, -1] = 1.0
     np.testing.assert_allclose(x, np.linalg.solve(K, np.eye(n)[-1] * Fend), rtol=1e-10, atol=1e-14)
+
+
+def test_the_source_cache_key_sees_the_structure_and_the_choice():
+    """``ModelSpec.canonical`` (the generator's cache key) changes with the structure's numbers,
+    its points' forces and the recognition choice, so two such models never share sources."""
+    base = string(4).canonical()
+    assert string(4, zeta=0.004).canonical() != base
+    assert symbolic_string(8).canonical() != symbolic_string(8, condense=True).canonical()
+    m = string(4)
+    m.point_forces["bow"] = 2 * m.point_forces["bow"]
+    assert m.canonical() != base

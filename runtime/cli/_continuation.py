@@ -165,6 +165,10 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "negative counts from the end), like AUTO's IRS; with --method (and -H or "
                    "--intervals/--degree) in another discretization, the saved orbit converted "
                    "through its time samples and corrected.")
+@click.option("--model", "restart_model", default=None, metavar="MODEL_FILE",
+              help="With --restart: the model file the branch was computed with (needed unless it is a "
+                   "zoo model; a branch file is data: a model file it names is never run), refused "
+                   "unless its hash is the branch's.")
 @click.option("--append", is_flag=True,
               help="With --restart: write the continued branch into FILE itself as a further group "
                    "(restart_1, restart_2, ...; read it with load_branch(FILE, 'restart_1')), keeping "
@@ -178,7 +182,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
                  intervals, degree, max_steps, out, plot, no_clobber, checkpoint_steps, checkpoint_seconds,
-                 restart, append, direction, validity, quiet):
+                 restart, restart_model, append, direction, validity, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     --stop may lie below --start (the continuation then runs downwards).  With --out, the
@@ -196,6 +200,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
           --from-hopf 1 -H 20                                  # sampled law: AFT + Newton
       frictionkit continue --restart branch.h5@40 --stop 12 -H 60 --out more.h5
       frictionkit continue --restart branch.h5@40 --method collocation --intervals 100 --append
+      frictionkit continue --restart mine.h5 --model my_model.py --stop 3 --out more.h5
     """
     t0 = time.perf_counter()
     try:
@@ -210,12 +215,16 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         if append and (restart is None or out is not None):
             raise InputError("--append writes into the --restart FILE: " + ("drop --out" if restart else
                              "give --restart FILE.h5[@INDEX]"))
+        if restart_model is not None and restart is None:
+            raise InputError(f"--model {restart_model}: goes with --restart FILE.h5 (a new run takes the model "
+                             "as its first argument)")
         checkpoint = _checkpointer(out, checkpoint_steps, checkpoint_seconds)
         with interrupt_signals():
             if restart is not None:
                 br = _restart(restart, model, stop, direction, method, harmonics,
                               dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint,
-                              dict(discretization=discretization, intervals=intervals, degree=degree))
+                              dict(discretization=discretization, intervals=intervals, degree=degree,
+                                   model=restart_model))
                 branches = [br]
             else:
                 eq, per = _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
@@ -296,9 +305,11 @@ def _domain_hint(m, param, lam, params):
 
 def _restart(text, model, stop, direction, method, harmonics, options, quiet, checkpoint, sizes):
     """``continue --restart FILE[@INDEX]``: the continued branch (``sizes``: the new
-    discretization and its intervals/degree, None to keep the saved ones)."""
+    discretization and its intervals/degree, None to keep the saved ones, and the ``--model``
+    file)."""
     if model is not None:
-        raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
+        raise InputError(f"--restart takes the file's zoo model, or the model file given with --model "
+                         f"MODEL_FILE; drop the argument {model!r}")
     path, index = _parse_restart(text)
     saved = load_branch(path)
     if stop is not None and not math.isfinite(stop):

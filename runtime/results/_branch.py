@@ -199,14 +199,15 @@ class Branch:
     def restart(self, index=-1, append_to=None, **kwargs):
         """Continue from point ``index`` (default: the last) of this branch (AUTO's ``IRS``).
 
-        Rebuilds the model (its zoo name or file, refused if its hash no longer matches),
-        the parameter values and the discretization from the branch's provenance, and runs
-        the continuation again from that point; see
-        :func:`frictionkit.runtime.drivers.restart_branch` for ``kwargs`` (``stop``,
-        ``direction``, ``method``, ``harmonics``, ``discretization``, ``intervals``,
-        ``degree``, ``options``, ``progress``).  ``append_to`` (a path, e.g. the file this
-        branch was loaded from) writes the continued branch into that file as a further group
-        (:func:`append_branch`); read it back with ``load_branch(path, "restart_1")``.
+        Rebuilds the model (its zoo name, or the model file given as ``model=``: a model file
+        the branch names is never run; refused unless its hash is the branch's), the parameter
+        values and the discretization from the branch's provenance, and runs the continuation
+        again from that point; see :func:`frictionkit.runtime.drivers.restart_branch` for
+        ``kwargs`` (``stop``, ``direction``, ``method``, ``harmonics``, ``discretization``,
+        ``intervals``, ``degree``, ``options``, ``progress``, ``model``).  ``append_to`` (a
+        path, e.g. the file this branch was loaded from) writes the continued branch into that
+        file as a further group (:func:`append_branch`); read it back with
+        ``load_branch(path, "restart_1")``.
 
         Returns
         -------

@@ -176,27 +176,31 @@ def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, o
         raise InputError("the sweep has no grid: give at least one --over NAME=START:STOP:COUNT")
     m = _check_model((model, param, fixed, over))
     spec = SweepSpec.build(model, m.model_hash, param, start, stop, over, fixed, task, **options)
+    # the writer's lock from here to the end: another sweep on this --out is refused now
     store = SweepStore(out, spec)                # refuses another sweep's store
-    todo = [i for i in range(len(spec)) if i not in store.done]
-    skipped = len(spec) - len(todo)
-    if skipped:
-        echo(f"{out}: {skipped} of {len(spec)} task(s) already stored; running the other {len(todo)}")
-    own = client is None
-    cluster = None
-    dashboard = ""
-    task_seconds = []
-    if todo:
-        if own:
-            client, cluster = start_client(scheduler, workers, echo)
-            dashboard = client.dashboard_link if cluster is not None and cluster.dashboard_link else ""
-        try:
-            store.commit([])                     # the store exists from now on
-            task_seconds = _stream(client, spec, todo, store, progress, commit_every)
-        finally:
+    try:
+        todo = [i for i in range(len(spec)) if i not in store.done]
+        skipped = len(spec) - len(todo)
+        if skipped:
+            echo(f"{out}: {skipped} of {len(spec)} task(s) already stored; running the other {len(todo)}")
+        own = client is None
+        cluster = None
+        dashboard = ""
+        task_seconds = []
+        if todo:
             if own:
-                client.close()
-                if cluster is not None:
-                    cluster.close()
+                client, cluster = start_client(scheduler, workers, echo)
+                dashboard = client.dashboard_link if cluster is not None and cluster.dashboard_link else ""
+            try:
+                store.commit([])                     # the store exists from now on
+                task_seconds = _stream(client, spec, todo, store, progress, commit_every)
+            finally:
+                if own:
+                    client.close()
+                    if cluster is not None:
+                        cluster.close()
+    finally:
+        store.close()
     table = store.table()
     failed = int((table["status"] == "error").sum()) if len(table) else 0
     complete = len(store.done) == len(spec)

@@ -23,6 +23,7 @@ import secrets
 import stat
 
 from ..errors import InputError
+from ._checked import Damaged
 
 __all__ = ["atomic_path", "check_output", "read_hdf5", "FIGURE_FORMATS", "HDF5_FORMATS"]
 
@@ -155,8 +156,10 @@ def check_output(path, formats=None, option="--out", no_clobber=False):
 def read_hdf5(path, reader, what="branch file"):
     """``reader(h5py.File)`` of the HDF5 file ``path``; every way it can be unreadable is an
     :class:`InputError` naming the path: missing, a directory, not HDF5 (empty, truncated,
-    text, random bytes), or without the expected layout (``reader`` raising KeyError,
-    ValueError, TypeError, AttributeError, OSError or IndexError)."""
+    text, random bytes), content that contradicts the layout (``reader`` raising
+    :class:`~._checked.Damaged`, which names the attribute or dataset), or without the
+    expected layout (``reader`` raising KeyError, ValueError, TypeError, AttributeError,
+    OSError or IndexError; RecursionError and MemoryError too, should a check miss one)."""
     import h5py
     path = Path(path)
     if not path.is_file():
@@ -169,6 +172,11 @@ def read_hdf5(path, reader, what="branch file"):
     try:
         with f:
             return reader(f)
+    except Damaged as exc:
+        raise InputError(f"{what} {path}: damaged, or not written by frictionkit: {exc}") from None
+    except (RecursionError, MemoryError) as exc:
+        raise InputError(f"{what} {path}: not a frictionkit {what} or damaged (a value too deeply nested or too "
+                         f"large to read: {type(exc).__name__})") from None
     except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
         what_ = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
         raise InputError(f"{what} {path}: not a frictionkit {what} or damaged ({what_})") from None

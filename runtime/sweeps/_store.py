@@ -128,9 +128,17 @@ class SweepStore:
                          f"[{_describe(stored)}], this sweep is [{_describe(spec)}]; give another --out, or "
                          "delete the file to start afresh")
 
+    def _stored_spec(self, text: str) -> SweepSpec:
+        """The sweep whose JSON ``text`` the store holds (a damaged one named as such)."""
+        try:
+            return SweepSpec.from_json(text)
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+            raise InputError(f"--out {self.path}: the sweep stored in this file is damaged ({type(exc).__name__}: "
+                             f"{exc}); give another --out, or delete the file to start afresh") from None
+
     def _read(self, spec):
         stored_json, rows = read_sweep_store(self.path)
-        stored = SweepSpec.from_json(stored_json)
+        stored = self._stored_spec(stored_json)
         if spec is not None:
             self._check_spec(stored, spec)
         self.spec = stored
@@ -191,7 +199,7 @@ class SweepStore:
                 shutil.copyfile(self.path, tmp)
             with h5py.File(tmp, "r+" if exists else "w") as f:
                 if exists:
-                    self._check_spec(SweepSpec.from_json(str(f.attrs["spec"])), self.spec)
+                    self._check_spec(self._stored_spec(str(f.attrs["spec"])), self.spec)
                 else:
                     self._write_header(f)
                 tasks = f.require_group("tasks")

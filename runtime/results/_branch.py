@@ -486,8 +486,8 @@ class Branch:
         for group in ("ptp", "min", "max", "mean"):
             columns[group] = {s: dataset(f, f"{group}/{s}", (n,)) for s in states}
         sp = f["special"]
-        n_sp = len(dataset(sp, "kind", (None,), STRINGS))
-        kinds = [_text(k) for k in dataset(sp, "kind", (n_sp,), STRINGS)]
+        kinds = [_text(k) for k in dataset(sp, "kind", (None,), STRINGS)]
+        n_sp = len(kinds)
         data = ([json_text(_text(d), f"dataset {sp.name}/data", "table") for d in dataset(sp, "data", (n_sp,), STRINGS)]
                 if "data" in sp else [{} for _ in kinds])
         special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z, data=dd)

@@ -133,16 +133,28 @@ def test_model_option_words(received):
     assert r.returncode == 1 and "--model MODEL_FILE" in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("value", ['"abc"', "null", "[1, 2]", '{"a": 1}', "true"])
+@pytest.mark.parametrize("value", ['"abc"', "null", "[1, 2]", '{"a": 1}', "true", "NaN"])
 def test_a_parameter_that_is_not_a_number_is_refused(received, value):
+    """In a file, when it is read (naming the attribute); in a branch edited in memory, by
+    the restart (naming the parameter)."""
     import json
+    import math
     folder, _, files = received
     path = files["name"]
     with h5py.File(path, "r+") as f:
         params = json.loads(f["periodic"].attrs["parameters"])
         params["mu"] = 0.0
+        f["periodic"].attrs["model_source"] = "belt"
+        good = dict(params)
         params["spare"] = json.loads(value)
         f["periodic"].attrs["parameters"] = json.dumps(params)
-        f["periodic"].attrs["model_source"] = "belt"
+    parsed = json.loads(value)
+    if not (isinstance(parsed, float) and math.isnan(parsed)):     # NaN is a number to JSON, not to a restart
+        with pytest.raises(InputError, match=f"{path}.*attribute 'parameters' of /periodic.*not a table of numbers"):
+            load_branch(path)
+    with h5py.File(path, "r+") as f:
+        f["periodic"].attrs["parameters"] = json.dumps(good)
+    branch = load_branch(path)
+    branch.provenance["parameters"]["spare"] = parsed
     with pytest.raises(InputError, match="'spare' is .* not a finite number"):
-        load_branch(path).restart()
+        branch.restart()

@@ -6,7 +6,8 @@ defined in :mod:`frictionkit.modelspec.errors` (the lowest package) and re-expor
 """
 from frictionkit.modelspec.errors import FrictionkitError
 
-__all__ = ["FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError", "NonFiniteError"]
+__all__ = ["FrictionkitError", "InputError", "ModelInterfaceError", "ConvergenceError", "NonFiniteError",
+           "ClusterError"]
 
 
 class InputError(FrictionkitError, ValueError):
@@ -40,3 +41,11 @@ class NonFiniteError(ConvergenceError):
     On the pointwise path (DESIGN §5.0) the auxiliaries are the model's own functions of the
     states, so this is where a branch meets the branch cut of a sqrt or a pole."""
 
+
+class ClusterError(FrictionkitError, RuntimeError):
+    """The Dask cluster of a sweep cannot run its tasks (what was stored stays stored).
+
+    Typical causes: a local cluster whose workers fail to start (an unwritable temporary
+    folder, no free port, too little memory), every worker of a cluster gone for longer than
+    the sweep's ``worker_timeout`` (killed, out of memory, the machine shut down).
+    """

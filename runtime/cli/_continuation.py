@@ -179,6 +179,10 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "--intervals/--degree) in another discretization, the saved orbit converted "
                    "through its time samples and corrected; with another --param or with --set, "
                    "the point continued in that parameter with those values (AUTO's new ICP).")
+@click.option("--model", "restart_model", default=None, metavar="MODEL_FILE",
+              help="With --restart: the model file the branch was computed with (needed unless it is a "
+                   "zoo model; a branch file is data: a model file it names is never run), refused "
+                   "unless its hash is the branch's.")
 @click.option("--append", is_flag=True,
               help="With --restart: write the continued branch into FILE itself as a further group "
                    "(restart_1, restart_2, ...; read it with load_branch(FILE, 'restart_1')), keeping "
@@ -192,7 +196,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
                  intervals, degree, max_steps, out, plot, no_clobber, checkpoint_steps, checkpoint_seconds,
-                 restart, append, direction, validity, quiet):
+                 restart, restart_model, append, direction, validity, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     --stop may lie below --start (the continuation then runs downwards).  With --out, the
@@ -210,6 +214,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
           --from-hopf 1 -H 20                                  # sampled law: AFT + Newton
       frictionkit continue --restart branch.h5@40 --stop 12 -H 60 --out more.h5
       frictionkit continue --restart branch.h5@40 --method collocation --intervals 100 --append
+      frictionkit continue --restart mine.h5 --model my_model.py --stop 3 --out more.h5
     """
     t0 = time.perf_counter()
     try:
@@ -224,13 +229,17 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         if append and (restart is None or out is not None):
             raise InputError("--append writes into the --restart FILE: " + ("drop --out" if restart else
                              "give --restart FILE.h5[@INDEX]"))
+        if restart_model is not None and restart is None:
+            raise InputError(f"--model {restart_model}: goes with --restart FILE.h5 (a new run takes the model "
+                             "as its first argument)")
         checkpoint = _checkpointer(out, checkpoint_steps, checkpoint_seconds)
         with interrupt_signals():
             if restart is not None:
                 _refuse_with_restart(click.get_current_context(), model, start, hopf, mode)
                 br = _restart(restart, stop, direction, method, harmonics,
                               dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint,
-                              dict(discretization=discretization, intervals=intervals, degree=degree),
+                              dict(discretization=discretization, intervals=intervals, degree=degree,
+                                   model=restart_model),
                               param=param, values=param_values(set_, assignments))
                 branches = [br]
             else:
@@ -363,7 +372,8 @@ def _restart(text, stop, direction, method, harmonics, options, quiet, checkpoin
 def _refuse_with_restart(ctx, model, start, hopf, mode):
     """Options a restart cannot honour: an error naming them (never silently ignored)."""
     if model is not None:
-        raise InputError(f"--restart takes the model from the file; drop the argument {model!r}")
+        raise InputError(f"--restart takes the file's zoo model, or the model file given with --model "
+                         f"MODEL_FILE; drop the argument {model!r}")
     if start is not None:
         raise InputError("--start: a restart starts at the saved point; drop --start (to start another "
                          "parameter from there: --param NAME --stop VALUE, with --set for other values)")

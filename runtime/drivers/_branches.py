@@ -17,9 +17,13 @@
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.integrate
 import scipy.optimize
+
+from frictionkit.modelspec.zoo import ZOO
 
 from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues,
                                     find_equilibrium)
@@ -409,7 +413,7 @@ def _resize_harmonics(Z, disc_old_H, disc_new):
 
 
 def restart_branch(branch, index=-1, stop=None, direction=None, method=None, harmonics=None,
-                   options=None, progress=None, discretization=None, intervals=None, degree=None):
+                   options=None, progress=None, discretization=None, intervals=None, degree=None, model=None):
     """Continue a (saved) branch from its point ``index`` (AUTO's ``IRS``); :meth:`Branch.restart`.
 
     Parameters
@@ -443,12 +447,17 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
         mesh of a collocation branch is the same conversion.
     intervals, degree : int, optional
         Collocation sub-intervals and polynomial degree.
+    model : str, path, ModelSpec or module, optional
+        The model the branch was computed with, given by the caller (``frictionkit continue
+        --restart FILE --model MODEL_FILE``).  Needed for a model that is not in the zoo: a
+        branch file is data, so the model file it names is never run (it may have come with
+        the file from anywhere).  Default: the zoo model the branch names.
 
     Raises
     ------
     InputError
-        Unknown or out-of-range ``index``, a model that cannot be found or whose hash no
-        longer matches the file, a discretization that cannot be rebuilt.
+        Unknown or out-of-range ``index``, a branch of a model file and no ``model``, a model
+        whose hash is not the file's, a discretization that cannot be rebuilt.
     """
     prov = branch.provenance
     n_pts = len(branch)
@@ -456,7 +465,7 @@ def restart_branch(branch, index=-1, stop=None, direction=None, method=None, har
         raise InputError(f"restart index {index}: the branch has {n_pts} points (0..{n_pts - 1}, or negative "
                          "from the end)")
     index = check_restart_point(branch, int(index) % n_pts)
-    model = _restart_model(prov)
+    model = _restart_model(prov, model)
     saved = dict(prov.get("options", {}))
     saved_kind = SAVED_KINDS.get(prov.get("discretization", "hbm"), prov.get("discretization", "hbm"))
     keep = discretization is None or (branch.kind != "equilibrium"
@@ -497,20 +506,49 @@ _OPTION_KEYS = ("stability", "branch_points", "locate_folds")
 register_restart(restart_branch)
 
 
-def _restart_model(prov):
-    """The model a saved branch names (zoo name or file), refused when its hash changed."""
-    source = prov.get("model_source") or prov.get("model")
-    if not source:
-        raise InputError("the branch does not name its model (saved before restart metadata); cannot restart")
-    params = dict(prov.get("parameters", {}))
-    lam_name = prov["continuation_parameter"]
-    params.pop(lam_name, None)
-    model = load_model(source, continuation=lam_name, **params)
-    if prov.get("model_hash") and model.model_hash != prov["model_hash"]:
-        raise InputError(f"model {source!r} has changed since the branch was computed (hash "
-                         f"{model.model_hash} now, {prov['model_hash']} in the file): restarting would mix "
-                         "two models; recompute the branch")
-    return model
+def _restart_model(prov, model=None):
+    """The model to restart a saved branch with, refused unless its hash is the file's.
+
+    A branch file is data, never code: what it names is only ever used as a zoo name (the
+    package's own models).  A model file, even one the branch names and that sits beside it,
+    runs only when the caller gives it (``model``), and its hash must then be the file's
+    before anything of the branch is used.
+    """
+    named = str(prov.get("model_source") or prov.get("model") or "")
+    lam_name = prov.get("continuation_parameter")
+    if not lam_name or not isinstance(lam_name, str):
+        raise InputError("the branch does not name its continuation parameter (saved before restart "
+                         "metadata, or damaged); cannot restart")
+    saved = prov.get("parameters") or {}
+    if not isinstance(saved, dict):
+        raise InputError(f"the branch's parameter values are {type(saved).__name__}, not a table of names and "
+                         "numbers: the file is damaged or was edited; cannot restart")
+    params = {}
+    for name, value in saved.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InputError(f"the branch's parameter {name!r} is {value!r}, not a finite number: the file is "
+                             "damaged or was edited; cannot restart")
+        if name != lam_name:
+            params[name] = float(value)
+    if model is None:
+        if named not in ZOO:
+            what = f"the model file {named!r}" if named else "a model it does not name"
+            raise InputError(f"the branch was computed with {what}, not a zoo model; a restart never runs a "
+                             "file that a branch file names (the file may come from anywhere): give the model "
+                             "file yourself, `frictionkit continue --restart FILE --model MODEL_FILE` (Python: "
+                             "restart(..., model=MODEL_FILE))")
+        model = named
+    loaded = load_model(model, continuation=lam_name, **params)
+    if prov.get("model_hash") and loaded.model_hash != prov["model_hash"]:
+        if model == named:
+            raise InputError(f"model {named!r} has changed since the branch was computed (hash "
+                             f"{loaded.model_hash} now, {prov['model_hash']} in the file): restarting would "
+                             "mix two models; recompute the branch")
+        raise InputError(f"--model {model}: its hash {loaded.model_hash} is not the branch's "
+                         f"{prov['model_hash']} (model {prov.get('model', '?')!r}): it is not the model the "
+                         "branch was computed with, or it has changed since; give that model's file or "
+                         "recompute the branch")
+    return loaded
 
 
 def _changed_kind(branch, disc, discretization, intervals, degree):

@@ -24,7 +24,7 @@ __all__ = ["restart_in_parameter"]
 
 def restart_in_parameter(branch, index=-1, param=None, values=None, stop=None, direction=None, method=None,
                          harmonics=None, options=None, progress=None, discretization=None, intervals=None,
-                         degree=None, special=None):
+                         degree=None, special=None, model=None):
     """Continue point ``index`` of a saved branch in ``param`` with the parameter ``values``.
 
     Parameters
@@ -48,6 +48,9 @@ def restart_in_parameter(branch, index=-1, param=None, values=None, stop=None, d
         A special point of an equilibrium branch to start from instead of the saved point
         ``index`` (its states and parameter value; a periodic branch starts from the saved
         orbit ``index``).
+    model : str or path, optional
+        The model file the branch was computed with (a branch file's own reference to a file is
+        never run: :func:`restart_branch`); zoo models need none.
 
     Returns
     -------
@@ -56,7 +59,7 @@ def restart_in_parameter(branch, index=-1, param=None, values=None, stop=None, d
     prov = branch.provenance
     old = prov["continuation_parameter"]
     index = check_restart_point(branch, index)
-    current = _restart_model(prov)                     # refused if the model changed since the branch
+    current = _restart_model(prov, model)              # refused if the model changed since the branch
     param = param or old
     params = {k: float(v) for k, v in prov.get("parameters", {}).items()}
     at_special = special is not None and branch.kind == "equilibrium"
@@ -83,8 +86,8 @@ def restart_in_parameter(branch, index=-1, param=None, values=None, stop=None, d
     if direction is not None and (stop - lam) * direction < 0:
         raise InputError(f"--stop {stop:g} lies {'below' if direction > 0 else 'above'} the restart point "
                          f"{param} = {lam:g} but the direction is {'up' if direction > 0 else 'down'}")
-    model = load_model(getattr(current, "source", "") or prov.get("model_source") or prov["model"],
-                       continuation=param, **params)
+    # the model just checked (a zoo name or the caller's file), never a file the branch names
+    model = load_model(getattr(current, "source", "") or current.name, continuation=param, **params)
     opts = {k: v for k, v in prov.get("options", {}).items() if k in ("stability", "branch_points", "locate_folds")}
     opts.update(options or {})
     if method is None and prov.get("method") in ("anm", "newton"):

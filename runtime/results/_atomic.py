@@ -8,15 +8,22 @@ exception during the write leaves the previous file untouched and removes the te
 file.  :func:`check_output` validates a target before any computation starts (the command
 line calls it on ``--out`` and ``--plot``), so that a finished result is never thrown away
 for a wrong path.
+
+The replacement is the same file to its reader: it keeps the previous file's mode (a 0600
+result stays private; a read-only file is refused, not replaced), a new file gets the mode
+the umask gives (created like any other file, not mkstemp's 0600), and a target that is a
+symbolic link is written through to the file it points to (the link stays a link).
 """
 from __future__ import annotations
 
 from contextlib import contextmanager
 import os
 from pathlib import Path
-import tempfile
+import secrets
+import stat
 
 from ..errors import InputError
+from ._checked import Damaged
 
 __all__ = ["atomic_path", "check_output", "read_hdf5", "FIGURE_FORMATS", "HDF5_FORMATS"]
 
@@ -32,7 +39,14 @@ def atomic_path(target):
 
     The temporary file keeps the target's suffix (matplotlib picks the format from it).  On
     any exception, ``KeyboardInterrupt`` included, the temporary file is removed, the
-    previous ``target`` (if any) is left as it was, and the exception propagates.
+    previous ``target`` (if any) is left as it was, and the exception propagates.  The new
+    file has the previous one's mode (and owner, where allowed), or the umask's for a new
+    file; a symbolic link is written through.
+
+    Raises
+    ------
+    InputError
+        The folder cannot be written, or ``target`` is a read-only file.
 
     Examples
     --------
@@ -42,20 +56,22 @@ def atomic_path(target):
     ...         f["x"] = 1.0
     """
     target = Path(target)
-    directory = target.parent if str(target.parent) else Path(".")
+    final = _final(target)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}",
-                                   dir=directory)
-    except OSError as exc:
-        raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
-    os.close(fd)
+        previous = final.stat()
+    except OSError:
+        previous = None
+    if previous is not None and _read_only(final, previous):
+        raise InputError(f"cannot write {target}: the file is read-only (mode {stat.S_IMODE(previous.st_mode):04o}); "
+                         "make it writable (chmod u+w) or choose another name")
+    tmp = _create_beside(final, target)
     try:
-        yield Path(tmp)
+        yield tmp
         with open(tmp, "rb+") as fh:           # the data on disk before the rename
             os.fsync(fh.fileno())
-        mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)                    # mkstemp's 0600 would hide results from others
-        os.replace(tmp, target)
+        if previous is not None:
+            _keep_identity(tmp, previous)
+        os.replace(tmp, final)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -64,10 +80,45 @@ def atomic_path(target):
         raise
 
 
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _final(target: Path) -> Path:
+    """The file ``target`` names: a symbolic link's final target (written through, so the link
+    and every other link to the file see the new content), else ``target`` itself."""
+    return Path(os.path.realpath(target)) if target.is_symlink() else target
+
+
+def _read_only(path: Path, st: os.stat_result) -> bool:
+    """A file its owner marked read-only (no write bit at all; root could write it anyway),
+    or one this process may not write."""
+    return stat.S_ISREG(st.st_mode) and (not st.st_mode & 0o222 or not os.access(path, os.W_OK))
+
+
+def _create_beside(final: Path, target: Path) -> Path:
+    """A new empty file next to ``final``, created with mode 0666 so that the umask (and a
+    default ACL of the folder) decides its mode as for any file the user creates."""
+    directory = final.parent if str(final.parent) else Path(".")
+    for _ in range(100):
+        tmp = directory / f".{final.name}.{secrets.token_hex(4)}.tmp{final.suffix}"
+        try:
+            os.close(os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666))
+            return tmp
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
+    raise InputError(f"cannot write {target}: no free temporary name in {directory}")
+
+
+def _keep_identity(tmp: Path, previous: os.stat_result) -> None:
+    """Give the new file the previous one's mode, and its owner and group where the system
+    allows it (root replacing a user's file; a group of a shared folder)."""
+    try:
+        os.chown(tmp, previous.st_uid, previous.st_gid)
+    except OSError:
+        try:
+            os.chown(tmp, -1, previous.st_gid)
+        except OSError:
+            pass
+    os.chmod(tmp, stat.S_IMODE(previous.st_mode))
 
 
 def check_output(path, formats=None, option="--out", no_clobber=False):
@@ -80,28 +131,35 @@ def check_output(path, formats=None, option="--out", no_clobber=False):
     if path is None:
         return
     path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
+    final = _final(path)
+    link = f" (a link to {final})" if final != path else ""
+    directory = final.parent if str(final.parent) else Path(".")
     if formats is not None and path.suffix.lower() not in formats:
         raise InputError(f"{option} {path}: unknown file type {path.suffix or '(no extension)'!r}; "
                          f"use one of {', '.join(formats)}")
     if path.is_dir():
         raise InputError(f"{option} {path}: is a directory; give a file name")
     if not directory.is_dir():
-        raise InputError(f"{option} {path}: the directory {directory} does not exist; create it first")
+        raise InputError(f"{option} {path}{link}: the directory {directory} does not exist; create it first")
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise InputError(f"{option} {path}: the directory {directory} is not writable")
-    if path.exists():
+        raise InputError(f"{option} {path}{link}: the directory {directory} is not writable")
+    if final.exists():
         if no_clobber:
             raise InputError(f"{option} {path}: the file exists and --no-clobber was given")
-        if not os.access(path, os.W_OK) and not os.access(directory, os.W_OK):
-            raise InputError(f"{option} {path}: the file exists and cannot be replaced")
+        st = final.stat()
+        if _read_only(final, st):
+            raise InputError(f"{option} {path}{link}: the file exists and is read-only (mode "
+                             f"{stat.S_IMODE(st.st_mode):04o}); make it writable (chmod u+w) or choose another "
+                             f"{option}")
 
 
 def read_hdf5(path, reader, what="branch file"):
     """``reader(h5py.File)`` of the HDF5 file ``path``; every way it can be unreadable is an
     :class:`InputError` naming the path: missing, a directory, not HDF5 (empty, truncated,
-    text, random bytes), or without the expected layout (``reader`` raising KeyError,
-    ValueError, TypeError, AttributeError, OSError or IndexError)."""
+    text, random bytes), content that contradicts the layout (``reader`` raising
+    :class:`~._checked.Damaged`, which names the attribute or dataset), or without the
+    expected layout (``reader`` raising KeyError, ValueError, TypeError, AttributeError,
+    OSError or IndexError; RecursionError and MemoryError too, should a check miss one)."""
     import h5py
     path = Path(path)
     if not path.is_file():
@@ -114,6 +172,11 @@ def read_hdf5(path, reader, what="branch file"):
     try:
         with f:
             return reader(f)
+    except Damaged as exc:
+        raise InputError(f"{what} {path}: damaged, or not written by frictionkit: {exc}") from None
+    except (RecursionError, MemoryError) as exc:
+        raise InputError(f"{what} {path}: not a frictionkit {what} or damaged (a value too deeply nested or too "
+                         f"large to read: {type(exc).__name__})") from None
     except (KeyError, ValueError, TypeError, AttributeError, OSError, IndexError) as exc:
         what_ = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
         raise InputError(f"{what} {path}: not a frictionkit {what} or damaged ({what_})") from None

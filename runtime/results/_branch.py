@@ -128,6 +128,7 @@ import numpy as np
 
 from ..errors import InputError
 from ._atomic import atomic_path, read_hdf5
+from ._checked import COMPLEX, INTEGERS, STRINGS, Damaged, checked, dataset, int_attr, json_attr, json_text, text_attr
 from ._columns import validity_columns, orbit_samples, trig_extrema
 
 __all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema"]
@@ -220,14 +221,15 @@ class Branch:
     def restart(self, index=-1, append_to=None, **kwargs):
         """Continue from point ``index`` (default: the last) of this branch (AUTO's ``IRS``).
 
-        Rebuilds the model (its zoo name or file, refused if its hash no longer matches),
-        the parameter values and the discretization from the branch's provenance, and runs
-        the continuation again from that point; see
-        :func:`frictionkit.runtime.drivers.restart_branch` for ``kwargs`` (``stop``,
-        ``direction``, ``method``, ``harmonics``, ``discretization``, ``intervals``,
-        ``degree``, ``options``, ``progress``).  ``append_to`` (a path, e.g. the file this
-        branch was loaded from) writes the continued branch into that file as a further group
-        (:func:`append_branch`); read it back with ``load_branch(path, "restart_1")``.
+        Rebuilds the model (its zoo name, or the model file given as ``model=``: a model file
+        the branch names is never run; refused unless its hash is the branch's), the parameter
+        values and the discretization from the branch's provenance, and runs the continuation
+        again from that point; see :func:`frictionkit.runtime.drivers.restart_branch` for
+        ``kwargs`` (``stop``, ``direction``, ``method``, ``harmonics``, ``discretization``,
+        ``intervals``, ``degree``, ``options``, ``progress``, ``model``).  ``append_to`` (a
+        path, e.g. the file this branch was loaded from) writes the continued branch into that
+        file as a further group (:func:`append_branch`); read it back with
+        ``load_branch(path, "restart_1")``.
 
         Returns
         -------
@@ -473,58 +475,77 @@ class Branch:
 
     @classmethod
     def _read(cls, f):
+        """The branch in group ``f``, every attribute and dataset checked against the layout
+        before it is read (:mod:`._checked`: a file may come from anywhere)."""
         if "states" not in f.attrs or "solution" not in f:
             raise KeyError("the root attribute 'states' or the dataset 'solution' (a foreign HDF5 file?)")
         a = f.attrs
-        states = json.loads(a["states"])
-        prov = {k: str(a[k]) for k in ("model", "model_hash", "continuation_parameter", "method",
-                                       "frictionkit_version", "numpy_version", "scipy_version",
-                                       "generator_version", "backend", "discretization")}
-        prov["model_source"] = str(a.get("model_source", ""))
+        states = json_attr(f, "states", "list of names")
+        if not states or len(set(states)) != len(states):
+            raise Damaged(f"attribute 'states' of {f.name}: {states!r} is not a list of distinct state names")
+        kind = text_attr(f, "kind")
+        if kind not in ("periodic", "equilibrium"):
+            raise Damaged(f"attribute 'kind' of {f.name}: {kind!r}, not 'periodic' or 'equilibrium'")
+        prov = {k: text_attr(f, k, "") for k in ("model", "model_hash", "continuation_parameter", "method",
+                                                 "frictionkit_version", "numpy_version", "scipy_version",
+                                                 "generator_version", "backend", "discretization")}
+        prov["model_source"] = text_attr(f, "model_source", "")
         prov["group"] = f.name.lstrip("/") or "/"      # where in its file the branch was read
         if "restarted_from" in a:
-            prov["restarted_from"] = str(a["restarted_from"])
-        prov["sizes"] = json.loads(a["sizes"]) if "sizes" in a else {}
-        prov["units"] = json.loads(a["units"]) if "units" in a else {}
-        prov["parameters"] = json.loads(a["parameters"])
-        prov["options"] = json.loads(a["options"])
-        counters = {k: int(a[k]) for k in ("steps", "factorizations", "residual_evaluations",
-                                           "jacobian_evaluations", "analysis_factorizations") if k in a}
+            prov["restarted_from"] = text_attr(f, "restarted_from")
+        prov["sizes"] = json_attr(f, "sizes", "table", {})
+        prov["units"] = json_attr(f, "units", "table of text", {})
+        prov["parameters"] = json_attr(f, "parameters", "table of numbers")
+        prov["options"] = json_attr(f, "options", "table")
+        counters = {k: int_attr(f, k) for k in ("steps", "factorizations", "residual_evaluations",
+                                                "jacobian_evaluations", "analysis_factorizations") if k in a}
+        # the number of points n and of unknowns per point fix every other shape
+        param = dataset(f, "param", (None,))
+        n = len(param)
+        sol = checked(f, "solution", (n, None))
+        size = sol.shape[1]
+        harmonics, index_omega = int_attr(sol, "harmonics"), int_attr(sol, "index_omega")
+        if harmonics < -1 or harmonics >= 0 and len(states) * (2 * harmonics + 1) > size \
+                or not -1 <= index_omega < size:
+            raise Damaged(f"dataset {sol.name}: harmonics {harmonics} and index_omega {index_omega} do not fit "
+                          f"{size} unknowns of {len(states)} states")
+        variables = json_attr(sol, "variables", "list of names")
+        columns = {}
+        for group in ("ptp", "min", "max", "mean"):
+            columns[group] = {s: dataset(f, f"{group}/{s}", (n,)) for s in states}
         sp = f["special"]
-        kinds = [k.decode() if isinstance(k, bytes) else str(k) for k in sp["kind"][()]]
-        data = ([json.loads(_text(d)) for d in sp["data"][()]] if "data" in sp
-                else [{} for _ in kinds])
+        kinds = [_text(k) for k in dataset(sp, "kind", (None,), STRINGS)]
+        n_sp = len(kinds)
+        data = ([json_text(_text(d), f"dataset {sp.name}/data", "table") for d in dataset(sp, "data", (n_sp,), STRINGS)]
+                if "data" in sp else [{} for _ in kinds])
         special = [SpecialPoint(kind=k, param=float(p), omega=float(o), index=int(i), solution=z, data=dd)
-                   for k, p, o, i, z, dd in zip(kinds, sp["param"][()], sp["omega"][()],
-                                                sp["index"][()], sp["solution"][()], data)]
-        sol = f["solution"]
-        br = cls(kind=str(a["kind"]), states=states, variables=json.loads(sol.attrs["variables"]),
-                   harmonics=int(sol.attrs["harmonics"]), index_omega=int(sol.attrs["index_omega"]),
-                   solutions=sol[()], tangents=f["tangent"][()], param=f["param"][()],
-                   omega=f["omega"][()],
-                   ptp={s: f["ptp"][s][()] for s in states}, vmin={s: f["min"][s][()] for s in states},
-                   vmax={s: f["max"][s][()] for s in states}, mean={s: f["mean"][s][()] for s in states},
-                   stable=f["stable"][()],
-                   validity={k: f["validity"][k][()] for k in f["validity"]} if "validity" in f else None,
-                   eigenvalues=f["eigenvalues"][()] if "eigenvalues" in f else None,
-                   special=special, counters=counters, status=str(a["status"]),
-                   message=str(a["message"]), success=bool(a["success"]), provenance=prov,
-                   **{g: {s: f[g][s][()] for s in states} for g in ("amplitude", "phase", "rms") if g in f})
+                   for k, p, o, i, z, dd in zip(kinds, dataset(sp, "param", (n_sp,)), dataset(sp, "omega", (n_sp,)),
+                                                dataset(sp, "index", (n_sp,), INTEGERS),
+                                                dataset(sp, "solution", (n_sp, size)), data)]
+        validity = ({k: dataset(f, f"validity/{k}", (n,)) for k in f["validity"]} if "validity" in f else None)
+        br = cls(kind=kind, states=states, variables=variables, harmonics=harmonics, index_omega=index_omega,
+                 solutions=sol[()], tangents=dataset(f, "tangent", (n, size)), param=param,
+                 omega=dataset(f, "omega", (n,)), ptp=columns["ptp"], vmin=columns["min"], vmax=columns["max"],
+                 mean=columns["mean"], stable=dataset(f, "stable", (n,)), validity=validity,
+                 eigenvalues=dataset(f, "eigenvalues", (n, None), COMPLEX) if "eigenvalues" in f else None,
+                 special=special, counters=counters, status=text_attr(f, "status", ""),
+                 message=text_attr(f, "message", ""), success=bool(a.get("success", False)), provenance=prov,
+                 **{g: {s: dataset(f, f"{g}/{s}", (n,) if g == "rms" else (n, None)) for s in states}
+                    for g in ("amplitude", "phase", "rms") if g in f})
         # plain re/im datasets; files before issue 16 hold one complex compound dataset, and
         # files written before the stability columns have neither
-        mult = "multipliers_re" if "multipliers_re" in f else "multipliers" if "multipliers" in f else None
-        if mult is not None:
-            br.multipliers = (f[mult][()] + 1j * f["multipliers_im"][()] if mult == "multipliers_re"
-                              else f[mult][()])
-            br.stability_method = _text(f[mult].attrs.get("method", ""))
+        if "multipliers_re" in f:
+            re = dataset(f, "multipliers_re", (n, None))
+            br.multipliers = re + 1j * dataset(f, "multipliers_im", (n, re.shape[1]))
+            br.stability_method = text_attr(f["multipliers_re"], "method", "")
+        elif "multipliers" in f:
+            br.multipliers = dataset(f, "multipliers", (n, None), COMPLEX)
+            br.stability_method = text_attr(f["multipliers"], "method", "")
+        if br.multipliers is not None:
             for key in ("max_multiplier", "trivial_multiplier_error", "multiplier_agreement"):
-                br_val = f[key][()] if key in f else None
-                setattr(br, key, br_val)
+                setattr(br, key, dataset(f, key, (n,)) if key in f else None)
         if "motion" in f:
-            br.motion = [_text(x) for x in f["motion"][()]]
-        if br.solutions.ndim != 2 or not len(br.param) == len(br.solutions) == len(br.tangents):
-            raise ValueError(f"inconsistent sizes: {len(br.param)} parameter values, solution "
-                             f"{br.solutions.shape}, tangent {br.tangents.shape}")
+            br.motion = [_text(x) for x in dataset(f, "motion", (n,), STRINGS)]
         return br
 
 

@@ -14,13 +14,12 @@ layout.
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
-import tempfile
 
 import numpy as np
 
 from ..errors import InputError
+from ._atomic import atomic_path
 from ._plots import units_of
 
 __all__ = ["to_columns", "to_dataframe", "to_xarray", "write_csv", "write_mat", "replacing"]
@@ -80,17 +79,13 @@ def to_xarray(branch):
 
 @contextlib.contextmanager
 def replacing(path):
-    """Yield a temporary path next to ``path``; on success it replaces ``path`` atomically."""
+    """Yield a temporary path next to ``path``; on success it replaces ``path`` atomically
+    (:func:`~._atomic.atomic_path`: the mode kept, a link written through)."""
     path = Path(path)
     if not path.parent.is_dir():
         raise InputError(f"folder {path.parent} does not exist: create it or write {path.name} elsewhere")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    with atomic_path(path) as tmp:
+        yield tmp
 
 
 def write_csv(branch, path) -> Path:

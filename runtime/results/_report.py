@@ -15,10 +15,23 @@ task's parameters and outcome.
 
 Every point's orbit is computed here and stored in the page as JSON, so the page needs no
 server and no network: the JavaScript is the Plotly library plus a few lines of glue
-(``_GLUE``) that redraw the orbit panel on ``plotly_click``.
+(``_GLUE``) that draw the figures and redraw the orbit panel on ``plotly_click``.
+
+Nothing a model or a file says is markup or code in the page (DESIGN, STYLE "what to stop
+doing"): the figures and the points are one ``application/json`` block (never executed, its
+``<``, ``>`` and ``&`` written as JSON escapes, so no string can close it), the only
+executable scripts are Plotly's and the glue (both fixed text, allowed by their SHA-256 in
+the page's Content-Security-Policy, which refuses every other script, every network request
+and every plug-in), the glue writes the numbers with ``textContent``, the title, heading and
+special-point table are HTML-escaped, and every string handed to Plotly (trace names, axis
+titles, hover text) is escaped with :func:`_text`, since Plotly reads a few tags in them.
 """
 from __future__ import annotations
 
+import base64
+from functools import lru_cache
+import hashlib
+import html
 import json
 from pathlib import Path
 
@@ -26,6 +39,7 @@ from matplotlib.colors import to_hex
 import numpy as np
 
 from ..errors import InputError
+from ._atomic import atomic_path
 from ._plots import MOTION_COLORS, MARKERS, axis_label, units_of
 from ._sweeps import REGION_COLOURS, REGIONS, SweepMap, region_grid
 
@@ -37,6 +51,13 @@ _STYLE = {1: ("stable", "solid"), 0: ("unstable", "dash"), -1: ("stability unkno
 def _g(v) -> str:
     """Six significant digits, the one format of every number the page shows."""
     return f"{float(v):.6g}"
+
+
+def _text(value) -> str:
+    """``value`` as Plotly text: Plotly reads ``<b>``, ``<br>``, ``<a href>``, ``<span style>``
+    and entities in its strings, so a string from a model or a file is escaped and shown as
+    the characters it holds."""
+    return html.escape(str(value), quote=False)
 
 
 def _round(a, digits=7):
@@ -97,10 +118,11 @@ def _branch_label(br, b):
 def _diagram(branches, state, go, make_subplots):
     """The two-panel diagram: one trace per (branch, stability class), NaN between runs."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
-                        subplot_titles=(f"peak-to-peak amplitude of {state}", "angular frequency"))
+                        subplot_titles=(f"peak-to-peak amplitude of {_text(state)}", "angular frequency"))
     colors = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
     seen = set()
     for b, br in enumerate(branches):
+        label = _text(_branch_label(br, b))
         key = np.where(np.isnan(br.stable), -1, br.stable).astype(int)
         custom = [[b, i] for i in range(len(br))]
         for cls, (word, dash) in _STYLE.items():
@@ -115,8 +137,8 @@ def _diagram(branches, state, go, make_subplots):
                 fig.add_trace(go.Scatter(
                     x=np.where(keep, br.param, np.nan), y=np.where(keep, y, np.nan), customdata=custom,
                     mode="lines", line=dict(color=colors[b % len(colors)], dash=dash, width=2),
-                    name=f"{_branch_label(br, b)}, {word}", legendgroup=f"b{b}{cls}", showlegend=col == 1,
-                    hovertemplate="%{x:.6g}, %{y:.6g}<extra>" + _branch_label(br, b) + "</extra>"),
+                    name=f"{label}, {word}", legendgroup=f"b{b}{cls}", showlegend=col == 1,
+                    hovertemplate="%{x:.6g}, %{y:.6g}<extra>" + label + "</extra>"),
                     row=1, col=col)
         mot = np.asarray(br.motion if br.motion is not None else ["periodic" if br.kind == "periodic"
                                                                     else "equilibrium"] * len(br))
@@ -128,7 +150,7 @@ def _diagram(branches, state, go, make_subplots):
                 fig.add_trace(go.Scatter(
                     x=br.param[idx], y=np.asarray(y)[idx], customdata=[custom[i] for i in idx], mode="markers",
                     marker=dict(size=6, color=to_hex(MOTION_COLORS.get(lab, colors[b % len(colors)]))),
-                    name=f"motion: {lab}" if lab in MOTION_COLORS else f"{lab} points",
+                    name=f"motion: {lab}" if lab in MOTION_COLORS else f"{_text(lab)} points",
                     legendgroup=f"m{lab}", showlegend=col == 1 and lab not in seen,
                     hovertemplate="%{x:.6g}, %{y:.6g}<extra>click: orbit</extra>"), row=1, col=col)
             seen.add(lab)
@@ -151,9 +173,9 @@ def _diagram(branches, state, go, make_subplots):
     units = units_of(branches[0])
     pname = branches[0].provenance.get("continuation_parameter", "lam")
     tu = units.get("t", "")
-    fig.update_xaxes(title_text=axis_label(pname, units.get(pname, "")))
-    fig.update_yaxes(title_text=axis_label(f"ptp {state}", units.get(state, "")), row=1, col=1)
-    fig.update_yaxes(title_text=axis_label("omega", f"rad/{tu}" if tu else ""), row=1, col=2)
+    fig.update_xaxes(title_text=_text(axis_label(pname, units.get(pname, ""))))
+    fig.update_yaxes(title_text=_text(axis_label(f"ptp {state}", units.get(state, ""))), row=1, col=1)
+    fig.update_yaxes(title_text=_text(axis_label("omega", f"rad/{tu}" if tu else "")), row=1, col=2)
     fig.update_layout(height=480, margin=dict(t=60, b=50), legend=dict(font=dict(size=11)),
                       template="plotly_white", hovermode="closest", clickmode="event")
     return fig
@@ -168,9 +190,11 @@ def _curves_figure(curves, go):
     fig = go.Figure()
     for c in curves:
         fig.add_trace(go.Scatter(x=c.lam, y=c.mu, mode="lines+markers", marker=dict(size=4),
-                                 name=f"{c.kind} curve ({c.model})",
-                                 hovertemplate=f"{c.lam_name} = %{{x:.6g}}, {c.mu_name} = %{{y:.6g}}<extra></extra>"))
-    fig.update_layout(title="two-parameter curves", xaxis_title=curves[0].lam_name, yaxis_title=curves[0].mu_name,
+                                 name=_text(f"{c.kind} curve ({c.model})"),
+                                 hovertemplate=f"{_text(c.lam_name)} = %{{x:.6g}}, {_text(c.mu_name)} = "
+                                               "%{y:.6g}<extra></extra>"))
+    fig.update_layout(title="two-parameter curves", xaxis_title=_text(curves[0].lam_name),
+                      yaxis_title=_text(curves[0].mu_name),
                       template="plotly_white", height=420)
     return fig
 
@@ -208,19 +232,20 @@ def _sweep_figure(sm: SweepMap, go):
             xs, ys = [x_of] * len(idx), [r.get(names[0]) for r in rows]
         else:
             xs, ys = [r.get(names[0]) for r in rows], [r.get(names[1]) for r in rows]
-        text = ["<br>".join([f"task {i}", *(f"{n} = {_g(r[n])}" for n in names if n in r),
+        text = ["<br>".join(_text(line) for line in
+                            [f"task {i}", *(f"{n} = {_g(r[n])}" for n in names if n in r),
                              f"outcome: {label}", f"status: {r.get('status', '')}"]
                             + ([f"motion: {r['motion']}"] if r.get("motion") else [])
-                            + ([f"{r['message'][:120]}"] if r.get("message") else []))
+                            + ([f"{str(r['message'])[:120]}"] if r.get("message") else []))
                 for i, r in zip(idx, rows)]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=f"tasks: {label}", text=text,
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=_text(f"tasks: {label}"), text=text,
                                  customdata=idx, hovertemplate="%{text}<extra></extra>",
                                  marker=dict(symbol="square", size=11, color=_outcome_colour(label, k),
                                              line=dict(width=1, color="black"))))
     where = f" at {sm.param} = {_g(sm.at())}" if continuation and len(names) > 1 else ""
-    fig.update_layout(title=f"sweep map: {sm.model}, {sm.task} sweep ({len(sm.rows)} tasks){where}",
-                      xaxis_title=sm.param if len(names) == 1 else names[0],
-                      yaxis_title=names[0] if len(names) == 1 else names[1],
+    fig.update_layout(title=_text(f"sweep map: {sm.model}, {sm.task} sweep ({len(sm.rows)} tasks){where}"),
+                      xaxis_title=_text(sm.param if len(names) == 1 else names[0]),
+                      yaxis_title=_text(names[0] if len(names) == 1 else names[1]),
                       template="plotly_white", height=460, hovermode="closest")
     return fig
 
@@ -234,11 +259,24 @@ def _orbit_figure(go, make_subplots):
     return fig
 
 
-# The glue: redraw the orbit panel and the numbers of the clicked point (data in #fk-data).
+# The glue: draw the figures held in #fk-data, then redraw the orbit panel and the numbers of
+# the clicked point.  Fixed text (its hash is in the page's CSP): data reaches the page only
+# through JSON.parse and textContent, never as markup.  ``labels``/``time_label`` are Plotly
+# text (escaped by _text), ``label`` and ``numbers`` plain text.
 _GLUE = """
 (function () {
+  'use strict';
   var D = JSON.parse(document.getElementById('fk-data').textContent);
+  var plots = D.figures.map(function (f) { return Plotly.newPlot(f.id, f.data, f.layout, f.config); });
+  if (!D.branches.length) return;
   var diagram = document.getElementById('fk-diagram'), orbit = document.getElementById('fk-orbit');
+  var numbers = document.getElementById('fk-numbers');
+  function cell(row, tag, text, span) {
+    var c = document.createElement(tag);
+    c.textContent = text;
+    if (span) c.colSpan = span;
+    row.appendChild(c);
+  }
   function show(b, i) {
     var br = D.branches[b], p = br.points[i], tr = [], k;
     for (k = 0; k < br.states.length; k++)
@@ -256,18 +294,61 @@ _GLUE = """
     L.xaxis3.title = {text: 'real part'}; L.yaxis3.title = {text: 'imaginary part'};
     L.yaxis3.scaleanchor = 'x3';
     Plotly.react(orbit, tr, L);
-    var rows = ['<tr><th colspan=2>' + br.label + '</th></tr>'];
-    for (var key in p.numbers) rows.push('<tr><td>' + key + '</td><td>' + p.numbers[key] + '</td></tr>');
-    document.getElementById('fk-numbers').innerHTML = rows.join('');
+    while (numbers.rows.length) numbers.deleteRow(0);
+    cell(numbers.insertRow(), 'th', br.label, 2);
+    for (var key in p.numbers) {
+      var row = numbers.insertRow();
+      cell(row, 'td', key);
+      cell(row, 'td', p.numbers[key]);
+    }
   }
-  diagram.on('plotly_click', function (ev) {
-    var c = ev.points[0].customdata;
-    if (c) show(c[0], c[1]);
+  Promise.all(plots).then(function () {
+    diagram.on('plotly_click', function (ev) {
+      var c = ev.points[0].customdata;
+      if (c) show(c[0], c[1]);
+    });
+    window.fkShow = show;
+    if (D.first) show(D.first[0], D.first[1]);
   });
-  window.fkShow = show;
-  if (D.first) show(D.first[0], D.first[1]);
 })();
 """
+
+
+@lru_cache(maxsize=1)
+def _plotly_js() -> tuple[str, str]:
+    """``(source, CSP hash)`` of the Plotly library inlined in the page (hashed once per process)."""
+    from plotly.offline import get_plotlyjs
+    source = get_plotlyjs()
+    return source, _csp_hash(source)
+
+
+def _csp_hash(script: str) -> str:
+    """The CSP source expression allowing exactly the inline script ``script``."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode() + "'"
+
+
+def _csp(script_hashes) -> str:
+    """The page's Content-Security-Policy: its own two scripts by hash and nothing else; no
+    network at all (data: images are Plotly's PNG download, inline styles Plotly's layout)."""
+    return ("default-src 'none'; script-src " + " ".join(script_hashes)
+            + "; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; base-uri 'none'; "
+              "form-action 'none'")
+
+
+def _script_json(data) -> str:
+    """``data`` as JSON that can sit inside ``<script>``: ``<``, ``>`` and ``&`` only occur in
+    JSON strings, where their ``\\u`` escapes read the same, so no string can end the element
+    (``</script>``) or open a comment (``<!--``)."""
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _figure(fig, div_id, pio, parts, figures):
+    """Add the empty ``<div>`` of ``fig`` to ``parts`` and its JSON to ``figures`` (the glue
+    draws it): Plotly's own serialisation (binary arrays, NaN as null)."""
+    height = fig.layout.height or 450
+    parts.append(f'<div id="{div_id}" class="plotly-graph-div" style="height:{int(height)}px;width:100%"></div>')
+    figures.append(dict(id=div_id, **json.loads(pio.to_json(fig, validate=False)), config={"responsive": True}))
 
 
 def report_html(items, *, state=None, n_t=128, title=None) -> str:
@@ -281,19 +362,16 @@ def report_html(items, *, state=None, n_t=128, title=None) -> str:
     curves = [x for x in items if not hasattr(x, "time_series") and not isinstance(x, SweepMap)]
     if not branches and not curves and not sweeps:
         raise InputError("report: nothing to show (give at least one branch, curve or sweep store)")
-    parts, data = [], dict(branches=[], first=None, circle=_round([np.cos(np.linspace(0, 2 * np.pi, 121)),
-                                                                  np.sin(np.linspace(0, 2 * np.pi, 121))]))
-    plotlyjs = True                     # inlined once, in the first figure
+    parts, figures = [], []
+    data = dict(figures=figures, branches=[], first=None,
+                circle=_round([np.cos(np.linspace(0, 2 * np.pi, 121)), np.sin(np.linspace(0, 2 * np.pi, 121))]))
     if branches:
         state = state or branches[0].states[0]
         for br in branches:
             if state not in br.states:
                 raise InputError(f"report: state {state!r} is not a state of {br!r} (states: {br.states})")
-        fig = _diagram(branches, state, go, make_subplots)
-        parts.append(pio.to_html(fig, include_plotlyjs=plotlyjs, full_html=False, div_id="fk-diagram"))
-        plotlyjs = False
-        parts.append(pio.to_html(_orbit_figure(go, make_subplots), include_plotlyjs=False, full_html=False,
-                                 div_id="fk-orbit"))
+        _figure(_diagram(branches, state, go, make_subplots), "fk-diagram", pio, parts, figures)
+        _figure(_orbit_figure(go, make_subplots), "fk-orbit", pio, parts, figures)
         parts.append('<table id="fk-numbers" class="fk"></table>')
         parts.append(_special_table(branches))
         for b, br in enumerate(branches):
@@ -301,29 +379,27 @@ def report_html(items, *, state=None, n_t=128, title=None) -> str:
             tu = units.get("t", "")
             data["branches"].append(dict(
                 label=_branch_label(br, b), states=list(br.states),
-                labels=[axis_label(s, units.get(s, "")) for s in br.states],
-                time_label=axis_label("t", tu) if br.kind == "periodic" else "(constant in time)",
+                labels=[_text(axis_label(s, units.get(s, ""))) for s in br.states],
+                time_label=_text(axis_label("t", tu)) if br.kind == "periodic" else "(constant in time)",
                 points=[_point(br, i, state, n_t) for i in range(len(br))]))
             if data["first"] is None and br.kind == "periodic" and len(br):
                 data["first"] = [b, 0]
         data["first"] = data["first"] or [0, 0]
     if curves:
-        parts.append(pio.to_html(_curves_figure(curves, go), include_plotlyjs=plotlyjs, full_html=False,
-                                 div_id="fk-curves"))
-        plotlyjs = False
+        _figure(_curves_figure(curves, go), "fk-curves", pio, parts, figures)
     for k, sm in enumerate(sweeps):
-        parts.append(pio.to_html(_sweep_figure(sm, go), include_plotlyjs=plotlyjs, full_html=False,
-                                 div_id=f"fk-sweep-{k}"))
-        plotlyjs = False
+        _figure(_sweep_figure(sm, go), f"fk-sweep-{k}", pio, parts, figures)
     name = title or ", ".join(dict.fromkeys(str(getattr(x, "provenance", {}).get("model", "")
                                                 or getattr(x, "model", "")) for x in items))
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    glue = f"<script>{_GLUE}</script>" if branches else ""
-    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>frictionkit report: {name}</title>"
-            f"<style>{_CSS}</style></head><body><h1>frictionkit report: {name}</h1>"
+    name = html.escape(f"frictionkit report: {name}")
+    plotly_js, plotly_hash = _plotly_js()
+    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+            f'<meta http-equiv="Content-Security-Policy" content="{_csp([plotly_hash, _csp_hash(_GLUE)])}">'
+            f"<title>{name}</title><style>{_CSS}</style></head><body><h1>{name}</h1>"
             "<p>Click any point of the diagram: its orbit, phase portrait, multipliers and numbers "
             "appear below.</p>" + "\n".join(parts)
-            + f'<script id="fk-data" type="application/json">{payload}</script>{glue}</body></html>\n')
+            + f'\n<script id="fk-data" type="application/json">{_script_json(data)}</script>\n'
+            f"<script>{plotly_js}</script>\n<script>{_GLUE}</script></body></html>\n")
 
 
 _CSS = ("body{font-family:sans-serif;margin:1em 2em}table.fk{border-collapse:collapse;margin:1em 0}"
@@ -334,14 +410,17 @@ def _special_table(branches) -> str:
     rows = ["<tr><th>branch</th><th>kind</th><th>parameter</th><th>omega</th><th>after point</th></tr>"]
     for b, br in enumerate(branches):
         for sp in br.special:
-            rows.append(f"<tr><td>{_branch_label(br, b)}</td><td>{sp.kind}</td><td>{_g(sp.param)}</td>"
-                        f"<td>{_g(sp.omega)}</td><td>{sp.index}</td></tr>")
+            cells = (_branch_label(br, b), sp.kind, _g(sp.param), _g(sp.omega), sp.index)
+            rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     return ('<h2>Special points</h2><table id="fk-special" class="fk">' + "".join(rows) + "</table>"
             if len(rows) > 1 else "")
 
 
 def report(items, path, *, state=None, n_t=128, title=None) -> Path:
     """Write the interactive report of branches (and two-parameter curves) to one HTML file.
+
+    The page shows every string of a model or a file as text, runs no script but its own
+    (Content-Security-Policy) and makes no network request; see the module docstring.
 
     Parameters
     ----------
@@ -360,9 +439,10 @@ def report(items, path, *, state=None, n_t=128, title=None) -> Path:
     -------
     Path
     """
-    from frictionkit.codegen.build import atomic_write
     path = Path(path)
     if not path.parent.is_dir():
         raise InputError(f"report: folder {path.parent} does not exist; create it or choose another -o")
-    atomic_write(path, report_html(items, state=state, n_t=n_t, title=title))
+    text = report_html(items, state=state, n_t=n_t, title=title)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return path

@@ -33,6 +33,8 @@ import h5py
 import numpy as np
 
 from ..errors import InputError
+from ._atomic import read_hdf5
+from ._checked import Damaged, json_text, text_attr
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "read_sweep_store", "SweepMap", "load_sweep_map", "REGIONS",
            "REGION_COLOURS", "region_codes", "region_grid"]
@@ -51,7 +53,8 @@ def read_sweep_store(path) -> tuple[str, dict]:
     Raises
     ------
     InputError
-        ``path`` is not an HDF5 file or not a sweep store (its root ``format`` differs).
+        ``path`` is not an HDF5 file or not a sweep store (its root ``format`` differs), or
+        its spec or rows are damaged (the message names the attribute).
     """
     path = Path(path)
     try:
@@ -62,9 +65,64 @@ def read_sweep_store(path) -> tuple[str, dict]:
         if f.attrs.get("format") != FORMAT:
             raise InputError(f"{path} is not a sweep store (format {f.attrs.get('format')!r}); "
                              "choose another --out")
-        spec = str(f.attrs["spec"])
-        rows = {int(name): json.loads(str(g.attrs["row"])) for name, g in f.get("tasks", {}).items()}
+    return read_hdf5(path, _read_store, "sweep store")
+
+
+def _read_store(f) -> tuple[str, dict]:
+    spec = text_attr(f, "spec")
+    json_text(spec, "attribute 'spec' of /", "table")           # checked here, parsed by its user
+    tasks = f.get("tasks", {})
+    rows = {}
+    for name in tasks:
+        if not name.isdigit():
+            raise Damaged(f"group /tasks/{name}: not a task index")
+        rows[int(name)] = json_text(text_attr(tasks[name], "row"), f"attribute 'row' of /tasks/{name}",
+                                    "table")
     return spec, rows
+
+
+def _spec_fields(spec: str, where: str) -> dict:
+    """The fields of a stored sweep's JSON that a map needs, checked (``where`` names it)."""
+    d = json_text(spec, where, "table")
+    numbers = lambda v: isinstance(v, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool)  # noqa: E731
+                                                    for x in v)
+    ok = (isinstance(d.get("task"), str) and isinstance(d.get("param"), str)
+          and all(isinstance(d.get(k), (int, float)) and not isinstance(d.get(k), bool) for k in ("start", "stop"))
+          and isinstance(d.get("over"), list) and d["over"]
+          and all(isinstance(o, list) and len(o) == 2 and isinstance(o[0], str) and numbers(o[1]) and o[1]
+                  for o in d["over"])
+          and isinstance(d.get("model_file", ""), str) and isinstance(d.get("model", ""), str)
+          and isinstance(d.get("options", []), list)
+          and all(isinstance(o, list) and len(o) == 2 and isinstance(o[0], str) for o in d.get("options", [])))
+    if not ok:
+        raise Damaged(f"{where}: not the spec of a frictionkit sweep (task, param, start, stop, over, options)")
+    at = dict(d.get("options", [])).get("at")
+    if at is not None and not numbers(at):
+        raise Damaged(f"{where}: option 'at' is {at!r}, not a list of numbers")
+    return d
+
+
+def _check_rows(rows: dict, names: list) -> None:
+    """The values of the stored rows a map reads: the grid values numbers, the stability
+    intervals JSON lists of ``[lo, hi]``, the labels text (each problem names the task)."""
+    def intervals(text):
+        try:
+            v = json.loads(text or "[]")
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in p) for p in v)
+    for i, row in rows.items():
+        where = f"attribute 'row' of /tasks/{i:06d}"
+        for name in names:
+            if name in row and (not isinstance(row[name], (int, float)) or isinstance(row[name], bool)):
+                raise Damaged(f"{where}: {name} = {row[name]!r}, not a number")
+        for key in ("eq_stable", "orbit_stable"):
+            if key in row and (not isinstance(row[key], (str, type(None))) or not intervals(row[key])):
+                raise Damaged(f"{where}: {key} is not a JSON list of [lo, hi] intervals")
+        for key in ("status", "message", "motion"):
+            if row.get(key) is not None and not isinstance(row[key], str):
+                raise Damaged(f"{where}: {key} = {row[key]!r}, not text")
 
 
 def _inside(intervals, lam):
@@ -176,7 +234,11 @@ class SweepMap:
 def load_sweep_map(path) -> SweepMap:
     """Read the sweep store at ``path`` (``frictionkit sweep --out``) for :func:`report`."""
     spec, rows = read_sweep_store(path)
-    d = json.loads(spec)
+    try:
+        d = _spec_fields(spec, "attribute 'spec' of /")
+        _check_rows(rows, [n for n, _ in d["over"]])
+    except Damaged as exc:
+        raise InputError(f"sweep store {path}: damaged, or not written by frictionkit: {exc}") from None
     return SweepMap(path=Path(path), task=d["task"], param=d["param"], start=float(d["start"]),
                     stop=float(d["stop"]), over=tuple((n, tuple(v)) for n, v in d["over"]),
-                    model=d["model_file"] or d["model"], options=dict(d["options"]), rows=rows)
+                    model=d.get("model_file") or d.get("model", ""), options=dict(d.get("options", [])), rows=rows)

@@ -4,11 +4,15 @@ Without a scheduler address a :class:`dask.distributed.LocalCluster` is started 
 (one single-threaded worker *process* per core, BLAS threads 1 in each: the tasks are
 independent and CPU-bound, so processes, not threads, give the speed-up) and stopped at the
 end; with ``scheduler="tcp://host:port"`` the same tasks go to an existing cluster.  Results
-come back as they finish (``as_completed``) and are committed to the store in batches
-(``_store``); tasks already in the store are skipped, so rerunning the same call resumes.
+come back as they finish and are committed to the store in batches (``_store``); tasks
+already in the store are skipped, so rerunning the same call resumes.
 A worker that dies takes its running tasks with it; the scheduler reassigns them
 (``distributed.scheduler.allowed-failures``), and a task whose own code raises something that
 is not a numerical failure is retried once (``retries=1``) and then stored with its error.
+A task whose workers kept dying (``KilledWorker``: an out-of-memory kill, a crash) failed for
+its workers, not for its own code: it is not stored, so that a rerun retries it.  When no
+worker is alive for ``worker_timeout`` seconds the sweep stops with a :class:`ClusterError`
+instead of waiting for ever, keeping what was stored.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import time
 import pandas as pd
 from tqdm import tqdm
 
-from ..errors import InputError
+from ..errors import ClusterError, InputError
 from ..model._load import load_model
 from ..results._result import Result
 from ._spec import SweepSpec
@@ -83,6 +87,8 @@ def start_client(scheduler=None, workers=None, echo=print):
     ------
     InputError
         When no scheduler answers at ``scheduler`` within 10 s.
+    ClusterError
+        When the local cluster does not start (its workers' start-up failure named).
     """
     import dask
     from dask.distributed import Client, LocalCluster
@@ -102,13 +108,33 @@ def start_client(scheduler=None, workers=None, echo=print):
         dashboard = ":0"
     except ImportError:
         dashboard = None
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
-                               env=_WORKER_ENV, host="127.0.0.1")
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
+                                   env=_WORKER_ENV, host="127.0.0.1")
+    except (RuntimeError, OSError, TimeoutError) as exc:      # "Nanny failed to start", "Cluster failed to start"
+        raise ClusterError(f"the local Dask cluster of {n} worker(s) did not start ({type(exc).__name__}: {exc}); "
+                           "check that Dask's temporary folder (dask config 'temporary-directory', default the "
+                           "system's) is writable and the disk not full, try fewer --workers, or give "
+                           "--scheduler of a running cluster") from None
     client = Client(cluster)
     echo(f"local Dask cluster: {n} worker process(es), 1 thread each; dashboard "
          + (client.dashboard_link if dashboard else "disabled (install bokeh to get it)"))
     return client, cluster
+
+
+def _worker_timeout(value):
+    """``value``, else Dask's ``frictionkit.worker-timeout``, else 120 s; checked."""
+    import dask
+    source = "worker_timeout" if value is not None else "the Dask configuration frictionkit.worker-timeout"
+    value = dask.config.get("frictionkit.worker-timeout", 120.0) if value is None else value
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not seconds > 0:
+        raise InputError(f"{source} = {value!r}: give the seconds to wait for a live Dask worker (> 0)")
+    return seconds
 
 
 def _check_model(spec_args):
@@ -124,7 +150,8 @@ def _check_model(spec_args):
 
 
 def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, out="sweep.h5", workers=None,
-          scheduler=None, client=None, progress=True, echo=print, commit_every=2.0, **options) -> SweepResult:
+          scheduler=None, client=None, progress=True, echo=print, commit_every=2.0, worker_timeout=None,
+          **options) -> SweepResult:
     """Run one task per grid point of ``over`` on Dask; results go to the HDF5 store ``out``.
 
     Parameters
@@ -152,6 +179,12 @@ def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, o
     commit_every : float
         Seconds between commits to the store (grows to ten times the last commit's duration,
         so copying stays under about a tenth of the run).
+    worker_timeout : float, optional
+        Seconds without any live worker after which the sweep stops with a
+        :class:`ClusterError` (the tasks stored so far stay; rerunning resumes).  Default:
+        Dask's configuration key ``frictionkit.worker-timeout`` (e.g. the environment
+        variable ``DASK_FRICTIONKIT__WORKER_TIMEOUT=30``, so the command line takes it too),
+        else 120.
     **options
         Task options: ``from_hopf``, ``harmonics``, ``discretization``, ``method``,
         ``max_steps``, ``intervals``, ``degree``, ``at`` (continuation); ``harmonics``,
@@ -160,6 +193,13 @@ def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, o
     Returns
     -------
     SweepResult
+        Tasks lost to workers that kept dying (``KilledWorker``) are not stored: ``status``
+        is then ``"incomplete"`` and a rerun retries them.
+
+    Raises
+    ------
+    ClusterError
+        No live worker for ``worker_timeout`` seconds, or a local cluster that does not start.
 
     Examples
     --------
@@ -174,29 +214,34 @@ def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, o
     over = dict(over or {})
     if not over:
         raise InputError("the sweep has no grid: give at least one --over NAME=START:STOP:COUNT")
+    worker_timeout = _worker_timeout(worker_timeout)
     m = _check_model((model, param, fixed, over))
     spec = SweepSpec.build(model, m.model_hash, param, start, stop, over, fixed, task, **options)
+    # the writer's lock from here to the end: another sweep on this --out is refused now
     store = SweepStore(out, spec)                # refuses another sweep's store
-    todo = [i for i in range(len(spec)) if i not in store.done]
-    skipped = len(spec) - len(todo)
-    if skipped:
-        echo(f"{out}: {skipped} of {len(spec)} task(s) already stored; running the other {len(todo)}")
-    own = client is None
-    cluster = None
-    dashboard = ""
-    task_seconds = []
-    if todo:
-        if own:
-            client, cluster = start_client(scheduler, workers, echo)
-            dashboard = client.dashboard_link if cluster is not None and cluster.dashboard_link else ""
-        try:
-            store.commit([])                     # the store exists from now on
-            task_seconds = _stream(client, spec, todo, store, progress, commit_every)
-        finally:
+    try:
+        todo = [i for i in range(len(spec)) if i not in store.done]
+        skipped = len(spec) - len(todo)
+        if skipped:
+            echo(f"{out}: {skipped} of {len(spec)} task(s) already stored; running the other {len(todo)}")
+        own = client is None
+        cluster = None
+        dashboard = ""
+        task_seconds, lost = [], []
+        if todo:
             if own:
-                client.close()
-                if cluster is not None:
-                    cluster.close()
+                client, cluster = start_client(scheduler, workers, echo)
+                dashboard = client.dashboard_link if cluster is not None and cluster.dashboard_link else ""
+            try:
+                store.commit([])                     # the store exists from now on
+                task_seconds, lost = _stream(client, spec, todo, store, progress, commit_every, worker_timeout)
+            finally:
+                if own:
+                    client.close()
+                    if cluster is not None:
+                        cluster.close()
+    finally:
+        store.close()
     table = store.table()
     failed = int((table["status"] == "error").sum()) if len(table) else 0
     complete = len(store.done) == len(spec)
@@ -204,12 +249,18 @@ def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, o
                        wall_time=time.perf_counter() - t0, dashboard=dashboard, task_seconds=task_seconds,
                        success=complete and failed == 0, status="complete" if complete else "incomplete",
                        message=f"{len(store.done)} of {len(spec)} tasks stored in {out}"
-                               + (f", {failed} with an error" if failed else ""))
+                               + (f", {failed} with an error" if failed else "")
+                               + (f"; {len(lost)} task(s) lost with their workers (KilledWorker: killed, out of "
+                                  "memory), not stored: rerun the same command to retry them" if lost else ""))
 
 
-def _stream(client, spec, todo, store, progress, commit_every):
-    """Submit ``todo``, commit results as they finish; on any exit commit what arrived."""
-    from dask.distributed import as_completed
+def _stream(client, spec, todo, store, progress, commit_every, worker_timeout):
+    """Submit ``todo``, commit results as they finish; on any exit commit what arrived.
+
+    Returns the task times and the indices of the tasks lost to ``KilledWorker`` (not stored).
+    Raises :class:`ClusterError` after ``worker_timeout`` seconds without a live worker.
+    """
+    from dask.distributed import KilledWorker, as_completed
 
     text = spec.to_json()
     futures = [client.submit(run_task, text, i, key=f"frictionkit-sweep-{spec.key[:12]}-{i}", pure=False,
@@ -217,25 +268,50 @@ def _stream(client, spec, todo, store, progress, commit_every):
     index = {f.key: i for f, i in zip(futures, todo)}
     bar = tqdm(total=len(todo), desc=f"{spec.task} tasks", unit="task", file=sys.stderr,
                disable=None if progress else True)
-    batch, last, seconds = [], time.monotonic(), []
+    batch, last, seconds, lost = [], time.monotonic(), [], []
+    finished = as_completed(futures)
+    alive = checked = time.monotonic()
     try:
-        for fut in as_completed(futures):
-            if fut.status == "finished":
-                res = fut.result()
-            else:                                # failed twice, or its workers kept dying
-                exc = fut.exception()
-                res = {"index": index[fut.key], "branches": {},
-                       "row": {**spec.points[index[fut.key]], "status": "error",
-                               "message": f"{type(exc).__name__}: {exc}"}}
-            fut.release()
-            batch.append(res)
-            bar.update(1)
-            seconds.append(res.get("seconds", float("nan")))
-            if time.monotonic() - last >= max(commit_every, 10 * store.commit_seconds):
-                store.commit(batch)
-                batch, last = [], time.monotonic()
+        while not finished.is_empty():
+            # polled rather than blocking, so that a cluster without workers is noticed (a blocking
+            # as_completed waits for ever); the scheduler is asked about workers once a second
+            done = finished.next_batch(block=False) if finished.has_ready() else []
+            now = time.monotonic()
+            if done:
+                alive = now
+            elif now - checked >= 1.0:
+                checked = now
+                if client.nthreads():
+                    alive = now
+                elif now - alive > worker_timeout:
+                    raise ClusterError(f"no live Dask worker for {worker_timeout:g} s ({finished.count()} task(s) "
+                                       f"waiting); the {len(store.done) + len(batch)} task(s) finished are kept in "
+                                       f"{store.path}: start workers (or find out why they die: memory, crashes) "
+                                       "and rerun the same command to resume")
+            if not done:
+                time.sleep(0.05)
+            for fut in done:
+                if fut.status == "finished":
+                    res = fut.result()
+                elif isinstance(fut.exception(), KilledWorker):
+                    lost.append(index[fut.key])          # its workers died, not its code: a rerun retries it
+                    fut.release()
+                    bar.update(1)
+                    continue
+                else:                                # failed twice
+                    exc = fut.exception()
+                    res = {"index": index[fut.key], "branches": {},
+                           "row": {**spec.points[index[fut.key]], "status": "error",
+                                   "message": f"{type(exc).__name__}: {exc}"}}
+                fut.release()
+                batch.append(res)
+                bar.update(1)
+                seconds.append(res.get("seconds", float("nan")))
+                if time.monotonic() - last >= max(commit_every, 10 * store.commit_seconds):
+                    store.commit(batch)
+                    batch, last = [], time.monotonic()
     finally:
         bar.close()
         store.commit(batch)                     # Ctrl-C, a lost scheduler: keep what arrived
         client.cancel([f for f in futures if not f.done()])
-    return seconds
+    return seconds, sorted(lost)

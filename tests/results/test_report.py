@@ -191,9 +191,9 @@ def sweep_store(tmp_path_factory):
 
 
 def _figure_data(html, div_id):
-    """The traces Plotly draws in the div ``div_id`` (the JSON passed to Plotly.newPlot)."""
-    at = html.index(f'"{div_id}",', html.index("Plotly.newPlot"))
-    return json.JSONDecoder().raw_decode(html, html.index("[", at))[0]
+    """The traces Plotly draws in the div ``div_id`` (the page's glue passes the figure of
+    that id in its data block to Plotly.newPlot)."""
+    return next(f["data"] for f in _page_data(html)["figures"] if f["id"] == div_id)
 
 
 def test_report_shows_a_sweep_map_one_point_per_task(saved, sweep_store, tmp_path):

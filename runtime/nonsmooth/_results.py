@@ -88,7 +88,7 @@ class CoulombBranch:
                 "discretization": "coulomb-exact",
                 "parameters": {k: v for k, v in p.items() if k != self.continuation_parameter},
                 "options": {"existence_limits": dict(zip(kinds, params))}}
-        return Branch(kind="periodic", states=STATES, variables=STATES, harmonics=0, index_omega=-1,
+        return Branch(kind="periodic", states=STATES, variables=STATES, harmonics=-1, index_omega=-1,
                       solutions=self.param.reshape(m, 1), tangents=np.ones((m, 1)), param=self.param,
                       omega=self.omega, ptp=self.ptp, vmin=self.minimum, vmax=self.maximum, mean=self.mean,
                       stable=self.stable, special=(), counters={"steps": m}, status=self.status,

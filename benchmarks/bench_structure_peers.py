@@ -66,7 +66,7 @@ and in a peer, measured in the same run.
    NTST = ``AUTO_NTST``, NCOL = 4, Floquet multipliers, stopped at the first branch point, where
    the orbits shrink onto the equilibrium again).  AUTO's Jacobians are its finite differences
    (JAC = 0): with bifpy's exact ``AUTO_JACOBIAN`` the whole job took 3.5x as long at N = 16
-   (the symbolic Jacobian's compilation).  The whole AUTO process is timed (Python, bifpy, the
+   (the symbolic Jacobian's compilation; measured with the example's default law parameters).  The whole AUTO process is timed (Python, bifpy, the
    transpiling, gfortran and AUTO).  Agreement: the Hopf point, and the period and the bow
    velocity's peak-to-peak on the orbit at ``VB_PROBE`` (AUTO's user label UZR there; in
    frictionkit, the same branch by the Python equivalent of the command, corrected at that bow
@@ -115,7 +115,7 @@ CASES = {"friction": dict(F0=1.0, FN=0.5, eps=0.1), "cubic_spring": dict(F0=0.05
 W_RANGE = (40.0, 65.0)              # forcing frequency [rad/s]; first bending mode 52.50
 H_REF = 30                          # the reference's harmonics (truncation_error["20"]: the change from H = 20)
 TARGETS = (1e-4, 1e-6)              # relative error of the peak's frequency and amplitude
-HARMONICS = (1, 3, 5, 8, 10)       # the harmonics tried
+HARMONICS = (1, 3, 5, 8, 10)        # the harmonics tried
 FK_POINTS_PER_STEP = (1, 2, 4, 8, 16)
 PH_STEPS = tuple(0.4 / 2 ** k for k in range(8))   # pyHarm's ds: 0.4 halved down to 0.003125
 
@@ -133,7 +133,7 @@ def _median(values):
 
 
 # ================================================================================================
-# part 1: pyHarm-os, a forced beam with a friction damper
+# part 1: pyHarm-os, a forced beam with a contact at mid-span
 # ================================================================================================
 def beam_data():
     """The beam's dense matrices, Rayleigh coefficients and loaded degrees of freedom."""

@@ -50,6 +50,7 @@ test: install browser
 bench-peers: install
 	-@command -v gfortran >/dev/null 2>&1 || { test "$$(id -u)" = 0 && { apt-get install -y gfortran || { apt-get update && apt-get install -y gfortran; }; }; } || echo "bench-peers: gfortran not installed (needs root): AUTO-07p peer skipped"
 	-@$(PY) -m pip install --quiet 'bifpy>=0.3' || echo "bench-peers: bifpy not installed: AUTO-07p peer skipped"
+	-@$(PY) -m pip install --quiet 'pyHarm-os>=1.2' || echo "bench-peers: pyHarm-os not installed: pyHarm peer skipped"
 
 bench: install
 	-@$(MAKE) --no-print-directory bench-peers

@@ -9,9 +9,13 @@ relative velocity of the bow point.  Only the bow point is declared: the modes s
 (DESIGN §6), so codegen sees one law whatever ``n_modes`` is, and the harmonic balance is
 condensed onto the bow point's velocity (``n_in (2H + 1) + 2`` unknowns).
 
-From the command line (the default 16 modes; ``FK_BOWED_MODES`` sets another count)::
+From the command line (the default 16 modes; ``FK_BOWED_MODES`` sets another count), from the
+highest bow speed where steady sliding loses its stability down::
 
-    frictionkit continue examples/bowed_string.py --param Vb --start 0.02 --stop 0.5 --from-hopf 1 -H 48
+    frictionkit continue examples/bowed_string.py --param Vb --start 0.6 --stop 0.05 --from-hopf 1 -H 48
+
+(with a heavier bow, ``--set FN=0.5``, steady sliding is unstable at every speed in that range:
+there is no Hopf point to start from, only a simulation, ``--from-simulation``).
 """
 import os
 
@@ -31,7 +35,7 @@ def model(n_modes=None, beta=0.1, zeta=0.003):
     m = ModelSpec(f"bowed_string_{n_modes}", f"bowed string, {n_modes} modes, hyperbolic bow law",
                   time_unit="s")
     Vb = m.parameter("Vb", 0.1, unit="m/s", doc="bow speed")
-    FN = m.parameter("FN", 0.5, unit="N", doc="bow force")
+    FN = m.parameter("FN", 0.02, unit="N", doc="bow force")
     mus, mud = m.parameter("mus", 0.8), m.parameter("mud", 0.3)
     v0 = m.parameter("v0", 0.1, unit="m/s", doc="velocity scale of the law")
     delta = m.parameter("delta", 2e-3, unit="m/s", doc="regularization of |v|")

@@ -599,32 +599,46 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         Xi[:, :m2] = st.from_states(np.eye(m2))
         Zs = np.zeros((nz, n), dtype=complex)
         Zs[:, m2:] = np.eye(nz)
+        # each step solves for its stage unknowns u = [w_1..w_s, z_1..z_s] from
+        #   w_i - sum_j P_ij (Kw_j w_j + Kz_j z_j) = CE_i xi,   z_i - h sum_j A_ij (Hw_j w_j + Hz_j z_j) = z
+        # The stage matrices of all the steps are built and inverted at once; the recursion then
+        # costs a few products per step: F = Pf_l [CE xi; z...], z += Pz_l [...], xi = E xi + bB F
         size = ns * (ni + nz)
-        S = np.zeros((size, size), dtype=complex)
-        rhs = np.empty((size, n), dtype=complex)
-        wsl = [slice(i * ni, (i + 1) * ni) for i in range(ns)]
-        zsl = [slice(ns * ni + i * nz, ns * ni + (i + 1) * nz) for i in range(ns)]
-        for step in range(N):
-            S[...] = np.eye(size)
-            for i in range(ns):
-                for jj in range(ns):
-                    S[wsl[i], wsl[jj]] -= P[i, jj] @ Kw[step, jj]
-                    if nz:
-                        S[wsl[i], zsl[jj]] -= P[i, jj] @ Kz[step, jj]
-                        S[zsl[i], wsl[jj]] -= h * A_gl[i, jj] * Hw[step, jj]
-                        S[zsl[i], zsl[jj]] -= h * A_gl[i, jj] * Hz[step, jj]
-                rhs[wsl[i]] = CE[i] @ Xi
-                if nz:
-                    rhs[zsl[i]] = Zs
-            sol = np.linalg.solve(S, rhs)
-            Xi *= E[:, None]
+        S = np.zeros((N, size, size), dtype=complex)
+        S[:] = np.eye(size)
+        w_at = [slice(i * ni, (i + 1) * ni) for i in range(ns)]
+        z_at = [slice(ns * ni + i * nz, ns * ni + (i + 1) * nz) for i in range(ns)]
+        for i in range(ns):
             for jj in range(ns):
-                w_j = sol[wsl[jj]]
-                z_j = sol[zsl[jj]] if nz else None
-                F_j = Kw[step, jj] @ w_j + (Kz[step, jj] @ z_j if nz else 0.0)
-                Xi += bB[jj] @ F_j
+                S[:, w_at[i], w_at[jj]] -= np.einsum("if,lfv->liv", P[i, jj], Kw[:, jj])
                 if nz:
-                    Zs += b_gl[jj] * h * (Hw[step, jj] @ w_j + Hz[step, jj] @ z_j)
+                    S[:, w_at[i], z_at[jj]] -= np.einsum("if,lfv->liv", P[i, jj], Kz[:, jj])
+                    S[:, z_at[i], w_at[jj]] -= h * A_gl[i, jj] * Hw[:, jj]
+                    S[:, z_at[i], z_at[jj]] -= h * A_gl[i, jj] * Hz[:, jj]
+        Sinv = np.linalg.inv(S)                                              # (N, size, size)
+        # the forces at the stages F = blockdiag(Kw_j, Kz_j) u, the own states' increment
+        KF = np.zeros((N, ns * nF, size))
+        HZ = np.zeros((N, nz, size))
+        for jj in range(ns):
+            KF[:, jj * nF:(jj + 1) * nF, w_at[jj]] = Kw[:, jj]
+            if nz:
+                KF[:, jj * nF:(jj + 1) * nF, z_at[jj]] = Kz[:, jj]
+                HZ[:, :, w_at[jj]] = b_gl[jj] * h * Hw[:, jj]
+                HZ[:, :, z_at[jj]] = b_gl[jj] * h * Hz[:, jj]
+        Pf = KF @ Sinv                                                       # (N, s n_F, size)
+        Pz = HZ @ Sinv if nz else None
+        CE_all = CE.reshape(ns * ni, m2)
+        bB_all = np.concatenate(list(bB), axis=1)                            # (n_lin, s n_F)
+        rhs = np.empty((size, n), dtype=complex)
+        for step in range(N):
+            np.matmul(CE_all, Xi, out=rhs[:ns * ni])
+            if nz:
+                rhs[ns * ni:] = np.tile(Zs, (ns, 1))
+            F = Pf[step] @ rhs
+            if nz:
+                Zs = Zs + Pz[step] @ rhs
+            Xi *= E[:, None]
+            Xi += bB_all @ F
         M = np.empty((n, n))
         M[:m2] = st.to_states(Xi).real
         M[m2:] = Zs.real

@@ -218,14 +218,9 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
     """
     t0 = time.perf_counter()
     try:
-        check_output(out, HDF5_FORMATS, "--out", no_clobber)
-        check_output(plot, FIGURE_FORMATS, "--plot", no_clobber)
-        if max_steps < 1:
-            raise InputError(f"--max-steps {max_steps}: the step budget must be >= 1")
+        check_run_options(out, plot, no_clobber, max_steps, harmonics)
         if hopf is not None and hopf < 1:
             raise InputError(f"--from-hopf {hopf}: Hopf points are numbered from 1")
-        if harmonics is not None and harmonics < 1:
-            raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
         if append and (restart is None or out is not None):
             raise InputError("--append writes into the --restart FILE: " + ("drop --out" if restart else
                              "give --restart FILE.h5[@INDEX]"))
@@ -262,6 +257,17 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
         _finish_branch(br, branches, out, plot, t0, save=save)
     except KeyboardInterrupt:            # during the plot after the save: the branch is on disk
         _finish_branch(br, [], None, None, t0, interrupted=True)
+
+
+def check_run_options(out, plot, no_clobber, max_steps, harmonics):
+    """The options ``continue`` and ``frf`` share: the output files (writable, the right
+    format, not clobbered with ``--no-clobber``), the step budget, the harmonic count."""
+    check_output(out, HDF5_FORMATS, "--out", no_clobber)
+    check_output(plot, FIGURE_FORMATS, "--plot", no_clobber)
+    if max_steps < 1:
+        raise InputError(f"--max-steps {max_steps}: the step budget must be >= 1")
+    if harmonics is not None and harmonics < 1:
+        raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
 
 
 def _checkpointer(out, every_steps, every_seconds):

@@ -12,10 +12,9 @@ from ..drivers._forced import TOLERANCE, frequency_response
 from ..drivers._methods import PERIODIC_METHODS
 from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
-from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import save_run
 from ..results._plots import plot_branches
-from ._continuation import EXIT_CODES, EXIT_INCOMPLETE
+from ._continuation import EXIT_CODES, EXIT_INCOMPLETE, check_run_options
 from ._params import ASSIGNMENT, param_values
 
 
@@ -82,12 +81,7 @@ def frf_cmd(model, param, start, stop, set_, harmonics, tolerance, discretizatio
     """
     t0 = time.perf_counter()
     try:
-        check_output(out, HDF5_FORMATS, "--out", no_clobber)
-        check_output(plot, FIGURE_FORMATS, "--plot", no_clobber)
-        if max_steps < 1:
-            raise InputError(f"--max-steps {max_steps}: the step budget must be >= 1")
-        if harmonics is not None and harmonics < 1:
-            raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
+        check_run_options(out, plot, no_clobber, max_steps, harmonics)
         if not (math.isfinite(tolerance) and 0 < tolerance < 1):
             raise InputError(f"--tolerance {tolerance}: a relative accuracy between 0 and 1, e.g. 1e-8")
         forcing = _forcing_parameter(model)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.integrate
 import scipy.optimize
 
 from frictionkit.modelspec.zoo import ZOO
@@ -30,7 +29,7 @@ from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _u
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._condensed import CondensedAFTDiscretization
 from ..discretizations._hbm import HBMDiscretization
-from ._forced_start import forced_period_samples
+from ._forced_start import _integrate, forced_period_samples
 from ._orbits import find_periodic_orbit
 from ..engine._bordered import Counters
 from ..engine._newton import correct
@@ -267,17 +266,6 @@ def periodic_start_from_hopf(model, hopf: SpecialPoint, harmonics, amplitude=Non
     direction = np.zeros(disc.size)
     direction[k] = 1.0
     return disc, Z, direction
-
-
-def _integrate(model, lam, x0, t_span, rtol, atol, dense=False):
-    # LSODA switches to BDF with the exact Jacobian when the regularized law makes the
-    # system stiff (large n) and stays explicit (Adams) otherwise: far cheaper than Radau
-    sol = scipy.integrate.solve_ivp(lambda t, x: model.rhs(t, x, lam), t_span, x0, method="LSODA",
-                                    jac=lambda t, x: model.jac(t, x, lam), rtol=rtol, atol=atol,
-                                    dense_output=dense)
-    if not sol.success:
-        raise ConvergenceError(f"time integration failed at {model.continuation} = {lam:g}: {sol.message}")
-    return sol
 
 
 def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=None, max_periods=5000,

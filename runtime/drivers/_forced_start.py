@@ -82,7 +82,10 @@ def linear_response(model, lam: float, n_samples: int, harmonics: int, x_lin=Non
 
 
 def _integrate(model, lam, x0, t_span, rtol, atol, dense=False):
-    # LSODA: Adams while the law is mild, BDF with the exact Jacobian where it is stiff
+    """The original ODE from ``x0`` over ``t_span`` at ``lam`` (the simulated starts, forced
+    and autonomous alike)."""
+    # LSODA switches to BDF with the exact Jacobian when the regularized law makes the system
+    # stiff (large n) and stays explicit (Adams) otherwise: far cheaper than Radau
     sol = scipy.integrate.solve_ivp(lambda t, x: model.rhs(t, x, lam), t_span, x0, method="LSODA",
                                     jac=lambda t, x: model.jac(t, x, lam), rtol=rtol, atol=atol,
                                     dense_output=dense)

@@ -14,7 +14,8 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :class:`StateCollocationDiscretization`, :class:`ShootingDiscretization`, :class:`PeriodicOrbit`,
   :class:`CondensedAFTDiscretization` (a structure's, condensed onto its contacts)
 * results: :class:`Branch`, :class:`SpecialPoint`, :func:`load_branch`, :func:`plot_branches`,
-  :func:`plot_orbit`, the interactive :func:`report` and :func:`load_sweep_map` (a sweep store for it)
+  :func:`plot_frequency_response` (with backbones), :func:`plot_nonlinear_mode`, :func:`plot_orbit`,
+  the interactive :func:`report` and :func:`load_sweep_map` (a sweep store for it)
 * engine: :class:`ContinuationProblem`, :class:`ANMOptions`, :class:`NewtonOptions`,
   :func:`locate_fold_near`
 * analysis: equilibria :func:`find_equilibrium`; stability :func:`floquet_variational`,
@@ -66,12 +67,13 @@ _lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"
     "errors": ["ConvergenceError", "FrictionkitError", "InputError", "ModelInterfaceError"],
     "model": ["Model", "OrbitCheck", "check_branch_point", "check_orbit", "load_model", "reduce_structure",
               "simulate"],
-    "results": ["Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_orbit", "report"],
+    "results": ["Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_frequency_response",
+                "plot_nonlinear_mode", "plot_orbit", "report"],
 })
 from ._version import __version__
 
-_RESULTS = frozenset(("Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_orbit",
-                      "report"))
+_RESULTS = frozenset(("Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches",
+                      "plot_frequency_response", "plot_nonlinear_mode", "plot_orbit", "report"))
 
 
 def __getattr__(name):
@@ -91,7 +93,8 @@ __all__ = [
     "Discretization", "HBMDiscretization", "to_subharmonic", "AFTDiscretization", "CollocationDiscretization",
     "StateCollocationDiscretization", "ShootingDiscretization", "PeriodicOrbit", "CondensedAFTDiscretization",
     # results
-    "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "report", "load_sweep_map",
+    "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_frequency_response", "plot_nonlinear_mode",
+    "plot_orbit", "report", "load_sweep_map",
     # engine
     "ContinuationProblem", "ANMOptions", "NewtonOptions", "locate_fold_near",
     # analysis

@@ -13,6 +13,7 @@ from ..drivers._forced import TOLERANCE
 from ..drivers._nlmode import nonlinear_mode, save_nonlinear_mode
 from ..errors import FrictionkitError, InputError
 from ..model._load import load_model
+from ..results._plots import plot_nonlinear_mode
 from ._continuation import EXIT_CODES, EXIT_INCOMPLETE, check_run_options
 from ._params import ASSIGNMENT, param_values
 
@@ -52,9 +53,11 @@ def _continuation_parameter(model):
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file of the branch (group /periodic, with /periodic/nlmode: amplitude, omega, xi, "
                    "damping_ratio).")
-@click.option("--no-clobber", is_flag=True, help="Refuse to replace an existing --out file.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Image file of omega and D against the modal amplitude (.png, .pdf, .svg, ...).")
+@click.option("--no-clobber", is_flag=True, help="Refuse to replace an existing --out or --plot file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, out, no_clobber, quiet):
+def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, out, plot, no_clobber, quiet):
     """Nonlinear mode of the damped structure MODEL (extended periodic motion concept).
 
     Continues the periodic motion of the free structure with an extra negative modal damping
@@ -64,12 +67,12 @@ def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, 
 
     \b
     Examples:
-      frictionkit nlmode examples/friction_damper.py --set F0=0 --set muN=0.05 --start 0.01 --stop 3
-      frictionkit nlmode examples/friction_damper.py --set F0=0 --mode 2 --start 0.01 --stop 1 --out nm.h5
+      frictionkit nlmode examples/friction_damper.py --set F0=0 --set muN=0.05 --start 0.01 --stop 3 -H 20 -q
+      frictionkit nlmode examples/friction_damper.py --set F0=0 --mode 2 --start 0.01 --stop 1 -H 20 --out nm.h5 -q
     """
     t0 = time.perf_counter()
     try:
-        check_run_options(out, None, no_clobber, max_steps, harmonics)
+        check_run_options(out, plot, no_clobber, max_steps, harmonics)
         if not (math.isfinite(tolerance) and 0 < tolerance < 1):
             raise InputError(f"--tolerance {tolerance}: a relative accuracy between 0 and 1, e.g. 1e-8")
         param = _continuation_parameter(model)
@@ -96,6 +99,9 @@ def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, 
     if out is not None:
         save_nonlinear_mode(out, br)
         click.echo(f"wrote {out}")
+    if plot is not None:
+        plot_nonlinear_mode(br, path=plot)
+        click.echo(f"wrote {plot}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
     if not br.success:
         click.echo(f"Error: the continuation stopped early ({br.status}): {br.message}", err=True)

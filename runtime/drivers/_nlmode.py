@@ -319,8 +319,10 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
     lo, hi = sorted((a0, a1))
     opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
     if isinstance(opts, dict):
-        opts = dict(dict(max_steps=2000, stability=False, branch_points=False, max_step=0.1 * (hi - lo)),
-                    **opts, lam_min=lo, lam_max=hi)
+        # steps (in the norm of Z, of the size of the amplitudes) scaled by the range
+        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_step=0.1 * (hi - lo),
+                        step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
+        opts = dict(defaults, **opts, lam_min=lo, lam_max=hi)
     search, probe_lu = [], 0
     H = int(harmonics) if harmonics is not None else HARMONICS_FIRST
     while True:

@@ -16,9 +16,9 @@ References, each independent of the EPMC code:
 
 Neither (a) nor (b) is exactly the nonlinear mode (physics): the forced peak is an amplitude
 maximum, not a phase resonance, of an orbit forced at one mass; the free decay is not periodic.
-Both differences are of order ``D^2`` (here D = 0.018-0.021: about 4e-4); the issue's 1e-3 is
-the bound tested.  Measured (H = 60): frequency 5e-4..8e-4 and damping ratio 6e-4..9e-4 against
-the peaks, 1.5e-4..2e-4 and 3e-4..6e-4 against the free decay.
+Both differences are of order ``D^2`` (here D = 0.0176-0.0192: about 3.5e-4); the issue's 1e-3
+is the bound tested.  Measured (H = 60): frequency 5.0e-4..6.5e-4 and damping ratio
+5.9e-4..8.5e-4 against the peaks, 1.5e-4..1.8e-4 and 3.0e-4..5.4e-4 against the free decay.
 """
 from pathlib import Path
 import math

@@ -33,6 +33,13 @@ Newton engine (the AFT's Taylor kernels do not hold the ``xi`` term: no ANM).  S
 the linear mode ``mode`` of the linearization at rest (``K phi = omega^2 M phi``, ``M`` given,
 identity by default), at amplitude ``a0``, Newton-corrected.
 
+Structures (``ModelSpec.structure``, ``model/_structure.py``): the generated module of the
+reduced structure has the modal coordinates and their velocities as kinematic pairs, with unit
+modal masses, so the default identity ``M`` makes ``a`` the modal amplitude of mass-normalized
+modes; the system is the uncondensed AFT of that module (the condensed harmonic balance of
+``discretizations/_condensed.py`` is not used: its compliance does not hold the ``xi M``
+term), so its cost grows with the retained modes.
+
 Physics: the EPMC is exact for a linear structure with mass-proportional modal damping and for
 conservative structures; otherwise it is an approximation of both the free decay (whose
 amplitude changes within a period) and the forced resonance (whose damping is not
@@ -319,8 +326,10 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
     lo, hi = sorted((a0, a1))
     opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
     if isinstance(opts, dict):
-        # steps (in the norm of Z, of the size of the amplitudes) scaled by the range
-        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_step=0.1 * (hi - lo),
+        # the first step scaled by the range; the steps then grow with Newton's ease (the
+        # frequency and xi dominate the norm of Z at small amplitudes), the change of the
+        # amplitude per step at most a tenth of the range (a resolved curve)
+        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_lam_step=0.1 * (hi - lo),
                         step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
         opts = dict(defaults, **opts, lam_min=lo, lam_max=hi)
     search, probe_lu = [], 0

@@ -196,3 +196,24 @@ def test_frequency_response_plot_with_backbone(tmp_path):
     assert (tmp_path / "nm.png").stat().st_size > 0
     with pytest.raises(InputError, match="no amplitude column of 'y'"):
         plot_frequency_response(frf, "y")
+
+
+def test_structure_mode_tends_to_the_free_beam():
+    """A structural model (``examples/fe_beam_damper.py``: a reduced FE cantilever, modal
+    coordinates with unit modal masses, so ``a`` is the first mode's modal amplitude): as the
+    damper slips more and more, the mode's frequency tends to the free cantilever's first bending
+    frequency ``1.8751^2 sqrt(EI / (rho A L^4))`` (Euler-Bernoulli) and its damping ratio to the
+    structure's own modal damping 0.005 (the damper's share falls like 1/a)."""
+    from examples.fe_beam_damper import DENSITY, LENGTH, THICKNESS, WIDTH, YOUNG, model as beam
+    m = load_model(beam(n_elements=10, cutoff=3000.0), continuation="W", F0=0.0, FN=0.5)
+    br = nonlinear_mode(m, 1, (1e-3, 0.1), harmonics=10)
+    assert br.success
+    EI, rhoA = YOUNG * WIDTH * THICKNESS ** 3 / 12, DENSITY * WIDTH * THICKNESS
+    w1 = 1.875104068711961 ** 2 * math.sqrt(EI / (rhoA * LENGTH ** 4))
+    D = br.nlmode["damping_ratio"]
+    share = D - 0.005
+    assert np.all(share > 0) and np.all(np.diff(D[br.param > 0.01]) < 0)
+    # the friction share ~ 1/a at large amplitude (Coulomb: E = 4 F_N A_mid, modal energy ~ a^2)
+    ratio = share[-1] * br.param[-1] / (share[np.argmin(np.abs(br.param - 0.05))] * 0.05)
+    assert ratio == pytest.approx(1.0, abs=0.1)
+    assert br.omega[-1] == pytest.approx(w1, rel=2e-3)

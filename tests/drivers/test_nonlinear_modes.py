@@ -217,3 +217,25 @@ def test_structure_mode_tends_to_the_free_beam():
     ratio = share[-1] * br.param[-1] / (share[np.argmin(np.abs(br.param - 0.05))] * 0.05)
     assert ratio == pytest.approx(1.0, abs=0.1)
     assert br.omega[-1] == pytest.approx(w1, rel=2e-3)
+
+
+def test_report_overlays_the_backbone(tmp_path):
+    """The interactive report of a frequency response and a nonlinear mode (both read back from
+    their files) has the frequency-response figure, the backbone on it and the mode left out of
+    the bifurcation diagram (its parameter is an amplitude, not the forcing frequency)."""
+    import json
+    import re
+    from frictionkit.runtime import load_branch, report
+    from frictionkit.runtime.results._branch import save_run
+    frf = frequency_response(_damper(muN=0.05, F0=0.1), 0.5, 0.75, harmonics=10)
+    nm = nonlinear_mode(_damper(muN=0.05, F0=0.0), 1, (0.05, 2.0), harmonics=10)
+    save_run(tmp_path / "frf.h5", periodic=frf)
+    save_nonlinear_mode(tmp_path / "nm.h5", nm)
+    items = [load_branch(tmp_path / "frf.h5"), load_branch(tmp_path / "nm.h5")]
+    page = report(items, tmp_path / "r.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script id="fk-data" type="application/json">(.*?)</script>', page, re.S).group(1))
+    figs = {f["id"]: f for f in data["figures"]}
+    assert "fk-frf" in figs
+    names = [t.get("name", "") for t in figs["fk-frf"]["data"]]
+    assert "backbone 0 (nonlinear mode)" in names and "resonance peak" in names
+    assert len(data["branches"]) == 1                     # the diagram: the response only

@@ -238,7 +238,8 @@ def plot_frequency_response(branches, state=None, harmonic=1, backbones=(), path
     for b, nm in enumerate(backbones):
         mode = nm.provenance.get("nonlinear_mode", {}).get("mode", "")
         ax_a.plot(nm.omega, nm.amplitude[st][:, k - 1], color="tab:red", lw=1.4, ls="-.", zorder=2)
-        entries.append((f"backbone (nonlinear mode {mode})", dict(color="tab:red", lw=1.4, ls="-.")))
+        entries.append((f"backbone (nonlinear mode{f' {mode}' if mode != '' else ''})",
+                        dict(color="tab:red", lw=1.4, ls="-.")))
     for v in sorted(styles, reverse=True):
         entries.append((_LINESTYLE[v][1], dict(color="0.2", lw=1.6, **_line_style(v))))
     if any(br.special_points("peak") for br in branches):

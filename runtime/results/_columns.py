@@ -197,8 +197,9 @@ def contact_dissipation(disc, solutions) -> dict:
     """Energy dissipated per period by each friction contact, ``{contact: (P,)}``.
 
     ``E_c = -int_0^T F_c . v dt``: minus the work of the contact's force on the degrees of
-    freedom over one period (positive for a dissipating contact; a contact between two masses
-    acts on both, and the sum over them is ``F_c v_rel``).  The force is read from the quadratic form of
+    freedom over one period (positive for a dissipating contact, negative where the contact
+    feeds the orbit, as a moving belt does; a contact between two masses acts on both, and the
+    sum over them is ``F_c v_rel``).  The force is read from the quadratic form of
     the recast (``Model.operators``, DESIGN §2): a contact ``c`` is the variable ``mu_c`` and its
     force per unit mass in the equation of the velocity ``v_j`` (the second state of a kinematic
     pair ``x_i' = v_j``) is every term of that row containing ``mu_c``,

@@ -232,7 +232,7 @@ def contact_dissipation(disc, solutions) -> dict:
     x = coefficients_to_samples(U, n_s)                          # (P, n, n_s)
     u = aux_samples(model, x, lam, omega)                        # (P, N, n_s)
     vel = np.array([j for _, j in model.kinematic])
-    QK, QI, QJ = (np.asarray(getattr(model.module, k), dtype=int) for k in ("Q_K", "Q_I", "Q_J"))
+    QK, QI, QJ = (np.asarray(q, dtype=int) for q in model.quadratic_terms)
     out = {c: np.empty(len(sol)) for c in index}
     for p in range(len(sol)):
         ops = model.operators(lam[p])

@@ -249,6 +249,12 @@ def _check_unforced(model, omega):
 
 def _start(model, mode, a0, harmonics, mass, n_t):
     """The EPMC system and its first point at amplitude ``a0``, from linear mode ``mode``."""
+    if model.forced and model.forcing_frequency != model.continuation:
+        raise InputError(f"model {model.name!r} is forced: load it with its forcing frequency "
+                         f"{model.forcing_frequency!r} as continuation parameter (load_model(..., "
+                         f"continuation={model.forcing_frequency!r})) and its forcing switched off")
+    # a forced model's lam is its forcing frequency: any value will do for the unforced
+    # structure's linearization at rest
     omegas, phi, modal_c = linear_modes(model, mass, lam=None if not model.forced else 1.0)
     if int(mode) != mode or not 1 <= mode <= len(omegas):
         raise InputError(f"mode = {mode}: the structure has the linear modes 1..{len(omegas)} "

@@ -14,7 +14,8 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :class:`StateCollocationDiscretization`, :class:`ShootingDiscretization`, :class:`PeriodicOrbit`,
   :class:`CondensedAFTDiscretization` (a structure's, condensed onto its contacts)
 * results: :class:`Branch`, :class:`SpecialPoint`, :func:`load_branch`, :func:`plot_branches`,
-  :func:`plot_orbit`, the interactive :func:`report` and :func:`load_sweep_map` (a sweep store for it)
+  :func:`plot_frequency_response` (with backbones), :func:`plot_nonlinear_mode`, :func:`plot_orbit`,
+  the interactive :func:`report` and :func:`load_sweep_map` (a sweep store for it)
 * engine: :class:`ContinuationProblem`, :class:`ANMOptions`, :class:`NewtonOptions`,
   :func:`locate_fold_near`
 * analysis: equilibria :func:`find_equilibrium`; stability :func:`floquet_variational`,
@@ -33,7 +34,8 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`periodic_start_from_orbit`, :func:`periodic_start_from_simulation`,
   :func:`switch_branch`, :func:`switch_period_doubling_hbm` (omega/2 basis),
   :func:`switch_period_doubling_collocation`; forced responses :func:`frequency_response`,
-  :func:`resonance_peaks`
+  :func:`resonance_peaks`; nonlinear modes (extended periodic motion concept)
+  :func:`nonlinear_mode`, :func:`save_nonlinear_mode`
 * nonsmooth: the subpackage :mod:`frictionkit.runtime.nonsmooth` (exact and event-driven
   references)
 * cli: ``frictionkit <command>`` (:mod:`frictionkit.runtime.cli`, not imported here)
@@ -59,17 +61,19 @@ _lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"
                 "periodic_orbit_from_simulation", "solve_collocation", "switch_period_doubling",
                 "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
                 "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_collocation",
-                "switch_period_doubling_hbm", "frequency_response", "resonance_peaks"],
+                "switch_period_doubling_hbm", "frequency_response", "resonance_peaks", "nonlinear_mode",
+                "save_nonlinear_mode"],
     "engine": ["ANMOptions", "ContinuationProblem", "NewtonOptions", "locate_fold_near"],
     "errors": ["ConvergenceError", "FrictionkitError", "InputError", "ModelInterfaceError"],
     "model": ["Model", "OrbitCheck", "check_branch_point", "check_orbit", "load_model", "reduce_structure",
               "simulate"],
-    "results": ["Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_orbit", "report"],
+    "results": ["Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_frequency_response",
+                "plot_nonlinear_mode", "plot_orbit", "report"],
 })
 from ._version import __version__
 
-_RESULTS = frozenset(("Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches", "plot_orbit",
-                      "report"))
+_RESULTS = frozenset(("Branch", "SpecialPoint", "load_branch", "load_sweep_map", "plot_branches",
+                      "plot_frequency_response", "plot_nonlinear_mode", "plot_orbit", "report"))
 
 
 def __getattr__(name):
@@ -89,7 +93,8 @@ __all__ = [
     "Discretization", "HBMDiscretization", "to_subharmonic", "AFTDiscretization", "CollocationDiscretization",
     "StateCollocationDiscretization", "ShootingDiscretization", "PeriodicOrbit", "CondensedAFTDiscretization",
     # results
-    "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_orbit", "report", "load_sweep_map",
+    "Branch", "SpecialPoint", "load_branch", "plot_branches", "plot_frequency_response", "plot_nonlinear_mode",
+    "plot_orbit", "report", "load_sweep_map",
     # engine
     "ContinuationProblem", "ANMOptions", "NewtonOptions", "locate_fold_near",
     # analysis
@@ -102,7 +107,8 @@ __all__ = [
     "continuation", "find_periodic_orbit", "periodic_orbit_from_simulation", "locate_period_doubling",
     "switch_period_doubling", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
     "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_hbm",
-    "switch_period_doubling_collocation", "frequency_response", "resonance_peaks",
+    "switch_period_doubling_collocation", "frequency_response", "resonance_peaks", "nonlinear_mode",
+    "save_nonlinear_mode",
     # nonsmooth
     "nonsmooth",
 ]

@@ -45,6 +45,8 @@ COMMANDS = {
                    "of steady sliding in the plane of two parameters)."),
     "models": ("_report", "models_cmd",
                "List the model zoo, or the parameters of one model (zoo name or model file)."),
+    "nlmode": ("_nlmode", "nlmode_cmd",
+               "Nonlinear mode of the damped structure MODEL (extended periodic motion concept)."),
     "plot": ("_report", "plot_cmd", "Plot saved branches (bifurcation diagram) or the orbit of one point."),
     "plot-sweep": ("_sweep", "plot_sweep_cmd",
                    "Draw the map of a continuation sweep's STORE (regions: stable sliding, stick-slip only, "

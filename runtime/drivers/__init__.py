@@ -1,5 +1,5 @@
 """Drivers: what a user calls.  Each composes an engine run with the analysis passes
-(equilibrium and periodic branches and their starts, forced responses and their resonance peaks,
+(equilibrium and periodic branches and their starts, forced responses and their resonance peaks, nonlinear modes,
 branch switching, the convergence study)."""
 import lazy_loader
 
@@ -9,6 +9,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
                   "periodic_start_from_simulation", "restart_branch"],
     "_continue": ["continuation"],
     "_forced": ["frequency_response", "resonance_peaks"],
+    "_nlmode": ["nonlinear_mode", "save_nonlinear_mode"],
     "_orbits": ["collocation_orbit", "find_periodic_orbit", "locate_period_doubling",
                 "periodic_orbit_from_simulation", "solve_collocation", "switch_period_doubling"],
     "_study": ["convergence_study"],
@@ -20,4 +21,4 @@ __all__ = ["continuation", "find_periodic_orbit", "periodic_orbit_from_simulatio
            "periodic_start_from_hopf",
            "periodic_start_from_orbit", "periodic_start_from_simulation", "switch_branch",
            "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study",
-           "restart_branch", "frequency_response", "resonance_peaks"]
+           "restart_branch", "frequency_response", "resonance_peaks", "nonlinear_mode", "save_nonlinear_mode"]

@@ -6,12 +6,12 @@ import lazy_loader
 __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
     "_branch": ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema"],
     "_export": ["to_dataframe", "to_xarray"],
-    "_plots": ["plot_branches", "plot_orbit"],
+    "_plots": ["plot_branches", "plot_frequency_response", "plot_nonlinear_mode", "plot_orbit"],
     "_report": ["report"],
     "_result": ["Result"],
     "_sweeps": ["SweepMap", "load_sweep_map"],
 })
 
 __all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema",
-           "plot_branches", "plot_orbit", "Result", "report", "load_sweep_map", "SweepMap", "to_dataframe",
-           "to_xarray"]
+           "plot_branches", "plot_frequency_response", "plot_nonlinear_mode", "plot_orbit", "Result", "report",
+           "load_sweep_map", "SweepMap", "to_dataframe", "to_xarray"]

@@ -68,6 +68,11 @@ Datasets (float64 unless noted)
                                      older files
     ``rms/<state>`` (n_points,)      periodic harmonic balances: root mean square over one
                                      period, ``sqrt(u_0^2 + sum_k A_k^2 / 2)`` (Parseval)
+    ``dissipation/<contact>`` (n_points,)  periodic harmonic balances of recast models with
+                                     contacts and second-order states: the energy each contact
+                                     dissipates per period, ``-int_0^T F_c . v dt`` (unit masses;
+                                     ``_columns.contact_dissipation``); absent otherwise and in
+                                     older files
     ``stable`` (n_points,)           1.0 stable, 0.0 unstable, NaN unknown (filled by the
                                      stability module; equilibria: from the eigenvalues)
     ``eigenvalues`` (n_points, n) complex128, equilibria only: eigenvalues of df/dx
@@ -129,7 +134,7 @@ import numpy as np
 from ..errors import InputError
 from ._atomic import atomic_path, read_hdf5
 from ._checked import COMPLEX, INTEGERS, STRINGS, Damaged, checked, dataset, int_attr, json_attr, json_text, text_attr
-from ._columns import validity_columns, orbit_samples, trig_extrema
+from ._columns import contact_dissipation, validity_columns, orbit_samples, trig_extrema
 
 __all__ = ["Branch", "SpecialPoint", "append_branch", "load_branch", "load_run", "save_run", "trig_extrema"]
 
@@ -186,7 +191,7 @@ class Branch:
     def __init__(self, *, kind, states, variables, harmonics, index_omega, solutions, tangents,
                  param, omega, ptp, vmin, vmax, mean, stable=None, eigenvalues=None, special=(),
                  counters=None, status="", message="", success=True, provenance=None, validity=None,
-                 amplitude=None, phase=None, rms=None):
+                 amplitude=None, phase=None, rms=None, dissipation=None):
         self.kind = kind
         self.states = tuple(states)
         self.variables = tuple(variables)
@@ -206,6 +211,7 @@ class Branch:
         self.provenance = dict(provenance or {})
         self.validity = dict(validity or {})
         self.amplitude, self.phase, self.rms = dict(amplitude or {}), dict(phase or {}), dict(rms or {})
+        self.dissipation = dict(dissipation or {})
         self.multipliers = None
         self.max_multiplier = None
         self.trivial_multiplier_error = None
@@ -277,6 +283,8 @@ class Branch:
             mins, maxs = trig_extrema(U[:, :n])
             means = U[:, :n, 0]
             kw.update(_harmonic_columns(st, U[:, :n]) if disc.H else {})
+            if disc.H:
+                kw["dissipation"] = contact_dissipation(disc, sol)
             if not known:
                 validity = validity_columns(disc, sol)
         else:
@@ -416,6 +424,10 @@ class Branch:
                 g = f.create_group(group)
                 for s in self.states:
                     g[s] = np.asarray(data[s], dtype=float)
+        if self.dissipation:
+            g = f.create_group("dissipation")
+            for c, v in self.dissipation.items():
+                g[c] = np.asarray(v, dtype=float)
         f["stable"] = self.stable
         if self.eigenvalues is not None:
             f["eigenvalues"] = np.asarray(self.eigenvalues, dtype=complex)
@@ -546,6 +558,8 @@ class Branch:
                 setattr(br, key, dataset(f, key, (n,)) if key in f else None)
         if "motion" in f:
             br.motion = [_text(x) for x in dataset(f, "motion", (n,), STRINGS)]
+        if "dissipation" in f:
+            br.dissipation = {c: dataset(f, f"dissipation/{c}", (n,)) for c in f["dissipation"]}
         return br
 
 

@@ -1,14 +1,15 @@
 """The columns of a branch computed from its solutions, for all points at once: extrema of
-Fourier series (:func:`trig_extrema`), states sampled over each period (:func:`orbit_samples`)
-and the validity of the recast (:class:`~frictionkit.runtime.results.Branch` uses them)."""
+Fourier series (:func:`trig_extrema`), states sampled over each period (:func:`orbit_samples`),
+the validity of the recast and the energy each contact dissipates per cycle
+(:func:`contact_dissipation`) (:class:`~frictionkit.runtime.results.Branch` uses them)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..discretizations._hbm import coefficients_to_samples
 
-__all__ = ["VALIDITY_SAMPLES", "aux_samples", "orbit_samples", "trig_extrema", "validity_columns",
-           "validity_measures", "variable_samples"]
+__all__ = ["VALIDITY_SAMPLES", "aux_samples", "contact_dissipation", "orbit_samples", "trig_extrema",
+           "validity_columns", "validity_measures", "variable_samples"]
 
 #: time samples per period of the validity check (at least ``8 H + 8`` for a harmonic balance)
 VALIDITY_SAMPLES = 256
@@ -190,3 +191,57 @@ def validity_columns(disc, solutions) -> dict:
         return {}
     u, _ = variable_samples(disc, np.asarray(solutions, dtype=float).reshape(-1, disc.size))
     return {var: rel for var, (rel, _) in validity_measures(model.validity, model.variables, u).items()}
+
+
+def contact_dissipation(disc, solutions) -> dict:
+    """Energy dissipated per period by each friction contact, ``{contact: (P,)}``.
+
+    ``E_c = -int_0^T F_c . v dt``: minus the work of the contact's force on the degrees of
+    freedom over one period (positive for a dissipating contact, negative where the contact
+    feeds the orbit, as a moving belt does; a contact between two masses acts on both, and the
+    sum over them is ``F_c v_rel``).  The force is read from the quadratic form of
+    the recast (``Model.operators``, DESIGN §2): a contact ``c`` is the variable ``mu_c`` and its
+    force per unit mass in the equation of the velocity ``v_j`` (the second state of a kinematic
+    pair ``x_i' = v_j``) is every term of that row containing ``mu_c``,
+    ``(L0 + lam L1)_{j,c} mu_c + sum of the Q terms with a factor mu_c``, divided by the row's
+    ``mass``.  The rows are per unit mass: ``E_c`` is the energy of a structure of unit masses
+    (the models of ``m.second_order`` written as accelerations); multiply each row by its mass
+    for other masses.  The integral is the trapezoidal rule on ``max(8 H + 8, 256)`` samples of
+    the periodic orbit: the velocities hold harmonics up to ``H`` only, so it is exact up to the
+    aliasing of the force's harmonics above ``n - H`` (spectrally small for analytic laws).
+
+    Returns ``{}`` where this is not defined: no harmonic balance of the states, no contact or
+    no kinematic pair, a sampled (non-analytic) law, a structure (no quadratic form), or a law
+    the recast inlined (a law linear in the relative velocity has no variable ``mu_c``).
+    """
+    model = disc.model
+    H = disc.H or 0
+    if (not H or model is None or model.sampled or not model.contacts or not model.kinematic
+            or tuple(disc.state_names) != tuple(model.states)):
+        return {}
+    index = {c: model.variables.index(f"mu_{c}") for c in model.contacts if f"mu_{c}" in model.variables}
+    sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
+    if not index or not len(sol):
+        return {}
+    n = model.n
+    infos = [disc.unpack(Z) for Z in sol]
+    U = np.array([np.asarray(info["coefficients"])[:n] for info in infos])
+    lam = np.array([info["lam"] for info in infos])
+    omega = np.array([info["omega"] for info in infos])
+    n_s = max(8 * H + 8, VALIDITY_SAMPLES)
+    x = coefficients_to_samples(U, n_s)                          # (P, n, n_s)
+    u = aux_samples(model, x, lam, omega)                        # (P, N, n_s)
+    vel = np.array([j for _, j in model.kinematic])
+    QK, QI, QJ = (np.asarray(q, dtype=int) for q in model.quadratic_terms)
+    out = {c: np.empty(len(sol)) for c in index}
+    for p in range(len(sol)):
+        ops = model.operators(lam[p])
+        lin = ops["L0"][:n] + lam[p] * ops["L1"][:n]
+        for c, k in index.items():
+            g = lin[:, k, None] * u[p, k][None, :]               # (n, n_s): force per unit mass
+            for t in np.flatnonzero(((QI == k) | (QJ == k)) & (QK < n)):
+                g[QK[t]] += ops["qc"][t] * u[p, QI[t]] * u[p, QJ[t]]
+            g /= np.asarray(ops["mass"], dtype=float)[:n, None]
+            power = np.sum(g[vel] * x[p, vel], axis=0)
+            out[c][p] = -(2 * np.pi / omega[p]) * power.mean()
+    return out

@@ -3,7 +3,8 @@
 One row per branch point; the columns are the continuation parameter, ``omega``, the
 period ``T`` (periodic branches), ``ptp_<state>``, ``min_<state>``, ``max_<state>``,
 ``mean_<state>``, for periodic harmonic balances ``amp1_<state>``, ``phase1_<state>`` [rad]
-(the first harmonic ``A_1 cos(omega t + phi_1)``) and ``rms_<state>``, ``stable`` (1 stable, 0
+(the first harmonic ``A_1 cos(omega t + phi_1)``) and ``rms_<state>``, ``diss_<contact>`` (energy
+dissipated per period by each contact, where the branch has it), ``stable`` (1 stable, 0
 unstable, NaN unknown), ``max_multiplier`` and ``motion`` where known.  Units (``Model.units``, stored in the branch's provenance) sit in
 the table's metadata: ``df.attrs["units"][column]`` in pandas (a column taken out with
 ``df[c]`` is a new Series without them, so they live on the frame),
@@ -45,6 +46,9 @@ def to_columns(branch) -> tuple[dict, dict]:
         cols[f"phase1_{s}"] = np.asarray(branch.phase[s], dtype=float)[:, 0]
         cols[f"rms_{s}"] = np.asarray(branch.rms[s], dtype=float)
         units.update({f"amp1_{s}": u.get(s, ""), f"phase1_{s}": "rad", f"rms_{s}": u.get(s, "")})
+    for c, v in branch.dissipation.items():
+        cols[f"diss_{c}"] = np.asarray(v, dtype=float)
+        units[f"diss_{c}"] = ""
     cols["stable"] = branch.stable
     units["stable"] = ""
     if branch.max_multiplier is not None:

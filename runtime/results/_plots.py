@@ -11,6 +11,11 @@
 
   special points are open markers listed in the legend with their parameter value (no text
   next to the points, so labels never collide with each other or with the axes).
+* :func:`plot_frequency_response`: the amplitude and the phase of one harmonic of one state
+  against the forcing frequency (stability as line style, resonance peaks marked), with
+  backbones (nonlinear-mode branches: the same amplitude against their frequency) overlaid.
+* :func:`plot_nonlinear_mode`: frequency and modal damping ratio of a nonlinear mode against
+  its modal amplitude.
 * :func:`plot_orbit`: the time series of every state (one panel each, physical units, no
   normalisation) over ``periods`` periods, and a phase portrait.
 
@@ -21,9 +26,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..discretizations._hbm import coefficients_to_samples
+from ..errors import InputError
 from ._figure import finish, subplots
 
-__all__ = ["plot_branches", "plot_orbit", "axis_label", "units_of", "MOTION_COLORS", "MARKERS"]
+__all__ = ["plot_branches", "plot_frequency_response", "plot_nonlinear_mode", "plot_orbit", "axis_label", "units_of", "MOTION_COLORS",
+           "MARKERS"]
 
 #: marker and colour of each special-point kind (shared with the interactive report)
 MARKERS = {"fold": ("s", "tab:red"), "hopf": ("o", "tab:green"), "bp": ("D", "tab:purple"),
@@ -173,6 +180,108 @@ def plot_branches(branches, state=None, path=None, title=None, motion=True):
     fig.suptitle(title or str(branches[0].provenance.get("model", "")))
     rows = -(-len(entries) // min(4, len(entries)))
     fig.tight_layout(rect=(0, 0.045 * rows + 0.02, 1, 1))
+    finish(fig, path, dpi=150)
+    return fig
+
+
+def plot_frequency_response(branches, state=None, harmonic=1, backbones=(), path=None, title=None):
+    """Frequency response: amplitude and phase of harmonic ``harmonic`` of ``state`` against the
+    continuation parameter (the forcing frequency), with backbones overlaid.
+
+    Parameters
+    ----------
+    branches : Branch or list of Branch
+        Periodic harmonic-balance branches (``amplitude``/``phase`` columns), e.g. of
+        :func:`~frictionkit.runtime.frequency_response`.
+    state : str, optional
+        Default the first state.
+    harmonic : int
+        1 for the first harmonic.
+    backbones : Branch or list of Branch
+        Nonlinear-mode branches (:func:`~frictionkit.runtime.nonlinear_mode`): the amplitude of
+        the same harmonic of ``state`` against their frequency ``omega`` (amplitude panel only:
+        a free mode has no phase relative to a forcing).
+    path : str or Path, optional
+        Save the figure there.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    branches = list(branches) if isinstance(branches, (list, tuple)) else [branches]
+    backbones = list(backbones) if isinstance(backbones, (list, tuple)) else [backbones]
+    st = state or branches[0].states[0]
+    k = int(harmonic)
+    for br in branches + backbones:
+        if st not in br.amplitude:
+            raise InputError(f"plot_frequency_response: the branch of model {br.provenance.get('model', '?')!r} "
+                             f"has no amplitude column of {st!r} (a periodic harmonic-balance branch of a model "
+                             f"with the state {st!r} is needed)")
+        if not 1 <= k <= br.amplitude[st].shape[1]:
+            raise InputError(f"harmonic {harmonic}: the branch has harmonics 1..{br.amplitude[st].shape[1]}")
+    fig, (ax_a, ax_p) = subplots(path, 2, 1, figsize=(8, 7.5), sharex=True)
+    pname = branches[0].provenance.get("continuation_parameter", "lam")
+    units = units_of(branches[0])
+    entries, styles = [], set()
+    for b, br in enumerate(branches):
+        c = _BRANCH_COLORS[(b + 1) % len(_BRANCH_COLORS)]
+        _draw(ax_a, br.param, br.amplitude[st][:, k - 1], br.stable, c)
+        _draw(ax_p, br.param, np.unwrap(br.phase[st][:, k - 1]), br.stable, c)
+        entries.append((f"frequency response #{b}" if len(branches) > 1 else "frequency response",
+                        dict(color=c, lw=2.5)))
+        styles.update(int(v) for v in np.unique(np.where(np.isnan(br.stable), -1, br.stable)))
+        for sp in br.special_points("peak"):
+            if sp.data.get("state") == st and int(sp.data.get("harmonic", 1)) == k:
+                mk, mc = MARKERS["peak"]
+                ax_a.plot(sp.param, sp.data["amplitude"], mk, color=mc, ms=9, mfc="none", mew=1.6, zorder=3)
+                ax_p.plot(sp.param, sp.data["phase"], mk, color=mc, ms=9, mfc="none", mew=1.6, zorder=3)
+    for b, nm in enumerate(backbones):
+        mode = nm.provenance.get("nonlinear_mode", {}).get("mode", "")
+        ax_a.plot(nm.omega, nm.amplitude[st][:, k - 1], color="tab:red", lw=1.4, ls="-.", zorder=2)
+        entries.append((f"backbone (nonlinear mode{f' {mode}' if mode != '' else ''})",
+                        dict(color="tab:red", lw=1.4, ls="-.")))
+    for v in sorted(styles, reverse=True):
+        entries.append((_LINESTYLE[v][1], dict(color="0.2", lw=1.6, **_line_style(v))))
+    if any(br.special_points("peak") for br in branches):
+        mk, mc = MARKERS["peak"]
+        entries.append(("resonance peak", dict(marker=mk, color=mc, mfc="none", mew=1.6, ls="none", ms=9)))
+    ax_a.set_ylabel(axis_label(f"amplitude of harmonic {k} of {st}", units.get(st, "")))
+    ax_p.set_ylabel(f"phase of harmonic {k} of {st} [rad]")
+    ax_p.set_xlabel(axis_label(pname, units.get(pname, "")))
+    for ax in (ax_a, ax_p):
+        ax.grid(alpha=0.3)
+    _legend(fig, ax_a, entries)
+    fig.suptitle(title or str(branches[0].provenance.get("model", "")))
+    rows = -(-len(entries) // min(4, len(entries)))
+    fig.tight_layout(rect=(0, 0.035 * rows + 0.02, 1, 1))
+    finish(fig, path, dpi=150)
+    return fig
+
+
+def plot_nonlinear_mode(branch, path=None, title=None):
+    """A nonlinear mode (:func:`~frictionkit.runtime.nonlinear_mode`): its frequency ``omega`` and
+    its modal damping ratio ``D = xi / (2 omega)`` against the modal amplitude ``a``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    nm = getattr(branch, "nlmode", None)
+    if nm is None:
+        raise InputError("plot_nonlinear_mode needs a nonlinear-mode branch (nonlinear_mode)")
+    fig, (ax_w, ax_d) = subplots(path, 2, 1, figsize=(7, 6.5), sharex=True)
+    ax_w.plot(nm["amplitude"], nm["omega"], color="tab:red", lw=1.6)
+    ax_d.plot(nm["amplitude"], nm["damping_ratio"], color="tab:red", lw=1.6)
+    tu = units_of(branch).get("t", "")
+    ax_w.set_ylabel(axis_label("angular frequency omega", f"rad/{tu}" if tu else ""))
+    ax_d.set_ylabel("modal damping ratio D = xi / (2 omega)")
+    ax_d.set_xlabel("modal amplitude a (mass-normalized)")
+    for ax in (ax_w, ax_d):
+        ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+    mode = branch.provenance.get("nonlinear_mode", {}).get("mode", "")
+    fig.suptitle(title or f"{branch.provenance.get('model', '')}: nonlinear mode {mode}")
+    fig.tight_layout()
     finish(fig, path, dpi=150)
     return fig
 

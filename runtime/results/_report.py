@@ -11,7 +11,10 @@ points of equilibria, folds of periodic orbits: anything with ``lam``, ``mu``, `
 one point per task on the grid, coloured by outcome (a continuation sweep's region, as
 ``frictionkit plot-sweep --map`` colours it, over the region map itself for one swept
 parameter; the motion type or status of ``orbit``/``simulate`` tasks), hover showing the
-task's parameters and outcome.
+task's parameters and outcome.  Forced responses (periodic harmonic balances without an
+``omega`` unknown) add a frequency-response figure: the amplitude and phase of the first
+harmonic of the state against the forcing frequency, stability as line style, resonance peaks
+marked, and the nonlinear modes given with them (discretization ``"epmc"``) as backbones.
 
 Every point's orbit is computed here and stored in the page as JSON, so the page needs no
 server and no network: the JavaScript is the Plotly library plus a few lines of glue
@@ -178,6 +181,63 @@ def _diagram(branches, state, go, make_subplots):
     fig.update_yaxes(title_text=_text(axis_label("omega", f"rad/{tu}" if tu else "")), row=1, col=2)
     fig.update_layout(height=480, margin=dict(t=60, b=50), legend=dict(font=dict(size=11)),
                       template="plotly_white", hovermode="closest", clickmode="event")
+    return fig
+
+
+def _is_backbone(br) -> bool:
+    """A nonlinear-mode branch (``nonlinear_mode``: discretization ``"epmc"``)."""
+    return br.provenance.get("discretization") == "epmc"
+
+
+def _is_response(br) -> bool:
+    """A forced periodic harmonic balance (no omega unknown) with amplitude columns."""
+    return (br.kind == "periodic" and br.harmonics > 0 and br.index_omega < 0 and bool(br.amplitude)
+            and not _is_backbone(br))
+
+
+def _frf_figure(responses, backbones, state, go, make_subplots):
+    """Frequency response: amplitude and phase of the first harmonic of ``state`` against the
+    forcing frequency (stable solid, unstable dashed), resonance peaks marked, backbones (the
+    same amplitude of nonlinear modes against their frequency) on the amplitude panel."""
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=(f"amplitude of harmonic 1 of {_text(state)}",
+                                        f"phase of harmonic 1 of {_text(state)}"))
+    colors = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+    for b, br in enumerate(responses):
+        key = np.where(np.isnan(br.stable), -1, br.stable).astype(int)
+        amp, ph = br.amplitude[state][:, 0], np.unwrap(br.phase[state][:, 0])
+        for cls, (word, dash) in _STYLE.items():
+            on = key == cls
+            if not on.any():
+                continue
+            keep = on | np.r_[on[1:], False] | np.r_[False, on[:-1]]
+            for row, y in ((1, amp), (2, ph)):
+                fig.add_trace(go.Scatter(
+                    x=np.where(keep, br.param, np.nan), y=np.where(keep, y, np.nan), mode="lines",
+                    line=dict(color=colors[b % len(colors)], dash=dash, width=2),
+                    name=f"response {b}, {word}", legendgroup=f"r{b}{cls}", showlegend=row == 1,
+                    hovertemplate="%{x:.6g}, %{y:.6g}<extra></extra>"), row=row, col=1)
+        peaks = [sp for sp in br.special_points("peak") if sp.data.get("state") == state]
+        if peaks:
+            sym, color = MARKERS["peak"]
+            for row, key_ in ((1, "amplitude"), (2, "phase")):
+                fig.add_trace(go.Scatter(
+                    x=[sp.param for sp in peaks], y=[sp.data[key_] for sp in peaks], mode="markers",
+                    marker=dict(symbol="star-open", size=12, color=to_hex(color), line=dict(width=2)),
+                    name="resonance peak", legendgroup="peak", showlegend=row == 1 and b == 0,
+                    hovertemplate="peak at %{x:.8g}: %{y:.6g}<extra></extra>"), row=row, col=1)
+    for k, nm in enumerate(backbones):
+        if state in nm.amplitude:
+            fig.add_trace(go.Scatter(
+                x=nm.omega, y=nm.amplitude[state][:, 0], mode="lines",
+                line=dict(color="#d62728", dash="dashdot", width=2), name=f"backbone {k} (nonlinear mode)",
+                hovertemplate="omega %{x:.6g}, %{y:.6g}<extra></extra>"), row=1, col=1)
+    units = units_of(responses[0] if responses else backbones[0])
+    pname = responses[0].provenance.get("continuation_parameter", "W") if responses else "omega"
+    fig.update_xaxes(title_text=_text(axis_label(pname, units.get(pname, ""))), row=2, col=1)
+    fig.update_yaxes(title_text=_text(axis_label(f"A1 {state}", units.get(state, ""))), row=1, col=1)
+    fig.update_yaxes(title_text="phase [rad]", row=2, col=1)
+    fig.update_layout(height=640, margin=dict(t=60, b=50), template="plotly_white", hovermode="closest")
     return fig
 
 
@@ -359,6 +419,11 @@ def report_html(items, *, state=None, n_t=128, title=None) -> str:
     items = list(items) if isinstance(items, (list, tuple)) else [items]
     sweeps = [x for x in items if isinstance(x, SweepMap)]
     branches = [x for x in items if hasattr(x, "time_series")]
+    # nonlinear modes are backbones over the frequency responses (their own diagram only alone)
+    backbones = [x for x in branches if _is_backbone(x)]
+    responses = [x for x in branches if _is_response(x)]
+    if backbones and len(backbones) < len(branches):
+        branches = [x for x in branches if not _is_backbone(x)]
     curves = [x for x in items if not hasattr(x, "time_series") and not isinstance(x, SweepMap)]
     if not branches and not curves and not sweeps:
         raise InputError("report: nothing to show (give at least one branch, curve or sweep store)")
@@ -372,6 +437,9 @@ def report_html(items, *, state=None, n_t=128, title=None) -> str:
                 raise InputError(f"report: state {state!r} is not a state of {br!r} (states: {br.states})")
         _figure(_diagram(branches, state, go, make_subplots), "fk-diagram", pio, parts, figures)
         _figure(_orbit_figure(go, make_subplots), "fk-orbit", pio, parts, figures)
+        if responses:
+            parts.append("<h2>Frequency response</h2>")
+            _figure(_frf_figure(responses, backbones, state, go, make_subplots), "fk-frf", pio, parts, figures)
         parts.append('<table id="fk-numbers" class="fk"></table>')
         parts.append(_special_table(branches))
         for b, br in enumerate(branches):

@@ -1,0 +1,398 @@
+"""Nonlinear modes of damped structures: the extended periodic motion concept (issue 25).
+
+Krack, "Nonlinear modal analysis of nonconservative systems: extension of the periodic motion
+concept", Computers & Structures 154 (2015) 59-71 (EPMC).  The free, damped structure
+``M x'' + C x' + K x + f_nl(x, x') = 0`` has no periodic motions; the EPMC adds the negative
+mass-proportional damping term ``-xi M x'`` whose coefficient ``xi`` is an extra unknown that
+makes the motion periodic:
+
+    M x'' + (C - xi M) x' + K x + f_nl(x, x') = 0                                  (EPMC)
+
+In the first-order form ``y' = f(y)`` of a model (positions ``x_i`` and their velocities
+``v_j``, the kinematic pairs ``x_i' = v_j`` of ``Model.kinematic``) the term is ``+xi v_j`` in
+the equation of every velocity, whatever ``M``: ``v' = M^-1 (...) + xi v``.  The periodic
+motion is balanced harmonically by the AFT of the states (``discretizations/_aft.py``, the
+residual ``FFT(f(y)) - omega D Y``) with two more unknowns, ``omega`` and ``xi``, and two more
+equations (Krack 2015, section 3):
+
+* normalization: the first harmonic of the positions has the mass-weighted size of the modal
+  amplitude ``a``, ``c_1^T M c_1 + s_1^T M s_1 = a^2`` (``x ~ Re(a psi_1 e^{i omega t})``,
+  ``psi_1^H M psi_1 = 1``: ``a`` is the amplitude of a mass-normalized mode);
+* phase: the sin(omega t) coefficient of one position (the largest component of the linear
+  mode the branch starts from) is zero.
+
+``a`` is the continuation parameter (``lam``, last in ``Z = [Y, omega, xi, a]``).  Output per
+point: ``a``, ``omega`` and the equivalent modal damping ratio
+
+    D = xi / (2 omega)
+
+(Krack 2015: a linear structure with modal damping ``C phi = 2 D omega M phi`` is periodic
+exactly at ``xi = 2 D omega``, which ``tests/drivers/test_nonlinear_modes.py`` checks on a
+linear structure against its eigenvalues).  The system is continued by the pseudo-arclength
+Newton engine (the AFT's Taylor kernels do not hold the ``xi`` term: no ANM).  Starting point:
+the linear mode ``mode`` of the linearization at rest (``K phi = omega^2 M phi``, ``M`` given,
+identity by default), at amplitude ``a0``, Newton-corrected.
+
+Structures (``ModelSpec.structure``, ``model/_structure.py``): the generated module of the
+reduced structure has the modal coordinates and their velocities as kinematic pairs, with unit
+modal masses, so the default identity ``M`` makes ``a`` the modal amplitude of mass-normalized
+modes; the system is the uncondensed AFT of that module (the condensed harmonic balance of
+``discretizations/_condensed.py`` is not used: its compliance does not hold the ``xi M``
+term), so its cost grows with the retained modes.
+
+Physics: the EPMC is exact for a linear structure with mass-proportional modal damping and for
+conservative structures; otherwise it is an approximation of both the free decay (whose
+amplitude changes within a period) and the forced resonance (whose damping is not
+mass-proportional and whose forcing is at one point).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg
+
+from ..discretizations._aft import AFTDiscretization
+from ..discretizations._base import Discretization
+from ..discretizations._hbm import coefficients_to_samples
+from ..engine._bordered import Counters
+from ..engine._newton import correct
+from ..engine._options import ContinuationProblem
+from ..engine._run import run
+from ..errors import ConvergenceError, InputError
+from ._forced import HARMONICS_FIRST, HARMONICS_GROWTH, HARMONICS_MAX, TOLERANCE, _harmonics_needed
+
+__all__ = ["nonlinear_mode", "EPMCSystem", "linear_modes"]
+
+
+def _pairs(model):
+    """Positions and velocities ``(P, V)`` of the model's kinematic pairs, checked."""
+    pairs = model.kinematic
+    if not pairs:
+        raise InputError(f"model {model.name!r} has no second-order states (x' = v declared with "
+                         "m.second_order): a nonlinear mode needs positions and velocities of a structure")
+    return np.array([i for i, _ in pairs]), np.array([j for _, j in pairs])
+
+
+def _mass(model, mass, n_pos):
+    if mass is None:
+        return np.eye(n_pos)
+    M = np.atleast_2d(np.asarray(mass, dtype=float))
+    if M.shape == (1, n_pos) and n_pos > 1:
+        M = np.diag(M[0])
+    if M.shape != (n_pos, n_pos) or not np.all(np.isfinite(M)):
+        raise InputError(f"mass: a ({n_pos}, {n_pos}) matrix (or {n_pos} diagonal entries) for the positions "
+                         f"{', '.join(model.states[i] for i, _ in model.kinematic)} of model {model.name!r}")
+    if not np.allclose(M, M.T) or np.linalg.eigvalsh(0.5 * (M + M.T)).min() <= 0:
+        raise InputError("mass: the mass matrix must be symmetric positive definite")
+    return 0.5 * (M + M.T)
+
+
+def linear_modes(model, mass=None, lam=None):
+    """Undamped linear modes of the linearization at rest ``y = 0``.
+
+    With ``A = df/dy(0)``, positions ``P`` and velocities ``V``: ``M^-1 K = -A[V, P]``,
+    ``M^-1 C = -A[V, V]``; ``K phi = omega^2 M phi`` with ``phi^T M phi = 1``.
+
+    Returns
+    -------
+    omega : ndarray (n_pos,)
+        Angular frequencies, increasing.
+    phi : ndarray (n_pos, n_pos)
+        Mass-normalized mode shapes (columns) of the positions.
+    modal_c : ndarray (n_pos,)
+        ``phi^T C phi``: ``2 D omega`` of each mode (the viscous part, friction linearized at rest).
+    """
+    P, V = _pairs(model)
+    M = _mass(model, mass, len(P))
+    n = model.n
+    A = np.asarray(model.jac(0.0, np.zeros(n), model.value(model.continuation) if lam is None else lam),
+                   dtype=float)
+    K = M @ -A[np.ix_(V, P)]
+    C = M @ -A[np.ix_(V, V)]
+    w2, phi = scipy.linalg.eigh(0.5 * (K + K.T), M)
+    if w2.min() <= 0:
+        raise InputError(f"model {model.name!r}: the linearization at rest has a non-positive stiffness "
+                         f"eigenvalue ({w2.min():.3g}): no oscillating linear mode to start from")
+    return np.sqrt(w2), phi, np.einsum("ij,ik,kj->j", phi, C, phi)
+
+
+class EPMCSystem(Discretization):
+    """The EPMC harmonic balance (module docstring) as a discretization, ``Z = [Y, omega, xi, a]``.
+
+    Parameters
+    ----------
+    model : Model
+        Autonomous, or forced with its forcing switched off and the forcing frequency as its
+        continuation parameter (then the forcing's AFT is the autonomous one without phase
+        condition).
+    harmonics : int
+    phase_position : int
+        Index among the positions whose sin(omega t) coefficient is fixed to 0.
+    mass : ndarray (n_pos, n_pos)
+        Mass matrix of the normalization.
+    n_t : int, optional
+        AFT samples.
+    """
+
+    kind = "epmc"
+
+    def __init__(self, model, harmonics, phase_position=0, mass=None, n_t=None):
+        self.model = model
+        self.P, self.V = _pairs(model)
+        self.M = _mass(model, mass, len(self.P))
+        self.H = int(harmonics)
+        if self.H < 1:
+            raise InputError(f"harmonics = {harmonics}: a nonlinear mode needs at least 1 harmonic")
+        self.aft = AFTDiscretization(model, self.H, n_t=n_t)
+        if model.forced and not self.aft.omega_is_lam:
+            raise InputError(f"model {model.name!r} is forced: load it with its forcing frequency "
+                             f"{model.forcing_frequency!r} as continuation parameter (load_model(..., "
+                             f"continuation={model.forcing_frequency!r})) and its forcing switched off")
+        self.n_t = self.aft.n_t
+        self.n, self.nh = model.n, 2 * self.H + 1
+        self.n_coef = self.n * self.nh
+        self.omega_index = self.n_coef
+        self.xi_index = self.n_coef + 1
+        self.m = self.n_coef + 2
+        self.pp = int(phase_position)
+        self.phase_index = self.P[self.pp] * self.nh + 2
+        self._lam = None if model.forced else model.value(model.continuation)
+        self._v_rows = (self.V[:, None] * self.nh + np.arange(self.nh)[None, :]).ravel()
+        self.n_residuals = self.n_jacobians = 0
+        # the kinematic rows x_i' = v_j are the AFT's (the xi term is in the velocities' rows
+        # only) and omega sits where the AFT's omega (or lam = omega) does: the engines
+        # eliminate them exactly before the LU (contract item 18), as for the AFT
+        self.elimination = self.aft.elimination
+
+    @property
+    def sizes(self):
+        return {"phase_position": self.pp}
+
+    def split(self, Z):
+        """``(U (n, 2H+1), omega, xi, a)``."""
+        Z = np.asarray(Z, dtype=float)
+        if Z.shape != (self.size,):
+            raise InputError(f"Z has shape {Z.shape}; this system needs ({self.size},)")
+        return Z[:self.n_coef].reshape(self.n, self.nh), Z[self.omega_index], Z[self.xi_index], Z[-1]
+
+    def pack(self, U, omega, xi, a):
+        return np.concatenate([np.asarray(U, dtype=float).ravel(), [omega, xi, a]])
+
+    def _aft_Z(self, U, omega):
+        return self.aft.pack(U, omega, omega if self._lam is None else self._lam)
+
+    def residual(self, Z):
+        self.n_residuals += 1
+        U, om, xi, a = self.split(Z)
+        out = np.empty(self.m)
+        out[:self.n_coef] = self.aft.residual(self._aft_Z(U, om))[:self.n_coef]
+        out[self._v_rows] += xi * U[self.V].ravel()
+        c, s = U[self.P, 1], U[self.P, 2]
+        out[self.n_coef] = U[self.P[self.pp], 2]
+        out[self.n_coef + 1] = c @ self.M @ c + s @ self.M @ s - a * a
+        return out
+
+    def residual_noise(self, Z):
+        U, om, _, _ = self.split(Z)
+        return np.concatenate([self.aft.residual_noise(self._aft_Z(U, om))[:self.n_coef], [0.0, 0.0]])
+
+    def jacobian(self, Z):
+        self.n_jacobians += 1
+        U, om, xi, a = self.split(Z)
+        Ja = self.aft.jacobian(self._aft_Z(U, om))
+        J = np.zeros((self.m, self.size))
+        nc = self.n_coef
+        J[:nc, :nc] = Ja[:nc, :nc]
+        # d/d omega: the AFT's omega column (autonomous) or its lam column (lam = omega, the
+        # forcing switched off: df/dW = 0 at fixed phase, the column is -D U)
+        J[:nc, self.omega_index] = Ja[:nc, self.aft.omega_index if self._lam is not None else self.aft.lam_index]
+        J[self._v_rows, self._v_rows] += xi
+        J[self._v_rows, self.xi_index] = U[self.V].ravel()
+        J[nc, self.phase_index] = 1.0
+        c, s = U[self.P, 1], U[self.P, 2]
+        J[nc + 1, self.P * self.nh + 1] = 2 * self.M @ c
+        J[nc + 1, self.P * self.nh + 2] = 2 * self.M @ s
+        J[nc + 1, -1] = -2 * a
+        return J
+
+    def unpack(self, Z):
+        U, om, xi, a = self.split(Z)
+
+        def samples(n_t=256):
+            return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
+
+        return dict(lam=float(a), omega=float(om), xi=float(xi), damping_ratio=float(xi / (2 * om)),
+                    coefficients=U.copy(), harmonics=self.H, n_t=self.n_t, path="epmc", samples=samples)
+
+    def resize(self, Z, harmonics, n_t=None):
+        """The same system at another harmonic count, ``Z`` padded or truncated."""
+        U, om, xi, a = self.split(Z)
+        new = EPMCSystem(self.model, harmonics, self.pp, self.M, n_t=n_t)
+        U2 = np.zeros((self.n, new.nh))
+        k = min(self.nh, new.nh)
+        U2[:, :k] = U[:, :k]
+        return new, new.pack(U2, om, xi, a)
+
+
+def _check_unforced(model, omega):
+    """Refuse a model whose right-hand side depends on time (a forcing left on)."""
+    rng = np.random.default_rng(0)
+    x = 0.1 * rng.standard_normal(model.n)
+    lam = omega if model.forced else model.value(model.continuation)
+    f = [np.asarray(model.rhs(t, x, lam), dtype=float) for t in (0.0, 0.37 / omega, 1.91 / omega)]
+    scale = max(float(np.max(np.abs(f[0]))), 1e-300)
+    if max(float(np.max(np.abs(g - f[0]))) for g in f[1:]) > 1e-12 * scale:
+        raise InputError(f"model {model.name!r} is forced and its forcing is not zero: a nonlinear mode is a "
+                         "motion of the free structure; set the forcing amplitude to 0 (e.g. --set F0=0)")
+
+
+def _start(model, mode, a0, harmonics, mass, n_t):
+    """The EPMC system and its first point at amplitude ``a0``, from linear mode ``mode``."""
+    if model.forced and model.forcing_frequency != model.continuation:
+        raise InputError(f"model {model.name!r} is forced: load it with its forcing frequency "
+                         f"{model.forcing_frequency!r} as continuation parameter (load_model(..., "
+                         f"continuation={model.forcing_frequency!r})) and its forcing switched off")
+    # a forced model's lam is its forcing frequency: any value will do for the unforced
+    # structure's linearization at rest
+    omegas, phi, modal_c = linear_modes(model, mass, lam=None if not model.forced else 1.0)
+    if int(mode) != mode or not 1 <= mode <= len(omegas):
+        raise InputError(f"mode = {mode}: the structure has the linear modes 1..{len(omegas)} "
+                         f"(angular frequencies {', '.join(f'{w:.6g}' for w in omegas)})")
+    j = int(mode) - 1
+    shape = phi[:, j]
+    p = int(np.argmax(np.abs(shape)))
+    shape = shape * np.sign(shape[p])
+    om = float(omegas[j])
+    _check_unforced(model, om)
+    disc = EPMCSystem(model, harmonics, phase_position=p, mass=mass, n_t=n_t)
+    U = np.zeros((disc.n, disc.nh))
+    U[disc.P, 1] = a0 * shape                  # x = a phi cos(omega t)
+    U[disc.V, 2] = -a0 * om * shape            # v = -a omega phi sin(omega t)
+    Z = disc.pack(U, om, modal_c[j], a0)
+    try:
+        Z = correct(disc, Z, np.eye(disc.size)[-1], a0, max_iter=40)[0]
+    except ConvergenceError as exc:
+        raise ConvergenceError(f"the nonlinear mode {mode} did not converge at amplitude a = {a0:g} from the "
+                               f"linear mode (omega = {om:.6g}): {exc}; start at a smaller amplitude") from None
+    return disc, Z
+
+
+def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tolerance=TOLERANCE, mass=None,
+                   n_t=None, options=None, progress=None):
+    """The nonlinear mode ``mode`` of a damped structure by the EPMC, from ``a0`` to ``a1``.
+
+    Parameters
+    ----------
+    model : Model
+        A structure written with second-order states (``m.second_order``): autonomous, or forced
+        with its forcing switched off (e.g. ``F0 = 0``) and loaded with the forcing frequency as
+        its continuation parameter.
+    mode : int
+        Linear mode (1 the lowest) the branch starts from, at ``a0``.
+    amplitudes : (float, float)
+        Modal amplitudes ``(a0, a1)`` (module docstring: the mass-weighted size of the
+        positions' first harmonic), continued from ``a0``; both > 0.
+    harmonics : int, optional
+        Harmonics; default chosen for ``tolerance`` as for
+        :func:`~frictionkit.runtime.frequency_response` (the largest change of a state's
+        coefficients from ``H`` to ``1.5 H`` harmonics at the slowest-decaying points).
+    mass : array_like, optional
+        Mass matrix of the positions for the normalization (default identity: unit masses).
+    n_t : int, optional
+        AFT samples per period.
+    options : dict or NewtonOptions, optional
+        Pseudo-arclength options (``max_steps``, ``step``, ``max_step``, ...).
+    progress : callable, optional
+
+    Returns
+    -------
+    Branch
+        ``param`` the modal amplitude ``a``, ``omega`` the frequency; the EPMC columns in
+        ``branch.nlmode``: ``amplitude`` (= ``param``), ``omega``, ``xi`` and
+        ``damping_ratio`` ``D = xi / (2 omega)``; the usual amplitude/phase/rms columns of the
+        states; ``provenance["nonlinear_mode"]`` the mode, mass and harmonic search.
+        :func:`save_nonlinear_mode` writes it with the EPMC columns (group ``nlmode``).
+
+    Raises
+    ------
+    InputError
+        No second-order states, a forcing left on, amplitudes <= 0, a bad mode index.
+    """
+    try:
+        a0, a1 = (float(a) for a in amplitudes)
+    except (TypeError, ValueError):
+        raise InputError(f"amplitudes = {amplitudes!r}: give two modal amplitudes (a0, a1)") from None
+    if not (math.isfinite(a0) and math.isfinite(a1) and a0 > 0 and a1 > 0 and a0 != a1):
+        raise InputError(f"amplitudes = ({a0:g}, {a1:g}): two different finite modal amplitudes > 0")
+    if harmonics is not None and (int(harmonics) != harmonics or harmonics < 1):
+        raise InputError(f"harmonics = {harmonics}: the number of harmonics must be an integer >= 1")
+    if not (0 < float(tolerance) < 1):
+        raise InputError(f"tolerance = {tolerance}: a relative accuracy between 0 and 1, e.g. 1e-8")
+    lo, hi = sorted((a0, a1))
+    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
+    if isinstance(opts, dict):
+        # the first step scaled by the range; the steps then grow with Newton's ease (the
+        # frequency and xi dominate the norm of Z at small amplitudes), the change of the
+        # amplitude per step at most a tenth of the range (a resolved curve)
+        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_lam_step=0.1 * (hi - lo),
+                        step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
+        opts = dict(defaults, **opts, lam_min=lo, lam_max=hi)
+    search, probe_lu = [], 0
+    H = int(harmonics) if harmonics is not None else HARMONICS_FIRST
+    while True:
+        disc, Z = _start(model, mode, a0, H, mass, n_t)
+        br = run(ContinuationProblem(disc, Z, 1.0 if a1 > a0 else -1.0), "newton", opts, progress,
+                 provenance=dict(continuation_parameter="a", discretization="epmc"))
+        if harmonics is not None or br.status not in ("range", "max_steps"):
+            break
+        counters = Counters()
+        needed, change = _harmonics_needed(br, tolerance, counters)
+        search.append(dict(harmonics=H, change=change, needed=needed, factorizations=int(counters.factorizations)))
+        probe_lu += counters.factorizations
+        if needed <= H:
+            break
+        probe_lu += br.counters.get("factorizations", 0)
+        H = needed
+    sol = br.solutions
+    xi = sol[:, disc.xi_index]
+    br.nlmode = dict(amplitude=br.param.copy(), omega=br.omega.copy(), xi=xi, damping_ratio=xi / (2 * br.omega))
+    br.counters["harmonics_search_factorizations"] = int(probe_lu)
+    br.provenance["nonlinear_mode"] = dict(mode=int(mode), mass=disc.M.tolist(), tolerance=float(tolerance),
+                                           phase_state=model.states[disc.P[disc.pp]], search=search)
+    if search and search[-1]["change"] > tolerance:
+        br.message += (f"; the orbit's coefficients change by {search[-1]['change']:.1e} from {H} harmonics to "
+                       f"{math.ceil(HARMONICS_GROWTH * H)} (above the tolerance {tolerance:g}: the harmonic "
+                       f"count stops at {HARMONICS_MAX}; give harmonics or a larger tolerance)")
+    return br
+
+
+def mode_at(branch, amplitude, counters=None):
+    """The branch's nonlinear mode at exactly ``amplitude`` (Newton at fixed ``a`` from the
+    nearest point): ``dict(amplitude, omega, xi, damping_ratio, solution)``."""
+    disc = branch.discretization
+    if disc is None or disc.kind != "epmc":
+        raise InputError("mode_at needs a nonlinear-mode branch computed in this session (nonlinear_mode)")
+    a = float(amplitude)
+    i = int(np.argmin(np.abs(branch.param - a)))
+    Z = correct(disc, branch.solutions[i], np.eye(disc.size)[-1], a, counters=counters, max_iter=30)[0]
+    info = disc.unpack(Z)
+    return dict(amplitude=a, omega=info["omega"], xi=info["xi"], damping_ratio=info["damping_ratio"], solution=Z)
+
+
+def save_nonlinear_mode(path, branch):
+    """Write a nonlinear-mode branch: the branch layout of ``results/_branch.py`` (group
+    ``/periodic`` of a run file, ``param`` = the modal amplitude ``a``) plus the group
+    ``/periodic/nlmode`` with the datasets ``amplitude``, ``omega``, ``xi`` and
+    ``damping_ratio`` (n_points,) (``D = xi / (2 omega)``, Krack 2015), atomically."""
+    import h5py
+    from ..results._atomic import atomic_path
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+        f.attrs["layout"] = "run"
+        f.attrs["main"] = "periodic"
+        g = f.create_group("periodic")
+        branch._write_group(g)
+        nm = g.create_group("nlmode")
+        for k, v in branch.nlmode.items():
+            nm[k] = np.asarray(v, dtype=float)
+        nm.attrs["formula"] = "damping_ratio = xi / (2 omega); EPMC, Krack, Computers & Structures 2015"

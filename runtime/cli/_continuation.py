@@ -32,7 +32,7 @@ from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import append_branch, load_branch, save_run
 from ..results._labels import PointRef, check_restart_point, parse_point, point_index, special_point
 from ..results._plots import plot_branches
-from ._params import ASSIGNMENT, param_values, write_outputs
+from ._params import ASSIGNMENT, param_values, save_or_rescue, write_outputs
 
 
 def _load(model_name, param, params):
@@ -101,16 +101,22 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
     if main_branch.status == "max_steps":
         main_branch.success = False
         main_branch.message += "; raise --max-steps or continue with --restart"
+    branches = branches or [main_branch]
     try:
         with deferred_interrupts():       # a signal during the save is raised once the file is complete
             if out is not None:
-                save(out, branches or [main_branch])
+                # a failed save (full disk, folder gone) writes the branch to a rescue file and says where
+                save_or_rescue(lambda path: (save if path == out else _save_run_groups)(path, branches), out,
+                               "branch")
                 click.echo(f"wrote {out}")
     except KeyboardInterrupt as exc:
         interrupted = f"interrupted ({exc}) during the save; the file {out} is complete"
     if plot is not None and not interrupted:
         with deferred_interrupts():
-            plot_branches(branches, path=plot)
+            try:
+                plot_branches(branches, path=plot)
+            except FrictionkitError as exc:
+                raise click.ClickException(f"{exc}" + (f" (the branch is in {out})" if out else "")) from None
             click.echo(f"wrote {plot}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
     if isinstance(interrupted, str):
@@ -276,7 +282,19 @@ def _checkpointer(out, every_steps, every_seconds):
         return None
 
     def wrap(label, bar):
-        return Checkpoint(lambda br: br.save(out), run_provenance, every_steps, every_seconds, bar, label)
+        failed = []
+
+        def save(br):
+            # a checkpoint that cannot be written (full disk) does not stop the run: the branch
+            # stays in memory and its final save rescues it if --out still fails then
+            try:
+                br.save(out)
+            except FrictionkitError as exc:
+                if not failed:
+                    click.echo(f"Warning: checkpoint not saved ({exc}); the run goes on, the final save "
+                               "is tried again", err=True)
+                failed.append(exc)
+        return Checkpoint(save, run_provenance, every_steps, every_seconds, bar, label)
     return wrap
 
 
@@ -465,7 +483,7 @@ def _report_curve(curve, param, second, out, plot):
         click.echo(f"  turning point in {second}: {f:.10g}")
     if len(curve):
         click.echo(f"  ends at {param} = {curve.lam[-1]:.10g}, {second} = {curve.mu[-1]:.10g}")
-    write_outputs(curve, out, plot)
+    write_outputs(curve, out, plot, what)
     if curve.status not in ("range", "bogdanov-takens"):
         raise click.ClickException(f"the {what} stopped early: {curve.message}")
 
@@ -546,11 +564,14 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
                                    discretization=discretization)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
-    save_run(out_dir / "belt.h5", equilibria=eq, periodic=per)
+    save_or_rescue(lambda path: save_run(path, equilibria=eq, periodic=per), out_dir / "belt.h5", "run")
     size = (f"{per.provenance['sizes']['n_intervals']} x {per.provenance['sizes']['degree']}"
             if discretization.startswith("collocation") else f"H = {harmonics}")
-    plot_branches([eq, per], path=out_dir / "belt.png",
-                  title=f"belt, n = 10, FN = 5 N, {discretization} {size}, {method.upper()}")
+    try:
+        plot_branches([eq, per], path=out_dir / "belt.png",
+                      title=f"belt, n = 10, FN = 5 N, {discretization} {size}, {method.upper()}")
+    except FrictionkitError as exc:
+        raise click.ClickException(f"{exc} (the branches are in {out_dir / 'belt.h5'})") from None
     for name in ("belt.h5", "belt.png"):
         click.echo(f"wrote {out_dir / name}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")

@@ -81,6 +81,31 @@ def check_text(value, what):
     return value
 
 
+def check_unit(value, what):
+    """A unit (:func:`check_text`) that matplotlib can typeset: the figures label their axes
+    ``name [unit]``, and matplotlib reads text between two ``$`` as mathtext, so a unit with
+    an unbalanced ``$`` or mathtext it cannot parse (``"$m^$"``) is refused here, naming it,
+    rather than failing in a plot long after the run."""
+    value = check_text(value, what)
+    dollars = (value or "").count("$") - (value or "").count(r"\$")
+    if not dollars:
+        return value
+    if dollars % 2:
+        raise InvalidTextError(f"{what} {value!r} has an unbalanced '$' (matplotlib typesets the text between two "
+                               r"'$' as mathtext): close it, e.g. '$m/s^2$', or write a literal dollar as '\$'")
+    # matplotlib only for a unit with mathtext (rare): declaring a model does not load it otherwise
+    from matplotlib.mathtext import MathTextParser
+    try:
+        MathTextParser("path").parse(value)
+    except ValueError as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        detail = detail.split(": ", 1)[-1]
+        detail = detail if len(detail) <= 100 else detail[:100] + "..."
+        raise InvalidTextError(f"{what} {value!r} is not mathtext matplotlib can typeset ({detail}); correct "
+                               r"it, e.g. '$\mathrm{m/s^2}$', or write a literal dollar as '\$'") from None
+    return value
+
+
 @dataclass(frozen=True)
 class Parameter:
     """A model parameter: a real sympy symbol with a default value and documentation."""
@@ -225,7 +250,7 @@ class ModelSpec:
             raise ModelSpecError(f"model name {self.name!r} must be a Python identifier "
                                  f"(letters, digits, underscores), e.g. 'belt_2dof'")
         self.description = check_text(self.description, f"description of model {self.name!r}") or ""
-        self.time_unit = check_text(self.time_unit, f"time unit of model {self.name!r}") or ""
+        self.time_unit = check_unit(self.time_unit, f"time unit of model {self.name!r}") or ""
         if self.condense not in (None, True, False):
             raise ModelSpecError(f"model {self.name!r}: condense={self.condense!r} must be None, True or False")
 
@@ -261,7 +286,7 @@ class ModelSpec:
         ``check_parameters`` refuses other values naming the parameter.
         """
         name = self._new_name(name, "parameter")
-        unit = check_text(unit, f"unit of parameter {name!r}")
+        unit = check_unit(unit, f"unit of parameter {name!r}")
         doc = check_text(doc, f"doc of parameter {name!r}")
         if isinstance(default, bool) or isinstance(default, complex):
             raise ModelSpecError(f"parameter {name!r}: default {default!r} is not a real number")
@@ -289,7 +314,7 @@ class ModelSpec:
     def state(self, name: str, unit: str | None = None, doc: str | None = None) -> sp.Symbol:
         """Declare a first-order state (with its unit, e.g. ``"m"``); give its equation with :meth:`ode`."""
         name = self._new_name(name, "state")
-        unit = check_text(unit, f"unit of state {name!r}")
+        unit = check_unit(unit, f"unit of state {name!r}")
         doc = check_text(doc, f"doc of state {name!r}")
         sym = sp.Symbol(name, real=True)
         self.states.append(sym)

@@ -335,6 +335,9 @@ def _start_mu(model, mu_name, mu_min, mu_max):
     if mu_name == model.continuation:
         raise InputError(f"the second parameter {mu_name!r} is the model's continuation parameter; "
                          "choose another one")
+    if not mu_min < mu_max:
+        raise InputError(f"the range of {mu_name} is empty: mu_min = {mu_min:g} must lie below mu_max = {mu_max:g} "
+                         "(the direction of the first step is the argument direction)")
     mu0 = float(model.value(mu_name))
     if not mu_min <= mu0 <= mu_max:
         raise InputError(f"the start {mu_name} = {mu0:g} is outside [{mu_min:g}, {mu_max:g}]")

@@ -8,7 +8,7 @@ import time
 
 import click
 
-from ..errors import FrictionkitError
+from ..errors import FrictionkitError, InputError
 
 
 class AssignmentType(click.ParamType):
@@ -79,6 +79,18 @@ def write_outputs(result, out, plot, what="result"):
         except FrictionkitError as exc:
             raise click.ClickException(f"{exc}" + (f" (the {what} is in {out})" if out else "")) from None
         click.echo(f"wrote {plot}")
+
+
+def check_sizes(harmonics=None, intervals=None, degree=None):
+    """The discretization sizes a command was given (None: not given), checked before any
+    work, for a new run and a restart alike: ``--harmonics`` >= 1, ``--intervals`` >= 2,
+    ``--degree`` in 1..12 (the collocations' Gauss-Legendre orders)."""
+    if harmonics is not None and harmonics < 1:
+        raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
+    if intervals is not None and intervals < 2:
+        raise InputError(f"--intervals {intervals}: a collocation mesh needs at least 2 sub-intervals")
+    if degree is not None and not 1 <= degree <= 12:
+        raise InputError(f"--degree {degree}: the collocation degree must be between 1 and 12")
 
 
 def param_values(*groups) -> dict:

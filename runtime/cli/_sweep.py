@@ -11,7 +11,7 @@ from ..drivers._methods import PERIODIC_METHODS
 from ..errors import FrictionkitError, InputError
 from ..sweeps import SweepStore, plot_sweep_map, sweep
 from ..sweeps._spec import MAX_TASKS, check_grid_size, grid_count, parse_grid
-from ._params import ASSIGNMENT, param_values
+from ._params import ASSIGNMENT, check_sizes, param_values
 
 
 class _GridType(click.ParamType):
@@ -94,6 +94,7 @@ def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hop
             "simulate": dict(t_end=t_end, seed=seed)}[task]
     try:
         check_grid_size([grid_count(text) for text in over], max_tasks)     # before any grid is made
+        check_sizes(harmonics, intervals, degree)
         grids = dict(parse_grid(text, max_points=max_tasks) for text in over)
         params = param_values(set_, assignments)
         params.pop(param, None)

@@ -22,6 +22,7 @@ returning a :class:`ModelSpec` (or a module-level ``MODEL``).
 """
 from __future__ import annotations
 
+import inspect
 import keyword
 import math
 import unicodedata
@@ -417,10 +418,19 @@ class ModelSpec:
             raise ModelSpecError(f"contact {name!r}: law {law!r} is not a function of the relative velocity")
         vr = self._sympify(relative_velocity, f"relative velocity of contact {name!r}")
         try:
-            expr = law(vr, **law_params)
+            inspect.signature(law).bind(vr, **law_params)
         except TypeError as exc:
             raise ModelSpecError(f"contact {name!r}: law {getattr(law, '__name__', law)} rejected its "
                                  f"parameters ({exc}); pass exactly the law's keyword arguments") from None
+        except ValueError:               # no signature to read (a builtin): the call says
+            pass
+        try:
+            expr = law(vr, **law_params)
+        except Exception as exc:       # the user's own code: its failure named, never a traceback
+            raise ModelSpecError(f"contact {name!r}: law {getattr(law, '__name__', law)} raised "
+                                 f"{type(exc).__name__} ({exc}) when applied to the relative velocity {vr}; "
+                                 "a law takes sympy expressions and returns one (sympy.tanh, not math.tanh or "
+                                 "numpy.tanh; no if on a symbol)") from None
         expr = self._sympify(expr, f"law {getattr(law, '__name__', law)} of contact {name!r}")
         coef = self.define(f"mu_{name}", expr)
         self._new_name(name, "contact")

@@ -1,6 +1,7 @@
 """``frictionkit continue`` and ``frictionkit demo`` (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from pathlib import Path
@@ -28,7 +29,6 @@ from ..drivers._reparam import restart_in_parameter
 from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
 from ..engine._run import _provenance as run_provenance
 from ..errors import ConvergenceError, FrictionkitError, InputError
-from ..model._interface import Model
 from ..model._load import load_model
 from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import append_branch, load_branch, save_run
@@ -344,7 +344,7 @@ def explain_no_equilibrium(m, param, start, params, exc):
             return exc                        # an equilibrium exists: the failure is elsewhere
         except FrictionkitError:
             pass
-        defaults = Model(m.module)
+        defaults = dataclasses.replace(m, params={})        # the model at its default values
         options = [(f"--start {start:g}", param, start)] + [(f"--set {k}={v:g}", k, v) for k, v in params.items()]
         failing = _failing_condition(m, start)
         for option, name, value in options:

@@ -26,12 +26,17 @@ import stat
 from ..errors import InputError
 from ._checked import Damaged
 
-__all__ = ["atomic_path", "check_output", "read_hdf5", "FIGURE_FORMATS", "HDF5_FORMATS"]
+__all__ = ["atomic_path", "check_output", "read_hdf5", "WriteFailed", "FIGURE_FORMATS", "HDF5_FORMATS"]
 
 HDF5_FORMATS = (".h5", ".hdf5")
 # what matplotlib's Agg/PDF/SVG/PS backends write (FigureCanvasBase.get_supported_filetypes)
 FIGURE_FORMATS = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff",
                   ".webp", ".pgf", ".raw", ".rgba")
+
+
+class WriteFailed(InputError):
+    """Writing a file failed midway (the system's ``OSError``): a full disk or quota, a folder
+    removed, an I/O error.  The previous file is unchanged and no temporary file is left."""
 
 
 @contextmanager
@@ -47,8 +52,10 @@ def atomic_path(target):
     Raises
     ------
     InputError
-        The folder cannot be written, ``target`` is a read-only file, or the write failed
-        with an ``OSError`` (a full disk: the message says so; the temporary file is removed).
+        The folder cannot be written, or ``target`` is a read-only file.
+    WriteFailed
+        The write failed with an ``OSError`` (a full disk: the message says so; the temporary
+        file is removed).
 
     Examples
     --------
@@ -80,7 +87,7 @@ def atomic_path(target):
         except OSError:
             pass
         if isinstance(exc, OSError):         # a full disk, a quota, a vanished folder, an I/O error
-            raise InputError(_write_failure(target, exc, previous is not None)) from None
+            raise WriteFailed(_write_failure(target, exc, previous is not None)) from None
         raise
 
 

@@ -367,7 +367,8 @@ def explain_no_equilibrium(m, param, start, params, exc):
             return InputError(f"{option}: no equilibrium of model {m.name!r} is found with {name} = {value:g} (one is "
                               f"found with {name}'s default {default:g}, the other values kept); choose a value nearer "
                               f"the model's range ({_solver_words(exc)})")
-    given = f"--start {start:g}" + (" with --set " + " ".join(f"{k}={v:g}" for k, v in params.items()) if params else "")
+    given = f"--start {start:g}" + (" with --set " + " ".join(f"{k}={v:g}" for k, v in params.items())
+                                    if params else "")
     why = f" (the validity condition of the recast {failing} fails there at the states 0)" if failing else ""
     return InputError(f"no equilibrium of model {m.name!r} is found at {given}{why}: change --start or the --set "
                       f"values (`frictionkit models {m.name}` lists the defaults), or start a periodic branch "

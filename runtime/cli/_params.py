@@ -55,7 +55,11 @@ def save_or_rescue(save, out, what="result"):
     out = Path(out)
     name = f"{out.stem}.rescued-{time.strftime('%Y%m%d-%H%M%S')}{out.suffix}"
     tried = []
-    for folder in dict.fromkeys((Path.cwd(), Path(tempfile.gettempdir()))):
+    try:
+        here = [Path.cwd()]
+    except OSError:                      # the current folder was removed too
+        here = []
+    for folder in dict.fromkeys(here + [Path(tempfile.gettempdir())]):
         rescue = folder / name
         try:
             save(rescue)

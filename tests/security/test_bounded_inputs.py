@@ -220,3 +220,21 @@ def test_a_file_with_bad_mathtext_units_still_plots(tmp_path):
     assert matplotlib.image.imread(tmp_path / "b.png").shape[2] == 4
     r = CliRunner().invoke(main, ["plot", str(path), "-o", str(tmp_path / "c.png")])
     assert r.exit_code == 0 and (tmp_path / "c.png").stat().st_size > 0, r.output
+
+
+def test_a_store_claiming_a_huge_two_parameter_grid_is_refused_before_the_map_is_made(tmp_path):
+    # 60,000 x 60,000 values in the stored spec (1 MB of JSON) would be a map of 3.6e9 cells
+    path = tmp_path / "s.h5"
+    spec = SweepSpec.build("belt", "abc", "Vb", 0.05, 12, {"FN": [1.0, 2.0], "n": [10.0]}, harmonics=5)
+    with SweepStore(path, spec) as store:
+        store.commit([{"index": 0, "branches": {}, "row": {"FN": 1.0, "n": 10.0, "status": "ok", "message": "",
+                                                            "eq_stable": "[[0.05, 3.0]]", "orbit_stable": "[]"}}])
+    with h5py.File(path, "r+") as f:
+        d = json.loads(f.attrs["spec"])
+        d["over"] = [["FN", np.linspace(1, 2, 60_000).tolist()], ["n", np.linspace(5, 10, 60_000).tolist()]]
+        f.attrs["spec"] = json.dumps(d)
+    r, peak = _invoke(["plot-sweep", path, "--at", "1", "--out", tmp_path / "m.png"])
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (r.output, r.exception)
+    assert "the map over FN (60,000 values) x n (60,000 values) has 3,600,000,000 cells" in r.output, r.output
+    assert peak < 200 * 2**20, f"{peak / 2**20:.0f} MiB allocated"
+    assert not (tmp_path / "m.png").exists()

@@ -22,6 +22,7 @@ returning a :class:`ModelSpec` (or a module-level ``MODEL``).
 """
 from __future__ import annotations
 
+import inspect
 import keyword
 import math
 import unicodedata
@@ -78,6 +79,31 @@ def check_text(value, what):
     except UnicodeEncodeError as exc:
         raise InvalidTextError(f"{what} {value!r} holds {value[exc.start]!r} (a lone surrogate), which "
                                f"cannot be written to a UTF-8 file; remove it") from None
+    return value
+
+
+def check_unit(value, what):
+    """A unit (:func:`check_text`) that matplotlib can typeset: the figures label their axes
+    ``name [unit]``, and matplotlib reads text between two ``$`` as mathtext, so a unit with
+    an unbalanced ``$`` or mathtext it cannot parse (``"$m^$"``) is refused here, naming it,
+    rather than failing in a plot long after the run."""
+    value = check_text(value, what)
+    dollars = (value or "").count("$") - (value or "").count(r"\$")
+    if not dollars:
+        return value
+    if dollars % 2:
+        raise InvalidTextError(f"{what} {value!r} has an unbalanced '$' (matplotlib typesets the text between two "
+                               r"'$' as mathtext): close it, e.g. '$m/s^2$', or write a literal dollar as '\$'")
+    # matplotlib only for a unit with mathtext (rare): declaring a model does not load it otherwise
+    from matplotlib.mathtext import MathTextParser
+    try:
+        MathTextParser("path").parse(value)
+    except ValueError as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        detail = detail.split(": ", 1)[-1]
+        detail = detail if len(detail) <= 100 else detail[:100] + "..."
+        raise InvalidTextError(f"{what} {value!r} is not mathtext matplotlib can typeset ({detail}); correct "
+                               r"it, e.g. '$\mathrm{m/s^2}$', or write a literal dollar as '\$'") from None
     return value
 
 
@@ -225,7 +251,7 @@ class ModelSpec:
             raise ModelSpecError(f"model name {self.name!r} must be a Python identifier "
                                  f"(letters, digits, underscores), e.g. 'belt_2dof'")
         self.description = check_text(self.description, f"description of model {self.name!r}") or ""
-        self.time_unit = check_text(self.time_unit, f"time unit of model {self.name!r}") or ""
+        self.time_unit = check_unit(self.time_unit, f"time unit of model {self.name!r}") or ""
         if self.condense not in (None, True, False):
             raise ModelSpecError(f"model {self.name!r}: condense={self.condense!r} must be None, True or False")
 
@@ -261,7 +287,7 @@ class ModelSpec:
         ``check_parameters`` refuses other values naming the parameter.
         """
         name = self._new_name(name, "parameter")
-        unit = check_text(unit, f"unit of parameter {name!r}")
+        unit = check_unit(unit, f"unit of parameter {name!r}")
         doc = check_text(doc, f"doc of parameter {name!r}")
         if isinstance(default, bool) or isinstance(default, complex):
             raise ModelSpecError(f"parameter {name!r}: default {default!r} is not a real number")
@@ -289,7 +315,7 @@ class ModelSpec:
     def state(self, name: str, unit: str | None = None, doc: str | None = None) -> sp.Symbol:
         """Declare a first-order state (with its unit, e.g. ``"m"``); give its equation with :meth:`ode`."""
         name = self._new_name(name, "state")
-        unit = check_text(unit, f"unit of state {name!r}")
+        unit = check_unit(unit, f"unit of state {name!r}")
         doc = check_text(doc, f"doc of state {name!r}")
         sym = sp.Symbol(name, real=True)
         self.states.append(sym)
@@ -392,10 +418,19 @@ class ModelSpec:
             raise ModelSpecError(f"contact {name!r}: law {law!r} is not a function of the relative velocity")
         vr = self._sympify(relative_velocity, f"relative velocity of contact {name!r}")
         try:
-            expr = law(vr, **law_params)
+            inspect.signature(law).bind(vr, **law_params)
         except TypeError as exc:
             raise ModelSpecError(f"contact {name!r}: law {getattr(law, '__name__', law)} rejected its "
                                  f"parameters ({exc}); pass exactly the law's keyword arguments") from None
+        except ValueError:               # no signature to read (a builtin): the call says
+            pass
+        try:
+            expr = law(vr, **law_params)
+        except Exception as exc:       # the user's own code: its failure named, never a traceback
+            raise ModelSpecError(f"contact {name!r}: law {getattr(law, '__name__', law)} raised "
+                                 f"{type(exc).__name__} ({exc}) when applied to the relative velocity {vr}; "
+                                 "a law takes sympy expressions and returns one (sympy.tanh, not math.tanh or "
+                                 "numpy.tanh; no if on a symbol)") from None
         expr = self._sympify(expr, f"law {getattr(law, '__name__', law)} of contact {name!r}")
         coef = self.define(f"mu_{name}", expr)
         self._new_name(name, "contact")

@@ -52,8 +52,10 @@ from ..engine._newton import correct, tangent_at
 from ..engine._options import NewtonOptions
 from ..engine._predictor_corrector import pseudo_arclength
 from ..errors import ConvergenceError, InputError
-from ..results._atomic import atomic_path
+from ..results._atomic import atomic_path, read_hdf5
+from ..results._checked import NUMBERS, Damaged, dataset, json_attr, text_attr
 from ..results._figure import finish, subplots
+from ..results._plots import drawable
 from ..model._interface import Model
 from ._branch_points import _dense
 
@@ -211,12 +213,13 @@ class BifurcationCurve:
                 label="Hopf points" if self.kind == "hopf" else "folds of periodic orbits")
         for f in self.folds_mu:
             ax.axhline(f, color="0.6", lw=0.8, ls=":")
-            ax.annotate(f"turning point: {self.mu_name} = {f:.6g}", (self.lam[np.argmin(np.abs(self.mu - f))], f),
+            ax.annotate(drawable(f"turning point: {self.mu_name} = {f:.6g}"),
+                        (self.lam[np.argmin(np.abs(self.mu - f))], f),
                         textcoords="offset points", xytext=(4, 4), fontsize=8)
-        ax.set_xlabel(self.lam_name)
-        ax.set_ylabel(self.mu_name)
-        ax.set_title(title or f"{self.model}: " + ("Hopf points of the equilibria" if self.kind == "hopf"
-                                                   else "folds of periodic orbits"))
+        ax.set_xlabel(drawable(self.lam_name))
+        ax.set_ylabel(drawable(self.mu_name))
+        ax.set_title(drawable(title or f"{self.model}: " + ("Hopf points of the equilibria" if self.kind == "hopf"
+                                                            else "folds of periodic orbits")))
         ax.grid(alpha=0.3)
         ax.legend(loc="best", fontsize=8)
         if fig is not None:
@@ -225,15 +228,26 @@ class BifurcationCurve:
 
     @classmethod
     def load(cls, path):
-        import h5py
-        with h5py.File(path, "r") as f:
-            a = f.attrs
-            return cls(model=str(a["model"]), lam_name=str(a["lam_name"]), mu_name=str(a["mu_name"]),
-                       lam=f["lam"][()], mu=f["mu"][()], omega=f["omega"][()], states=f["states"][()],
-                       status=str(a["status"]), message=str(a["message"]),
-                       folds_mu=[float(v) for v in np.atleast_1d(a["folds_mu"])],
-                       parameters=json.loads(str(a["parameters"])),
-                       kind=str(a.get("kind", "hopf_curve")).replace("_curve", ""))
+        """The curve saved by :meth:`save` to ``path``, every attribute and dataset checked before
+        it is read (``results/_checked``): a damaged or hostile file is an :class:`InputError`
+        naming the file and the attribute or dataset."""
+        return read_hdf5(path, cls._read, "curve file")
+
+    @classmethod
+    def _read(cls, f):
+        kind = text_attr(f, "kind", "hopf_curve")
+        if kind not in ("hopf_curve", "fold_curve"):
+            raise Damaged(f"attribute 'kind' of /: {kind[:60]!r}, not 'hopf_curve' or 'fold_curve'")
+        lam = dataset(f, "lam", (None,))
+        n = len(lam)
+        folds = np.atleast_1d(f.attrs.get("folds_mu", np.zeros(0)))
+        if folds.dtype.kind not in NUMBERS or folds.ndim != 1:
+            raise Damaged(f"attribute 'folds_mu' of /: {folds.dtype} of shape {folds.shape}, not a list of numbers")
+        return cls(model=text_attr(f, "model"), lam_name=text_attr(f, "lam_name"), mu_name=text_attr(f, "mu_name"),
+                   lam=lam, mu=dataset(f, "mu", (n,)), omega=dataset(f, "omega", (n,)),
+                   states=dataset(f, "states", (n, None)), status=text_attr(f, "status"),
+                   message=text_attr(f, "message", ""), folds_mu=[float(v) for v in folds],
+                   parameters=json_attr(f, "parameters", "table of numbers", {}), kind=kind.replace("_curve", ""))
 
 
 def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
@@ -321,6 +335,9 @@ def _start_mu(model, mu_name, mu_min, mu_max):
     if mu_name == model.continuation:
         raise InputError(f"the second parameter {mu_name!r} is the model's continuation parameter; "
                          "choose another one")
+    if not mu_min < mu_max:
+        raise InputError(f"the range of {mu_name} is empty: mu_min = {mu_min:g} must lie below mu_max = {mu_max:g} "
+                         "(the direction of the first step is the argument direction)")
     mu0 = float(model.value(mu_name))
     if not mu_min <= mu0 <= mu_max:
         raise InputError(f"the start {mu_name} = {mu0:g} is outside [{mu_min:g}, {mu_max:g}]")

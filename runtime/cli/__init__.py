@@ -11,11 +11,21 @@ with the one ``--set NAME=VALUE`` type of ``_params``.
 """
 from __future__ import annotations
 
-import importlib
+import sys
 
-import click
+#: exit code of a command interrupted by Ctrl-C (128 + SIGINT, as shells report it)
+EXIT_INTERRUPTED = 130
+_INTERRUPTED = "Error: interrupted (Ctrl-C) while {}; nothing was computed or written\n"
 
-from .._version import __version__
+try:                                     # Ctrl-C while the command line itself loads: a sentence, no traceback
+    import importlib
+
+    import click
+
+    from .._version import __version__
+except KeyboardInterrupt:
+    sys.stderr.write(_INTERRUPTED.format("starting"))
+    raise SystemExit(EXIT_INTERRUPTED) from None
 
 #: ``name: (module, object, short help)`` of every subcommand.  The short help is the first
 #: sentence of the command's docstring, copied here so that ``--help`` need not import the
@@ -77,6 +87,23 @@ class LazyGroup(click.Group):
             module, name, _ = self.lazy_commands[cmd_name]
             self.add_command(getattr(importlib.import_module(f"{__name__}.{module}"), name), cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx):
+        """Run the command; the last net under every command: Ctrl-C before a command handles it
+        (while its modules load) exits with code 130 and a sentence, and a frictionkit error no
+        command caught (a bad input found late, a failed write) is its message, never a traceback."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo(_INTERRUPTED.format(f"loading or starting {ctx.invoked_subcommand or 'the command'}"),
+                       err=True, nl=False)
+            ctx.exit(EXIT_INTERRUPTED)
+        except Exception as exc:
+            # frictionkit's errors are loaded once a command ran (importing them here would load sympy)
+            errors = sys.modules.get("frictionkit.modelspec.errors")
+            if errors is None or not isinstance(exc, errors.FrictionkitError):
+                raise
+            raise click.ClickException(str(exc)) from None
 
     def format_commands(self, ctx, formatter):
         """The command list of ``--help`` from the table (no command module imported); a

@@ -1,17 +1,19 @@
 """``frictionkit continue`` and ``frictionkit demo`` (listed in ``runtime.cli.COMMANDS``)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
-import re
 from pathlib import Path
 import sys
 import time
+import warnings
 
 import click
 import numpy as np
 
 from ..analysis._curves import fold_curve, hopf_curve
+from ..analysis._equilibria import find_equilibrium
 from ..drivers._branches import (
     equilibrium_branch,
 )
@@ -32,7 +34,7 @@ from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ..results._branch import append_branch, load_branch, save_run
 from ..results._labels import PointRef, check_restart_point, parse_point, point_index, special_point
 from ..results._plots import plot_branches
-from ._params import ASSIGNMENT, param_values, write_outputs
+from ._params import ASSIGNMENT, check_sizes, param_values, save_or_rescue, write_outputs
 
 
 def _load(model_name, param, params):
@@ -101,16 +103,22 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
     if main_branch.status == "max_steps":
         main_branch.success = False
         main_branch.message += "; raise --max-steps or continue with --restart"
+    branches = branches or [main_branch]
     try:
         with deferred_interrupts():       # a signal during the save is raised once the file is complete
             if out is not None:
-                save(out, branches or [main_branch])
+                # a failed save (full disk, folder gone) writes the branch to a rescue file and says where
+                save_or_rescue(lambda path: (save if path == out else _save_run_groups)(path, branches), out,
+                               "branch")
                 click.echo(f"wrote {out}")
     except KeyboardInterrupt as exc:
         interrupted = f"interrupted ({exc}) during the save; the file {out} is complete"
     if plot is not None and not interrupted:
         with deferred_interrupts():
-            plot_branches(branches, path=plot)
+            try:
+                plot_branches(branches, path=plot)
+            except FrictionkitError as exc:
+                raise click.ClickException(f"{exc}" + (f" (the branch is in {out})" if out else "")) from None
             click.echo(f"wrote {plot}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
     if isinstance(interrupted, str):
@@ -150,7 +158,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "collocation-recast, orthogonal collocation of the quadratic recast "
                    "[default: aft; hand-written modules without Taylor kernels: hbm, and "
                    "collocation means collocation-recast].")
-@click.option("--discretization", "discretization", type=click.Choice(PERIODIC_METHODS),
+@click.option("--discretization", "discretization_renamed", type=click.Choice(PERIODIC_METHODS),
               default=None, hidden=True, deprecated="Use --method instead.", help="Old spelling of --method.")
 @click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
@@ -194,9 +202,9 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "root, a denominator through zero) stops the branch before it (exit code 3), or only "
                    "warns.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
-                 intervals, degree, max_steps, out, plot, no_clobber, checkpoint_steps, checkpoint_seconds,
-                 restart, restart_model, append, direction, validity, quiet):
+def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
+                 discretization_renamed, harmonics, intervals, degree, max_steps, out, plot, no_clobber,
+                 checkpoint_steps, checkpoint_seconds, restart, restart_model, append, direction, validity, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     --stop may lie below --start (the continuation then runs downwards).  With --out, the
@@ -217,8 +225,11 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
       frictionkit continue --restart mine.h5 --model my_model.py --stop 3 --out more.h5
     """
     t0 = time.perf_counter()
+    # its own name, so that click warns about the old spelling only when it is used
+    discretization = discretization if discretization_renamed is None else discretization_renamed
     try:
         check_run_options(out, plot, no_clobber, max_steps, harmonics)
+        check_sizes(None, intervals, degree)       # a restart too (it ignored --intervals 0)
         if hopf is not None and hopf < 1:
             raise InputError(f"--from-hopf {hopf}: Hopf points are numbered from 1")
         if append and (restart is None or out is not None):
@@ -266,8 +277,7 @@ def check_run_options(out, plot, no_clobber, max_steps, harmonics):
     check_output(plot, FIGURE_FORMATS, "--plot", no_clobber)
     if max_steps < 1:
         raise InputError(f"--max-steps {max_steps}: the step budget must be >= 1")
-    if harmonics is not None and harmonics < 1:
-        raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
+    check_sizes(harmonics)
 
 
 def _checkpointer(out, every_steps, every_seconds):
@@ -276,7 +286,19 @@ def _checkpointer(out, every_steps, every_seconds):
         return None
 
     def wrap(label, bar):
-        return Checkpoint(lambda br: br.save(out), run_provenance, every_steps, every_seconds, bar, label)
+        failed = []
+
+        def save(br):
+            # a checkpoint that cannot be written (full disk) does not stop the run: the branch
+            # stays in memory and its final save rescues it if --out still fails then
+            try:
+                br.save(out)
+            except FrictionkitError as exc:
+                if not failed:
+                    click.echo(f"Warning: checkpoint not saved ({exc}); the run goes on, the final save "
+                               "is tried again", err=True)
+                failed.append(exc)
+        return Checkpoint(save, run_provenance, every_steps, every_seconds, bar, label)
     return wrap
 
 
@@ -302,26 +324,70 @@ def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, dis
                                 echo=click.echo, discretization=discretization, intervals=intervals,
                                 degree=degree, checkpoint=checkpoint)
     except ConvergenceError as exc:
-        hint = _domain_hint(m, param, start, params)
-        if hint is None:
-            raise
-        raise InputError(f"{hint} ({exc})") from None
+        raise explain_no_equilibrium(m, param, start, params, exc) from None
 
 
-def _domain_hint(m, param, lam, params):
-    """Why no equilibrium was found, when a validity condition of the recast fails at ``lam``
-    for the states 0 (e.g. ``--set eps=-1``: sqrt(Vr^2 + eps/n^2) is imaginary near Vr = 0),
-    naming the ``--set`` parameters in the condition; None if every condition holds there."""
-    with np.errstate(all="ignore"):
-        u = np.asarray(m.aux(np.zeros((m.n, 1)), 0.0, lam), dtype=float)
+def explain_no_equilibrium(m, param, start, params, exc):
+    """The error to show for ``exc``, a failure of a run of ``m`` from ``--start`` with the
+    ``--set`` values ``params``: ``exc`` itself unless it is that no equilibrium is found at
+    the start (checked by looking for one again); then an :class:`InputError` whose first
+    sentence names the culprit, the solver's words (scipy's) only after it in parentheses.
+
+    The culprit is the option whose value, put back to the model's default with every other
+    value kept, gives an equilibrium (or satisfies the validity conditions of the recast that
+    fail at the start): ``--start 1e300`` is blamed for itself, not a ``--set n=10`` whose name
+    appears in the failing condition."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            find_equilibrium(m, start)
+            return exc                        # an equilibrium exists: the failure is elsewhere
+        except FrictionkitError:
+            pass
+        defaults = dataclasses.replace(m, params={})        # the model at its default values
+        options = [(f"--start {start:g}", param, start)] + [(f"--set {k}={v:g}", k, v) for k, v in params.items()]
+        failing = _failing_condition(m, start)
+        for option, name, value in options:
+            default = defaults.value(name)
+            if value == default:
+                continue
+            try:
+                trial = m if name == param else m.with_params(**{name: default})
+                lam = default if name == param else start
+                if failing is not None:
+                    if _failing_condition(trial, lam) is None:
+                        return InputError(f"{option}: the validity condition of the recast ({failing}) fails with "
+                                          f"{name} = {value:g} at the states 0, and no equilibrium was found; with "
+                                          f"{name}'s default {default:g} it holds: choose a value in the model's "
+                                          f"domain ({_solver_words(exc)})")
+                    continue
+                find_equilibrium(trial, lam)
+            except FrictionkitError:
+                continue
+            return InputError(f"{option}: no equilibrium of model {m.name!r} is found with {name} = {value:g} (one is "
+                              f"found with {name}'s default {default:g}, the other values kept); choose a value nearer "
+                              f"the model's range ({_solver_words(exc)})")
+    given = f"--start {start:g}" + (" with --set " + " ".join(f"{k}={v:g}" for k, v in params.items())
+                                    if params else "")
+    why = f" (the validity condition of the recast {failing} fails there at the states 0)" if failing else ""
+    return InputError(f"no equilibrium of model {m.name!r} is found at {given}{why}: change --start or the --set "
+                      f"values (`frictionkit models {m.name}` lists the defaults), or start a periodic branch "
+                      f"--from-simulation ({_solver_words(exc)})")
+
+
+def _solver_words(exc) -> str:
+    """The solver's message of ``exc`` on one line, after ours."""
+    return "solver: " + " ".join(str(exc).split())
+
+
+def _failing_condition(m, lam):
+    """The text of the first validity condition of the recast that fails at ``lam`` for the
+    states 0 (a sqrt of a negative number, a denominator through zero), None if all hold."""
+    u = np.asarray(m.aux(np.zeros((m.n, 1)), 0.0, lam), dtype=float)
     for var, cond, text in m.validity:
         row = u[m.variables.index(var)]
-        if np.all(np.isfinite(row)) and np.all(row > 0 if cond == "positive" else row != 0):
-            continue
-        names = [f"{k}={v:g}" for k, v in params.items() if re.search(rf"\b{re.escape(k)}\b", text)]
-        culprit = f"--set {' '.join(names)}: a value out of its domain? " if names else ""
-        return (f"{culprit}the validity condition of the recast ({text}) fails at {param} = {lam:g} "
-                "with the states 0, and no equilibrium was found")
+        if not (np.all(np.isfinite(row)) and np.all(row > 0 if cond == "positive" else row != 0)):
+            return text
     return None
 
 
@@ -434,12 +500,16 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     """
     try:
         _check_curve_outputs(out, plot)
+        _check_curve_range(mu_min, mu_max, direction)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
+        params.pop(param, None)
         hopf = hopf if hopf_renamed is None else hopf_renamed
         bar = None if quiet else _Progress(start, stop, "equilibria")
         try:
             eq = equilibrium_branch(m, start, stop, progress=bar)
+        except ConvergenceError as exc:
+            raise explain_no_equilibrium(m, param, start, params, exc) from None
         finally:
             if bar:
                 bar.close()
@@ -449,6 +519,16 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     _report_curve(curve, param, second, out, plot)
+
+
+def _check_curve_range(mu_min, mu_max, direction):
+    """``--min`` and ``--max`` of ``hopf-curve`` / ``fold-curve``: finite, in that order."""
+    if not (math.isfinite(mu_min) and math.isfinite(mu_max)):
+        raise InputError(f"--min {mu_min:g} / --max {mu_max:g}: the bounds of the second parameter must be finite")
+    if mu_min >= mu_max:
+        raise InputError(f"--min {mu_min:g} is {'above' if mu_min > mu_max else 'equal to'} --max {mu_max:g}: "
+                         "--min is the lower bound of the second parameter and --max the upper one (to start "
+                         "downwards, keep them in order and give --direction down)")
 
 
 def _check_curve_outputs(out, plot):
@@ -465,7 +545,7 @@ def _report_curve(curve, param, second, out, plot):
         click.echo(f"  turning point in {second}: {f:.10g}")
     if len(curve):
         click.echo(f"  ends at {param} = {curve.lam[-1]:.10g}, {second} = {curve.mu[-1]:.10g}")
-    write_outputs(curve, out, plot)
+    write_outputs(curve, out, plot, what)
     if curve.status not in ("range", "bogdanov-takens"):
         raise click.ClickException(f"the {what} stopped early: {curve.message}")
 
@@ -496,12 +576,18 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     """
     try:
         _check_curve_outputs(out, plot)
+        _check_curve_range(mu_min, mu_max, direction)
+        check_sizes(harmonics, intervals, degree)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
-        _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
-                                  options=dict(stability=False), progress=not quiet,
-                                  echo=click.echo, discretization=discretization, intervals=intervals,
-                                  degree=degree)
+        params.pop(param, None)
+        try:
+            _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
+                                      options=dict(stability=False), progress=not quiet,
+                                      echo=click.echo, discretization=discretization, intervals=intervals,
+                                      degree=degree)
+        except ConvergenceError as exc:
+            raise explain_no_equilibrium(m, param, start, params, exc) from None
         f = _pick(per.special_points("fold"), fold, "--fold", "fold", "the periodic branch")
         curve = fold_curve(per, f, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
     except FrictionkitError as exc:
@@ -546,11 +632,14 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
                                    discretization=discretization)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
-    save_run(out_dir / "belt.h5", equilibria=eq, periodic=per)
+    save_or_rescue(lambda path: save_run(path, equilibria=eq, periodic=per), out_dir / "belt.h5", "run")
     size = (f"{per.provenance['sizes']['n_intervals']} x {per.provenance['sizes']['degree']}"
             if discretization.startswith("collocation") else f"H = {harmonics}")
-    plot_branches([eq, per], path=out_dir / "belt.png",
-                  title=f"belt, n = 10, FN = 5 N, {discretization} {size}, {method.upper()}")
+    try:
+        plot_branches([eq, per], path=out_dir / "belt.png",
+                      title=f"belt, n = 10, FN = 5 N, {discretization} {size}, {method.upper()}")
+    except FrictionkitError as exc:
+        raise click.ClickException(f"{exc} (the branches are in {out_dir / 'belt.h5'})") from None
     for name in ("belt.h5", "belt.png"):
         click.echo(f"wrote {out_dir / name}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")

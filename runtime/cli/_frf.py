@@ -15,7 +15,7 @@ from ..model._load import load_model
 from ..results._branch import save_run
 from ..results._plots import plot_branches
 from ._continuation import EXIT_CODES, EXIT_INCOMPLETE, check_run_options
-from ._params import ASSIGNMENT, param_values
+from ._params import ASSIGNMENT, param_values, save_or_rescue
 
 
 def _forcing_parameter(model):
@@ -114,10 +114,14 @@ def frf_cmd(model, param, start, stop, set_, harmonics, tolerance, discretizatio
         click.echo(f"  peak of {s.data['state']}: {param} = {s.param:.10g}, amplitude {s.data['amplitude']:.10g}, "
                    f"phase {s.data['phase']:.6g} rad")
     if out is not None:
-        save_run(out, periodic=br)
+        save_or_rescue(lambda path: save_run(path, periodic=br), out, "frequency response")
         click.echo(f"wrote {out}")
     if plot is not None:
-        plot_branches([br], path=plot)
+        try:
+            plot_branches([br], path=plot)
+        except FrictionkitError as exc:
+            raise click.ClickException(f"{exc}" + (f" (the frequency response is in {out})" if out else "")) \
+                from None
         click.echo(f"wrote {plot}")
     click.echo(f"wall time {time.perf_counter() - t0:.1f} s")
     if not br.success:

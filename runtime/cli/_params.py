@@ -1,7 +1,14 @@
-"""The one ``--set NAME=VALUE`` parameter type of every command."""
+"""The one ``--set NAME=VALUE`` parameter type of every command, and the writing of a
+command's computed result (:func:`save_or_rescue`: never lost to a failed save)."""
 from __future__ import annotations
 
+from pathlib import Path
+import tempfile
+import time
+
 import click
+
+from ..errors import FrictionkitError, InputError
 
 
 class AssignmentType(click.ParamType):
@@ -32,14 +39,62 @@ class AssignmentType(click.ParamType):
 ASSIGNMENT = AssignmentType()
 
 
-def write_outputs(result, out, plot):
-    """Save ``result`` to ``--out`` and plot it to ``--plot`` (either may be None), saying so."""
+def save_or_rescue(save, out, what="result"):
+    """``save(out)`` of a computed result; when it fails although ``--out`` passed its check
+    (a full disk, a folder removed or made read-only during the run), the result is saved
+    to a rescue file instead, in the current folder or else the temporary folder, and a
+    :class:`click.ClickException` names the failure and the rescue file.
+
+    ``save(path)`` writes the result (atomically: a failed save leaves nothing half-written).
+    """
+    try:
+        save(out)
+        return
+    except FrictionkitError as exc:
+        error = exc
+    out = Path(out)
+    name = f"{out.stem}.rescued-{time.strftime('%Y%m%d-%H%M%S')}{out.suffix}"
+    tried = []
+    try:
+        here = [Path.cwd()]
+    except OSError:                      # the current folder was removed too
+        here = []
+    for folder in dict.fromkeys(here + [Path(tempfile.gettempdir())]):
+        rescue = folder / name
+        try:
+            save(rescue)
+        except (FrictionkitError, OSError) as exc:
+            tried.append(f"{rescue}: {exc}")
+            continue
+        raise click.ClickException(f"{error}; the computed {what} was saved to {rescue} instead")
+    raise click.ClickException(f"{error}; the computed {what} could not be saved elsewhere either "
+                               f"({'; '.join(tried)})")
+
+
+def write_outputs(result, out, plot, what="result"):
+    """Save ``result`` to ``--out`` (a failed save rescued: :func:`save_or_rescue`) and plot it to
+    ``--plot`` (either may be None), saying so."""
     if out is not None:
-        result.save(out)
+        save_or_rescue(result.save, out, what)
         click.echo(f"wrote {out}")
     if plot is not None:
-        result.plot(plot)
+        try:
+            result.plot(plot)
+        except FrictionkitError as exc:
+            raise click.ClickException(f"{exc}" + (f" (the {what} is in {out})" if out else "")) from None
         click.echo(f"wrote {plot}")
+
+
+def check_sizes(harmonics=None, intervals=None, degree=None):
+    """The discretization sizes a command was given (None: not given), checked before any
+    work, for a new run and a restart alike: ``--harmonics`` >= 1, ``--intervals`` >= 2,
+    ``--degree`` in 1..12 (the collocations' Gauss-Legendre orders)."""
+    if harmonics is not None and harmonics < 1:
+        raise InputError(f"--harmonics {harmonics}: the number of harmonics must be >= 1")
+    if intervals is not None and intervals < 2:
+        raise InputError(f"--intervals {intervals}: a collocation mesh needs at least 2 sub-intervals")
+    if degree is not None and not 1 <= degree <= 12:
+        raise InputError(f"--degree {degree}: the collocation degree must be between 1 and 12")
 
 
 def param_values(*groups) -> dict:

@@ -9,22 +9,23 @@ import click
 from ..analysis._curves import BifurcationCurve
 from ..drivers._methods import PERIODIC_METHODS
 from ..errors import FrictionkitError, InputError
-from ..sweeps import SweepStore, parse_grid, plot_sweep_map, sweep
-from ._params import ASSIGNMENT, param_values
+from ..sweeps import SweepStore, plot_sweep_map, sweep
+from ..sweeps._spec import MAX_TASKS, check_grid_size, grid_count, parse_grid
+from ._params import ASSIGNMENT, check_sizes, param_values
 
 
 class _GridType(click.ParamType):
-    """``--over NAME=START:STOP:COUNT`` or ``NAME=V1,V2,...`` -> ``(name, values)``."""
+    """``--over NAME=START:STOP:COUNT`` or ``NAME=V1,V2,...``, checked for its form; the grid is
+    made once its size is checked against ``--max-tasks`` (``parse_grid``)."""
 
     name = "NAME=START:STOP:COUNT"
 
     def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
         try:
-            return parse_grid(value)
+            grid_count(value)
         except InputError as exc:
             self.fail(str(exc), param, ctx)
+        return value
 
 
 def _write_map(store, plot, curves, at):
@@ -68,10 +69,12 @@ def _write_map(store, plot, curves, at):
               deprecated="Use --plot instead.", help="Old spelling of --plot.")
 @click.option("--commit-seconds", type=float, default=2.0, show_default=True,
               help="Seconds between atomic commits of finished tasks to --out.")
+@click.option("--max-tasks", type=click.IntRange(min=1), default=MAX_TASKS, show_default=True,
+              help="Largest number of grid points (tasks) accepted; a larger grid is refused before it is made.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hopf, discretization, method,
               harmonics, intervals, degree, max_steps, t_end, seed, at, out, workers, scheduler, map_,
-              map_renamed, commit_seconds, quiet):
+              map_renamed, commit_seconds, max_tasks, quiet):
     """Run one task per grid point of --over on Dask (a local cluster, or --scheduler).
 
     \b
@@ -90,11 +93,14 @@ def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hop
             "orbit": dict(harmonics=harmonics, discretization=discretization),
             "simulate": dict(t_end=t_end, seed=seed)}[task]
     try:
+        check_grid_size([grid_count(text) for text in over], max_tasks)     # before any grid is made
+        check_sizes(harmonics, intervals, degree)
+        grids = dict(parse_grid(text, max_points=max_tasks) for text in over)
         params = param_values(set_, assignments)
         params.pop(param, None)
-        res = sweep(model, param, start, stop, dict(over), task=task, fixed=params, out=out, workers=workers,
+        res = sweep(model, param, start, stop, grids, task=task, fixed=params, out=out, workers=workers,
                     scheduler=scheduler, progress=not quiet, echo=click.echo, commit_every=commit_seconds,
-                    at=at, **opts)
+                    at=at, max_tasks=max_tasks, **opts)
     except KeyboardInterrupt:
         raise click.ClickException(f"interrupted: the finished tasks are in {out}; rerun the same command "
                                    "to resume") from None

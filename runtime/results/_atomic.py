@@ -17,6 +17,7 @@ symbolic link is written through to the file it points to (the link stays a link
 from __future__ import annotations
 
 from contextlib import contextmanager
+import errno
 import os
 from pathlib import Path
 import secrets
@@ -25,12 +26,17 @@ import stat
 from ..errors import InputError
 from ._checked import Damaged
 
-__all__ = ["atomic_path", "check_output", "read_hdf5", "FIGURE_FORMATS", "HDF5_FORMATS"]
+__all__ = ["atomic_path", "check_output", "read_hdf5", "WriteFailed", "FIGURE_FORMATS", "HDF5_FORMATS"]
 
 HDF5_FORMATS = (".h5", ".hdf5")
 # what matplotlib's Agg/PDF/SVG/PS backends write (FigureCanvasBase.get_supported_filetypes)
 FIGURE_FORMATS = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff",
                   ".webp", ".pgf", ".raw", ".rgba")
+
+
+class WriteFailed(InputError):
+    """Writing a file failed midway (the system's ``OSError``): a full disk or quota, a folder
+    removed, an I/O error.  The previous file is unchanged and no temporary file is left."""
 
 
 @contextmanager
@@ -47,6 +53,9 @@ def atomic_path(target):
     ------
     InputError
         The folder cannot be written, or ``target`` is a read-only file.
+    WriteFailed
+        The write failed with an ``OSError`` (a full disk: the message says so; the temporary
+        file is removed).
 
     Examples
     --------
@@ -72,12 +81,25 @@ def atomic_path(target):
         if previous is not None:
             _keep_identity(tmp, previous)
         os.replace(tmp, final)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):         # a full disk, a quota, a vanished folder, an I/O error
+            raise WriteFailed(_write_failure(target, exc, previous is not None)) from None
         raise
+
+
+def _write_failure(target: Path, exc: OSError, existed: bool) -> str:
+    """Why ``target`` could not be written (``exc``, from the system or from h5py, whose
+    OSError carries the errno in its text only) and what was kept."""
+    text = str(exc)
+    full = exc.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left" in text or "Disk quota" in text
+    reason = "the disk is full (or over quota)" if full else (exc.strerror or text)
+    kept = "the previous file is unchanged" if existed else "no file was written"
+    remedy = "free some space or choose a folder on another disk" if full else "choose another file or folder"
+    return f"cannot write {target}: {reason}; {kept}; {remedy}"
 
 
 def _final(target: Path) -> Path:

@@ -23,6 +23,8 @@ Units come from the branch's provenance (``provenance["units"]``, from ``Model.u
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..discretizations._hbm import coefficients_to_samples
@@ -50,9 +52,27 @@ def units_of(branch) -> dict:
     return dict(getattr(branch, "provenance", {}).get("units") or {})
 
 
+@functools.lru_cache(maxsize=256)
+def drawable(text: str) -> str:
+    """``text`` as matplotlib can draw it: text between two ``$`` that is not valid mathtext
+    (a unit or a name from a file, ``"$m^$"``) is drawn literally (its ``$`` escaped) instead
+    of failing when the figure is saved.  Units declared in a model are checked already
+    (``modelspec`` ``check_unit``); this is for those read from a file."""
+    from matplotlib import cbook      # matplotlib at first use, as _figure loads it
+    from matplotlib.mathtext import MathTextParser
+    text = str(text)
+    if not cbook.is_math_text(text):
+        return text
+    try:
+        MathTextParser("path").parse(text)
+    except ValueError:
+        return text.replace("\\$", "$").replace("$", "\\$")
+    return text
+
+
 def axis_label(name: str, unit: str = "") -> str:
-    """``"name [unit]"``, or ``name`` alone for a dimensionless quantity."""
-    return f"{name} [{unit}]" if unit else name
+    """``"name [unit]"``, or ``name`` alone for a dimensionless quantity (drawable: :func:`drawable`)."""
+    return drawable(f"{name} [{unit}]" if unit else str(name))
 
 
 def _segments(stable, motion=None):
@@ -176,8 +196,8 @@ def plot_branches(branches, state=None, path=None, title=None, motion=True):
         ax.margins(x=0.04, y=0.08)
     ax_a.set_ylabel(axis_label(f"peak-to-peak {st}", units.get(st, "")))
     ax_w.set_ylabel(axis_label("angular frequency omega", f"rad/{tu}" if tu else ""))
-    _legend(fig, ax_a, entries)
-    fig.suptitle(title or str(branches[0].provenance.get("model", "")))
+    _legend(fig, ax_a, [(drawable(text), style) for text, style in entries])
+    fig.suptitle(drawable(title or str(branches[0].provenance.get("model", ""))))
     rows = -(-len(entries) // min(4, len(entries)))
     fig.tight_layout(rect=(0, 0.045 * rows + 0.02, 1, 1))
     finish(fig, path, dpi=150)
@@ -333,8 +353,8 @@ def plot_orbit(branch, index, path=None, n_t=512, periods=1.0, phase=(0, 1)):
     pname = branch.provenance.get("continuation_parameter", "lam")
     om = branch.omega[index]
     period = f", period T = {2 * np.pi / om:.6g}" + (f" {tu}" if tu else "") if np.isfinite(om) and om > 0 else ""
-    fig.suptitle(f"{branch.provenance.get('model', '')}: {pname} = {branch.param[index]:.6g}"
-                 + (f" {units.get(pname)}" if units.get(pname) else "") + period)
+    fig.suptitle(drawable(f"{branch.provenance.get('model', '')}: {pname} = {branch.param[index]:.6g}"
+                          + (f" {units.get(pname)}" if units.get(pname) else "") + period))
     fig.tight_layout()
     finish(fig, path, dpi=150)
     return fig

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import InputError
 from ._atomic import read_hdf5
-from ._checked import Damaged, json_text, text_attr
+from ._checked import Damaged, json_text, physical_memory, text_attr
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "read_sweep_store", "SweepMap", "load_sweep_map", "REGIONS",
            "REGION_COLOURS", "region_codes", "region_grid"]
@@ -171,10 +171,14 @@ def region_grid(table, spec, lam=None, at=None):
         raise InputError(f"a map of a sweep over {', '.join(names)}: give --at VALUE of {spec.param} "
                          "(two swept parameters) — maps over more than two are not drawn")
     x, y = np.asarray(spec.over[0][1]), np.asarray(spec.over[1][1])
+    cells = len(x) * len(y)
+    if cells * 8 > physical_memory() // 4:       # a grid a stored spec claims, never run: refused before allocating
+        raise InputError(f"the map over {names[0]} ({len(x):,} values) x {names[1]} ({len(y):,} values) has "
+                         f"{cells:,} cells, more than a quarter of this machine's memory holds")
     codes = np.full((len(y), len(x)), -1)
-    for k in range(len(x) * len(y)):
-        if k in rows:
-            codes[k % len(y), k // len(y)] = region_codes(rows[k], at)[0]
+    for k, row in rows.items():                   # the stored tasks, not the whole grid
+        if 0 <= k < cells:
+            codes[k % len(y), k // len(y)] = region_codes(row, at)[0]
     return x, y, codes, (names[0], names[1])
 
 

@@ -7,6 +7,7 @@ map); this module draws it with matplotlib.
 from __future__ import annotations
 
 from ..results._figure import finish, subplots
+from ..results._plots import drawable
 from ..results._sweeps import REGION_COLOURS as _COLOURS
 from ..results._sweeps import REGIONS, region_codes, region_grid
 
@@ -38,12 +39,12 @@ def plot_sweep_map(table, spec, path=None, *, curves=(), at=None, ax=None, title
         if curve.kind not in labelled:          # one legend entry per kind of curve
             labelled.add(curve.kind)
             handles.append(line)
-    ax.set_xlabel(xname)
-    ax.set_ylabel(yname)
+    ax.set_xlabel(drawable(xname))
+    ax.set_ylabel(drawable(yname))
     ax.set_xlim(x.min(), x.max())
     ax.set_ylim(y.min(), y.max())
     ax.legend(handles=handles, loc="best", fontsize="small")
-    ax.set_title(title or f"{spec.model_label}: {spec.task} sweep" + (f" at {spec.param} = {at:g}" if at is not None
-                                                                     and len(spec.names) == 2 else ""))
+    ax.set_title(drawable(title or f"{spec.model_label}: {spec.task} sweep"
+                          + (f" at {spec.param} = {at:g}" if at is not None and len(spec.names) == 2 else "")))
     finish(fig, path)
     return fig

@@ -21,13 +21,14 @@ import os
 import sys
 import time
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from ..errors import ClusterError, InputError
 from ..model._load import load_model
 from ..results._result import Result
-from ._spec import SweepSpec
+from ._spec import MAX_TASKS, SweepSpec, check_grid_size
 from ._store import SweepStore
 from ._tasks import run_task
 
@@ -151,7 +152,7 @@ def _check_model(spec_args):
 
 def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, out="sweep.h5", workers=None,
           scheduler=None, client=None, progress=True, echo=print, commit_every=2.0, worker_timeout=None,
-          **options) -> SweepResult:
+          max_tasks=MAX_TASKS, **options) -> SweepResult:
     """Run one task per grid point of ``over`` on Dask; results go to the HDF5 store ``out``.
 
     Parameters
@@ -185,6 +186,9 @@ def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, o
         Dask's configuration key ``frictionkit.worker-timeout`` (e.g. the environment
         variable ``DASK_FRICTIONKIT__WORKER_TIMEOUT=30``, so the command line takes it too),
         else 120.
+    max_tasks : int
+        Largest number of tasks (grid points) accepted (default 100,000): a larger grid is
+        refused before anything is made or run (None: no limit).
     **options
         Task options: ``from_hopf``, ``harmonics``, ``discretization``, ``method``,
         ``max_steps``, ``intervals``, ``degree``, ``at`` (continuation); ``harmonics``,
@@ -214,6 +218,8 @@ def sweep(model, param, start, stop, over, *, task="continuation", fixed=None, o
     over = dict(over or {})
     if not over:
         raise InputError("the sweep has no grid: give at least one --over NAME=START:STOP:COUNT")
+    # the size first: a grid of 10^8 points is refused before its tasks are made
+    check_grid_size([(k, np.size(v)) for k, v in over.items()], max_tasks, "over", "max_tasks=")
     worker_timeout = _worker_timeout(worker_timeout)
     m = _check_model((model, param, fixed, over))
     spec = SweepSpec.build(model, m.model_hash, param, start, stop, over, fixed, task, **options)
@@ -301,7 +307,7 @@ def _stream(client, spec, todo, store, progress, commit_every, worker_timeout):
                 else:                                # failed twice
                     exc = fut.exception()
                     res = {"index": index[fut.key], "branches": {},
-                           "row": {**spec.points[index[fut.key]], "status": "error",
+                           "row": {**spec.point(index[fut.key]), "status": "error",
                                    "message": f"{type(exc).__name__}: {exc}"}}
                 fut.release()
                 batch.append(res)

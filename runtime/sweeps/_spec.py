@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["SweepSpec", "parse_grid", "TASKS"]
+__all__ = ["SweepSpec", "parse_grid", "grid_count", "check_grid_size", "TASKS", "MAX_TASKS"]
 
 TASKS = ("continuation", "orbit", "simulate")
 
@@ -33,14 +33,14 @@ _OPTIONS = {
 }
 
 
-def parse_grid(text: str, option: str = "--over"):
-    """``NAME=START:STOP:COUNT`` (``numpy.linspace``) or ``NAME=V1,V2,...`` -> ``(name, values)``.
+#: default largest number of tasks (grid points) of one sweep: each task is a whole run, so
+#: 10^5 tasks of a second each are a day of one core; ``max_tasks`` (``--max-tasks``) raises it
+MAX_TASKS = 100_000
 
-    Raises
-    ------
-    InputError
-        Naming ``option`` and the text when it is not of either form or gives no point.
-    """
+
+def _split_grid(text: str, option: str):
+    """``(name, (start, stop, count))`` of ``NAME=START:STOP:COUNT`` or ``(name, [values])`` of
+    ``NAME=V1,V2,...`` (nothing allocated for the linspace form)."""
     name, sep, rest = str(text).partition("=")
     name = name.strip()
     if not sep or not name:
@@ -49,14 +49,55 @@ def parse_grid(text: str, option: str = "--over"):
     try:
         if ":" in rest:
             lo, hi, count = rest.split(":")
-            n = int(count)
-            values = np.linspace(float(lo), float(hi), n) if n > 0 else np.zeros(0)
-        else:
-            values = np.array([float(v) for v in rest.replace(",", " ").split()])
+            return name, (float(lo), float(hi), int(count))
+        return name, [float(v) for v in rest.replace(",", " ").split()]
     except ValueError:
         raise InputError(f"{option} {text!r}: expected NAME=START:STOP:COUNT (COUNT an integer) or "
                          "NAME=V1,V2,... of numbers") from None
-    return name, values
+
+
+def grid_count(text: str, option: str = "--over") -> tuple:
+    """``(name, number of points)`` of a grid text (see :func:`parse_grid`), checked for its
+    form but not made: what the limit on the size of a sweep is checked with."""
+    name, grid = _split_grid(text, option)
+    return name, max(grid[2], 0) if isinstance(grid, tuple) else len(grid)
+
+
+def check_grid_size(counts, max_tasks: int = MAX_TASKS, option: str = "--over", limit: str = "--max-tasks ") -> int:
+    """The number of tasks of the grids ``counts`` (``[(name, number of points)]``), refused past
+    ``max_tasks`` before any grid or task is made (``option`` and ``limit`` name the grid's
+    option and the limit's, as the caller spells them).
+
+    Raises
+    ------
+    InputError
+        Naming each swept parameter with its count, the product, the limit and the option
+        that raises it.
+    """
+    total = math.prod(int(n) for _, n in counts) if counts else 0
+    if max_tasks is not None and total > max_tasks:
+        sizes = " x ".join(f"{name} ({n:,} values)" for name, n in counts)
+        raise InputError(f"{option}: the grid {sizes} has {total:,} points, more than the limit of {max_tasks:,} "
+                         f"tasks of one sweep (each task is a whole run); use fewer points, or raise the limit: "
+                         f"{limit}{total}")
+    return total
+
+
+def parse_grid(text: str, option: str = "--over", max_points: int | None = MAX_TASKS):
+    """``NAME=START:STOP:COUNT`` (``numpy.linspace``) or ``NAME=V1,V2,...`` -> ``(name, values)``.
+
+    Raises
+    ------
+    InputError
+        Naming ``option`` and the text when it is not of either form, or when it has more
+        than ``max_points`` points (checked before the grid is made; None: no limit).
+    """
+    name, grid = _split_grid(text, option)
+    check_grid_size([(name, grid[2] if isinstance(grid, tuple) else len(grid))], max_points, option)
+    if isinstance(grid, tuple):
+        lo, hi, n = grid
+        return name, np.linspace(lo, hi, n) if n > 0 else np.zeros(0)
+    return name, np.array(grid)
 
 
 @dataclass(frozen=True)
@@ -152,8 +193,15 @@ class SweepSpec:
             object.__setattr__(self, "_points", pts)
         return self._points
 
+    def point(self, index: int) -> dict:
+        """Grid point ``index`` (``points[index]``, without making the whole grid)."""
+        shape = [len(v) for _, v in self.over]
+        coords = np.unravel_index(int(index), shape)
+        return {name: values[k] for (name, values), k in zip(self.over, coords)}
+
     def __len__(self):
-        return len(self.points)
+        """The number of tasks (the product of the grids' sizes; the grid is not made)."""
+        return math.prod(len(v) for _, v in self.over)
 
     def option(self, name):
         return dict(self.options)[name]

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..results._atomic import atomic_path
+from ..results._atomic import WriteFailed, atomic_path
 from ..results._branch import Branch
 from ..results._sweeps import FORMAT, FORMAT_VERSION, read_sweep_store
 from ._spec import SweepSpec
@@ -188,6 +188,11 @@ class SweepStore:
         self._acquire(self._lock)          # held already, unless the store was closed
         try:
             self._commit(results)
+        except WriteFailed as exc:         # a full disk: the store is as the last commit left it
+            if not self.path.exists():
+                raise
+            raise InputError(f"{exc}; the {len(self.rows)} task(s) committed before are kept in {self.path}: "
+                             "rerun the same sweep to resume (the others run again)") from None
         finally:
             self._lock.release()
         self.commit_seconds = time.perf_counter() - t0

@@ -59,7 +59,7 @@ def _model_source(spec: SweepSpec):
 
 def task_model(spec: SweepSpec, index: int):
     """The model of task ``index``: fixed values, then the grid point's."""
-    params = {**dict(spec.fixed), **spec.points[index]}
+    params = {**dict(spec.fixed), **spec.point(index)}
     model = load_model(_model_source(spec), continuation=spec.param, **params)
     if model.model_hash != spec.model_hash:
         raise ModelInterfaceError(f"the worker built model {spec.model_label!r} with hash {model.model_hash}, "
@@ -258,7 +258,7 @@ def run_task(spec_json: str, index: int) -> dict:
     """
     t0 = time.perf_counter()
     spec = SweepSpec.from_json(spec_json)
-    point = spec.points[index]
+    point = spec.point(index)
     try:
         model = task_model(spec, index)
         with warnings.catch_warnings():

@@ -12,7 +12,7 @@ import pytest
 
 from frictionkit.runtime import load_branch
 from frictionkit.runtime.errors import InputError
-from frictionkit.runtime.results._atomic import atomic_path, check_output, HDF5_FORMATS
+from frictionkit.runtime.results._atomic import atomic_path, check_output, HDF5_FORMATS, WriteFailed
 
 
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
@@ -37,7 +37,7 @@ def test_full_disk_keeps_previous_file(tmp_path):
     old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (1024, old[1]))
     try:
-        with pytest.raises(OSError):
+        with pytest.raises(WriteFailed, match=f"cannot write {target}: File too large; the previous file is unchanged"):
             with atomic_path(target) as tmp:
                 with open(tmp, "wb") as fh:
                     fh.write(b"y" * 100_000)

@@ -139,6 +139,11 @@ class _HopfSystem(Discretization):
         return A
 
 
+#: Colour and legend of each kind of curve.
+_KIND_LABELS = {"hopf": ("C3", "Hopf points"), "fold": ("C0", "folds of periodic orbits"),
+                "pd": ("C1", "period doublings"), "ns": ("C5", "Neimark-Sacker points")}
+
+
 @dataclass
 class BifurcationCurve:
     """A curve of Hopf points or of folds of periodic orbits in the plane of two parameters.
@@ -146,7 +151,8 @@ class BifurcationCurve:
     Attributes
     ----------
     kind : str
-        ``"hopf"`` (Hopf points of equilibria) or ``"fold"`` (folds of periodic orbits).
+        ``"hopf"`` (Hopf points of equilibria), ``"fold"`` (folds of periodic orbits), ``"pd"``
+        (period doublings) or ``"ns"`` (Neimark-Sacker points; ``analysis/_pd_ns_curves.py``).
     model : str
     lam_name, mu_name : str
         The model's continuation parameter and the second parameter.
@@ -164,6 +170,13 @@ class BifurcationCurve:
         ``"failed"`` or ``"interrupted"``; the points computed so far are kept.
     success : bool
         False after a failure or an interruption (the result convention).
+    columns : dict of ndarray
+        Further per-point columns (NS curves: ``theta``, the argument of the critical
+        multipliers ``exp(+-i theta)``).
+    solutions : ndarray or None
+        The orbits' unknowns on the curve (fold, PD, NS curves; not saved).
+    counters : dict
+        Work counters of the run (PD, NS curves: points, residuals, Jacobians, monodromies).
     """
 
     model: str
@@ -178,6 +191,9 @@ class BifurcationCurve:
     folds_mu: list = field(default_factory=list)
     parameters: dict = field(default_factory=dict)
     kind: str = "hopf"
+    columns: dict = field(default_factory=dict)
+    solutions: np.ndarray | None = None
+    counters: dict = field(default_factory=dict)
 
     def __len__(self):
         return len(self.lam)
@@ -189,8 +205,9 @@ class BifurcationCurve:
     def save(self, path):
         """HDF5: root attributes ``kind`` (``hopf_curve`` or ``fold_curve``), ``model``,
         ``lam_name``, ``mu_name``, ``status``, ``message``, ``parameters`` (JSON),
-        ``folds_mu``; datasets ``lam``, ``mu``, ``omega`` (n_points,) and ``states``
-        (n_points, n)."""
+        ``folds_mu``, ``counters`` (JSON); datasets ``lam``, ``mu``, ``omega`` (n_points,),
+        ``states`` (n_points, n) and ``columns/<name>`` (n_points,); ``kind`` may also be
+        ``pd_curve`` or ``ns_curve``."""
         import h5py
         with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
             for k in ("model", "lam_name", "mu_name", "status", "message"):
@@ -200,6 +217,9 @@ class BifurcationCurve:
             f.attrs["folds_mu"] = np.asarray(self.folds_mu, dtype=float)
             for k in ("lam", "mu", "omega", "states"):
                 f[k] = np.asarray(getattr(self, k), dtype=float)
+            for k, v in self.columns.items():
+                f[f"columns/{k}"] = np.asarray(v, dtype=float)
+            f.attrs["counters"] = json.dumps(self.counters)
 
     def plot(self, path=None, ax=None, title=None):
         """``mu`` against ``lam`` (matplotlib), the turning points in ``mu`` marked; with
@@ -207,8 +227,8 @@ class BifurcationCurve:
         fig = None
         if ax is None:
             fig, ax = subplots(path, figsize=(6, 4.2), layout="constrained")
-        ax.plot(self.lam, self.mu, color="C3" if self.kind == "hopf" else "C0",
-                label="Hopf points" if self.kind == "hopf" else "folds of periodic orbits")
+        color, label = _KIND_LABELS.get(self.kind, ("C0", self.kind))
+        ax.plot(self.lam, self.mu, color=color, label=label)
         for f in self.folds_mu:
             ax.axhline(f, color="0.6", lw=0.8, ls=":")
             ax.annotate(f"turning point: {self.mu_name} = {f:.6g}", (self.lam[np.argmin(np.abs(self.mu - f))], f),
@@ -216,7 +236,7 @@ class BifurcationCurve:
         ax.set_xlabel(self.lam_name)
         ax.set_ylabel(self.mu_name)
         ax.set_title(title or f"{self.model}: " + ("Hopf points of the equilibria" if self.kind == "hopf"
-                                                   else "folds of periodic orbits"))
+                                                   else _KIND_LABELS.get(self.kind, ("", self.kind))[1]))
         ax.grid(alpha=0.3)
         ax.legend(loc="best", fontsize=8)
         if fig is not None:
@@ -233,7 +253,9 @@ class BifurcationCurve:
                        status=str(a["status"]), message=str(a["message"]),
                        folds_mu=[float(v) for v in np.atleast_1d(a["folds_mu"])],
                        parameters=json.loads(str(a["parameters"])),
-                       kind=str(a.get("kind", "hopf_curve")).replace("_curve", ""))
+                       kind=str(a.get("kind", "hopf_curve")).replace("_curve", ""),
+                       columns={k: v[()] for k, v in f["columns"].items()} if "columns" in f else {},
+                       counters=json.loads(str(a["counters"])) if "counters" in a else {})
 
 
 def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,

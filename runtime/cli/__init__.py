@@ -45,6 +45,10 @@ COMMANDS = {
                    "of steady sliding in the plane of two parameters)."),
     "models": ("_report", "models_cmd",
                "List the model zoo, or the parameters of one model (zoo name or model file)."),
+    "ns-curve": ("_pd_ns", "ns_curve_cmd",
+                 "Continue a Neimark-Sacker point of the periodic branch from a Hopf point in a second parameter."),
+    "pd-curve": ("_pd_ns", "pd_curve_cmd",
+                 "Continue a period doubling of the periodic branch from a Hopf point in a second parameter."),
     "plot": ("_report", "plot_cmd", "Plot saved branches (bifurcation diagram) or the orbit of one point."),
     "plot-sweep": ("_sweep", "plot_sweep_cmd",
                    "Draw the map of a continuation sweep's STORE (regions: stable sliding, stick-slip only, "

@@ -243,14 +243,16 @@ def _insert_at_mu(sys_, pts, i_mu, mu_values, xtol):
     for target in sorted(float(v) for v in mu_values):
         for k in range(len(out) - 1):
             a, b = out[k][i_mu] - target, out[k + 1][i_mu] - target
-            if a == 0 or b == 0:
+            if min(abs(a), abs(b)) <= 1e-13 * abs(target):     # a point there already (a bound)
                 break
             if a * b < 0:
                 e = np.zeros(sys_.size)
                 e[i_mu] = 1.0
                 guess = out[k] + a / (a - b) * (out[k + 1] - out[k])
                 W, _ = correct(sys_, guess / sys_.scale, e, target / sys_.scale[i_mu], xtol=xtol)
-                out.insert(k + 1, W * sys_.scale)
+                W = W * sys_.scale
+                W[i_mu] = target             # to the last bit (it is, to rounding)
+                out.insert(k + 1, W)
                 break
     return out
 

@@ -60,7 +60,7 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
     for f in curve.folds_mu:
         click.echo(f"  turning point in {second}: {f:.10g}")
     for v in at:
-        hit = [i for i, mu in enumerate(curve.mu) if mu == v]
+        hit = [i for i, mu in enumerate(curve.mu) if abs(mu - v) <= 1e-13 * abs(v)]
         if hit:
             click.echo(f"  at {second} = {v:.10g}: {param} = {curve.lam[hit[0]]:.10g}")
         else:

@@ -82,9 +82,11 @@ def pd_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, m
                  hopf, harmonics, discretization, intervals, degree, at, index):
     """Continue a period doubling of the periodic branch from a Hopf point in a second parameter.
 
+    The LuGre belt of tests/models/state_law_specs.py at H = 30: its third period doubling
+    (vb = 1.245) continued in the bristle damping s1.
+
     \b
-    Example (the LuGre belt of tests/models/state_law_specs.py, its doubling near vb = 1.245
-    at H = 30, the third of the branch):
+    Example:
       frictionkit pd-curve tests/models/state_law_specs.py --param vb --start 0.01 --stop 2 \\
           --pd 3 --second s1 --min 2.83 --max 3.2 --at 3.0 --plot pd.png
     """

@@ -10,6 +10,16 @@
 * The forced twin-well Duffing oscillator of ``test_period_doubling.py``, AFT H = 15 with
   256 samples: the curve in (w, c) against ``locate_period_doubling`` (shooting: solve_ivp on
   the variational equation, rtol 1e-12) at five values of c: an independent method.
+* Neimark-Sacker of a friction oscillator: :func:`forced_weakstrong`, the belt oscillator of
+  seed 002 (weakening law, xi = 0.05, vd = 1.25 just above the Hopf point v_lw = 1.1513 of
+  steady sliding, so sliding is stable) forced by ``A cos(w t)`` away from resonance (w = 2.5).
+  The forced orbit slides throughout (``x' - vd < 0``); as ``A`` grows, the velocity swings
+  over the convex weakening curve and the averaged friction slope, ``exp(-vd/v0) I0(a/v0)``
+  times ``(mus - mud)/v0`` for a velocity amplitude ``a`` (Jensen), outgrows the damping
+  ``2 xi``: the free mode's pair of multipliers ``exp(T(sigma +- i omega0))`` leaves the unit
+  circle, a supercritical-or-not NS point at A = 0.956 (w = 2.5, theta = 2.515).  The NS curve
+  in (A, w) is checked against one-parameter AFT branches in A at five w and against shooting
+  (Brent on the largest modulus of a complex pair of shooting's multipliers).
 * Neimark-Sacker: ``tests/models/cycle_ns_handwritten.py``, whose unit-circle orbit has the
   multipliers ``exp(2 pi (lam +- i nu))`` (analytic): the NS curve in (lam, nu) is ``lam = 0``
   with ``theta = 2 pi nu``, and it ends at the 1:2 resonance at ``nu = 1/2``; on the AFT and
@@ -19,11 +29,15 @@ import re
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
+import sympy as sp
 
-from frictionkit.runtime import (equilibrium_branch, load_model, locate_period_doubling, ns_curve, pd_curve,
+from frictionkit.modelspec import ModelSpec, laws
+from frictionkit.runtime import (equilibrium_branch, find_periodic_orbit, load_model, locate_period_doubling, ns_curve, pd_curve,
                                  periodic_branch, periodic_orbit_from_simulation, periodic_start_from_hopf,
                                  periodic_start_from_orbit)
 from frictionkit.runtime.analysis._curves import BifurcationCurve
+from frictionkit.runtime.discretizations._aft import AFTDiscretization
 from frictionkit.runtime.discretizations._state_collocation import StateCollocationDiscretization
 from frictionkit.runtime.drivers._orbits import solve_collocation
 from frictionkit.runtime.errors import InputError
@@ -185,3 +199,57 @@ def test_cli(lugre_curve, tmp_path):
     assert BifurcationCurve.load(tmp_path / "pd.h5").kind == "pd"
     r = CliRunner().invoke(main, args[:8] + ["--pd", "9"] + args[10:])
     assert r.exit_code != 0 and "--pd 9" in r.output and "period doubling(s)" in r.output
+
+
+def forced_weakstrong() -> ModelSpec:
+    """Seed 002's belt oscillator (weakening law) forced by ``A cos(w t)`` (module docstring)."""
+    m = ModelSpec("forced_weakstrong", "forced belt oscillator with the weakening law of seed 002")
+    xi, vd, mud = m.parameter("xi", 0.05), m.parameter("vd", 1.25), m.parameter("mud", 0.5)
+    mus, muv, v0 = m.parameter("mus", 1.0), m.parameter("muv", 0.0), m.parameter("v0", 0.5)
+    delta = m.parameter("delta", 1e-3, positive=True)
+    A, w = m.parameter("A", 0.5, doc="forcing amplitude"), m.parameter("w", 2.5, doc="forcing frequency")
+    m.forcing(w)
+    x, v = m.second_order("x", velocity="v")
+    vrel = m.define("vrel", v - vd)
+    F = m.friction("belt", laws.weakening_strengthening, vrel, mus=mus, mud=mud, muv=muv, v0=v0, delta=delta)
+    m.ode(v, -2 * xi * v - x + F + A * sp.cos(w * m.t))
+    return m
+
+
+def _forced_branch(model, w, H=10):
+    """The AFT branch in A from 0.5 to 2 at forcing frequency w, from the linear response about
+    the equilibrium ``x = F(-vd)`` (no guess from any curve)."""
+    m = model.with_params(w=w)
+    disc = AFTDiscretization(m, H)
+    t = np.arange(64) * 2 * np.pi / w / 64
+    amp = 0.5 / (1 - w * w)
+    x_eq = 0.5 + 0.5 * np.exp(-1.25 / 0.5)
+    Z0 = disc.from_samples(np.vstack([x_eq + amp * np.cos(w * t), -amp * w * np.sin(w * t)]), w, 0.5)
+    return periodic_branch(disc, Z0, 0.0, 2.0, 1.0, options=dict(multiplier_stride=1))
+
+
+def test_ns_curve_of_a_forced_friction_oscillator_against_branches_and_shooting():
+    model = load_model(forced_weakstrong(), "A", backend="numpy")
+    br = _forced_branch(model, 2.5)
+    assert [s.kind for s in br.special] == ["ns"]
+    ws = (2.55, 2.6, 2.7, 2.8, 2.9)
+    curve = ns_curve(br, br.special[0], "w", 2.5, 2.9, mu_values=ws)
+    assert curve.status == "range"
+    disc = br.discretization
+    for w in ws:
+        k = np.flatnonzero(np.isclose(curve.mu, w, rtol=1e-13, atol=0))[0]
+        A = curve.lam[k]
+        # one-parameter branch in A at this w (measured 1e-14 .. 2e-14)
+        ref = [s.param for s in _forced_branch(model, w).special_points("ns")]
+        assert len(ref) == 1 and abs(A - ref[0]) < 1e-7
+        # shooting: the modulus of the complex pair through 1 (measured 2e-12 .. 1.2e-11)
+        m = model.with_params(w=w)
+        x0 = curve_state(disc, curve, w)
+
+        def modulus(a):
+            mu = find_periodic_orbit(m, a, x0).multipliers
+            return float(np.max(np.abs(mu[np.abs(mu.imag) > 1e-9])) - 1)
+        assert abs(A - brentq(modulus, A - 0.02, A + 0.02, xtol=1e-13)) < 1e-7
+        # theta is the argument of shooting's pair there
+        mu = find_periodic_orbit(m, A, x0).multipliers
+        assert curve.columns["theta"][k] == pytest.approx(np.max(np.angle(mu)), abs=1e-7)

@@ -198,7 +198,7 @@ def _check_start(branch, point, kind, fun):
         model = getattr(getattr(branch, "discretization", None), "model", None)
         name = model.continuation if model is not None else "the parameter"
         what = (f"a {got!r} special point at {name} = {point.param:.10g}" if got is not None and hasattr(point, "param")
-                else f"a {type(point).__name__}")
+                else f"an object of type {type(point).__name__!r}")
         hint = f"; continue it with {other[got]}" if got in other else ""
         raise InputError(f"{fun} needs a {names[kind]} special point of a periodic branch, not {what}{hint}")
     disc = getattr(branch, "discretization", None)

@@ -4,8 +4,8 @@ The LuGre belt (``tests/models/state_law_specs.py``), AFT H = 30 (128 samples), 
 near vb = 1.245 continued in s1 from 2.83 to 3.2 on the minimally augmented system
 (``analysis/_pd_ns_curves.py``).  Reported per run: points, continuation steps, Newton
 iterations (one Jacobian of the augmented system and one dense bordered LU each), residuals,
-monodromy matrices (one per residual, ``2 (m + 2)`` per Jacobian for the central differences of
-``g``), CPU (``time.process_time``) and wall time; then the CPU of one monodromy and of one
+monodromy matrices (one per residual, ``m + 3`` per Jacobian for the differences of ``g``:
+forward in the orbit's unknowns, central in ``mu``), CPU (``time.process_time``) and wall time; then the CPU of one monodromy and of one
 AFT Jacobian, to show where the time goes, and for comparison the CPU of the one-parameter
 branch in vb (1.35 -> 1.15, multipliers at every point) that locates the same doubling at one
 s1.  Three runs of each, alternated; medians (shared, noisy machine).
@@ -57,7 +57,7 @@ def main() -> dict:
         model="LuGre belt (issue 26), AFT H = 30, n_t = 128", curve="PD near vb = 1.245, s1 from 2.83 to 3.2",
         unknowns=c["unknowns"], points=c["points"], newton_iterations_with_lu=c["jacobians"],
         lu_per_point=c["jacobians"] / max(c["points"] - 1, 1), residuals=c["residuals"],
-        monodromies=c["monodromies"], monodromies_per_jacobian=2 * (c["unknowns"]),
+        monodromies=c["monodromies"], monodromies_per_jacobian=c["unknowns"] + 2,
         curve_cpu_s_median=statistics.median(r["cpu_s"] for r in curve_runs),
         curve_wall_s_median=statistics.median(r["wall_s"] for r in curve_runs),
         curve_cpu_per_point_s=statistics.median(r["cpu_s"] for r in curve_runs) / max(c["points"] - 1, 1),

@@ -31,8 +31,8 @@ in Govaerts 2000, §4.4.3).  The run stops at the strong resonances ``theta -> 0
 
 The gradient of ``g`` is ``-w^H (dM) v`` with ``w`` the solution of the adjoint bordered
 system ``[[M + I, b], [c^T, 0]]^H [w; g] = [0; 1]`` (Govaerts 2000, §3.2); ``dM/dZ_j`` and
-``dM/dmu`` are central differences of the monodromy (it steers Newton only: the points solve
-the exact residual).  ``dg/dtheta = i e^{i theta} w^H v`` is exact.  The monodromy is the one
+``dM/dmu`` are forward and central differences of the monodromy (it steers Newton only: the
+points solve the exact residual).  ``dg/dtheta = i e^{i theta} w^H v`` is exact.  The monodromy is the one
 the branch's stability uses, so the curve passes through the very points that
 ``branch_stability`` locates on one-parameter branches: the Magnus monodromy of the balanced
 orbit for the AFT (``AFTDiscretization.monodromy``), the condensed collocation Jacobian for
@@ -171,12 +171,15 @@ class _MultiplierSystem(Discretization):
         out[:d.m, :nz] = _dense(d.jacobian(Z))
         dp, dm = self.disc_at(mu + h[nz]), self.disc_at(mu - h[nz])
         out[:d.m, nz] = (dp.residual(Z) - dm.residual(Z)) / (2 * h[nz])
-        # dg = -w^H (dM) v, dM by central differences of the monodromy
+        # dg = -w^H (dM) v, dM by forward differences of the monodromy in Z (one monodromy per
+        # unknown; steps 1e-6 of each unknown's size: gradient to ~1e-6 relative, which only
+        # steers Newton and the tangent) and a central one in mu
         grad = np.empty(nz + 1, dtype=complex)
+        Mv = M @ v
         for j in range(nz):
             e = np.zeros(nz)
             e[j] = h[j]
-            grad[j] = wH @ ((self._M(d, Z + e) - self._M(d, Z - e)) @ v) / (2 * h[j])
+            grad[j] = wH @ (self._M(d, Z + e) @ v - Mv) / h[j]
         grad[nz] = wH @ ((self._M(dp, Z) - self._M(dm, Z)) @ v) / (2 * h[nz])
         grad = -grad
         rows = slice(d.m, self.m)

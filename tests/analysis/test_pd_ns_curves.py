@@ -126,7 +126,9 @@ def _cycle_branch(kind):
         disc = StateCollocationDiscretization(model, 6, 4)
         Z, _ = solve_collocation(disc, disc.from_states(lambda t: np.vstack([np.cos(t), np.sin(t), 0 * t, 0 * t]),
                                                         -0.2, 1.0))
-    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton", options=dict(max_lam_step=0.05))
+    # the Newton engine does not stop this branch at lam = 0.2 (it runs on to the step budget):
+    # a small budget instead; the NS point is at lam = 0, the fifth point
+    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton", options=dict(max_lam_step=0.05, max_steps=12))
     assert [s.kind for s in br.special] == ["ns"]
     return br
 
@@ -254,3 +256,18 @@ def test_ns_curve_of_a_forced_friction_oscillator_against_branches_and_shooting(
         # theta is the argument of shooting's pair there
         mu = find_periodic_orbit(m, A, x0).multipliers
         assert curve.columns["theta"][k] == pytest.approx(np.max(np.angle(mu)), abs=1e-7)
+
+
+def test_a_branch_without_monodromy_is_refused():
+    """The frequency-domain HBM of the recast takes its multipliers from Hill's method: no
+    monodromy matrix to border, a clear error naming the methods that have one."""
+    from frictionkit.runtime.discretizations._hbm import HBMDiscretization
+    model = Model(duffing_handwritten, dict(k=-1.0, b=1.0, c=0.3, F=0.25))
+    orbit = periodic_orbit_from_simulation(model, 1.2, [1.0, 0.0], 300.0)
+    disc = HBMDiscretization(model, 15)
+    t = orbit.times(128)
+    Z = disc.from_samples(model.aux(orbit.at(t, accurate=False), t, 1.2), orbit.omega, 1.2)
+    br = periodic_branch(disc, Z, 1.1, 1.2, -1.0, options=dict(max_lam_step=0.01, multiplier_stride=1))
+    with pytest.raises(InputError, match=r"a hbm branch has no monodromy matrix .*the AFT .*collocation of the "
+                                         r"states"):
+        pd_curve(br, br.special_points("pd")[0], "c", 0.3, 0.35)

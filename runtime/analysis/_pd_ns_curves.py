@@ -5,18 +5,20 @@ discretization that rebuilds itself on the model with another ``mu``, contract i
 has a monodromy matrix ``M(Z)``, contract items 14-15) is where ``M`` has the multiplier
 -1; a Neimark–Sacker (NS) point is where it has a pair ``exp(+-i theta)``, ``0 < theta < pi``.
 Both are continued in a second parameter ``mu`` on a *minimally augmented* system
-(Govaerts, *Numerical methods for bifurcations of dynamical equilibria*, SIAM 2000, §4.4 and
-§10.2; Kuznetsov, *Elements of applied bifurcation theory*, 3rd ed., 2004, §10.3.3 and
-§10.3.4 for the fixed points of maps; Govaerts, Kuznetsov & Dhooge, SIAM J. Sci. Comput. 27,
-2005, §4 for cycles): one (PD) or two (NS) scalar test functions added to the orbit's own
-equations, from a bordered system of the monodromy matrix.
+(Govaerts, *Numerical methods for bifurcations of dynamical equilibria*, SIAM 2000: bordered
+matrices and their test functions; Kuznetsov, *Elements of applied bifurcation theory*, 3rd
+ed., Springer 2004, ch. 10: the flip and Neimark-Sacker test functions of fixed points of maps;
+Govaerts, Kuznetsov & Dhooge, "Numerical continuation of bifurcations of limit cycles in
+MATLAB", SIAM J. Sci. Comput. 27, 2005, 231-252: the same for cycles, as MatCont does): one (PD)
+or two (NS) scalar test functions added to the orbit's own equations, from a bordered system of
+the monodromy matrix.
 
 **PD** (:func:`pd_curve`), unknowns ``[Z, mu]``::
 
     R(Z; mu) = 0,     g(Z; mu) = 0,     [[M(Z) + I, b], [c^T, 0]] [v; g] = [0; 1]
 
-``g = 0`` exactly where ``M + I`` is singular (Govaerts 2000, Prop. 3.2.1: ``g`` is
-``det(M + I)`` divided by the bordered determinant), with ``b, c`` its left and right
+``g = 0`` exactly where ``M + I`` is singular (by Cramer's rule ``g`` is ``det(M + I)``
+divided by the determinant of the bordered matrix), with ``b, c`` its left and right
 singular vectors at the previous point (refreshed after every accepted point, which leaves
 the zero set unchanged and keeps the bordered matrix well conditioned).
 
@@ -25,12 +27,12 @@ system of ``M^2 - 2 cos(theta) M + I = (M - e^{i theta})(M - e^{-i theta})``::
 
     R(Z; mu) = 0,   Re g = 0,   Im g = 0,   [[M(Z) - e^{i theta} I, b], [c^H, 0]] [v; g] = [0; 1]
 
-(``b, c`` complex; the two real equations and the extra unknown ``theta``, as for Hopf points
-in Govaerts 2000, §4.4.3).  The run stops at the strong resonances ``theta -> 0`` (1:1) and
+(``b, c`` complex; the two real equations and the extra unknown ``theta``, as the complex
+bordering of ``J - i omega I`` does for Hopf points).  The run stops at the strong resonances ``theta -> 0`` (1:1) and
 ``theta -> pi`` (1:2), where the pair meets on the real axis.
 
 The gradient of ``g`` is ``-w^H (dM) v`` with ``w`` the solution of the adjoint bordered
-system ``[[M + I, b], [c^T, 0]]^H [w; g] = [0; 1]`` (Govaerts 2000, §3.2); ``dM/dZ_j`` and
+system ``[[M + I, b], [c^T, 0]]^H [w; g] = [0; 1]`` (differentiate the bordered system); ``dM/dZ_j`` and
 ``dM/dmu`` are forward and central differences of the monodromy (it steers Newton only: the
 points solve the exact residual).  ``dg/dtheta = i e^{i theta} w^H v`` is exact.  The monodromy is the one
 the branch's stability uses, so the curve passes through the very points that

@@ -5,8 +5,9 @@ near vb = 1.245 continued in s1 from 2.83 to 3.2 on the minimally augmented syst
 (``analysis/_pd_ns_curves.py``).  Reported per run: points, continuation steps, Newton
 iterations (one Jacobian of the augmented system and one dense bordered LU each), residuals,
 monodromy matrices (one per residual, ``m + 3`` per Jacobian for the differences of ``g``:
-forward in the orbit's unknowns, central in ``mu``), CPU (``time.process_time``) and wall time; then the CPU of one monodromy and of one
-AFT Jacobian, to show where the time goes, and for comparison the CPU of the one-parameter
+forward in the orbit's unknowns, central in ``mu``), CPU (``time.process_time``) and wall
+time; then the CPU of one monodromy and of one AFT Jacobian, to show where the time goes (the
+share is an estimate from those two timings), and for comparison the CPU of the one-parameter
 branch in vb (1.35 -> 1.15, multipliers at every point) that locates the same doubling at one
 s1.  Three runs of each, alternated; medians (shared, noisy machine).
 """

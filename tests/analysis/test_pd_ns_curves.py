@@ -33,7 +33,8 @@ from scipy.optimize import brentq
 import sympy as sp
 
 from frictionkit.modelspec import ModelSpec, laws
-from frictionkit.runtime import (equilibrium_branch, find_periodic_orbit, load_model, locate_period_doubling, ns_curve, pd_curve,
+from frictionkit.runtime import (equilibrium_branch, find_periodic_orbit, load_model, locate_period_doubling,
+                                 ns_curve, pd_curve,
                                  periodic_branch, periodic_orbit_from_simulation, periodic_start_from_hopf,
                                  periodic_start_from_orbit)
 from frictionkit.runtime.analysis._curves import BifurcationCurve

@@ -23,7 +23,7 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :class:`FloquetResult`, :func:`orbit_stability`, :func:`branch_stability`,
   :func:`multiplier_crossings`, :func:`first_lyapunov`; branch points :func:`detect_branch_points`,
   :func:`locate_branch_point`; two-parameter curves :func:`hopf_curve`, :func:`fold_curve`,
-  :class:`BifurcationCurve`; motion :func:`classify_motion`, :func:`limit_velocity`,
+  :func:`pd_curve`, :func:`ns_curve`, :class:`BifurcationCurve`; motion :func:`classify_motion`, :func:`limit_velocity`,
   ``MOTION_LABELS``; seed-002 bounds :func:`energy_ratio`, :func:`energy_ratio_exponential`,
   :func:`v_lw`, :func:`v_lw_exponential`, :func:`v_up`
 * drivers: :func:`continuation` (``"anm"`` or ``"newton"``, then the analysis of the branch),
@@ -51,7 +51,7 @@ _lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"
     "analysis": ["MOTION_LABELS", "BifurcationCurve", "FloquetResult", "branch_stability", "classify_motion",
                  "detect_branch_points", "energy_ratio", "energy_ratio_exponential", "find_equilibrium",
                  "first_lyapunov", "floquet_collocation", "floquet_variational", "fold_curve",
-                 "hill_multipliers", "hill_multipliers_hbm", "hopf_curve", "limit_velocity",
+                 "ns_curve", "pd_curve", "hill_multipliers", "hill_multipliers_hbm", "hopf_curve", "limit_velocity",
                  "locate_branch_point", "multiplier_crossings", "orbit_stability", "v_lw", "v_lw_exponential",
                  "v_up"],
     "discretizations": ["AFTDiscretization", "CollocationDiscretization", "CondensedAFTDiscretization",
@@ -101,7 +101,7 @@ __all__ = [
     "find_equilibrium", "floquet_variational", "floquet_collocation", "hill_multipliers", "hill_multipliers_hbm",
     "FloquetResult", "orbit_stability", "branch_stability", "multiplier_crossings", "first_lyapunov",
     "detect_branch_points", "locate_branch_point",
-    "hopf_curve", "fold_curve", "BifurcationCurve", "classify_motion", "limit_velocity", "MOTION_LABELS",
+    "hopf_curve", "fold_curve", "pd_curve", "ns_curve", "BifurcationCurve", "classify_motion", "limit_velocity", "MOTION_LABELS",
     "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up",
     # drivers
     "continuation", "find_periodic_orbit", "periodic_orbit_from_simulation", "locate_period_doubling",

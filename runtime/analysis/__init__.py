@@ -14,6 +14,7 @@ from ._hill import hill_matrix, hill_multipliers, hill_multipliers_hbm, select_e
 from ._lyapunov import LyapunovResult, first_lyapunov
 from ._motion import MOTION_LABELS, MotionResult, classify_motion, limit_velocity
 from ._pass import analyse_branch
+from ._pd_ns_curves import ns_curve, pd_curve
 from ._stability import (
     PeriodDoublingPoint,
     branch_stability,
@@ -27,5 +28,5 @@ __all__ = ["eigenvalues", "find_equilibrium", "FloquetResult", "floquet_collocat
            "LyapunovResult", "first_lyapunov", "PeriodDoublingPoint", "branch_stability", "multiplier_crossings",
            "orbit_stability", "point_stability", "bordered_det_sign",
            "branch_point_tangents", "detect_branch_points", "locate_branch_point", "analyse_branch",
-           "BifurcationCurve", "fold_curve", "hopf_curve", "MOTION_LABELS", "MotionResult", "classify_motion",
+           "BifurcationCurve", "fold_curve", "hopf_curve", "pd_curve", "ns_curve", "MOTION_LABELS", "MotionResult", "classify_motion",
            "limit_velocity", "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up"]

@@ -141,6 +141,11 @@ class _HopfSystem(Discretization):
         return A
 
 
+#: Colour and legend of each kind of curve.
+_KIND_LABELS = {"hopf": ("C3", "Hopf points"), "fold": ("C0", "folds of periodic orbits"),
+                "pd": ("C1", "period doublings"), "ns": ("C5", "Neimark-Sacker points")}
+
+
 @dataclass
 class BifurcationCurve:
     """A curve of Hopf points or of folds of periodic orbits in the plane of two parameters.
@@ -148,7 +153,8 @@ class BifurcationCurve:
     Attributes
     ----------
     kind : str
-        ``"hopf"`` (Hopf points of equilibria) or ``"fold"`` (folds of periodic orbits).
+        ``"hopf"`` (Hopf points of equilibria), ``"fold"`` (folds of periodic orbits), ``"pd"``
+        (period doublings) or ``"ns"`` (Neimark-Sacker points; ``analysis/_pd_ns_curves.py``).
     model : str
     lam_name, mu_name : str
         The model's continuation parameter and the second parameter.
@@ -166,6 +172,13 @@ class BifurcationCurve:
         ``"failed"`` or ``"interrupted"``; the points computed so far are kept.
     success : bool
         False after a failure or an interruption (the result convention).
+    columns : dict of ndarray
+        Further per-point columns (NS curves: ``theta``, the argument of the critical
+        multipliers ``exp(+-i theta)``).
+    solutions : ndarray or None
+        The orbits' unknowns on the curve (fold, PD, NS curves; not saved).
+    counters : dict
+        Work counters of the run (PD, NS curves: points, residuals, Jacobians, monodromies).
     """
 
     model: str
@@ -180,6 +193,9 @@ class BifurcationCurve:
     folds_mu: list = field(default_factory=list)
     parameters: dict = field(default_factory=dict)
     kind: str = "hopf"
+    columns: dict = field(default_factory=dict)
+    solutions: np.ndarray | None = None
+    counters: dict = field(default_factory=dict)
 
     def __len__(self):
         return len(self.lam)
@@ -191,8 +207,9 @@ class BifurcationCurve:
     def save(self, path):
         """HDF5: root attributes ``kind`` (``hopf_curve`` or ``fold_curve``), ``model``,
         ``lam_name``, ``mu_name``, ``status``, ``message``, ``parameters`` (JSON),
-        ``folds_mu``; datasets ``lam``, ``mu``, ``omega`` (n_points,) and ``states``
-        (n_points, n)."""
+        ``folds_mu``, ``counters`` (JSON); datasets ``lam``, ``mu``, ``omega`` (n_points,),
+        ``states`` (n_points, n) and ``columns/<name>`` (n_points,); ``kind`` may also be
+        ``pd_curve`` or ``ns_curve``."""
         import h5py
         with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
             for k in ("model", "lam_name", "mu_name", "status", "message"):
@@ -202,6 +219,9 @@ class BifurcationCurve:
             f.attrs["folds_mu"] = np.asarray(self.folds_mu, dtype=float)
             for k in ("lam", "mu", "omega", "states"):
                 f[k] = np.asarray(getattr(self, k), dtype=float)
+            for k, v in self.columns.items():
+                f[f"columns/{k}"] = np.asarray(v, dtype=float)
+            f.attrs["counters"] = json.dumps(self.counters)
 
     def plot(self, path=None, ax=None, title=None):
         """``mu`` against ``lam`` (matplotlib), the turning points in ``mu`` marked; with
@@ -209,8 +229,8 @@ class BifurcationCurve:
         fig = None
         if ax is None:
             fig, ax = subplots(path, figsize=(6, 4.2), layout="constrained")
-        ax.plot(self.lam, self.mu, color="C3" if self.kind == "hopf" else "C0",
-                label="Hopf points" if self.kind == "hopf" else "folds of periodic orbits")
+        color, label = _KIND_LABELS.get(self.kind, ("C0", self.kind))
+        ax.plot(self.lam, self.mu, color=color, label=label)
         for f in self.folds_mu:
             ax.axhline(f, color="0.6", lw=0.8, ls=":")
             ax.annotate(drawable(f"turning point: {self.mu_name} = {f:.6g}"),
@@ -219,7 +239,7 @@ class BifurcationCurve:
         ax.set_xlabel(drawable(self.lam_name))
         ax.set_ylabel(drawable(self.mu_name))
         ax.set_title(drawable(title or f"{self.model}: " + ("Hopf points of the equilibria" if self.kind == "hopf"
-                                                            else "folds of periodic orbits")))
+                                                            else _KIND_LABELS.get(self.kind, ("", self.kind))[1])))
         ax.grid(alpha=0.3)
         ax.legend(loc="best", fontsize=8)
         if fig is not None:
@@ -235,19 +255,25 @@ class BifurcationCurve:
 
     @classmethod
     def _read(cls, f):
+        kinds = tuple(f"{k}_curve" for k in _KIND_LABELS) + ("hopf_curve", "fold_curve")
         kind = text_attr(f, "kind", "hopf_curve")
-        if kind not in ("hopf_curve", "fold_curve"):
-            raise Damaged(f"attribute 'kind' of /: {kind[:60]!r}, not 'hopf_curve' or 'fold_curve'")
+        if kind not in kinds:
+            raise Damaged(f"attribute 'kind' of /: {kind[:60]!r}, not one of {', '.join(sorted(set(kinds)))}")
         lam = dataset(f, "lam", (None,))
         n = len(lam)
         folds = np.atleast_1d(f.attrs.get("folds_mu", np.zeros(0)))
         if folds.dtype.kind not in NUMBERS or folds.ndim != 1:
             raise Damaged(f"attribute 'folds_mu' of /: {folds.dtype} of shape {folds.shape}, not a list of numbers")
+        columns = {}
+        if "columns" in f:
+            for name in f["columns"]:
+                columns[str(name)] = dataset(f, f"columns/{name}", (n,))
         return cls(model=text_attr(f, "model"), lam_name=text_attr(f, "lam_name"), mu_name=text_attr(f, "mu_name"),
                    lam=lam, mu=dataset(f, "mu", (n,)), omega=dataset(f, "omega", (n,)),
                    states=dataset(f, "states", (n, None)), status=text_attr(f, "status"),
                    message=text_attr(f, "message", ""), folds_mu=[float(v) for v in folds],
-                   parameters=json_attr(f, "parameters", "table of numbers", {}), kind=kind.replace("_curve", ""))
+                   parameters=json_attr(f, "parameters", "table of numbers", {}), kind=kind.replace("_curve", ""),
+                   columns=columns, counters=json_attr(f, "counters", "table of numbers", {}))
 
 
 def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,

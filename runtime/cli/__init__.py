@@ -57,6 +57,10 @@ COMMANDS = {
                "List the model zoo, or the parameters of one model (zoo name or model file)."),
     "nlmode": ("_nlmode", "nlmode_cmd",
                "Nonlinear mode of the damped structure MODEL (extended periodic motion concept)."),
+    "ns-curve": ("_pd_ns", "ns_curve_cmd",
+                 "Continue a Neimark-Sacker point of the periodic branch from a Hopf point in a second parameter."),
+    "pd-curve": ("_pd_ns", "pd_curve_cmd",
+                 "Continue a period doubling of the periodic branch from a Hopf point in a second parameter."),
     "plot": ("_report", "plot_cmd", "Plot saved branches (bifurcation diagram) or the orbit of one point."),
     "plot-sweep": ("_sweep", "plot_sweep_cmd",
                    "Draw the map of a continuation sweep's STORE (regions: stable sliding, stick-slip only, "

@@ -130,7 +130,7 @@ CURVE_CASES = {
     "folds-text": (lambda f: f.attrs.__setitem__("folds_mu", "many"),
                    "attribute 'folds_mu' of /: <U4 of shape (1,), not a list of numbers"),
     "kind": (lambda f: f.attrs.__setitem__("kind", "torus_curve"),
-             "attribute 'kind' of /: 'torus_curve', not 'hopf_curve' or 'fold_curve'"),
+             "attribute 'kind' of /: 'torus_curve', not one of fold_curve, hopf_curve, ns_curve, pd_curve"),
     "name-missing": (lambda f: f.attrs.__delitem__("mu_name"), "attribute 'mu_name' of /: missing"),
 }
 

@@ -1,0 +1,410 @@
+"""Two-parameter curves of period doublings and Neimark–Sacker points of periodic orbits.
+
+A period doubling (PD) of a periodic branch ``R(Z; mu) = 0``, ``Z = [Y, lam]`` (any periodic
+discretization that rebuilds itself on the model with another ``mu``, contract item 17, and
+has a monodromy matrix ``M(Z)``, contract items 14-15) is where ``M`` has the multiplier
+-1; a Neimark–Sacker (NS) point is where it has a pair ``exp(+-i theta)``, ``0 < theta < pi``.
+Both are continued in a second parameter ``mu`` on a *minimally augmented* system
+(Govaerts, *Numerical methods for bifurcations of dynamical equilibria*, SIAM 2000: bordered
+matrices and their test functions; Kuznetsov, *Elements of applied bifurcation theory*, 3rd
+ed., Springer 2004, ch. 10: the flip and Neimark-Sacker test functions of fixed points of maps;
+Govaerts, Kuznetsov & Dhooge, "Numerical continuation of bifurcations of limit cycles in
+MATLAB", SIAM J. Sci. Comput. 27, 2005, 231-252: the same for cycles, as MatCont does): one (PD)
+or two (NS) scalar test functions added to the orbit's own equations, from a bordered system of
+the monodromy matrix.
+
+**PD** (:func:`pd_curve`), unknowns ``[Z, mu]``::
+
+    R(Z; mu) = 0,     g(Z; mu) = 0,     [[M(Z) + I, b], [c^T, 0]] [v; g] = [0; 1]
+
+``g = 0`` exactly where ``M + I`` is singular (by Cramer's rule ``g`` is ``det(M + I)``
+divided by the determinant of the bordered matrix), with ``b, c`` its left and right
+singular vectors at the previous point (refreshed after every accepted point, which leaves
+the zero set unchanged and keeps the bordered matrix well conditioned).
+
+**NS** (:func:`ns_curve`), unknowns ``[Z, mu, theta]``, the complex form of the bordered
+system of ``M^2 - 2 cos(theta) M + I = (M - e^{i theta})(M - e^{-i theta})``::
+
+    R(Z; mu) = 0,   Re g = 0,   Im g = 0,   [[M(Z) - e^{i theta} I, b], [c^H, 0]] [v; g] = [0; 1]
+
+(``b, c`` complex; the two real equations and the extra unknown ``theta``, as the complex
+bordering of ``J - i omega I`` does for Hopf points).  The run stops at the strong resonances ``theta -> 0`` (1:1) and
+``theta -> pi`` (1:2), where the pair meets on the real axis.
+
+The gradient of ``g`` is ``-w^H (dM) v`` with ``w`` the solution of the adjoint bordered
+system ``[[M + I, b], [c^T, 0]]^H [w; g] = [0; 1]`` (differentiate the bordered system); ``dM/dZ_j`` and
+``dM/dmu`` are forward and central differences of the monodromy (it steers Newton only: the
+points solve the exact residual).  ``dg/dtheta = i e^{i theta} w^H v`` is exact.  The monodromy is the one
+the branch's stability uses, so the curve passes through the very points that
+``branch_stability`` locates on one-parameter branches: the Magnus monodromy of the balanced
+orbit for the AFT (``AFTDiscretization.monodromy``), the condensed collocation Jacobian for
+collocation of the states (:func:`floquet_collocation`).
+
+Both are followed by the pseudo-arclength loop of :mod:`._curves` (scaled unknowns, stop on
+the parameter bounds, turning points in ``mu`` located).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..discretizations._base import Discretization
+from ..discretizations._scaled import ScaledDiscretization
+from ..engine._newton import correct
+from ..errors import ConvergenceError, InputError
+from ..results._branch import Branch
+from ._branch_points import _dense
+from ._curves import BifurcationCurve, _floor, _follow, _parameters, _start_mu
+from ._floquet import floquet_collocation
+
+__all__ = ["pd_curve", "ns_curve"]
+
+#: Largest distance of the start's multiplier from -1 (PD) or from the unit circle (NS) that
+#: still counts as a point of that kind (the located points of a branch are at ~1e-10).
+_START_TOL = 1e-3
+
+
+def monodromy_of(disc, Z) -> np.ndarray:
+    """The monodromy matrix the branch stability of ``disc`` uses (contract item 14).
+
+    ``"monodromy"`` route (AFT, shooting): ``disc.monodromy(Z)``; ``"collocation"``: the
+    condensed collocation Jacobian (:func:`floquet_collocation`).  Harmonic balances of the
+    recast (route ``"hill"``) have none: :class:`InputError`.
+    """
+    route = disc.floquet_route
+    if route == "monodromy":
+        return np.asarray(disc.monodromy(Z), dtype=float)
+    if route == "collocation":
+        return np.asarray(floquet_collocation(disc, Z).monodromy, dtype=float)
+    raise InputError(f"a {disc.kind} branch has no monodromy matrix (its multipliers come from Hill's method); "
+                     "continue the branch with the AFT (method 'aft', the default) or collocation of the states "
+                     "('collocation') to follow its period doublings or Neimark-Sacker points")
+
+
+class _MultiplierSystem(Discretization):
+    """The minimally augmented PD or NS system (module docstring) as a discretization.
+
+    ``W = [Z, mu]`` (PD) or ``[Z, mu, theta]`` (NS); ``steps(W)`` gives the difference steps
+    of the unknowns (their current sizes times 1e-6).
+    """
+
+    def __init__(self, disc, mu_name, which, steps):
+        self.base, self.mu_name, self.which = disc, mu_name, which
+        self.n_extra = 1 if which == "pd" else 2
+        self.m = disc.m + self.n_extra
+        self.model = disc.model
+        self.steps = steps
+        self.b = self.c = None
+        self._discs = {}
+        self.n_residuals = self.n_jacobians = self.n_monodromies = 0
+
+    @property
+    def kind(self):
+        return f"{self.which}-system"
+
+    def disc_at(self, mu):
+        """The discretization of the model with ``mu_name = mu`` (cached)."""
+        mu = float(mu)
+        d = self._discs.get(mu)
+        if d is None:
+            d = self.base.on_model(self.base.model.with_params(**{self.mu_name: mu}))
+            if len(self._discs) > 8:
+                self._discs.clear()
+            self._discs[mu] = d
+        return d
+
+    def split(self, W):
+        W = np.asarray(W, dtype=float)
+        nz = self.base.size
+        return W[:nz], W[nz], (W[nz + 1] if self.which == "ns" else None)
+
+    def _M(self, d, Z):
+        self.n_monodromies += 1
+        return monodromy_of(d, Z)
+
+    def shifted(self, M, theta):
+        """``M + I`` (PD) or ``M - e^{i theta} I`` (NS)."""
+        n = M.shape[0]
+        return M + np.eye(n) if self.which == "pd" else M - np.exp(1j * theta) * np.eye(n)
+
+    def set_borders(self, M, theta):
+        """``b, c``: the left and right singular vectors of the smallest singular value."""
+        U, _, Vh = np.linalg.svd(self.shifted(M, theta))
+        self.b, self.c = U[:, -1], Vh[-1].conj()
+
+    def _bordered(self, A):
+        n = A.shape[0]
+        B = np.zeros((n + 1, n + 1), dtype=A.dtype if self.which == "pd" else complex)
+        B[:n, :n], B[:n, n], B[n, :n] = A, self.b, self.c.conj()
+        return scipy.linalg.lu_factor(B, check_finite=False)
+
+    def test_function(self, M, theta, vectors=False):
+        """``g`` (and the vectors ``v``, ``w`` of the bordered and adjoint systems)."""
+        lu = self._bordered(self.shifted(M, theta))
+        rhs = np.zeros(M.shape[0] + 1, dtype=lu[0].dtype)
+        rhs[-1] = 1.0
+        vg = scipy.linalg.lu_solve(lu, rhs, check_finite=False)
+        if not vectors:
+            return vg[-1]
+        # adjoint: B^H [w; g] = e  (trans=2: conjugate transpose)
+        wg = scipy.linalg.lu_solve(lu, rhs, trans=2 if self.which == "ns" else 1, check_finite=False)
+        return vg[-1], vg[:-1], wg[:-1]
+
+    def _equations(self, g):
+        return [g.real] if self.which == "pd" else [g.real, g.imag]
+
+    def residual(self, W):
+        Z, mu, theta = self.split(W)
+        d = self.disc_at(mu)
+        self.n_residuals += 1
+        return np.concatenate([d.residual(Z), self._equations(self.test_function(self._M(d, Z), theta))])
+
+    def jacobian(self, W):
+        W = np.asarray(W, dtype=float)
+        Z, mu, theta = self.split(W)
+        nz = Z.size
+        d = self.disc_at(mu)
+        self.n_jacobians += 1
+        M = self._M(d, Z)
+        g, v, w = self.test_function(M, theta, vectors=True)
+        wH = w.conj()
+        h = self.steps(W)
+        out = np.zeros((self.m, self.size))
+        out[:d.m, :nz] = _dense(d.jacobian(Z))
+        dp, dm = self.disc_at(mu + h[nz]), self.disc_at(mu - h[nz])
+        out[:d.m, nz] = (dp.residual(Z) - dm.residual(Z)) / (2 * h[nz])
+        # dg = -w^H (dM) v, dM by forward differences of the monodromy in Z (one monodromy per
+        # unknown; steps 1e-6 of each unknown's size: gradient to ~1e-6 relative, which only
+        # steers Newton and the tangent) and a central one in mu
+        grad = np.empty(nz + 1, dtype=complex)
+        Mv = M @ v
+        for j in range(nz):
+            e = np.zeros(nz)
+            e[j] = h[j]
+            grad[j] = wH @ (self._M(d, Z + e) @ v - Mv) / h[j]
+        grad[nz] = wH @ ((self._M(dp, Z) - self._M(dm, Z)) @ v) / (2 * h[nz])
+        grad = -grad
+        rows = slice(d.m, self.m)
+        if self.which == "pd":
+            out[d.m, :nz + 1] = grad.real
+        else:
+            out[d.m, :nz + 1], out[d.m + 1, :nz + 1] = grad.real, grad.imag
+            dth = 1j * np.exp(1j * theta) * (wH @ v)         # -w^H d(M - e^{i th} I)/dth v
+            out[rows, nz + 1] = dth.real, dth.imag
+        return out
+
+
+def _check_start(branch, point, kind, fun):
+    """The branch, its discretization and model for a curve of ``kind`` from ``point``."""
+    names = {"pd": "period doubling ('pd')", "ns": "Neimark-Sacker point ('ns')"}
+    other = {"pd": "pd_curve", "ns": "ns_curve", "fold": "fold_curve", "hopf": "hopf_curve"}
+    got = getattr(point, "kind", None)
+    if got != kind:
+        model = getattr(getattr(branch, "discretization", None), "model", None)
+        name = model.continuation if model is not None else "the parameter"
+        what = (f"a {got!r} special point at {name} = {point.param:.10g}" if got is not None and hasattr(point, "param")
+                else f"an object of type {type(point).__name__!r}")
+        hint = f"; continue it with {other[got]}" if got in other else ""
+        raise InputError(f"{fun} needs a {names[kind]} special point of a periodic branch, not {what}{hint}")
+    disc = getattr(branch, "discretization", None)
+    if disc is None:
+        raise InputError(f"{fun} needs the branch's discretization (a branch continued in this session)")
+    if branch.kind != "periodic":
+        raise InputError(f"{fun} continues points of periodic orbits, not of a {branch.kind} branch")
+    try:
+        disc.on_model(disc.model)
+    except (NotImplementedError, AttributeError):
+        raise InputError(f"{fun}: a {disc.kind} branch cannot be rebuilt with another parameter value (no "
+                         "on_model); continue the branch with the AFT or collocation of the states") from None
+    return disc, disc.model
+
+
+def _scales(disc, Z0, mu0, bounds_lam, bounds_mu, theta0=None):
+    """``rescale(W)``: the current sizes of the unknowns (as ``fold_curve``): each state's
+    block by its largest entry, omega, lam, mu (and theta)."""
+    info = disc.unpack(Z0)
+    n_var, width = np.shape(info["coefficients"] if disc.H is not None else info["variables"])
+    n_y = n_var * width
+    floors = (1e-8 * max(float(np.abs(Z0[:n_y]).max()), 1e-300), _param_floor(Z0[-1], bounds_lam),
+              _param_floor(mu0, bounds_mu))
+    nz = Z0.size
+
+    def rescale(W):
+        U = W[:n_y].reshape(n_var, width)
+        rest = np.abs(W[n_y:nz - 1])                              # omega (autonomous orbits)
+        out = [np.repeat(np.maximum(np.abs(U).max(axis=1), floors[0]), width), np.where(rest > 0, rest, 1.0),
+               [max(abs(W[nz - 1]), floors[1]), max(abs(W[nz]), floors[2])]]
+        if theta0 is not None:
+            out.append([1.0])                   # theta in (0, pi): an angle of size 1
+        return np.concatenate(out)
+    return rescale
+
+
+def _insert_at_mu(sys_, pts, i_mu, mu_values, xtol):
+    """The points with the curve's points at exactly ``mu = mu_values`` inserted where the
+    curve crosses them (the chord between two points corrected onto the hyperplane, as the
+    bounds are); a value the curve does not cross is left out."""
+    out = list(pts)
+    for target in sorted(float(v) for v in mu_values):
+        for k in range(len(out) - 1):
+            a, b = out[k][i_mu] - target, out[k + 1][i_mu] - target
+            if min(abs(a), abs(b)) <= 1e-13 * abs(target):     # a point there already (a bound)
+                break
+            if a * b < 0:
+                e = np.zeros(sys_.size)
+                e[i_mu] = 1.0
+                guess = out[k] + a / (a - b) * (out[k + 1] - out[k])
+                W, _ = correct(sys_, guess / sys_.scale, e, target / sys_.scale[i_mu], xtol=xtol)
+                W = W * sys_.scale
+                W[i_mu] = target             # to the last bit (it is, to rounding)
+                out.insert(k + 1, W)
+                break
+    return out
+
+
+def _param_floor(v0, bounds):
+    """:func:`._curves._floor`, but a parameter that starts at zero (to rounding: a Neimark-Sacker
+    point at ``lam = 1e-17``) on an unbounded range takes the unit as its scale, not 1e-8 of
+    its rounding error."""
+    f = _floor(v0, bounds)
+    return max(f, 1.0) if abs(v0) < 1e-12 else f
+
+
+def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min, lam_max, step, max_step,
+           max_steps, xtol, mu_values):
+    fun = f"{which}_curve"
+    disc, model = _check_start(branch, point, which, fun)
+    mu0 = _start_mu(model, mu_name, mu_min, mu_max)
+    Z0 = np.asarray(point.solution, dtype=float)
+    M0 = monodromy_of(disc, Z0)
+    mult = np.linalg.eigvals(M0)
+    where = f"{model.continuation} = {float(Z0[-1]):.10g}"
+    if which == "pd":
+        k = int(np.argmin(np.abs(mult + 1)))
+        if abs(mult[k] + 1) > _START_TOL:
+            raise InputError(f"{fun}: the orbit at {where} has no multiplier at -1 (the nearest is "
+                             f"{complex(mult[k]):.6g}): not a period doubling; pass a located 'pd' point")
+        theta0 = None
+    else:
+        cplx = np.flatnonzero(mult.imag > 1e-9 * np.maximum(1.0, np.abs(mult)))
+        k = int(cplx[np.argmin(np.abs(np.abs(mult[cplx]) - 1))]) if cplx.size else -1
+        if k < 0 or abs(abs(mult[k]) - 1) > _START_TOL:
+            near = f"the nearest complex multiplier is {complex(mult[k]):.6g}" if k >= 0 else "no complex multiplier"
+            raise InputError(f"{fun}: the orbit at {where} has no complex pair on the unit circle ({near}): "
+                             "not a Neimark-Sacker point; pass a located 'ns' point")
+        theta0 = float(np.angle(mult[k]))
+    rescale = _scales(disc, Z0, mu0, (lam_min, lam_max), (mu_min, mu_max), theta0)
+    W0 = np.append(Z0, mu0) if which == "pd" else np.concatenate([Z0, [mu0, theta0]])
+    sys0 = _MultiplierSystem(disc, mu_name, which, lambda W: 1e-6 * rescale(W))
+    sys0.set_borders(M0, theta0)
+    sys_ = ScaledDiscretization(sys0, rescale(W0))
+
+    def refresh(W):
+        """Sizes of the unknowns, and the borders at the accepted point ``W``."""
+        Z, mu, theta = sys0.split(W)
+        sys0.set_borders(monodromy_of(sys0.disc_at(mu), Z), theta)
+        return rescale(W)
+
+    nz = Z0.size
+    stop = None
+    if which == "ns":
+        def stop(W):
+            th = W[nz + 1]
+            if th <= 1e-3:
+                return "resonance-1:1", f"theta went to 0 (1:1 resonance) at {mu_name} = {W[nz]:.10g}"
+            if th >= np.pi - 1e-3:
+                return "resonance-1:2", f"theta went to pi (1:2 resonance) at {mu_name} = {W[nz]:.10g}"
+            return None
+    pts, turning, status, message = _follow(
+        sys_, W0 / sys_.scale, refresh, i_mu=nz, i_lam=nz - 1, mu_min=mu_min, mu_max=mu_max, lam_min=lam_min,
+        lam_max=lam_max, direction=direction, step=step, max_step=max_step, max_steps=max_steps, xtol=xtol,
+        names=(model.continuation, mu_name), stop=stop)
+    if status == "resonance-1:2":
+        # the last point past theta = pi: corrected onto theta = pi (the pair meets at -1; the
+        # complex bordered system stays regular there, unlike theta = 0 where it meets the
+        # trivial multiplier of an autonomous orbit)
+        e = np.zeros(sys0.size)
+        e[nz + 1] = 1.0
+        try:
+            W, _ = correct(sys_, pts[-1] / sys_.scale, e, np.pi / sys_.scale[nz + 1], xtol=xtol)
+            pts[-1] = W * sys_.scale
+            message = f"theta = pi (1:2 resonance) at {mu_name} = {pts[-1][nz]:.10g}"
+        except ConvergenceError:
+            pass
+    pts = _insert_at_mu(sys_, pts, nz, mu_values, xtol)
+    P = np.array(pts) if pts else np.zeros((0, sys0.size))
+    sols = P[:, :nz]
+    cols = Branch.from_solutions(disc, sols, np.zeros((len(P), disc.size)))
+    ptp = np.column_stack([cols.ptp[s] for s in model.states]).reshape(-1, model.n)
+    om = np.asarray(cols.omega, dtype=float)
+    extra = dict(theta=P[:, nz + 1]) if which == "ns" else {}
+    counters = dict(points=len(P), residuals=sys0.n_residuals, jacobians=sys0.n_jacobians,
+                    monodromies=sys0.n_monodromies, unknowns=sys0.size)
+    return BifurcationCurve(model=model.name, lam_name=model.continuation, mu_name=mu_name, lam=P[:, nz - 1],
+                            mu=P[:, nz], omega=om, states=ptp, status=status, message=message, folds_mu=turning,
+                            parameters=_parameters(model), kind=which, columns=extra, solutions=sols,
+                            counters=counters)
+
+
+def pd_curve(branch, pd, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
+             lam_min: float = -np.inf, lam_max: float = np.inf, step: float = 1e-2, max_step: float = 0.1,
+             max_steps: int = 500, xtol: float = 1e-10, mu_values=()) -> BifurcationCurve:
+    """Continue a period doubling of a periodic branch in a second parameter ``mu_name``.
+
+    Parameters
+    ----------
+    branch : Branch
+        The periodic branch that holds ``pd``: an AFT harmonic balance or a collocation of
+        the states (any discretization with ``on_model`` and a monodromy matrix, contract
+        items 14-17); it fixes H (and the samples) or the mesh.
+    pd : SpecialPoint
+        A ``"pd"`` point of ``branch`` (located by ``branch_stability``).
+    mu_name : str
+        The second parameter (its value in the branch's model is the start).
+    mu_min, mu_max : float
+        Range of the second parameter; the run stops on its bounds (the last point exactly
+        on the bound) or on ``lam_min``/``lam_max``.
+    direction : float
+        Sign of the first step in ``mu``.
+    step, max_step : float
+        First and largest pseudo-arclength step in unknowns scaled by their sizes.
+    max_steps : int
+    xtol : float
+        Newton tolerance (relative update).
+    mu_values : sequence of float
+        Values of ``mu`` where the curve must have a point (each corrected onto
+        ``mu = value`` where the curve crosses it, as its bounds are): e.g. to compare with
+        one-parameter branches at those values.
+
+    Returns
+    -------
+    BifurcationCurve
+        ``kind = "pd"``: ``lam``, ``mu``, ``omega`` (of the period-1 orbit) and ``states``
+        (peak-to-peak amplitudes) of the period doublings, ``solutions`` the orbits'
+        unknowns, ``counters`` the work; also on failure or Ctrl-C (``status``/``message``).
+
+    Raises
+    ------
+    InputError
+        ``pd`` is not a ``"pd"`` point (the message names what it is), its orbit has no
+        multiplier at -1, the branch has no monodromy (HBM of the recast) or cannot be
+        rebuilt with another ``mu``, or ``mu_name`` is not a parameter.
+    """
+    return _curve(branch, pd, mu_name, mu_min, mu_max, "pd", direction=direction, lam_min=lam_min,
+                  lam_max=lam_max, step=step, max_step=max_step, max_steps=max_steps, xtol=xtol,
+                  mu_values=mu_values)
+
+
+def ns_curve(branch, ns, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
+             lam_min: float = -np.inf, lam_max: float = np.inf, step: float = 1e-2, max_step: float = 0.1,
+             max_steps: int = 500, xtol: float = 1e-10, mu_values=()) -> BifurcationCurve:
+    """Continue a Neimark–Sacker point of a periodic branch in a second parameter ``mu_name``.
+
+    As :func:`pd_curve`, from an ``"ns"`` point; the curve's ``columns["theta"]`` is the
+    argument ``theta`` of the critical pair ``exp(+-i theta)``.  The run stops with status
+    ``"resonance-1:1"`` or ``"resonance-1:2"`` where ``theta`` reaches 0 or pi (strong
+    resonances: the pair meets on the real axis).
+    """
+    return _curve(branch, ns, mu_name, mu_min, mu_max, "ns", direction=direction, lam_min=lam_min,
+                  lam_max=lam_max, step=step, max_step=max_step, max_steps=max_steps, xtol=xtol,
+                  mu_values=mu_values)

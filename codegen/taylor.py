@@ -54,6 +54,7 @@ from dataclasses import dataclass, replace
 import re
 
 import sympy as sp
+from sympy.core.add import _unevaluated_Add
 
 from .printers import hoist_parameter_only
 from .recast import RecastError, RecastSystem
@@ -102,13 +103,14 @@ class _Pointwise:
 
     def __init__(self, states, lam, where):
         self.atoms = list(states) + [lam]
+        self.atom_set = set(self.atoms)     # kept with atoms: set(atoms) per call was quadratic (issue 28)
         self.lam = lam
         self.auxes: list[TaylorAux] = []
         self.cache: dict = {}
         self.where = where
 
     def _dep(self, e) -> bool:
-        return bool(e.free_symbols & set(self.atoms))
+        return not self.atom_set.isdisjoint(e.free_symbols)
 
     def _new(self, op, args, definition, **kw) -> sp.Symbol:
         key = (op, args, kw.get("exponent"))
@@ -120,6 +122,7 @@ class _Pointwise:
         sym = sp.Symbol(f"_r{len(self.auxes)}", real=True)
         self.auxes.append(TaylorAux(sym, aux.op, aux.args, aux.partner, aux.exponent, aux.definition))
         self.atoms.append(sym)
+        self.atom_set.add(sym)
         return sym
 
     def affine(self, e):
@@ -141,7 +144,12 @@ class _Pointwise:
     def _arg(self, e):
         """An affine argument: constants carry the :data:`ONE` marker."""
         a = sp.expand(self.affine(e))
-        const, rest = a.as_independent(*self.atoms, as_Add=True)
+        # a.as_independent(*self.atoms, as_Add=True), without its set of all atoms per call
+        if a.is_Add:
+            const = sp.Add(*[t for t in a.args if not self._dep(t)])
+            rest = _unevaluated_Add(*[t for t in a.args if self._dep(t)])
+        else:
+            const, rest = (sp.Integer(0), a) if self._dep(a) else (a, sp.Integer(0))
         return rest + const * ONE
 
     def _product(self, factors):
@@ -317,11 +325,12 @@ def _series_names(pw: PointwiseRecast, names: dict, state, aux, lam, one) -> dic
     return table
 
 
-def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=None) -> dict:
+def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=None, order=None) -> dict:
     """Printed lines of the Taylor kernel: per auxiliary its arguments and recurrence, then ``f``.
 
     ``numpy_printer(table)`` / ``c_printer(table)`` build a strict printer with the symbol
-    name table ``table``; ``names`` maps the parameters and the time.
+    name table ``table``; ``names`` maps the parameters and the time; ``order`` is sympy's
+    printing order of the comments (as the printers': ``printers.print_order``).
     """
     NA = len(pw.auxes)
     n = len(pw.states)
@@ -337,13 +346,13 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
             args.append(f"_v = {ser.doprint(a.args[1])}")
         subs = {"U": "_u", "V": "_v", "R": f"S[:, {r}]", "P": f"S[:, {a.partner}]",
                 "E": f"({ser.doprint(a.exponent)})" if a.exponent is not None else "E"}
-        comment = f"# {a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
+        comment = f"# {a.symbol} = {a.op}({', '.join(sp.sstr(x, order=order) for x in a.args)})"
         lines0 += [comment] + args + [f"S[0, {r}] = {_fill(o0, subs)}"]
         linesk += [comment] + args + [f"S[k, {r}] = {_fill(ok, subs)}"]
     ctx = {"taylor_np0": lines0, "taylor_npk": linesk, "NAUX": NA, "taylor_time": "phase" if pw.phase else "time",
            "taylor_f_np": [f"F[{i}] = {top.doprint(e)}" for i, e in enumerate(pw.f)],
-           "taylor_aux_doc": [f"{a.symbol} = {sp.sstr(a.definition)}" if a.definition is not None
-                              else f"{a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
+           "taylor_aux_doc": [f"{a.symbol} = {sp.sstr(a.definition, order=order)}" if a.definition is not None
+                              else f"{a.symbol} = {a.op}({', '.join(sp.sstr(x, order=order) for x in a.args)})"
                               for a in pw.auxes]}
     if c_printer is not None:
         # parameter-only coefficients are computed once per call, not per sample and order

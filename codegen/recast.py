@@ -38,6 +38,7 @@ import hashlib
 from dataclasses import dataclass, replace
 
 import sympy as sp
+from sympy.printing.repr import ReprPrinter
 
 from frictionkit.codegen._terms import jacobian, poly_terms, total_degree
 from frictionkit.modelspec import ModelSpec
@@ -48,6 +49,24 @@ GENERATOR_VERSION = "0.1.0"
 
 class RecastError(ModelSpecError):
     """The model cannot be recast to quadratic form (names the equation and construct)."""
+
+
+class _MemoReprPrinter(ReprPrinter):
+    """``sp.srepr`` (the same text) with each distinct sub-expression printed once: a large
+    model repeats its coefficients (``-k/m`` on every link of a chain) and srepr sorts the
+    factors and terms of every product and sum it meets (issue 28)."""
+
+    def __init__(self):
+        super().__init__()
+        self._memo: dict = {}
+
+    def _print(self, expr, **kwargs):
+        if not isinstance(expr, sp.Basic) or kwargs:
+            return super()._print(expr, **kwargs)
+        text = self._memo.get(expr)
+        if text is None:
+            text = self._memo[expr] = super()._print(expr)
+        return text
 
 
 @dataclass(frozen=True)
@@ -123,10 +142,11 @@ class RecastSystem:
         parts = [GENERATOR_VERSION, self.name, self.continuation, str(self.forcing_frequency),
                  repr([p.name for p in self.parameters]), repr(self.defaults),
                  repr([v.name for v in self.variables]), repr(self.kinds)]
+        printer = _MemoReprPrinter()
         for item in (self.mass, self.c0, self.c1, self.L0, self.L1, self.Q, self.forcing, self.A,
                      self.B, self.point_rows, self.point_exprs, self.definitions, self.validity,
                      self.ode_rhs, self.ode_jac, self.contacts, self.parameter_conditions):
-            parts.append(sp.srepr(item) if not isinstance(item, str) else item)
+            parts.append(printer.doprint(item) if not isinstance(item, str) else item)
         return "\n".join(parts)
 
     @functools.cached_property
@@ -197,7 +217,7 @@ class _Recaster:
         self.state_validity: set = set()  # denominators that are original variables
         self.where = ""
         self.counters: dict = {}
-        self._gens_key = None
+        self._gens_key = self._defs_key = None
         if lam_var is not None:
             self.auxes.append(Aux(lam_var, "lam", lam, lam - lam_var))
 
@@ -251,7 +271,7 @@ class _Recaster:
                                     point=None if a.point is None else a.point.xreplace({old: new}))
         self.cache = {k: (new if v == old else v) for k, v in self.cache.items()}
         self.products.clear()
-        self._gens_key = None
+        self._gens_key = self._defs_key = None
         return new
 
     def define(self, name: str, expr):
@@ -314,7 +334,10 @@ class _Recaster:
 
     def _definition(self, expr):
         """Value of ``expr`` in terms of states/params/lam (auxiliaries substituted)."""
-        subs = {a.symbol: a.definition for a in self.auxes}
+        if self._defs_key != len(self.auxes):      # auxiliaries are only appended (rename() resets)
+            self._defs = {a.symbol: a.definition for a in self.auxes}
+            self._defs_key = len(self.auxes)
+        subs = self._defs
         for _ in range(len(subs) + 1):
             new = expr.xreplace(subs)
             if new == expr:

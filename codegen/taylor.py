@@ -369,15 +369,18 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
         ctx["taylor_c_hoisted"] = [f"{sym.name} = {hp.doprint(e)}" for sym, e in hoisted]
         at = c_printer(_series_names(pw, names, lambda i: f"X[((J) * {n} + {i}) * M + m]",
                                      lambda k: f"FK_S(J, {k})", "LAM[J]", "fk_delta(J)"))
-        blocks = []
+        per_aux = []
         for r, a in enumerate(pw.auxes):
             v = f"FK_V{r}" if len(a.args) > 1 else "FK_ZERO"
-            blocks += [f"/* {a.symbol} = {a.op}(...) */", f"#define FK_U{r}(J) ({at.doprint(a.args[0])})"]
-            blocks += [f"#define FK_V{r}(J) ({at.doprint(a.args[1])})"] if len(a.args) > 1 else []
+            lines = [f"/* {a.symbol} = {a.op}(...) */", f"#define FK_U{r}(J) ({at.doprint(a.args[0])})"]
+            lines += [f"#define FK_V{r}(J) ({at.doprint(a.args[1])})"] if len(a.args) > 1 else []
             partner = a.partner if a.partner is not None else r
             exponent = at.doprint(a.exponent) if a.exponent is not None else "0.0"
-            blocks.append(f"FK_OP_{a.op}({r}, FK_U{r}, {v}, {partner}, ({exponent}))")
-        ctx["taylor_c"] = blocks
+            lines.append(f"FK_OP_{a.op}({r}, FK_U{r}, {v}, {partner}, ({exponent}))")
+            per_aux.append(lines)
+        ctx["taylor_c"] = [line for lines in per_aux for line in lines]
+        ctx["taylor_c_parts"] = _c_parts(per_aux, [f"{names[q]} = p[{k}]" for k, q in enumerate(pw.parameters)],
+                                         ctx["taylor_c_hoisted"])
         # each operation's recurrence once, as a macro of (auxiliary, its arguments' series,
         # partner, exponent): the auxiliaries only name their arguments
         ctx["taylor_c_ops"] = ["#define FK_ZERO(J) (0.0)"] + [C_OP_MACRO[op] for op in
@@ -390,6 +393,30 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
                            *[a.exponent.free_symbols for a in pw.auxes if a.exponent is not None])
         ctx["taylor_uses_time"] = pw.time in used
     return ctx
+
+
+#: the most auxiliaries of a compiled Taylor kernel written as one C function; above, the
+#: auxiliaries' recurrences are split into functions of this many, called in order.  GCC's
+#: time on one function grows faster than its length (a 200-state chain: 205 auxiliaries,
+#: ~800 vectorised sweeps in one function, issue 28); every zoo model has fewer.
+TAYLOR_PART_AUXES = 32
+
+
+def _c_parts(per_aux, param_lines, hoisted_lines):
+    """The compiled Taylor kernel's recurrences in parts of :data:`TAYLOR_PART_AUXES`
+    auxiliaries (``[]``: one function, as for every model up to that size): per part, the
+    parameter and hoisted lines its recurrences use, and its lines."""
+    if len(per_aux) <= TAYLOR_PART_AUXES:
+        return []
+    parts = []
+    for start in range(0, len(per_aux), TAYLOR_PART_AUXES):
+        body = [line for lines in per_aux[start:start + TAYLOR_PART_AUXES] for line in lines]
+        words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", "\n".join(body)))
+        hoisted = [h for h in hoisted_lines if h.split(" = ", 1)[0] in words]
+        words |= set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", "\n".join(h.split(" = ", 1)[1] for h in hoisted)))
+        params = [q for q in param_lines if q.split(" = ", 1)[0] in words]
+        parts.append({"consts": params + hoisted, "lines": body})
+    return parts
 
 
 def _fill(text: str, subs: dict) -> str:

@@ -100,3 +100,21 @@ def test_progress_on_stderr_unless_quiet(capsys):
     assert capsys.readouterr().err == ""
     generate_sources(spec, "Vb", backends=("numpy",))           # small model: none by default
     assert capsys.readouterr().err == ""
+
+
+def test_cli_codegen_shows_progress_for_a_large_model_unless_quiet(tmp_path):
+    from click.testing import CliRunner
+
+    from frictionkit.runtime.cli import main
+    f = tmp_path / "chain_cli.py"
+    f.write_text(f"import sys\nsys.path.insert(0, {str(chain_spec.__file__.rsplit('/tests/', 1)[0])!r})\n"
+                 "from tests.models.chain_spec import chain\n"
+                 "def model():\n"
+                 "    return chain(10, name='chain_cli')\n")
+    args = ["codegen", str(f), "--param", "Vb", "--backend", "numpy", "--out", str(tmp_path)]
+    loud = CliRunner().invoke(main, args)
+    assert loud.exit_code == 0, loud.output
+    assert "generating chain_cli (20 states)" in loud.stderr
+    quiet = CliRunner().invoke(main, args + ["-q"])
+    assert quiet.exit_code == 0, quiet.output
+    assert "generating" not in quiet.stderr and (tmp_path / "chain_cli__Vb.py").exists()

@@ -69,14 +69,43 @@ def resolve_spec(model) -> ModelSpec:
     return zoo_model(str(model))
 
 
-def generate_sources(model, continuation: str, backends=("numpy", "cython")) -> tuple[RecastSystem, dict]:
+#: models with at least this many states show their code generation's progress by default
+PROGRESS_MIN_STATES = 20
+
+
+def _generate(model, continuation: str, backends, progress) -> tuple[RecastSystem, dict]:
+    """The recast system and the sources of each backend, with a progress bar on stderr (one
+    step per stage: recast, then each backend's sources) when ``progress`` is True, or when it
+    is None and the model has at least :data:`PROGRESS_MIN_STATES` states (a 200-state model
+    takes tens of seconds; issue 28 found it silent for minutes)."""
+    from tqdm import tqdm       # only a generation needs it: a cached model loads without it
+    spec = resolve_spec(model)
+    show = progress if progress is not None else len(spec.states) >= PROGRESS_MIN_STATES
+    with tqdm(total=1 + len(backends), desc=f"frictionkit: generating {spec.name} ({len(spec.states)} states)",
+              unit="stage", file=sys.stderr, disable=not show, leave=True,
+              bar_format="{desc}: {n_fmt}/{total_fmt} stages [{elapsed}{postfix}]") as bar:
+        bar.set_postfix_str("recast", refresh=True)
+        system, backends = _recast_for(spec, continuation, backends)
+        bar.total = 1 + len(backends)          # a sampled model: NumPy only
+        bar.update()
+        sources = {}
+        for b in backends:
+            bar.set_postfix_str(f"{'NumPy' if b == 'numpy' else 'Cython'} sources", refresh=True)
+            sources[b] = _render(system, b)
+            bar.update()
+        bar.set_postfix_str(f"{system.n_vars} variables", refresh=True)
+    return system, sources
+
+
+def generate_sources(model, continuation: str, backends=("numpy", "cython"),
+                     progress: bool | None = None) -> tuple[RecastSystem, dict]:
     """Recast ``model`` for ``continuation`` and render the sources of each backend.
 
     Sampled models (non-analytic laws) are rendered for NumPy only: their conditional
-    expressions are not compiled.
+    expressions are not compiled.  ``progress``: a progress bar on stderr (True), none
+    (False), or one for models of at least :data:`PROGRESS_MIN_STATES` states (None).
     """
-    system, backends = _recast_for(model, continuation, backends)
-    return system, {b: _render(system, b) for b in backends}
+    return _generate(model, continuation, tuple(backends), progress)
 
 
 def _render(system, backend):
@@ -124,7 +153,7 @@ class _Generated:
     sampled: bool
 
 
-def _cached_sources(model, continuation: str, backends) -> tuple[_Generated, dict]:
+def _cached_sources(model, continuation: str, backends, progress=None) -> tuple[_Generated, dict]:
     """:func:`generate_sources`, with the rendered sources kept in the cache folder.
 
     The recast and the rendering (sympy's printers and common-subexpression elimination) are
@@ -145,8 +174,7 @@ def _cached_sources(model, continuation: str, backends) -> tuple[_Generated, dic
     hit = _read_entry(path, backends)
     if hit is not None:
         return hit
-    system, backends = _recast_for(spec, continuation, backends)
-    src = {b: _render(system, b) for b in backends}
+    system, src = _generate(spec, continuation, backends, progress)
     meta = _Generated(system.name, system.model_hash, system.sampled)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -212,7 +240,7 @@ def _module_from_source(source: str, name: str):
     return mod
 
 
-def generate_module(model, continuation: str, backend: str = "auto"):
+def generate_module(model, continuation: str, backend: str = "auto", progress: bool | None = None):
     """Generated model module for ``model`` and ``continuation``.
 
     Parameters
@@ -224,6 +252,10 @@ def generate_module(model, continuation: str, backend: str = "auto"):
     backend : {"auto", "cython", "numpy"}
         ``auto`` compiles with Cython and falls back to NumPy with one warning if the build
         fails; ``FRICTIONKIT_REQUIRE_COMPILED=1`` turns that fallback into an error.
+    progress : bool, optional
+        A progress bar of the code generation on stderr (True), none (False), or one for
+        models of at least :data:`PROGRESS_MIN_STATES` states (None, the default); a model
+        whose sources are cached is not generated again and shows none.
 
     Notes
     -----
@@ -242,7 +274,7 @@ def generate_module(model, continuation: str, backend: str = "auto"):
         pyx = pyx_path.read_text(encoding="utf-8") if backend != "numpy" and pyx_path.exists() else None
     else:
         meta, src = _cached_sources(model, continuation,
-                                    ("numpy",) if backend == "numpy" else ("numpy", "cython"))
+                                    ("numpy",) if backend == "numpy" else ("numpy", "cython"), progress)
         np_mod = _numpy_module(src["numpy"], stem, f"_fk_np_{stem}_{meta.model_hash}")
         pyx = src.get("cython")
     if backend == "numpy" or getattr(np_mod, "SAMPLED", False):

@@ -48,8 +48,11 @@ from frictionkit.modelspec.errors import FrictionkitError
 #: -O2/-O3 add build time (the Cython wrapper is most of the C) for little kernel speed.
 #: ``-fopenmp-simd`` honours the kernels' ``#pragma omp simd`` sample loops (vectorised even at
 #: -O1; no OpenMP runtime), ``-fno-math-errno`` lets sqrt be one instruction.  Never
-#: ``-ffast-math`` (it changes NaN/inf semantics and reassociates).
-COMPILE_ARGS = ("-O1", "-fopenmp-simd", "-fno-math-errno")
+#: ``-ffast-math`` (it changes NaN/inf semantics and reassociates).  ``-g0`` drops the debug
+#: information Python's own CFLAGS ask for (``-g``): nobody debugs a generated kernel, and its
+#: variable tracking took half the compile of a 200-state chain (72 s of CPU against 39 s,
+#: issue 28; benchmarks/bench_codegen_scale.py).
+COMPILE_ARGS = ("-O1", "-fopenmp-simd", "-fno-math-errno", "-g0")
 #: glibc's vector math library: where the linker may find it (x86-64 Debian/Ubuntu, Fedora...)
 _LIBMVEC_PATHS = ("/usr/lib/x86_64-linux-gnu/libmvec.so", "/lib/x86_64-linux-gnu/libmvec.so",
                   "/usr/lib64/libmvec.so", "/lib64/libmvec.so", "/usr/lib/libmvec.so")

@@ -6,6 +6,7 @@ interface documented in ``frictionkit.runtime.model._interface``.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -13,7 +14,8 @@ import jinja2
 import sympy as sp
 
 from .build import TEMPLATES
-from .printers import CModelPrinter, NumPyModelPrinter, PrintError, cse_lines, hoist_parameter_only
+from .printers import (CModelPrinter, NumPyModelPrinter, PrintError, cse_lines, hoist_parameter_only,
+                       print_order)
 from .recast import GENERATOR_VERSION, RecastSystem
 from .taylor import pointwise_recast, taylor_context
 
@@ -50,11 +52,12 @@ class _Kernel:
     temps: list
     out: list
     uses_time: bool
+    zero_fill: int = 0           # output rows set to zero before the sample loop (0: none)
 
 
 def _c_kernel(system: RecastSystem, exprs, out_index, names) -> _Kernel:
     """C lines computing ``exprs`` at every sample; ``out_index(k)`` the k-th output slot."""
-    cp = CModelPrinter(dict(names))
+    cp = CModelPrinter(dict(names), print_order(system.n_vars))
     body, hoisted = hoist_parameter_only(exprs, system.parameters)
     h_lines, h_out, _ = cse_lines([e for _, e in hoisted], cp, prefix="_h")
     for (sym, _), e in zip(hoisted, h_out):
@@ -159,7 +162,8 @@ def _header(system: RecastSystem, backend: str) -> str:
         lines += ["Operator arrays, operators(p) (N variables, NQ quadratic terms):"]
         lines += [f"    {d}" for d in OPERATOR_DOC]
     lines += ["", "Recast, as `frictionkit codegen --explain` prints it:"]
-    lines += [f"    {line}" if line else "" for line in system.explain().splitlines()]
+    explained = _once(system, "explain", lambda: system.explain(order=print_order(system.n_vars)))
+    lines += [f"    {line}" if line else "" for line in explained.splitlines()]
     body = "\n".join(docstring_text(line) for line in lines)
     return f'"""{body}\n"""'
 
@@ -229,7 +233,8 @@ def _contact_laws_use_lam(system: RecastSystem) -> bool:
 
 def _context(system: RecastSystem, backend: str) -> dict:
     ascii_only = backend == "cython"
-    npp = NumPyModelPrinter(_names(system, "t", ascii_only))
+    order = print_order(system.n_vars)
+    npp = NumPyModelPrinter(_names(system, "t", ascii_only), order)
     idx = {v: i for i, v in enumerate(system.variables)}
     pnames = [_names(system, "t", ascii_only)[p] for p in system.parameters]
     ctx = dict(
@@ -240,7 +245,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
         states=repr(tuple(x.name for x in system.states)),
         variables=repr(tuple(v.name for v in system.variables)), kinds=repr(tuple(system.kinds)),
         forcing_frequency=repr(system.forcing_frequency), validity=repr(tuple(system.validity)),
-        definitions=repr(tuple(f"{s} = {sp.sstr(d)}" for s, d in system.definitions)),
+        definitions=repr(tuple(f"{s} = {sp.sstr(d, order=order)}" for s, d in system.definitions)),
         lam_as_variable=repr(system.lam_as_variable), sampled=repr(system.sampled),
         kinematic=repr(kinematic_pairs(system)),
         QK=repr([q[0] for q in system.Q]), QI=repr([q[1] for q in system.Q]), QJ=repr([q[2] for q in system.Q]),
@@ -294,7 +299,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx["point_args"] = repr(tuple(args))
     ctx["NP"] = len(pcs)
     ctx["operator_lines"] += [f"pc[{k}] = {pr(c)}" for k, c in enumerate(pcs)]
-    up = NumPyModelPrinter({**_names(system, "t", ascii_only), **{v: f"u0[{k}]" for k, v in enumerate(system.variables)}})
+    up = NumPyModelPrinter({**_names(system, "t", ascii_only), **{v: f"u0[{k}]" for k, v in enumerate(system.variables)}}, order)
     ctx["point_lines"] = [f"out[{r}] = {up.doprint(e)}" for r, e in enumerate(system.point_exprs)]
     ctx["point_jac_lines"] = [f"out[{r}, {k}] = {up.doprint(sp.diff(e, v))}"
                               for r, e in enumerate(system.point_exprs)
@@ -303,7 +308,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
     law_lines = []
     vr = sp.Symbol("_vr", real=True)
     for k, c in enumerate(system.contacts):
-        lp = NumPyModelPrinter({**_names(system, "t", ascii_only), vr: f"vr[{k}]"})
+        lp = NumPyModelPrinter({**_names(system, "t", ascii_only), vr: f"vr[{k}]"}, order)
         # None: a law with internal states whose steady sliding has no closed form (NaN: the
         # motion labels of the contact are unknown, ModelSpec.steady_sliding_law)
         law_lines.append(f"out[{k}] = {lp.doprint(c[2]) if c[2] is not None else 'numpy.nan'}")
@@ -348,10 +353,15 @@ def _context(system: RecastSystem, backend: str) -> dict:
         ctx["rhs_c"] = _c_kernel(system, system.ode_rhs, lambda k: f"out[{k} * M + m]", names)
         ctx["jac_c"] = _c_kernel(system, [e for _, _, e in jac_entries],
                                  lambda k: f"out[{jac_entries[k][0] * n + jac_entries[k][1]} * M + m]", names)
-        # structural zeros written by the kernel too: the wrapper's output needs no zero fill
+        # structural zeros written by the kernel too: the wrapper's output needs no zero fill.
+        # One statement per zero up to SORTED_PRINT_MAX_VARIABLES variables (the zoo's text);
+        # above, one fill loop: a 200-state chain has 40,000 zeros, 99% of its C (issue 28)
         nonzero = {(i, j) for i, j, _ in jac_entries}
-        ctx["jac_c"].out += [f"out[{i * n + j} * M + m] = 0.0" for i in range(n) for j in range(n)
-                             if (i, j) not in nonzero]
+        if print_order(N) is None:
+            ctx["jac_c"].out += [f"out[{i * n + j} * M + m] = 0.0" for i in range(n) for j in range(n)
+                                 if (i, j) not in nonzero]
+        else:
+            ctx["jac_c"].zero_fill = n * n
         # the auxiliaries' definitions (principal branches): the validity check and the start
         # of every AFT / shooting point rebuild all N variables from the states
         ctx["aux_c"] = _c_kernel(system, aux_exprs, lambda k: f"out[{k} * M + m]", names)
@@ -372,13 +382,31 @@ def _context(system: RecastSystem, backend: str) -> dict:
     return ctx
 
 
+_LAST: dict = {}
+
+
+def _once(system: RecastSystem, what: str, make):
+    """``make()``, kept for the last system rendered: both backends' renderings of one system
+    share its pointwise recast and its explanation (seconds each for a 200-state chain)."""
+    key = (id(system), what)
+    hit = _LAST.get(key)
+    if hit is None or hit[0] is not system:
+        if any(s is not system for s, _ in _LAST.values()):
+            _LAST.clear()
+        hit = _LAST[key] = (system, make())
+    return hit[1]
+
+
 def _taylor(system: RecastSystem, backend: str) -> dict:
     """Printed lines of the Taylor kernel of the pointwise recast (DESIGN §5.0)."""
-    pw = pointwise_recast(system)
+    pw = _once(system, "pointwise", lambda: pointwise_recast(system))
+    order = print_order(system.n_vars)
     if backend == "numpy":
-        return taylor_context(pw, _names(system, "t"), NumPyModelPrinter)
+        return taylor_context(pw, _names(system, "t"), functools.partial(NumPyModelPrinter, order=order),
+                              order=order)
     names = _names(system, "tm", ascii_only=True)
-    ctx = taylor_context(pw, names, NumPyModelPrinter, CModelPrinter)
+    ctx = taylor_context(pw, names, functools.partial(NumPyModelPrinter, order=order),
+                         functools.partial(CModelPrinter, order=order), order=order)
     ctx["taylor_c_params"] = [f"{names[q]} = p[{k}]" for k, q in enumerate(system.parameters)]
     return ctx
 

@@ -35,8 +35,8 @@ class _NamedMixin:
 class NumPyModelPrinter(_NamedMixin, NumPyPrinter):
     """NumPy printer (``numpy.sqrt``, ``numpy.cos``...) with a symbol name table."""
 
-    def __init__(self, names: dict):
-        super().__init__({"strict": True, "fully_qualified_modules": True})
+    def __init__(self, names: dict, order=None):
+        super().__init__({"strict": True, "fully_qualified_modules": True, "order": order})
         self._names = names
 
     def _print_Piecewise(self, expr):
@@ -47,8 +47,8 @@ class NumPyModelPrinter(_NamedMixin, NumPyPrinter):
 class CModelPrinter(_NamedMixin, C99CodePrinter):
     """C99 printer for the compiled (Cython) kernels; small integer powers as products."""
 
-    def __init__(self, names: dict):
-        super().__init__({"strict": True})
+    def __init__(self, names: dict, order=None):
+        super().__init__({"strict": True, "order": order})
         self._names = names
 
     def _print_Pow(self, expr):
@@ -61,9 +61,34 @@ class CModelPrinter(_NamedMixin, C99CodePrinter):
         return super()._print_Pow(expr)
 
 
+#: the most variables of a system whose sums and products are printed in sympy's sorted order
+#: (``print_order``); above, in the order of their arguments (``order="none"``): sorting every
+#: sum's terms costs more than the rest of the printing on a 200-state chain (issue 28).  Every
+#: zoo model is below the limit, so its generated text does not change.
+SORTED_PRINT_MAX_VARIABLES = 64
+
+
+def print_order(n_variables: int):
+    """The printers' ``order`` setting for a system of ``n_variables`` variables."""
+    return None if n_variables <= SORTED_PRINT_MAX_VARIABLES else "none"
+
+
+#: the most expressions given to sympy's cse with its ``"basic"`` optimizations (negations and
+#: common factors pulled out first: a few operations fewer on small models); above, none.  The
+#: basic pass costs tens of ms per expression and more as the set grows (a 200-state chain's
+#: right-hand side: 200 expressions, most of a minute, issue 28); without it cse is linear.
+#: Every zoo model is below the limit, so its generated text does not change.
+CSE_BASIC_MAX = 64
+
+
 def cse_lines(exprs, printer, prefix="_c", assign="{lhs} = {rhs}"):
-    """Common sub-expressions of ``exprs``: (list of printed assignments, printed results, temps)."""
-    reps, reduced = sp.cse(list(exprs), symbols=sp.numbered_symbols(prefix), optimizations="basic")
+    """Common sub-expressions of ``exprs``: (list of printed assignments, printed results, temps).
+
+    sympy's ``cse`` with its ``"basic"`` optimizations up to :data:`CSE_BASIC_MAX` expressions,
+    without above (the same values; only the grouping of a few operations differs)."""
+    exprs = list(exprs)
+    opt = "basic" if len(exprs) <= CSE_BASIC_MAX else None
+    reps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols(prefix), optimizations=opt)
     lines, temps = [], []
     for sym, e in reps:
         printer._names[sym] = sym.name

@@ -33,12 +33,14 @@ them) become derivative-bilinear rows ``a u' + b u u' = 0`` with a point conditi
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, replace
 
 import sympy as sp
+from sympy.printing.repr import ReprPrinter
 
-from frictionkit.codegen._terms import jacobian, poly_terms
+from frictionkit.codegen._terms import jacobian, poly_terms, total_degree
 from frictionkit.modelspec import ModelSpec
 from frictionkit.modelspec.errors import DuplicateNameError, ModelSpecError
 
@@ -47,6 +49,24 @@ GENERATOR_VERSION = "0.1.0"
 
 class RecastError(ModelSpecError):
     """The model cannot be recast to quadratic form (names the equation and construct)."""
+
+
+class _MemoReprPrinter(ReprPrinter):
+    """``sp.srepr`` (the same text) with each distinct sub-expression printed once: a large
+    model repeats its coefficients (``-k/m`` on every link of a chain) and srepr sorts the
+    factors and terms of every product and sum it meets (issue 28)."""
+
+    def __init__(self):
+        super().__init__()
+        self._memo: dict = {}
+
+    def _print(self, expr, **kwargs):
+        if not isinstance(expr, sp.Basic) or kwargs:
+            return super()._print(expr, **kwargs)
+        text = self._memo.get(expr)
+        if text is None:
+            text = self._memo[expr] = super()._print(expr)
+        return text
 
 
 @dataclass(frozen=True)
@@ -122,18 +142,24 @@ class RecastSystem:
         parts = [GENERATOR_VERSION, self.name, self.continuation, str(self.forcing_frequency),
                  repr([p.name for p in self.parameters]), repr(self.defaults),
                  repr([v.name for v in self.variables]), repr(self.kinds)]
+        printer = _MemoReprPrinter()
         for item in (self.mass, self.c0, self.c1, self.L0, self.L1, self.Q, self.forcing, self.A,
                      self.B, self.point_rows, self.point_exprs, self.definitions, self.validity,
                      self.ode_rhs, self.ode_jac, self.contacts, self.parameter_conditions):
-            parts.append(sp.srepr(item) if not isinstance(item, str) else item)
+            parts.append(printer.doprint(item) if not isinstance(item, str) else item)
         return "\n".join(parts)
 
-    @property
+    @functools.cached_property
     def model_hash(self) -> str:
+        # computed once per system: the srepr of a large model's operators and dense Jacobian
+        # takes seconds, and every rendering asks for the hash (issue 28)
         return hashlib.sha256(self.canonical().encode()).hexdigest()[:16]
 
-    def explain(self) -> str:
-        """Readable recast system (like seed 000 eq. 25) with the validity conditions."""
+    def explain(self, order=None) -> str:
+        """Readable recast system (like seed 000 eq. 25) with the validity conditions.
+
+        ``order``: sympy's printing order (``"none"``: terms as stored, not sorted; the
+        generator's choice for large systems, ``printers.print_order``)."""
         lam = sp.Symbol("lam")
         psym = self.parameters[[p.name for p in self.parameters].index(self.continuation)]
         n_aux = self.n_vars - self.n_states
@@ -143,7 +169,7 @@ class RecastSystem:
                      "SAMPLED PATH: the model has a non-analytic law, so no quadratic recast is made;",
                      "it runs with AFT harmonic balance or shooting on the original ODE (no ANM).", "",
                      "original ODE x' = f(x, t; p):"]
-            lines += [f"  {x}' = {sp.sstr(f)}" for x, f in zip(self.states, self.ode_rhs)]
+            lines += [f"  {x}' = {sp.sstr(f, order=order)}" for x, f in zip(self.states, self.ode_rhs)]
             return "\n".join(lines)
         lines = [f"model {self.name!r}: {self.description}",
                  f"continuation parameter lam = {self.continuation}"
@@ -151,20 +177,20 @@ class RecastSystem:
                  f"{self.n_vars} variables ({self.n_states} states, {n_aux} auxiliaries), "
                  f"{len(self.Q)} quadratic terms", "", "auxiliaries:"]
         for sym, d in self.definitions:
-            lines.append(f"  {sym} = {sp.sstr(d)}")
+            lines.append(f"  {sym} = {sp.sstr(d, order=order)}")
         lines += ["", "quadratic system (m u' = c0 + lam c1 + L0 u + lam L1 u + Q(u, u) + forcing):"]
         for i, (v, kind) in enumerate(zip(self.variables, self.kinds)):
-            rhs = sp.sstr(self.rows[i].xreplace({psym: lam}))
+            rhs = sp.sstr(self.rows[i].xreplace({psym: lam}), order=order)
             if kind == "differential":
                 m = self.mass[i]
-                lhs = f"{v}'" if m == 1 else f"({sp.sstr(m)})*{v}'"
+                lhs = f"{v}'" if m == 1 else f"({sp.sstr(m, order=order)})*{v}'"
             else:
                 lhs = "0"
             tag = "   [derivative-bilinear]" if kind == "derivative_bilinear" else ""
             lines.append(f"  ({i + 1}) {lhs} = {rhs}{tag}")
         if self.point_rows:
             lines += ["", "point conditions at t = 0 (replace the mean of each derivative-bilinear row):"]
-            lines += [f"  row ({r + 1}): 0 = {sp.sstr(e)}" for r, e in zip(self.point_rows, self.point_exprs)]
+            lines += [f"  row ({r + 1}): 0 = {sp.sstr(e, order=order)}" for r, e in zip(self.point_rows, self.point_exprs)]
         lines += ["", "validity conditions (checked on every solution):"]
         lines += [f"  {v} {'> 0' if c == 'positive' else '!= 0'}   ({t})" for v, c, t in self.validity] or ["  none"]
         return "\n".join(lines)
@@ -191,6 +217,7 @@ class _Recaster:
         self.state_validity: set = set()  # denominators that are original variables
         self.where = ""
         self.counters: dict = {}
+        self._gens_key = self._defs_key = None
         if lam_var is not None:
             self.auxes.append(Aux(lam_var, "lam", lam, lam - lam_var))
 
@@ -200,10 +227,24 @@ class _Recaster:
 
     @property
     def gens(self):
-        return self.base_vars + [a.symbol for a in self.auxes] + ([self.lam] if self.lam_var is None else [])
+        """The generators: original variables, auxiliaries so far, and ``lam`` unless it is a
+        variable.  Rebuilt only when an auxiliary was added or renamed (the list and its set
+        were rebuilt on every call, quadratic in the number of auxiliaries: issue 28)."""
+        key = len(self.auxes)       # auxiliaries are only appended; rename() resets the key
+        if self._gens_key != key:
+            self._gens = (self.base_vars + [a.symbol for a in self.auxes]
+                          + ([self.lam] if self.lam_var is None else []))
+            self._gens_set = frozenset(self._gens)
+            self._gens_key = key
+        return self._gens
+
+    @property
+    def gens_set(self) -> frozenset:
+        self.gens
+        return self._gens_set
 
     def _depends(self, expr) -> bool:
-        return bool(expr.free_symbols & set(self.gens))
+        return not self.gens_set.isdisjoint(expr.free_symbols)
 
     def _name(self, kind: str, key) -> sp.Symbol:
         name, self.next_name = self.next_name, None
@@ -230,6 +271,7 @@ class _Recaster:
                                     point=None if a.point is None else a.point.xreplace({old: new}))
         self.cache = {k: (new if v == old else v) for k, v in self.cache.items()}
         self.products.clear()
+        self._gens_key = self._defs_key = None
         return new
 
     def define(self, name: str, expr):
@@ -286,11 +328,16 @@ class _Recaster:
     def _degree(self, poly_expr) -> int:
         if not self._depends(poly_expr):
             return 0
-        return sp.Poly(poly_expr, *self.gens, domain=sp.EX).total_degree()
+        # term by term (codegen/_terms.py): Poly builds a dense representation over every
+        # generator, hundreds for a long chain (issue 28); poly_expr is expanded by its callers
+        return total_degree(sp.expand(poly_expr), self.gens)
 
     def _definition(self, expr):
         """Value of ``expr`` in terms of states/params/lam (auxiliaries substituted)."""
-        subs = {a.symbol: a.definition for a in self.auxes}
+        if self._defs_key != len(self.auxes):      # auxiliaries are only appended (rename() resets)
+            self._defs = {a.symbol: a.definition for a in self.auxes}
+            self._defs_key = len(self.auxes)
+        subs = self._defs
         for _ in range(len(subs) + 1):
             new = expr.xreplace(subs)
             if new == expr:

@@ -54,6 +54,7 @@ from dataclasses import dataclass, replace
 import re
 
 import sympy as sp
+from sympy.core.add import _unevaluated_Add
 
 from .printers import hoist_parameter_only
 from .recast import RecastError, RecastSystem
@@ -102,13 +103,14 @@ class _Pointwise:
 
     def __init__(self, states, lam, where):
         self.atoms = list(states) + [lam]
+        self.atom_set = set(self.atoms)     # kept with atoms: set(atoms) per call was quadratic (issue 28)
         self.lam = lam
         self.auxes: list[TaylorAux] = []
         self.cache: dict = {}
         self.where = where
 
     def _dep(self, e) -> bool:
-        return bool(e.free_symbols & set(self.atoms))
+        return not self.atom_set.isdisjoint(e.free_symbols)
 
     def _new(self, op, args, definition, **kw) -> sp.Symbol:
         key = (op, args, kw.get("exponent"))
@@ -120,6 +122,7 @@ class _Pointwise:
         sym = sp.Symbol(f"_r{len(self.auxes)}", real=True)
         self.auxes.append(TaylorAux(sym, aux.op, aux.args, aux.partner, aux.exponent, aux.definition))
         self.atoms.append(sym)
+        self.atom_set.add(sym)
         return sym
 
     def affine(self, e):
@@ -141,7 +144,12 @@ class _Pointwise:
     def _arg(self, e):
         """An affine argument: constants carry the :data:`ONE` marker."""
         a = sp.expand(self.affine(e))
-        const, rest = a.as_independent(*self.atoms, as_Add=True)
+        # a.as_independent(*self.atoms, as_Add=True), without its set of all atoms per call
+        if a.is_Add:
+            const = sp.Add(*[t for t in a.args if not self._dep(t)])
+            rest = _unevaluated_Add(*[t for t in a.args if self._dep(t)])
+        else:
+            const, rest = (sp.Integer(0), a) if self._dep(a) else (a, sp.Integer(0))
         return rest + const * ONE
 
     def _product(self, factors):
@@ -317,11 +325,12 @@ def _series_names(pw: PointwiseRecast, names: dict, state, aux, lam, one) -> dic
     return table
 
 
-def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=None) -> dict:
+def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=None, order=None) -> dict:
     """Printed lines of the Taylor kernel: per auxiliary its arguments and recurrence, then ``f``.
 
     ``numpy_printer(table)`` / ``c_printer(table)`` build a strict printer with the symbol
-    name table ``table``; ``names`` maps the parameters and the time.
+    name table ``table``; ``names`` maps the parameters and the time; ``order`` is sympy's
+    printing order of the comments (as the printers': ``printers.print_order``).
     """
     NA = len(pw.auxes)
     n = len(pw.states)
@@ -337,13 +346,13 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
             args.append(f"_v = {ser.doprint(a.args[1])}")
         subs = {"U": "_u", "V": "_v", "R": f"S[:, {r}]", "P": f"S[:, {a.partner}]",
                 "E": f"({ser.doprint(a.exponent)})" if a.exponent is not None else "E"}
-        comment = f"# {a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
+        comment = f"# {a.symbol} = {a.op}({', '.join(sp.sstr(x, order=order) for x in a.args)})"
         lines0 += [comment] + args + [f"S[0, {r}] = {_fill(o0, subs)}"]
         linesk += [comment] + args + [f"S[k, {r}] = {_fill(ok, subs)}"]
     ctx = {"taylor_np0": lines0, "taylor_npk": linesk, "NAUX": NA, "taylor_time": "phase" if pw.phase else "time",
            "taylor_f_np": [f"F[{i}] = {top.doprint(e)}" for i, e in enumerate(pw.f)],
-           "taylor_aux_doc": [f"{a.symbol} = {sp.sstr(a.definition)}" if a.definition is not None
-                              else f"{a.symbol} = {a.op}({', '.join(sp.sstr(x) for x in a.args)})"
+           "taylor_aux_doc": [f"{a.symbol} = {sp.sstr(a.definition, order=order)}" if a.definition is not None
+                              else f"{a.symbol} = {a.op}({', '.join(sp.sstr(x, order=order) for x in a.args)})"
                               for a in pw.auxes]}
     if c_printer is not None:
         # parameter-only coefficients are computed once per call, not per sample and order
@@ -360,15 +369,18 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
         ctx["taylor_c_hoisted"] = [f"{sym.name} = {hp.doprint(e)}" for sym, e in hoisted]
         at = c_printer(_series_names(pw, names, lambda i: f"X[((J) * {n} + {i}) * M + m]",
                                      lambda k: f"FK_S(J, {k})", "LAM[J]", "fk_delta(J)"))
-        blocks = []
+        per_aux = []
         for r, a in enumerate(pw.auxes):
             v = f"FK_V{r}" if len(a.args) > 1 else "FK_ZERO"
-            blocks += [f"/* {a.symbol} = {a.op}(...) */", f"#define FK_U{r}(J) ({at.doprint(a.args[0])})"]
-            blocks += [f"#define FK_V{r}(J) ({at.doprint(a.args[1])})"] if len(a.args) > 1 else []
+            lines = [f"/* {a.symbol} = {a.op}(...) */", f"#define FK_U{r}(J) ({at.doprint(a.args[0])})"]
+            lines += [f"#define FK_V{r}(J) ({at.doprint(a.args[1])})"] if len(a.args) > 1 else []
             partner = a.partner if a.partner is not None else r
             exponent = at.doprint(a.exponent) if a.exponent is not None else "0.0"
-            blocks.append(f"FK_OP_{a.op}({r}, FK_U{r}, {v}, {partner}, ({exponent}))")
-        ctx["taylor_c"] = blocks
+            lines.append(f"FK_OP_{a.op}({r}, FK_U{r}, {v}, {partner}, ({exponent}))")
+            per_aux.append(lines)
+        ctx["taylor_c"] = [line for lines in per_aux for line in lines]
+        ctx["taylor_c_parts"] = _c_parts(per_aux, [f"{names[q]} = p[{k}]" for k, q in enumerate(pw.parameters)],
+                                         ctx["taylor_c_hoisted"])
         # each operation's recurrence once, as a macro of (auxiliary, its arguments' series,
         # partner, exponent): the auxiliaries only name their arguments
         ctx["taylor_c_ops"] = ["#define FK_ZERO(J) (0.0)"] + [C_OP_MACRO[op] for op in
@@ -381,6 +393,30 @@ def taylor_context(pw: PointwiseRecast, names: dict, numpy_printer, c_printer=No
                            *[a.exponent.free_symbols for a in pw.auxes if a.exponent is not None])
         ctx["taylor_uses_time"] = pw.time in used
     return ctx
+
+
+#: the most auxiliaries of a compiled Taylor kernel written as one C function; above, the
+#: auxiliaries' recurrences are split into functions of this many, called in order.  GCC's
+#: time on one function grows faster than its length (a 200-state chain: 205 auxiliaries,
+#: ~800 vectorised sweeps in one function, issue 28); every zoo model has fewer.
+TAYLOR_PART_AUXES = 32
+
+
+def _c_parts(per_aux, param_lines, hoisted_lines):
+    """The compiled Taylor kernel's recurrences in parts of :data:`TAYLOR_PART_AUXES`
+    auxiliaries (``[]``: one function, as for every model up to that size): per part, the
+    parameter and hoisted lines its recurrences use, and its lines."""
+    if len(per_aux) <= TAYLOR_PART_AUXES:
+        return []
+    parts = []
+    for start in range(0, len(per_aux), TAYLOR_PART_AUXES):
+        body = [line for lines in per_aux[start:start + TAYLOR_PART_AUXES] for line in lines]
+        words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", "\n".join(body)))
+        hoisted = [h for h in hoisted_lines if h.split(" = ", 1)[0] in words]
+        words |= set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", "\n".join(h.split(" = ", 1)[1] for h in hoisted)))
+        params = [q for q in param_lines if q.split(" = ", 1)[0] in words]
+        parts.append({"consts": params + hoisted, "lines": body})
+    return parts
 
 
 def _fill(text: str, subs: dict) -> str:

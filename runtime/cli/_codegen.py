@@ -17,7 +17,8 @@ from ..results._atomic import atomic_path
 @click.option("--explain", is_flag=True, help="Print the recast system and its validity conditions.")
 @click.option("--all", "all_", is_flag=True, help="Regenerate every shipped zoo module in generated/.")
 @click.option("--build", is_flag=True, help="Also compile the Cython module into the per-user cache.")
-def codegen_cmd(model, param, backend, out, explain, all_, build):
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar (shown by default for models of 20 states and more).")
+def codegen_cmd(model, param, backend, out, explain, all_, build, quiet):
     """Recast MODEL to quadratic form and generate its solver modules.
 
     MODEL is a zoo name (belt, shaw) or a path to a model file that defines
@@ -44,7 +45,7 @@ def codegen_cmd(model, param, backend, out, explain, all_, build):
     backends = ("numpy", "cython") if backend == "both" else (backend,)
     t0 = time.perf_counter()
     try:
-        system, sources = generate_sources(model, param, backends)
+        system, sources = generate_sources(model, param, backends, progress=False if quiet else None)
     except ModelSpecError as exc:
         raise click.ClickException(str(exc)) from None
     dt = time.perf_counter() - t0

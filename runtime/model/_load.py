@@ -10,7 +10,8 @@ from ._interface import Model
 from ._structure import LinearSystem, ModalSystem, reduce_structure, structural_module
 
 
-def load_model(model, continuation: str | None = None, backend: str = "auto", **params) -> Model:
+def load_model(model, continuation: str | None = None, backend: str = "auto", progress: bool | None = None,
+               **params) -> Model:
     """Generated model (or any module honouring the interface) wrapped for the runtime.
 
     Parameters
@@ -23,6 +24,9 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
         The continuation parameter (required unless ``model`` is a module).
     backend : {"auto", "cython", "numpy"}
         See :func:`frictionkit.codegen.generate_module`.
+    progress : bool, optional
+        Progress of the code generation on stderr: always (True), never (False), or for models
+        of 20 states and more (None); see :func:`frictionkit.codegen.generate_module`.
     **params
         Parameter values overriding the defaults.
 
@@ -52,7 +56,7 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", **
         elif split is not None:
             module = _recognised(spec, split, continuation, backend)
         else:
-            module = generate_module(spec, continuation, backend=backend)
+            module = generate_module(spec, continuation, backend=backend, progress=progress)
         loaded = Model(module, params)          # checks the parameter values
     except ModelSpecError as exc:
         raise InputError(str(exc)) from exc

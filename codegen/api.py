@@ -241,10 +241,12 @@ def _numpy_module(source: str, stem: str, name: str):
             atomic_write(pyc.with_suffix(".json"), json.dumps({"source_sha256": _sha256(source.encode()),
                                                                "bytecode_sha256": _sha256(data)}))
         except (OSError, py_compile.PyCompileError):
+            data = None
+        if problem is not None:         # rebuilt in the cache, or (read-only cache) in memory
+            rebuilt(problem[0], problem[1])
+        if data is None:
             return _module_from_source(source, name)
         code = marshal.loads(data[16:])
-        if problem is not None:
-            rebuilt(problem[0], problem[1])
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     mod.__cached__ = str(pyc)
@@ -274,7 +276,7 @@ def _cached_code(path: Path, pyc: Path, source: str):
     except OSError:
         return None, (path, "cannot be read")
     encoded = source.encode()
-    if text != encoded:
+    if text != encoded and text.replace(b"\r\n", b"\n") != encoded:     # (text mode on Windows)
         return None, (path, f"is not the generated module ({len(text)} bytes, the model's {len(encoded)}: "
                             f"edited or truncated)")
     try:

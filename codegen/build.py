@@ -288,7 +288,7 @@ def _check(target: Path, key: str, pyx_source: str) -> str | None:
     recorded.  The hash is read from the file itself, never from its name.
     """
     manifest = target.with_name("MANIFEST.json")
-    if not target.exists() and not manifest.exists():
+    if not target.exists():
         return MISSING
     try:
         info = json.loads(manifest.read_text())
@@ -298,6 +298,8 @@ def _check(target: Path, key: str, pyx_source: str) -> str | None:
         return "has no manifest (MANIFEST.json)"
     except (OSError, ValueError):
         return "has a damaged manifest (MANIFEST.json is not a JSON object)"
+    if set(info) == {"size", "sha256"}:
+        return MISSING          # an earlier version's manifest (no key, no source): built again, silently
     if info.get("key") != key or info.get("name") != target.name.split(".")[0]:
         return (f"belongs to another build (its manifest names {info.get('name')!r} under key "
                 f"{info.get('key')!r})")
@@ -306,7 +308,7 @@ def _check(target: Path, key: str, pyx_source: str) -> str | None:
     try:
         size = target.stat().st_size
     except OSError:
-        return "is missing although its manifest is there"
+        return "cannot be read"
     if size != info.get("size") or size == 0:
         return f"has {size} bytes, its manifest {info.get('size')!r} (truncated or replaced)"
     if _digest(target) != info.get("sha256"):
@@ -442,7 +444,8 @@ def compile_module(pyx_source: str, stem: str, compile_args=None, label: str | N
 
 def _remembered_failure(failed: Path, log: Path) -> dict | None:
     """The failure ``FAILED.json`` records, or None if there is none or it was transient (a
-    record from a version that remembered a full disk as a compiler failure is dropped)."""
+    record from a version that remembered a full disk as a compiler failure is dropped).  Only
+    the key's own ``build.log`` is read, never a path the record names."""
     if not failed.exists():
         return None
     try:
@@ -451,8 +454,9 @@ def _remembered_failure(failed: Path, log: Path) -> dict | None:
     except (OSError, ValueError):
         info = {}
     try:
-        text = Path(info.get("log") or log).read_text(errors="replace")
-    except (OSError, TypeError):
+        with open(log, "rb") as fh:
+            text = fh.read(1 << 20).decode(errors="replace")
+    except OSError:
         text = ""
     if _transient(info.get("returncode") if isinstance(info.get("returncode"), int) else None, text):
         failed.unlink(missing_ok=True)
@@ -489,7 +493,8 @@ def _build(pyx_source, stem, key, name, folder, target, args, link, root, label=
         built = tmp / target.name
         if proc.returncode != 0 or not built.exists():
             try:
-                text = log.read_text(errors="replace")
+                with open(log, "rb") as fh:
+                    text = fh.read(1 << 20).decode(errors="replace")
             except OSError:
                 text = ""
             why = _transient(proc.returncode, text)

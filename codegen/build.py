@@ -118,7 +118,7 @@ class CacheFolderError(FrictionkitError, RuntimeError):
     to a folder)."""
 
 
-class CacheWarning(RuntimeWarning):
+class CacheWarning(FrictionkitError, RuntimeWarning):
     """A cached artefact did not match its manifest or its model and was rebuilt (the message
     names the file and what did not match); its content was not used."""
 

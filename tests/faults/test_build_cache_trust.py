@@ -327,6 +327,7 @@ def test_the_manifest_binds_the_key_the_module_and_its_source(compiled_cache, tm
     """What the lookup checks before an import, on the entry built above (nothing imported
     here): a manifest of another key or module, of another source, a damaged or missing one."""
     path = _model_file(tmp_path)
+    _assert_compiled_oscillator(_in_child(compiled_cache, path))          # built, if not yet
     (manifest,) = compiled_cache.glob("*/MANIFEST.json")
     info = json.loads(manifest.read_text())
     so = next(p for p in manifest.parent.iterdir() if p.name.startswith(info["name"] + "."))
@@ -344,7 +345,6 @@ def test_the_manifest_binds_the_key_the_module_and_its_source(compiled_cache, tm
     assert build._check(so, key, pyx) == "has no manifest (MANIFEST.json)"
     manifest.write_text(json.dumps(info))
     assert build._check(so, key, pyx) is None
-    assert str(path)        # the model file the entry was built for
 
 
 # -- names and folders -------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import marshal
 import os
 import py_compile
 import sys
@@ -22,7 +23,7 @@ import sympy
 from frictionkit.modelspec import ModelSpec, ZOO, zoo_model
 from frictionkit.modelspec.errors import ModelSpecError
 
-from .build import BuildError, atomic_write, cache_dir, compile_module
+from .build import BuildError, atomic_write, cache_dir, cache_folder, compile_module, rebuilt
 from .recast import RecastSystem, recast
 
 GENERATED_DIR = Path(__file__).resolve().parent.parent / "generated"
@@ -162,45 +163,77 @@ def _cached_sources(model, continuation: str, backends, progress=None) -> tuple[
     *spec* (:meth:`ModelSpec.canonical`: every declared field, docs and units included), the
     continuation parameter, :func:`_generator_digest` and the backends, so that a hit neither
     recasts nor renders.  The file's layout: ``{"name": str, "model_hash": str, "sampled":
-    bool, "sources": {backend: source}}`` (a sampled model holds the NumPy source only).  A
-    file that cannot be read, lacks a field or cannot be written is regenerated and never an
-    error; a miss recasts, which validates the spec.
+    bool, "sources": {backend: source}, "key": str, "sha256": str}`` (a sampled model holds
+    the NumPy source only; ``key`` is the whole key, ``sha256`` the hash of the rest,
+    :func:`_entry_digest`).  An entry is used only if :func:`_read_entry` verifies it against
+    this key, the spec's name and its own hash; one that does not match (damaged, edited,
+    another model's) is regenerated with one :class:`~frictionkit.codegen.build.CacheWarning`.
+    A file that cannot be written is not an error; a miss recasts, which validates the spec.
     """
     spec = resolve_spec(model)
     backends = tuple(backends)
     text = "\0".join([spec.canonical(), continuation, _generator_digest(), *backends])
-    key = hashlib.sha256(text.encode()).hexdigest()[:20]
-    path = cache_dir() / "sources" / f"{module_stem(spec.name, continuation)}_{key}.json"
-    hit = _read_entry(path, backends)
+    full_key = hashlib.sha256(text.encode()).hexdigest()
+    path = cache_dir() / "sources" / f"{module_stem(spec.name, continuation)}_{full_key[:20]}.json"
+    hit, problem = _read_entry(path, backends, full_key, spec.name)
     if hit is not None:
         return hit
     system, src = _generate(spec, continuation, backends, progress)
     meta = _Generated(system.name, system.model_hash, system.sampled)
+    entry = {**dataclasses.asdict(meta), "sources": src, "key": full_key}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps({**dataclasses.asdict(meta), "sources": src}))
+        cache_folder(path.parent)
+        atomic_write(path, json.dumps({**entry, "sha256": _entry_digest(entry)}))
     except OSError:          # a read-only cache: the sources are simply rendered again next time
         pass
+    if problem is not None:
+        rebuilt(path, problem)
     return meta, src
 
 
-def _read_entry(path: Path, backends: tuple):
-    """The cached ``(_Generated, sources)`` in ``path``, or None if it is missing, unreadable
-    or incomplete."""
+def _entry_digest(entry: dict) -> str:
+    """SHA-256 of a source entry without its ``sha256`` field (sorted keys: one text per entry)."""
+    rest = {k: v for k, v in entry.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
+
+
+def _read_entry(path: Path, backends: tuple, key: str, name: str):
+    """``((_Generated, sources), None)`` from the entry in ``path`` if it can be trusted, else
+    ``(None, problem)``: ``problem`` is None for a missing file (a cold cache), otherwise what
+    did not match (the caller regenerates the entry and warns once).
+
+    Trusted means: the entry names this ``key`` and model ``name``, has its own SHA-256, and
+    each source declares this model's name and the model hash the entry records (so a source
+    of another model, or an entry copied from another key, is never loaded)."""
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):     # a cold cache, or none (below a file)
+        return None, None
+    except (OSError, ValueError):    # unreadable, not UTF-8, or a folder in its place
+        return None, "cannot be read"
+    try:
+        entry = json.loads(text)
+    except ValueError:
+        return None, "is not valid JSON (truncated or damaged)"
     if not isinstance(entry, dict) or not isinstance(entry.get("sources"), dict):
-        return None
+        return None, "is not a source entry (no sources)"
     meta = {f.name: entry.get(f.name) for f in dataclasses.fields(_Generated)}
     if not (isinstance(meta["name"], str) and isinstance(meta["model_hash"], str)
             and isinstance(meta["sampled"], bool)):
-        return None
+        return None, "lacks the model's name, hash or kind"
+    if meta["name"] != name:
+        return None, f"holds the sources of model {meta['name']!r}, not {name!r}"
+    if entry.get("key") != key:
+        return None, "belongs to another version of this model (its key is not this spec's)"
+    if entry.get("sha256") != _entry_digest(entry):
+        return None, "does not match its recorded SHA-256 (edited or damaged)"
     need = ("numpy",) if meta["sampled"] else backends      # as _recast_for renders them
     if not all(isinstance(entry["sources"].get(b), str) for b in need):
-        return None
-    return _Generated(**meta), {b: entry["sources"][b] for b in need}
+        return None, f"lacks the {'/'.join(need)} sources"
+    declared = (f"\nMODEL_NAME = {json.dumps(name)}\n", f"\nMODEL_HASH = {json.dumps(meta['model_hash'])}\n")
+    if not all(d in entry["sources"][b] for b in need for d in declared):
+        return None, f"holds sources that are not those of model {name!r} with hash {meta['model_hash']}"
+    return (_Generated(**meta), {b: entry["sources"][b] for b in need}), None
 
 
 def module_stem(name: str, continuation: str) -> str:
@@ -208,28 +241,88 @@ def module_stem(name: str, continuation: str) -> str:
 
 
 def _numpy_module(source: str, stem: str, name: str):
-    """The generated NumPy module ``source`` as module ``name``, imported from a copy in
-    ``<cache>/modules/<stem>_<hash of source>.py`` so that Python's bytecode cache applies.
+    """The generated NumPy module ``source`` as module ``name``, run from a copy in
+    ``<cache>/modules/<stem>_<hash of source>.py`` and its bytecode.
 
     Compiling the source is what remains of a warm load once nothing is recast (the belt:
     1.7 ms against 0.2 ms from the cached bytecode).  The copy is written atomically and its
-    bytecode with :mod:`py_compile` (which writes it even where ``PYTHONDONTWRITEBYTECODE``
-    is set); its name holds a hash of the source, so it is never out of date.  A cache that
-    cannot be written falls back to compiling in memory.
+    bytecode with :mod:`py_compile` (at the usual ``__pycache__`` path, even where
+    ``PYTHONDONTWRITEBYTECODE`` is set), then a manifest next to the bytecode with the SHA-256
+    of both.  Nothing is trusted by its name or time stamp: the copy must be ``source``
+    itself and the bytecode the one its manifest records (:func:`_cached_code`), and the code
+    run is the code verified (it is not read again by the import system).  Anything else (an
+    edited or truncated copy, other bytecode) is rewritten with one
+    :class:`~frictionkit.codegen.build.CacheWarning`.  A cache that cannot be written falls
+    back to compiling in memory.
     """
     path = cache_dir() / "modules" / f"{stem}_{hashlib.sha256(source.encode()).hexdigest()[:20]}.py"
-    try:
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
+    pyc = Path(importlib.util.cache_from_source(str(path)))
+    code, problem = _cached_code(path, pyc, source)
+    if code is None:
+        try:
+            cache_folder(path.parent)
             atomic_write(path, source)
-            py_compile.compile(str(path), doraise=True)
-    except (OSError, py_compile.PyCompileError):
-        return _module_from_source(source, name)
+            cache_folder(pyc.parent)
+            py_compile.compile(str(path), cfile=str(pyc), doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            data = pyc.read_bytes()
+            atomic_write(pyc.with_suffix(".json"), json.dumps({"source_sha256": _sha256(source.encode()),
+                                                               "bytecode_sha256": _sha256(data)}))
+        except (OSError, py_compile.PyCompileError):
+            data = None
+        if problem is not None:         # rebuilt in the cache, or (read-only cache) in memory
+            rebuilt(problem[0], problem[1])
+        if data is None:
+            return _module_from_source(source, name)
+        code = marshal.loads(data[16:])
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod.__cached__ = str(pyc)
     sys.modules[name] = mod
+    try:
+        exec(code, mod.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
     return mod
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _cached_code(path: Path, pyc: Path, source: str):
+    """``(code, None)`` from the cached copy ``path`` of ``source`` and its bytecode ``pyc`` if
+    both are what the manifest (``pyc`` with suffix ``.json``) records and the copy is ``source``;
+    else ``(None, problem)``, ``problem`` None for a missing entry (a cold cache) or
+    ``(file, what did not match)``."""
+    manifest = pyc.with_suffix(".json")
+    try:
+        text = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):     # a cold cache, or none (below a file)
+        return None, None
+    except OSError:
+        return None, (path, "cannot be read")
+    encoded = source.encode()
+    if text != encoded and text.replace(b"\r\n", b"\n") != encoded:     # (text mode on Windows)
+        return None, (path, f"is not the generated module ({len(text)} bytes, the model's {len(encoded)}: "
+                            f"edited or truncated)")
+    try:
+        info = json.loads(manifest.read_text(encoding="utf-8"))
+        data = pyc.read_bytes()
+    except FileNotFoundError:
+        return None, None       # written up to the copy only (an interrupted first load)
+    except (OSError, ValueError):
+        return None, (manifest, "cannot be read or is not JSON")
+    if not isinstance(info, dict) or info.get("source_sha256") != _sha256(encoded):
+        return None, (manifest, "records another source than this model's")
+    if (info.get("bytecode_sha256") != _sha256(data) or data[:4] != importlib.util.MAGIC_NUMBER
+            or len(data) <= 16):
+        return None, (pyc, "is not the bytecode its manifest records (edited or replaced)")
+    try:
+        return marshal.loads(data[16:]), None
+    except (ValueError, EOFError, TypeError):
+        return None, (pyc, "cannot be read as bytecode")
 
 
 def _module_from_source(source: str, name: str):

@@ -4,19 +4,25 @@
   embeds the model hash and generator version), the templates, the compiler flags and
   Cython directives, the user's ``CC``/``CFLAGS``/``LDFLAGS``, the Python ABI and the
   Cython version — nothing else.
-* Lookup before compile.  An entry is trusted only if its manifest (size and SHA-256 of
-  the extension, written after the build) matches: a truncated or empty file is rebuilt,
-  never imported (importing a truncated ``.so`` kills Python with SIGBUS).
+* Lookup before compile.  An entry is trusted only if its manifest (written after the
+  build: the key, the module's name, the SHA-256 of the ``.pyx`` it was built from, the size
+  and SHA-256 of the extension) matches the key and source asked for and the file on disk:
+  anything else (a truncated, edited or swapped file, another key's manifest) is rebuilt with
+  one :class:`CacheWarning` naming the file, never imported (importing a truncated ``.so``
+  kills Python with SIGBUS).
 * A portable lock (:mod:`filelock`) on the key's folder makes concurrent builds of the
   same model safe: the second process waits, then finds the result.  The extension is
   built in a private temporary folder and moved into place with ``os.replace``, so no
   process ever maps a half-written file.
 * The build runs in a child process whose output goes to ``build.log``; a failed build is
   remembered (``FAILED.json`` under its key, with the log path) and not retried until the
-  inputs change.  The caller then falls back to NumPy with one warning, or raises
+  inputs change.  A failure that is not the source's (a full disk or quota, no memory, an
+  interrupt, a compiler killed by a signal: :func:`_transient`) is not remembered: the next
+  load builds again.  The caller then falls back to NumPy with one warning, or raises
   :class:`BuildError` when ``FRICTIONKIT_REQUIRE_COMPILED=1``.
 * A cache folder that cannot be written is replaced by a temporary folder for this
-  process (one warning).
+  process (one warning); a file where the cache or one of its folders belongs is a
+  :class:`CacheFolderError` that names it and says what to do (:func:`cache_folder`).
 * Never ``os.chdir`` in this process, never a global module counter.
 """
 from __future__ import annotations
@@ -106,6 +112,57 @@ class BuildError(FrictionkitError, RuntimeError):
     """A generated Cython module could not be compiled (the message gives the log path)."""
 
 
+class CacheFolderError(FrictionkitError, RuntimeError):
+    """A file stands where the cache folder, or one of its folders, belongs.
+
+    Typical causes: ``FRICTIONKIT_CACHE`` set to a file's path; a file written by hand (or by
+    another program) as ``<cache>/modules``, ``<cache>/sources`` or a key's folder.  The
+    message names the file and says what to do (move it away, or point ``FRICTIONKIT_CACHE``
+    to a folder)."""
+
+
+class CacheWarning(FrictionkitError, RuntimeWarning):
+    """A cached artefact did not match its manifest or its model and was rebuilt (the message
+    names the file and what did not match); its content was not used."""
+
+
+def rebuilt(path, reason: str, stacklevel: int = 3):
+    """The one warning for a cached artefact that was not trusted: ``path`` and ``reason``
+    (what did not match), and that it was rebuilt."""
+    warnings.warn(f"frictionkit cache: {path} {reason}; it was not used and has been rebuilt",
+                  CacheWarning, stacklevel=stacklevel)
+
+
+def cache_folder(folder: Path) -> Path:
+    """``folder`` (in the cache), created with its parents if missing.
+
+    Raises
+    ------
+    CacheFolderError
+        A file stands where the cache folder (``$FRICTIONKIT_CACHE``) or a folder inside it
+        belongs: the message names it and the remedy, instead of the operating system's
+        ``[Errno 17] File exists``.
+    OSError
+        Any other reason (a read-only cache, a file above the cache folder): the callers
+        fall back to a temporary folder or to memory.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    except (FileExistsError, NotADirectoryError):
+        root = cache_dir()
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is None or not (blocker == root or root in blocker.parents):
+            raise
+        if blocker == root:
+            raise CacheFolderError(
+                f"the frictionkit cache folder {root} is a file, not a folder: move or delete that file, or set "
+                f"FRICTIONKIT_CACHE to a folder (it is created if missing)") from None
+        raise CacheFolderError(
+            f"{blocker} is a file where the frictionkit cache keeps a folder: delete it (the cache is rebuilt "
+            f"as needed), or set FRICTIONKIT_CACHE to another folder") from None
+
+
 def cache_dir() -> Path:
     """Per-user cache folder: ``$FRICTIONKIT_CACHE`` or ``$XDG_CACHE_HOME/frictionkit``."""
     root = os.environ.get("FRICTIONKIT_CACHE")
@@ -152,7 +209,7 @@ def build_key(pyx_source: str, compile_args=None) -> str:
 
 
 _BUILD_SCRIPT = textwrap.dedent("""
-    import json, sys
+    import errno, json, sys
     from setuptools import Distribution, Extension
     from Cython.Build import cythonize
     name, pyx, out, tmp, directives, link = sys.argv[1:7]
@@ -164,8 +221,39 @@ _BUILD_SCRIPT = textwrap.dedent("""
     cmd.build_lib = out
     cmd.build_temp = tmp
     cmd.inplace = False
-    dist.run_command("build_ext")
+    try:
+        dist.run_command("build_ext")
+    except KeyboardInterrupt:
+        print("build interrupted (KeyboardInterrupt)")
+        sys.exit(75)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EINTR, errno.EAGAIN):
+            raise
+        print(f"build failed for want of resources: {exc}")
+        sys.exit(75)
 """)
+
+#: exit code of the build child for a failure that is not the source's (EX_TEMPFAIL of sysexits.h)
+_TRANSIENT_EXIT = 75
+#: what a compiler's or setuptools' output says when the machine, not the source, failed the build
+_TRANSIENT_LOG = ("No space left on device", "Disk quota exceeded", "Cannot allocate memory",
+                  "out of memory", "virtual memory exhausted", "KeyboardInterrupt", "Killed",
+                  "terminated by signal", "Interrupted system call", "Resource temporarily unavailable")
+
+
+def _transient(returncode: int, log_text: str) -> str | None:
+    """Why a failed build is not the source's fault (then it is not remembered), or None.
+
+    A child killed by a signal (``returncode < 0``: an interrupt, the out-of-memory killer), the
+    build script's own :data:`_TRANSIENT_EXIT`, or a log that reports a full disk, a quota, no
+    memory, an interrupt or a killed compiler (gcc: ``fatal error: error writing to ...: No space
+    left on device``; ``internal compiler error: Killed``)."""
+    if returncode is not None and returncode < 0:
+        return f"the compiler was stopped by signal {-returncode}"
+    if returncode == _TRANSIENT_EXIT:
+        return "the build was interrupted or ran out of resources"
+    found = next((m for m in _TRANSIENT_LOG if m in log_text), None)
+    return f"the compiler output says {found!r}" if found else None
 
 
 def atomic_write(path: Path, text: str):
@@ -184,15 +272,51 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _verified(target: Path) -> bool:
-    """True if ``target`` exists and matches the size and hash its build recorded."""
+#: what :func:`_check` returns for an entry that is simply not there (a cold cache)
+MISSING = "missing"
+
+
+def _manifest(key: str, name: str, pyx_source: str, target: Path) -> dict:
+    """What a successful build records next to its extension (``MANIFEST.json``)."""
+    return {"key": key, "name": name, "pyx_sha256": hashlib.sha256(pyx_source.encode()).hexdigest(),
+            "size": target.stat().st_size, "sha256": _digest(target)}
+
+
+def _check(target: Path, key: str, pyx_source: str) -> str | None:
+    """None if the extension ``target`` can be trusted for ``key`` and ``pyx_source``;
+    :data:`MISSING` if there is no entry; otherwise what did not match.
+
+    Trusted means: its manifest names this key, this module and the SHA-256 of this ``.pyx``
+    source (which embeds the model's hash), and the file has the size and SHA-256 its build
+    recorded.  The hash is read from the file itself, never from its name.
+    """
     manifest = target.with_name("MANIFEST.json")
+    if not target.exists():
+        return MISSING
     try:
         info = json.loads(manifest.read_text())
-        return (target.stat().st_size == info["size"] and info["size"] > 0
-                and _digest(target) == info["sha256"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
+        if not isinstance(info, dict):
+            raise ValueError
+    except FileNotFoundError:
+        return "has no manifest (MANIFEST.json)"
+    except (OSError, ValueError):
+        return "has a damaged manifest (MANIFEST.json is not a JSON object)"
+    if set(info) == {"size", "sha256"}:
+        return MISSING          # an earlier version's manifest (no key, no source): built again, silently
+    if info.get("key") != key or info.get("name") != target.name.split(".")[0]:
+        return (f"belongs to another build (its manifest names {info.get('name')!r} under key "
+                f"{info.get('key')!r})")
+    if info.get("pyx_sha256") != hashlib.sha256(pyx_source.encode()).hexdigest():
+        return "was built from another source than this model's (the manifest's .pyx hash differs)"
+    try:
+        size = target.stat().st_size
+    except OSError:
+        return "cannot be read"
+    if size != info.get("size") or size == 0:
+        return f"has {size} bytes, its manifest {info.get('size')!r} (truncated or replaced)"
+    if _digest(target) != info.get("sha256"):
+        return "does not have the SHA-256 its manifest recorded (edited or replaced)"
+    return None
 
 
 def _import_extension(name: str, path: Path):
@@ -215,7 +339,7 @@ def _writable_root() -> Path:
         return _fallback_root
     root = cache_dir()
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        cache_folder(root)          # a file in its place is the user's to fix: an error, not a fallback
         with tempfile.TemporaryFile(dir=str(root)):
             pass
         return root
@@ -284,39 +408,75 @@ def compile_module(pyx_source: str, stem: str, compile_args=None, label: str | N
     if name in sys.modules:
         return sys.modules[name], dict(key=key, path=getattr(sys.modules[name], "__file__", ""), cached=True)
     # lookup first: a verified entry is used even from a read-only cache
+    untrusted = None
     for root in (cache_dir(), _fallback_root):
-        if root is not None and _verified(root / key / f"{name}{suffix}"):
-            target = root / key / f"{name}{suffix}"
+        if root is None:
+            continue
+        target = root / key / f"{name}{suffix}"
+        problem = _check(target, key, pyx_source)
+        if problem is None:
             return _import_extension(name, target), dict(key=key, path=str(target), cached=True)
+        if problem != MISSING and untrusted is None:
+            untrusted = (target, problem)
     # only a build takes the lock: a warm load does not import filelock (4.5 ms of a 15 ms load)
     import filelock
     root = _writable_root()
     folder = root / key
     target = folder / f"{name}{suffix}"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        cache_folder(folder)
         lock = filelock.FileLock(str(folder / ".lock"), timeout=LOCK_TIMEOUT_S)
         with lock:
-            cached = _verified(target)
+            problem = _check(target, key, pyx_source)     # another process may have built it meanwhile
+            cached = problem is None
             if not cached:
-                _build(pyx_source, stem, name, folder, target, args, link, root, label)
+                if problem != MISSING:
+                    untrusted = (target, problem)
+                _build(pyx_source, stem, key, name, folder, target, args, link, root, label)
+                if untrusted is not None:
+                    rebuilt(*untrusted)
     except filelock.Timeout:
         raise BuildError(f"waited {LOCK_TIMEOUT_S} s for another process building {stem} in {folder}; "
                          f"remove {folder / '.lock'} if no build is running") from None
     except OSError as exc:
-        raise BuildError(f"cannot build {stem} in {folder}: {exc}") from None
+        raise BuildError(f"cannot build {stem} in {folder}: {exc.strerror or exc}"
+                         f"{f' ({exc.filename})' if exc.filename else ''}; not remembered as a failure: the "
+                         f"next load tries again") from None
     return _import_extension(name, target), dict(key=key, path=str(target), cached=cached)
 
 
-def _build(pyx_source, stem, name, folder, target, args, link, root, label=None):
-    """Build under the key's lock; records a failure, or the manifest of a success."""
+def _remembered_failure(failed: Path, log: Path) -> dict | None:
+    """The failure ``FAILED.json`` records, or None if there is none or it was transient (a
+    record from a version that remembered a full disk as a compiler failure is dropped).  Only
+    the key's own ``build.log`` is read, never a path the record names."""
+    if not failed.exists():
+        return None
+    try:
+        info = json.loads(failed.read_text())
+        info = info if isinstance(info, dict) else {}
+    except (OSError, ValueError):
+        info = {}
+    try:
+        with open(log, "rb") as fh:
+            text = fh.read(1 << 20).decode(errors="replace")
+    except OSError:
+        text = ""
+    if _transient(info.get("returncode") if isinstance(info.get("returncode"), int) else None, text):
+        failed.unlink(missing_ok=True)
+        return None
+    return info
+
+
+def _build(pyx_source, stem, key, name, folder, target, args, link, root, label=None):
+    """Build under the key's lock; records a genuine failure, or the manifest of a success.
+
+    A failure that is not the source's (:func:`_transient`, or an ``OSError`` here such as a
+    full disk) raises :class:`BuildError` without being recorded; ``KeyboardInterrupt``
+    propagates, and nothing is recorded either."""
     log = folder / "build.log"
     failed = folder / "FAILED.json"
-    if failed.exists():
-        try:
-            info = json.loads(failed.read_text())
-        except (OSError, ValueError):
-            info = {}
+    info = _remembered_failure(failed, log)
+    if info is not None:
         raise BuildError(f"compiling the Cython module {stem} failed before with the same source, flags and "
                          f"compiler (exit code {info.get('returncode', '?')}); compiler output kept in "
                          f"{info.get('log', log)}; not retried until these change (delete {folder} to retry)")
@@ -335,14 +495,26 @@ def _build(pyx_source, stem, name, folder, target, args, link, root, label=None)
                                   stderr=subprocess.STDOUT, cwd=str(tmp))
         built = tmp / target.name
         if proc.returncode != 0 or not built.exists():
+            try:
+                with open(log, "rb") as fh:
+                    text = fh.read(1 << 20).decode(errors="replace")
+            except OSError:
+                text = ""
+            why = _transient(proc.returncode, text)
+            if why:
+                raise BuildError(f"compiling the Cython module {stem} did not finish: {why} (output in {log}); "
+                                 f"not remembered as a failure: the next load tries again")
             atomic_write(failed, json.dumps({"returncode": proc.returncode, "log": str(log),
                                               "time": time.strftime("%Y-%m-%d %H:%M:%S")}))
             raise BuildError(f"compiling the Cython module {stem} failed (exit code {proc.returncode}); "
                              f"compiler output kept in {log}")
         shutil.copy2(pyx, folder / pyx.name)         # kept next to the binary, for reading
         os.replace(built, target)
-        atomic_write(folder / "MANIFEST.json", json.dumps({"size": target.stat().st_size,
-                                                            "sha256": _digest(target)}))
+        try:
+            atomic_write(folder / "MANIFEST.json", json.dumps(_manifest(key, name, pyx_source, target)))
+        except BaseException:       # no manifest, no entry: a full disk here leaves nothing half-made
+            target.unlink(missing_ok=True)
+            raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _record(root, time.perf_counter() - t0)

@@ -40,6 +40,22 @@ from .errors import (DuplicateNameError, ForcingError, InvalidConstantError, Inv
 #: Names the generated code and the runtime reserve.
 RESERVED = {"t", "lam", "pi", "E", "I", "oo", "nan"}
 
+#: Longest model or declared name, in bytes of UTF-8.  The model name and the continuation
+#: parameter name the generated files (``_fk_<model>__<parameter>_<key><ABI suffix>``, about
+#: 60 bytes more, and a temporary ``.<file>.<random>.tmp`` while it is written); file systems
+#: hold 255 bytes per file name (NAME_MAX), so two 64-byte names always fit.
+MAX_NAME_BYTES = 64
+
+
+def check_name_length(name: str, what: str) -> None:
+    """Raise :class:`ModelSpecError` if ``name`` is longer than :data:`MAX_NAME_BYTES` in UTF-8."""
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:
+        shown = name if len(name) <= 40 else f"{name[:20]}...{name[-12:]}"
+        raise ModelSpecError(f"{what} name {shown!r} is {size} bytes long (UTF-8); names are limited to "
+                             f"{MAX_NAME_BYTES} bytes, because they name the generated files and a file name "
+                             f"holds 255 bytes; choose a shorter name")
+
 #: Non-analytic constructs, with the regularization suggested in the error message.
 NON_ANALYTIC = {
     sp.sign: "replace sign(v) by v/sqrt(v**2 + delta**2)",
@@ -206,7 +222,8 @@ class ModelSpec:
     Parameters
     ----------
     name : str
-        Identifier of the model (used in generated file names).
+        Identifier of the model (used in generated file names: at most
+        :data:`MAX_NAME_BYTES` bytes in UTF-8, as every declared name).
     description : str, optional
         One line shown in ``--explain`` and in generated docstrings.
     sampled : bool, optional
@@ -250,6 +267,7 @@ class ModelSpec:
         if not isinstance(self.name, str) or not self.name.isidentifier() or keyword.iskeyword(self.name):
             raise ModelSpecError(f"model name {self.name!r} must be a Python identifier "
                                  f"(letters, digits, underscores), e.g. 'belt_2dof'")
+        check_name_length(self.name, "model")
         self.description = check_text(self.description, f"description of model {self.name!r}") or ""
         self.time_unit = check_unit(self.time_unit, f"time unit of model {self.name!r}") or ""
         if self.condense not in (None, True, False):
@@ -262,6 +280,7 @@ class ModelSpec:
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
             raise ModelSpecError(f"{what} name {name!r} is not a valid identifier; use letters, "
                                  f"digits and underscores, not starting with a digit")
+        check_name_length(name, what)
         if name in RESERVED:
             raise ModelSpecError(f"{what} name {name!r} is reserved by frictionkit "
                                  f"(reserved: {', '.join(sorted(RESERVED))}); choose another name")

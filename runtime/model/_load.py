@@ -34,6 +34,21 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", pr
     -------
     Model
 
+    Raises
+    ------
+    InputError
+        The model cannot be declared or loaded as given (the message names what and why).
+    frictionkit.codegen.build.CacheFolderError
+        A file stands where the build cache keeps a folder (``$FRICTIONKIT_CACHE`` set to a
+        file's path, say); the message names it and says what to do.
+
+    Warns
+    -----
+    frictionkit.codegen.build.CacheWarning
+        A cached artefact of this model (its sources, its NumPy module's copy or bytecode,
+        its compiled module) did not match its manifest or the model: it was not used and
+        has been rebuilt (once; the message names the file).
+
     Examples
     --------
     >>> from frictionkit.runtime import load_model

@@ -1,6 +1,7 @@
 """A warm load of a ModelSpec (codegen/api.py ``_cached_sources`` keyed on the spec itself):
 no recast when the sources are cached, a new entry for every change of the spec that reaches
-the generated code, the key the same in every process, and a damaged entry regenerated."""
+the generated code, the key the same in every process, and a damaged entry regenerated (with
+one warning)."""
 from __future__ import annotations
 
 import dataclasses
@@ -128,13 +129,19 @@ def test_the_spec_text_is_the_same_in_every_process():
     "{", "[]", b"\xff\xfe", json.dumps({"sources": {"numpy": "x = 1"}}),            # no model_hash
     json.dumps({"name": "belt", "model_hash": "0", "sampled": False, "sources": {}}),  # no numpy
 ])
-def test_a_damaged_entry_is_regenerated_silently(cache, damage):
+def test_a_damaged_entry_is_regenerated_with_one_warning(cache, damage):
+    from frictionkit.codegen.build import CacheWarning
     meta, src = api._cached_sources(zoo.belt(), "Vb", ("numpy",))
     (path,) = cache.glob("*.json")
     path.write_bytes(damage if isinstance(damage, bytes) else damage.encode())
-    again_meta, again = api._cached_sources(zoo.belt(), "Vb", ("numpy",))
+    with pytest.warns(CacheWarning, match="has been rebuilt") as caught:
+        again_meta, again = api._cached_sources(zoo.belt(), "Vb", ("numpy",))
+    assert len(caught) == 1 and str(path) in str(caught[0].message)
     assert (again_meta, again) == (meta, src)
-    assert json.loads(path.read_text(encoding="utf-8")) == {**dataclasses.asdict(meta), "sources": src}
+    entry = json.loads(path.read_text(encoding="utf-8"))
+    assert {k: v for k, v in entry.items() if k not in ("key", "sha256")} == {**dataclasses.asdict(meta),
+                                                                               "sources": src}
+    assert path.name.endswith(f"_{entry['key'][:20]}.json") and entry["sha256"] == api._entry_digest(entry)
 
 
 def test_the_numpy_module_is_imported_from_its_cached_copy_and_bytecode(cache):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.optimize
+import scipy
 
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._hbm import equilibrium_discretization

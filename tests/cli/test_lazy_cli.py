@@ -96,3 +96,12 @@ def test_runtime_names_still_resolve():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "continuation"
+
+
+def test_the_fft_lengths_are_scipys():
+    """``fast_length`` (the discretizations' FFT sizes, computed without importing scipy.fft
+    and with it scipy.special) is ``scipy.fft.next_fast_len(n, real=True)``."""
+    import scipy.fft
+    from frictionkit.runtime.discretizations._hbm import fast_length
+    for n in list(range(1, 5000)) + [99991, 2 ** 20 + 1, 3 ** 11 - 1]:
+        assert fast_length(n) == scipy.fft.next_fast_len(n, real=True), n

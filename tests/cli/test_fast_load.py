@@ -9,7 +9,6 @@ CPU figures are in ``benchmarks/bench_cli.py``).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

@@ -160,11 +160,10 @@ def _add_hopf_points(br, model, disc, ev, spacing):
     n = model.n
     test = _hopf_test(model, n)
     counters = Counters()
-    n_unstable = [int(np.sum(e.real > 0)) for e in ev]
     for i in range(len(br.solutions) - 1):
         Za, Zb = br.solutions[i], br.solutions[i + 1]
         ta, tb = br.tangents[i], br.tangents[i + 1]
-        for bracket in _hopf_brackets(model, Za, ta, Zb, tb, n_unstable[i], n_unstable[i + 1], spacing):
+        for bracket in _hopf_brackets(model, Za, ta, Zb, tb, ev[i], ev[i + 1], spacing):
             try:
                 Zh = _locate_hopf(disc, model, Za, Zb, test, counters, tangents=(ta, tb), bracket=bracket)
             except (ConvergenceError, ValueError):

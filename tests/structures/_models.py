@@ -47,8 +47,10 @@ def string_rhs(n_modes, Vb, zeta=0.003, **law):
 
 
 def fold_string(n_modes=4):
-    """A 4-mode string (w_k = 2 pi k, zeta = 0.01) with seed 000's regularized law at FN = 1: a
-    branch from its first Hopf point with a fold of cycles near Vb = 0.3936 (H = 20)."""
+    """A 4-mode string (w_k = 2 pi k, zeta = 0.01) with seed 000's regularized law at FN = 1: the
+    branch from the first Hopf point of its fourth mode (Vb = 0.1692, omega = 25.12) has a fold
+    of cycles near Vb = 0.3936 (H = 20).  (The third and second modes have Hopf points just
+    below, at 0.1629 and 0.1665: :func:`fold_string_hopf` picks the fourth mode's.)"""
     k = np.arange(1, n_modes + 1)
     m = ModelSpec(f"foldstring{n_modes}", "string with a fold of cycles")
     Vb, FN = m.parameter("Vb", 0.1), m.parameter("FN", 1.0)
@@ -57,3 +59,8 @@ def fold_string(n_modes=4):
     mu = m.friction("bow", laws.regularized, s.velocity("bow") - Vb, mus=0.4, mud=0.2, eps=1e-4, n=10)
     s.force("bow", FN * mu)
     return m
+
+
+def fold_string_hopf(eq):
+    """The first Hopf point of :func:`fold_string`'s fourth mode on the equilibrium branch ``eq``."""
+    return min((h for h in eq.special_points("hopf") if h.omega > 3.5 * 2 * np.pi), key=lambda h: h.param)

@@ -12,7 +12,7 @@ from frictionkit.runtime import (equilibrium_branch, hill_multipliers, load_mode
 from frictionkit.runtime.discretizations._condensed import CondensedAFTDiscretization
 from frictionkit.runtime.engine._newton import correct
 
-from ._models import fold_string, string, string_law, string_rhs
+from ._models import fold_string, fold_string_hopf, string, string_law, string_rhs
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +209,7 @@ def test_fold_and_its_multipliers_condensed_and_uncondensed():
     eq = equilibrium_branch(model, 0.05, 1.0)
     folds = {}
     for method in ("aft", "aft-full"):
-        disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], harmonics=20, discretization=method)
+        disc, Z, d = periodic_start_from_hopf(model, fold_string_hopf(eq), harmonics=20, discretization=method)
         br = periodic_branch(disc, Z, 0.05, 1.0, d, options=dict(stability=(method == "aft")))
         folds[method] = br.special_points("fold")
         if method == "aft":

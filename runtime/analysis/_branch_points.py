@@ -4,9 +4,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.linalg
-import scipy.optimize
-import scipy.sparse
+import scipy
 
 from ..engine._bordered import Counters, bordered_factor
 from ..engine._locate import hermite_chord

@@ -24,9 +24,7 @@ whose law smooths ``|v|`` (the zoo's ``weakstrong``, ``delta``) is accurate only
 from __future__ import annotations
 
 import numpy as np
-import scipy.integrate
-import scipy.optimize
-import scipy.special
+import scipy
 
 from ..errors import ConvergenceError, InputError
 

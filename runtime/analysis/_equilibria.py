@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.optimize
-import scipy.sparse.linalg
+import scipy
 
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._hbm import equilibrium_discretization
@@ -220,7 +219,6 @@ def _locate_hopf(disc, model, Za, Zb, test, counters, tangents=None, depth=40, b
         chord = Zb - Za
         tangents = [tangent_at(disc, Z, chord, counters) for Z in (Za, Zb)]
     herm = hermite_chord(Za, tangents[0], Zb, tangents[1])
-    n = model.n
 
     def count(s):
         return _unstable_count(model, herm(s))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import warnings
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+import scipy
 
 from ..errors import InputError
 from ..model._interface import Model
@@ -86,7 +86,7 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
         def neg(v, c=c):
             return -float(np.ravel(model.contact_law(np.full((n_c, 1), v), p)[c])[0])
 
-        res = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options=dict(xatol=1e-14 * max(1, abs(grid[k]))))
+        res = scipy.optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options=dict(xatol=1e-14 * max(1, abs(grid[k]))))
         out[c] = res.x if res.fun <= -law[c, k] else grid[k]
     return out
 

@@ -4,8 +4,6 @@ import time
 
 import click
 
-from ..results._atomic import atomic_path
-
 
 @click.command("codegen")
 @click.argument("model", required=False)
@@ -34,6 +32,8 @@ def codegen_cmd(model, param, backend, out, explain, all_, build, quiet):
     # and ``frictionkit --help`` would pay if it were imported with this module
     from frictionkit.codegen import compile_module, generate_sources, write_generated
     from frictionkit.modelspec.errors import ModelSpecError
+
+    from ..results._atomic import atomic_path
     if all_:
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)      # like the single-model path below

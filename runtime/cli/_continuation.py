@@ -10,34 +10,28 @@ import time
 import warnings
 
 import click
-import numpy as np
 
-from ..analysis._curves import fold_curve, hopf_curve
-from ..analysis._equilibria import find_equilibrium
-from ..drivers._branches import (
-    equilibrium_branch,
-)
-from ..drivers._compose import (  # noqa: F401  (re-exported)
-    _pick,
-    _Progress,
-    _summary,
-    _to_collocation,
-    run_continuation,
-)
-from ..drivers._methods import COLLOCATION_KINDS, PERIODIC_METHODS, periodic_kind
-from ..drivers._reparam import restart_in_parameter
-from ..engine._checkpoint import Checkpoint, deferred_interrupts, interrupt_signals
-from ..engine._run import _provenance as run_provenance
+from ..drivers._choices import PERIODIC_METHODS
 from ..errors import ConvergenceError, FrictionkitError, InputError
-from ..model._load import load_model
-from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
-from ..results._branch import append_branch, load_branch, save_run
-from ..results._labels import PointRef, check_restart_point, parse_point, point_index, special_point
-from ..results._plots import plot_branches
 from ._params import ASSIGNMENT, check_sizes, param_values, save_or_rescue, write_outputs
+
+# The runtime (NumPy, SciPy, h5py, the drivers and the results) is imported by the functions
+# that use it, not here: `frictionkit continue --help` (demo, hopf-curve, fold-curve) imports
+# this module to show the options, and loading the runtime would cost it 0.3 s of CPU
+# (benchmarks/bench_cli.py; tests/cli/test_lazy_cli.py checks what --help imports).
+_COMPOSE = ("_pick", "_Progress", "_summary", "_to_collocation", "run_continuation")
+
+
+def __getattr__(name):
+    """The drivers' names this module re-exported when it imported them at the top (PEP 562)."""
+    if name in _COMPOSE:
+        from ..drivers import _compose
+        return getattr(_compose, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _load(model_name, param, params):
+    from ..model._load import load_model
     return load_model(model_name, continuation=param, **params)
 
 
@@ -55,6 +49,7 @@ def _check_size(model, harmonics, intervals, degree, discretization):
 
     The collocations are sized by their mesh (the harmonic-balance start is far smaller): the
     recast one carries every recast variable (``model.N``), that of the states ``model.n``."""
+    from ..drivers._methods import COLLOCATION_KINDS, periodic_kind
     kind = periodic_kind(model, discretization)
     variables = model.n if kind in ("aft", "collocation-states") else model.N
     collocation = kind in COLLOCATION_KINDS
@@ -72,6 +67,7 @@ def _parse_restart(text):
     branch's last.  POINT is an index, a special point (``fold``, ``hopf2``, AUTO's ``PD1``)
     or ``GROUP:POINT`` (``results/_labels.py``); a POINT that is none of these is an error
     naming it, never read as part of the file name."""
+    from ..results._labels import PointRef, parse_point
     text = str(text)
     path, sep, point = text.rpartition("@")
     if not sep or Path(text).is_file():
@@ -86,11 +82,13 @@ def _parse_restart(text):
 
 def _save_run_groups(out, branches):
     """One run file: /equilibria and /periodic groups."""
+    from ..results._branch import save_run
     save_run(out, **{"equilibria" if b.kind == "equilibrium" else "periodic": b for b in branches})
 
 
 def _append_restart(path, branches):
     """``--append``: the restarted branch as a further group of the restart file."""
+    from ..results._branch import append_branch
     click.echo(f"appended the restarted branch to {path} as group {append_branch(path, branches[0])!r}")
 
 
@@ -100,6 +98,8 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
     ``save(out, branches)`` writes the file (default: a new run file; ``--append``: a further
     group of the restarted file).  A signal during the save is held back until the file is
     complete, then ends the command with exit code 130, naming the save."""
+    from ..engine._checkpoint import deferred_interrupts
+    from ..results._plots import plot_branches
     if main_branch.status == "max_steps":
         main_branch.success = False
         main_branch.message += "; raise --max-steps or continue with --restart"
@@ -224,6 +224,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
       frictionkit continue --restart branch.h5@40 --method collocation --intervals 100 --append
       frictionkit continue --restart mine.h5 --model my_model.py --stop 3 --out more.h5
     """
+    from ..engine._checkpoint import interrupt_signals
     t0 = time.perf_counter()
     # its own name, so that click warns about the old spelling only when it is used
     discretization = discretization if discretization_renamed is None else discretization_renamed
@@ -273,6 +274,7 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
 def check_run_options(out, plot, no_clobber, max_steps, harmonics):
     """The options ``continue`` and ``frf`` share: the output files (writable, the right
     format, not clobbered with ``--no-clobber``), the step budget, the harmonic count."""
+    from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
     check_output(out, HDF5_FORMATS, "--out", no_clobber)
     check_output(plot, FIGURE_FORMATS, "--plot", no_clobber)
     if max_steps < 1:
@@ -282,6 +284,8 @@ def check_run_options(out, plot, no_clobber, max_steps, harmonics):
 
 def _checkpointer(out, every_steps, every_seconds):
     """The ``checkpoint`` hook of :func:`run_continuation`: saves to ``out`` (None: no checkpoints)."""
+    from ..engine._checkpoint import Checkpoint
+    from ..engine._run import _provenance as run_provenance
     if out is None or not (every_steps or every_seconds):
         return None
 
@@ -305,6 +309,7 @@ def _checkpointer(out, every_steps, every_seconds):
 def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization, harmonics,
            intervals, degree, options, quiet, checkpoint):
     """A new run of ``continue`` (not ``--restart``): (equilibria, periodic branch or None)."""
+    from ..drivers._compose import run_continuation
     missing = [o for o, v in (("MODEL", model), ("--param", param), ("--start", start), ("--stop", stop))
                if v is None]
     if missing:
@@ -337,6 +342,8 @@ def explain_no_equilibrium(m, param, start, params, exc):
     value kept, gives an equilibrium (or satisfies the validity conditions of the recast that
     fail at the start): ``--start 1e300`` is blamed for itself, not a ``--set n=10`` whose name
     appears in the failing condition."""
+    import numpy as np
+    from ..analysis._equilibria import find_equilibrium
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -383,6 +390,7 @@ def _solver_words(exc) -> str:
 def _failing_condition(m, lam):
     """The text of the first validity condition of the recast that fails at ``lam`` for the
     states 0 (a sqrt of a negative number, a denominator through zero), None if all hold."""
+    import numpy as np
     u = np.asarray(m.aux(np.zeros((m.n, 1)), 0.0, lam), dtype=float)
     for var, cond, text in m.validity:
         row = u[m.variables.index(var)]
@@ -396,6 +404,10 @@ def _restart(text, stop, direction, method, harmonics, options, quiet, checkpoin
     discretization and its intervals/degree, None to keep the saved ones).  A new
     continuation parameter (``param``) or parameter values (``values``, from ``--set``)
     start from the point and continue in that parameter (AUTO's restart with a new ICP)."""
+    from ..drivers._compose import _Progress, _summary
+    from ..drivers._reparam import restart_in_parameter
+    from ..results._branch import load_branch
+    from ..results._labels import check_restart_point, point_index, special_point
     path, ref = _parse_restart(text)
     saved = load_branch(path, ref.group)
     where = f"--restart {text}:"
@@ -498,6 +510,9 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
       frictionkit hopf-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
           --second FN --min 0.01 --max 5 --direction down --plot hopf.png
     """
+    from ..analysis._curves import hopf_curve
+    from ..drivers._branches import equilibrium_branch
+    from ..drivers._compose import _pick, _Progress
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
@@ -533,6 +548,7 @@ def _check_curve_range(mu_min, mu_max, direction):
 
 def _check_curve_outputs(out, plot):
     """``--out`` and ``--plot`` of ``hopf-curve`` / ``fold-curve``, before any computation."""
+    from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
     check_output(out, HDF5_FORMATS, "--out")
     check_output(plot, FIGURE_FORMATS, "--plot")
 
@@ -574,6 +590,8 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
       frictionkit fold-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
           --method collocation --intervals 100 --degree 4 --second FN --min 5 --max 5.5
     """
+    from ..analysis._curves import fold_curve
+    from ..drivers._compose import _pick, run_continuation
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
@@ -617,6 +635,10 @@ def demo_cmd(harmonics, out_dir, method, discretization, quiet):
       frictionkit demo --engine newton --out-dir newton/
       frictionkit report belt.h5 -o report.html
     """
+    from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
+    from ..drivers._compose import run_continuation
+    from ..results._branch import save_run
+    from ..results._plots import plot_branches
     t0 = time.perf_counter()
     try:
         try:

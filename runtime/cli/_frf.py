@@ -7,13 +7,8 @@ import time
 
 import click
 
-from ..drivers._compose import _Progress, _summary
-from ..drivers._forced import TOLERANCE, frequency_response
-from ..drivers._methods import PERIODIC_METHODS
+from ..drivers._choices import PERIODIC_METHODS, TOLERANCE
 from ..errors import FrictionkitError, InputError
-from ..model._load import load_model
-from ..results._branch import save_run
-from ..results._plots import plot_branches
 from ._continuation import EXIT_CODES, EXIT_INCOMPLETE, check_run_options
 from ._params import ASSIGNMENT, param_values, save_or_rescue
 
@@ -79,6 +74,12 @@ def frf_cmd(model, param, start, stop, set_, harmonics, tolerance, discretizatio
       frictionkit frf examples/friction_damper.py --start 0.4 --stop 2 --set muN=0.05 --out frf.h5
       frictionkit frf shaw --param beta --start 1 --stop 6 --set w=0.8     # amplitude-force curve
     """
+    # the runtime at the run, not for --help (as in _continuation.py)
+    from ..drivers._compose import _Progress, _summary
+    from ..drivers._forced import frequency_response
+    from ..model._load import load_model
+    from ..results._branch import save_run
+    from ..results._plots import plot_branches
     t0 = time.perf_counter()
     try:
         check_run_options(out, plot, no_clobber, max_steps, harmonics)

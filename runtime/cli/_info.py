@@ -14,8 +14,6 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from ..results._branch import load_run
-from ..results._labels import point_index, parse_point, special_labels
 
 
 def _unit(units, name):
@@ -24,6 +22,7 @@ def _unit(units, name):
 
 
 def _describe(branch, echo):
+    from ..results._labels import point_index, parse_point, special_labels
     prov = branch.provenance
     units = prov.get("units", {})
     group = prov.get("group") or "/"
@@ -66,6 +65,8 @@ def info_cmd(file):
       frictionkit continue --restart belt.h5@fold1 --stop 12 --out more.h5
       frictionkit continue --restart belt.h5@equilibria:hopf2 --param FN --stop 3 --out fn.h5
     """
+    # the results (NumPy, h5py) at the run, not for --help (as in _continuation.py)
+    from ..results._branch import load_run
     try:
         branches = load_run(file)
     except (OSError, KeyError, ValueError, InputError) as exc:

@@ -8,12 +8,8 @@ import time
 
 import click
 
-from ..drivers._compose import _Progress, _summary
-from ..drivers._forced import TOLERANCE
-from ..drivers._nlmode import nonlinear_mode, save_nonlinear_mode
+from ..drivers._choices import TOLERANCE
 from ..errors import FrictionkitError, InputError
-from ..model._load import load_model
-from ..results._plots import plot_nonlinear_mode
 from ._continuation import EXIT_CODES, EXIT_INCOMPLETE, check_run_options
 from ._params import ASSIGNMENT, param_values
 
@@ -70,6 +66,11 @@ def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, 
       frictionkit nlmode examples/friction_damper.py --set F0=0 --set muN=0.05 --start 0.01 --stop 3 -H 20 -q
       frictionkit nlmode examples/friction_damper.py --set F0=0 --mode 2 --start 0.01 --stop 1 -H 20 --out nm.h5 -q
     """
+    # the runtime, imported here: `nlmode --help` imports this module (tests/cli/test_lazy_cli.py)
+    from ..drivers._compose import _Progress, _summary
+    from ..drivers._nlmode import nonlinear_mode, save_nonlinear_mode
+    from ..model._load import load_model
+    from ..results._plots import plot_nonlinear_mode
     t0 = time.perf_counter()
     try:
         check_run_options(out, plot, no_clobber, max_steps, harmonics)

@@ -13,39 +13,20 @@ import math
 from pathlib import Path
 
 import click
-import numpy as np
-from scipy.optimize import brentq
-from tqdm import tqdm
 
 from ..errors import InputError
-from ..nonsmooth import (
-    CALIBRATION_PARAMETERS,
-    SHAW_P,
-    BeltParameters,
-    OrnsteinUhlenbeck,
-    calibrate_quasi_static,
-    calibration_table,
-    coulomb_branch,
-    coulomb_cycle,
-    load_coulomb_branch,
-    max_belt_speed,
-    min_normal_force,
-    shaw_forcing,
-    synthetic_record,
-    thermal_forcing,
-    two_phase_event_driven,
-    two_phase_explicit,
-)
-from ..nonsmooth._calibration import SYNTHETIC_BOUNDS, SYNTHETIC_K_BP, SYNTHETIC_TRUTH
-from ..nonsmooth._plots import plot_coulomb_comparison, plot_coulomb_phase, plot_two_phase
-from ..results._branch import load_branch
 from ._params import ASSIGNMENT, param_values
+
+# NumPy, SciPy and the non-smooth references are imported by the commands that use them, not
+# here: the `--help` of these commands imports this module to show the options (as in
+# _continuation.py)
 
 _BELT_FIELDS = ("zeta", "omega1", "M1", "FN", "Vb", "mus", "mud")
 
 
 def _belt_params(settings, **explicit):
     """``BeltParameters`` from the converted ``--set`` groups and the explicit options."""
+    from ..nonsmooth import BeltParameters
     values = param_values(settings)
     unknown = [name for name in values if name not in _BELT_FIELDS]
     if unknown:
@@ -77,6 +58,7 @@ def coulomb_cmd(assignments, settings, vb, fn, as_json):
     Example:
       frictionkit coulomb --set Vb=0.5 FN=5
     """
+    from ..nonsmooth import coulomb_cycle, max_belt_speed, min_normal_force
     p = _belt_params(settings + assignments, Vb=vb, FN=fn)
     cyc = coulomb_cycle(p)
     vmax = max_belt_speed(p)
@@ -135,6 +117,11 @@ def compare_coulomb_cmd(assignments, param, start, stop, points, branches, label
     10, 11) and <prefix>_phase.png (Coulomb cycles at the given amplitude and near the
     existence limit, Figs. 3, 6).
     """
+    import numpy as np
+    import scipy
+    from ..nonsmooth import (coulomb_branch, coulomb_cycle, load_coulomb_branch, max_belt_speed,
+                             min_normal_force)
+    from ..nonsmooth._plots import plot_coulomb_comparison, plot_coulomb_phase
     p = _belt_params(settings + assignments)
     save_path = save_path if save_renamed is None else save_renamed
     if start is None:
@@ -170,7 +157,7 @@ def compare_coulomb_cmd(assignments, param, start, stop, points, branches, label
             return coulomb_cycle(p.with_(**{param: val})).ptp["y"] - phase_amplitude
         lo, hi = (min(start, limit) * 1e-3, limit) if param == "Vb" else (limit, stop)
         if gap(lo) * gap(hi) < 0:
-            val = brentq(gap, lo, hi, rtol=1e-12)
+            val = scipy.optimize.brentq(gap, lo, hi, rtol=1e-12)
             cycles.append(coulomb_cycle(p.with_(**{param: val})))
             names.append(f"ptp(y)={phase_amplitude:.3g} m at {param}={val:.4g}")
     except (ValueError, InputError):
@@ -194,6 +181,8 @@ def _orbit_at_amplitude(path, amplitude):
 
     Needs a runtime-core branch file with Fourier coefficients (``load_branch``).
     """
+    import numpy as np
+    from ..results._branch import load_branch
     try:
         br = load_branch(path)
     except Exception:  # not a full branch file (e.g. only the column layout): skip the overlay
@@ -226,6 +215,10 @@ def twophase_cmd(step, t_end, x0, ou, rho, seed, out):
 
     Prints the phase-transition times and, without --ou, the event-driven reference times.
     """
+    import numpy as np
+    from ..nonsmooth import (SHAW_P, OrnsteinUhlenbeck, shaw_forcing, thermal_forcing,
+                             two_phase_event_driven, two_phase_explicit)
+    from ..nonsmooth._plots import plot_two_phase
     P = SHAW_P
     if ou:
         noise = OrnsteinUhlenbeck(t_end=t_end + 1.0, dt=min(step, 1e-3), seed=seed)
@@ -268,6 +261,10 @@ def calibrate_cmd(runs, days, noise, seed, as_json, quiet):
     record is generated with known (z0, K, f_d, f_s, beta), noise is added, and the
     quasi-static model is calibrated ``--runs`` times from different random populations.
     """
+    from tqdm import tqdm
+    from ..nonsmooth import (CALIBRATION_PARAMETERS, calibrate_quasi_static, calibration_table,
+                             synthetic_record)
+    from ..nonsmooth._calibration import SYNTHETIC_BOUNDS, SYNTHETIC_K_BP, SYNTHETIC_TRUTH
     if runs < 1:
         raise click.BadParameter("need at least one run", param_hint="--runs")
     _, T, z, _ = synthetic_record(days=days, noise=noise, seed=seed)

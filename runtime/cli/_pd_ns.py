@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import click
 
-from ..analysis._pd_ns_curves import ns_curve, pd_curve
-from ..drivers._compose import _pick, run_continuation
-from ..drivers._methods import PERIODIC_METHODS
 from ..errors import FrictionkitError
-from ._continuation import _check_curve_outputs, _curve_options, _load
+from ._continuation import _check_curve_outputs, _check_curve_range, _curve_options, _load
 from ._params import param_values, write_outputs
 
-_WHAT = {"pd": ("period doubling", "PD curve", pd_curve), "ns": ("Neimark-Sacker point", "NS curve", ns_curve)}
+_WHAT = {"pd": ("period doubling", "PD curve", "pd_curve"), "ns": ("Neimark-Sacker point", "NS curve", "ns_curve")}
 #: Statuses of a curve that reached the end it was asked for (the others stopped early).
 _DONE = ("range", "resonance-1:1", "resonance-1:2")
 
@@ -42,10 +39,16 @@ def _branch_options(command):
 
 def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot, quiet,
          hopf, harmonics, discretization, intervals, degree, at, index):
-    what, title, curve_of = _WHAT[kind]
+    # the runtime, imported here: `pd-curve --help` imports this module (tests/cli/test_lazy_cli.py)
+    from ..analysis import _pd_ns_curves
+    from ..drivers._compose import _pick, run_continuation
+    from ._params import check_sizes
+    what, title, function = _WHAT[kind]
+    curve_of = getattr(_pd_ns_curves, function)
     try:
         _check_curve_outputs(out, plot)
-        assert discretization in PERIODIC_METHODS
+        _check_curve_range(mu_min, mu_max, direction)
+        check_sizes(harmonics, intervals, degree)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,

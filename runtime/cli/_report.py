@@ -4,15 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import h5py
 
-from ..analysis._curves import BifurcationCurve
 from ..errors import InputError
-from ..results._branch import load_run
-from ..results._export import replacing, write_csv, write_mat
-from ..results._plots import plot_branches, plot_orbit
-from ..results._sweeps import FORMAT as SWEEP_FORMAT
-from ..results._sweeps import load_sweep_map
+
+# h5py and the results are imported by the functions that use them, not here: `--help` of
+# these commands imports this module to show the options (as in _continuation.py)
 
 _H5 = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -21,6 +17,10 @@ def _load(path: Path) -> list:
     """The branches of a file (a run file: equilibria and periodic), a two-parameter curve
     (root attribute ``kind`` = ``hopf_curve``/``fold_curve``) or a sweep store (root
     attribute ``format`` = ``frictionkit-sweep``), as a list."""
+    import h5py
+    from ..analysis._curves import BifurcationCurve
+    from ..results._branch import load_run
+    from ..results._sweeps import FORMAT as SWEEP_FORMAT, load_sweep_map
     try:
         with h5py.File(path, "r") as f:
             kind, fmt = str(f.attrs.get("kind", "")), str(f.attrs.get("format", ""))
@@ -84,6 +84,8 @@ def plot_cmd(files, orbit, out, state):
       frictionkit plot belt.h5 -o belt.pdf
       frictionkit plot belt.h5 --orbit 100 -o orbit.svg
     """
+    from ..results._export import replacing
+    from ..results._plots import plot_branches, plot_orbit
     items, curves = _branches(files)
     if curves:
         raise click.BadParameter(f"{curves[0]} holds a two-parameter curve or a sweep store: use `frictionkit "
@@ -119,6 +121,7 @@ def export_cmd(file, fmt, out):
       frictionkit export belt.h5 --csv
       frictionkit export belt.h5 --mat -o belt.mat
     """
+    from ..results._export import write_csv, write_mat
     br = _load(file)[-1]                 # a run file: its main branch (periodic, else equilibria)
     if not hasattr(br, "time_series"):
         raise click.BadParameter(f"{file} holds a two-parameter curve, not a branch", param_hint="FILE")

@@ -8,13 +8,11 @@ import time
 
 import click
 
-from tqdm import tqdm
-
-from ..drivers._study import convergence_study, parse_int_range
 from ..errors import FrictionkitError, InputError
-from ..model._load import load_model
-from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
 from ._params import ASSIGNMENT, param_values, write_outputs
+
+# tqdm and the runtime are imported by the functions that use them, not here: `study
+# convergence --help` imports this module to show the options (as in _continuation.py)
 
 
 def _parse_scales(items, model):
@@ -39,6 +37,9 @@ def run_study(model_name, param, at, params, *, harmonics="1..60", intervals="10
               reference_harmonics=500, n_t=100_000, energy_variable=None, energy="mean", scales=(),
               progress=True, echo=print):
     """The work behind ``frictionkit study convergence``; returns the :class:`ConvergenceStudy`."""
+    from tqdm import tqdm
+    from ..drivers._study import convergence_study, parse_int_range
+    from ..model._load import load_model
     H_list = parse_int_range(harmonics, "--harmonics") if harmonics else []
     N_list = parse_int_range(intervals, "--intervals") if intervals else []
     if any(h < 1 for h in H_list):
@@ -137,6 +138,7 @@ def convergence_cmd(model, assignments, param, at, set_, harmonics, intervals, d
       frictionkit study convergence belt --param Vb --at 0.5 --set n=10 FN=5 \\
           --harmonics 1..100 --intervals 10..170:4 --scale v=1/omega1 --out w1.h5 --plot w1.png
     """
+    from ..results._atomic import FIGURE_FORMATS, HDF5_FORMATS, check_output
     t0 = time.perf_counter()
     try:
         if not math.isfinite(at):

@@ -6,12 +6,14 @@ import time
 
 import click
 
-from ..analysis._curves import BifurcationCurve
-from ..drivers._methods import PERIODIC_METHODS
+from ..drivers._choices import PERIODIC_METHODS
 from ..errors import FrictionkitError, InputError
-from ..sweeps import SweepStore, plot_sweep_map, sweep
-from ..sweeps._spec import MAX_TASKS, check_grid_size, grid_count, parse_grid
+from ..sweeps._limits import MAX_TASKS
 from ._params import ASSIGNMENT, check_sizes, param_values
+
+# the sweeps (Dask, pandas, h5py) and the runtime are imported by the functions that use them,
+# not here: `sweep --help` and `plot-sweep --help` import this module to show the options (as
+# in _continuation.py)
 
 
 class _GridType(click.ParamType):
@@ -21,6 +23,7 @@ class _GridType(click.ParamType):
     name = "NAME=START:STOP:COUNT"
 
     def convert(self, value, param, ctx):
+        from ..sweeps._spec import grid_count
         try:
             grid_count(value)
         except InputError as exc:
@@ -29,6 +32,8 @@ class _GridType(click.ParamType):
 
 
 def _write_map(store, plot, curves, at):
+    from ..analysis._curves import BifurcationCurve
+    from ..sweeps import plot_sweep_map
     curves = [BifurcationCurve.load(c) for c in curves]
     plot_sweep_map(store.table(), store.spec, plot, curves=curves, at=at)
     click.echo(f"wrote {plot}")
@@ -84,6 +89,8 @@ def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hop
       frictionkit sweep belt --param Vb --start 0.05 --stop 12 --set n=10 \\
           --over FN=0.5:10:40 -H 10 --out belt_sweep.h5 --scheduler tcp://10.0.0.5:8786
     """
+    from ..sweeps import SweepStore, sweep
+    from ..sweeps._spec import check_grid_size, grid_count, parse_grid
     t0 = time.perf_counter()
     map_ = map_ if map_renamed is None else map_renamed
     if workers is not None and scheduler is not None:
@@ -138,6 +145,7 @@ def plot_sweep_cmd(store, map_, map_renamed, curves, at, table):
           --second FN --min 0.5 --max 10 --out hopf.h5
       frictionkit plot-sweep belt_sweep.h5 --out belt_map.png --curve hopf.h5
     """
+    from ..sweeps import SweepStore
     map_ = map_ if map_renamed is None else map_renamed
     if map_ is None:
         raise click.UsageError("give the image file of the map: --out FILE.png", ctx=click.get_current_context())

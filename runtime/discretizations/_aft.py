@@ -56,7 +56,6 @@ controls it; for analytic laws it decays exponentially with ``n_t``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.fft
 
 from ..errors import InputError
 from ..model._interface import Model
@@ -65,6 +64,7 @@ from ._hbm import (
     HarmonicLayout,
     _product_matrix,
     coefficients_to_samples,
+    fast_length,
     samples_to_coefficients,
     shift_phase,
 )
@@ -126,7 +126,7 @@ def default_n_t(harmonics: int, analytic: bool = False) -> int:
     - ``analytic`` (a law with the generated Taylor kernels, the pointwise path): the harmonics
       of ``f`` decay exponentially, so the aliased ones (above ``n_t - H``, about ``3H``) are
       far below the truncated ones (above ``H``): ``max(4H + 8, 128)`` rounded up to a fast FFT
-      length (``scipy.fft.next_fast_len``): 128 up to H = 30, then 180 at H = 40, 200 at
+      length (:func:`._hbm.fast_length`): 128 up to H = 30, then 180 at H = 40, 200 at
       H = 48 and 250 at H = 60.  Measured on the belt's fold of cycles (seed 000, n = 10;
       ``benchmarks/bench_auto.py``'s case), relative change against ``8H + 8`` samples:
       2.7e-9 at H = 20 and 30 (128 samples), 5e-13 at H = 40, 1e-13 at H = 48, 2e-16 at
@@ -145,7 +145,7 @@ def default_n_t(harmonics: int, analytic: bool = False) -> int:
     if not H:
         return 1
     if analytic:
-        return scipy.fft.next_fast_len(max(4 * H + 8, 128), real=True)
+        return fast_length(max(4 * H + 8, 128))
     return max(8 * H + 8, 64)
 
 

@@ -99,7 +99,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
-import scipy.sparse as sp
+import scipy
 
 from ..errors import InputError
 from ..model._interface import Model
@@ -146,8 +146,8 @@ def _mesh_matrices(n_intervals: int, p: int, Lval, Lder):
                 cols.append((i * p + j) % G)
                 ev.append(Lval[l, j])
                 dv.append(Lder[l, j] / h)
-    return (sp.csr_matrix((ev, (rows, cols)), shape=(G, G)),
-            sp.csr_matrix((dv, (rows, cols)), shape=(G, G)))
+    return (scipy.sparse.csr_matrix((ev, (rows, cols)), shape=(G, G)),
+            scipy.sparse.csr_matrix((dv, (rows, cols)), shape=(G, G)))
 
 
 class CollocationDiscretization(CollocationPointConditions, CollocationSolutions, Discretization):
@@ -235,7 +235,7 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
         (self.nodes, self.gauss, self.weights, self.Lval, self.Lder, self.Lder0,
          self._Vinv) = _lagrange_tables(p)
         self.E, self.Dm = _mesh_matrices(self.n_intervals, p, self.Lval, self.Lder)
-        self.I = sp.identity(G, format="csr")
+        self.I = scipy.sparse.identity(G, format="csr")
         # times of the Gauss points and of the nodes in normalised time
         self.tau_gauss = ((np.arange(self.n_intervals)[:, None] + self.gauss[None, :]) * self.h).ravel()
         self.tau_nodes = np.arange(G) / G
@@ -458,7 +458,7 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
         rows.append(all_rows)
         cols.append(np.full(n_rows, self.size - 1))
         vals.append(dlam.ravel())
-        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        return scipy.sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                              shape=(self.m, self.size))
 
     def _jacobian(self, Z, point_rows=True):
@@ -486,7 +486,7 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
                 if not special[r]:
                     coef = -(Lfull[r, s] + Jq[r, s])
                     if np.any(coef != 0):
-                        blk = sp.diags(coef) @ Es
+                        blk = scipy.sparse.diags(coef) @ Es
                     if r == s and self.mass_rows[r]:
                         dm = (ops["mass"][r] * omega / (2 * np.pi)) * self.Dm
                         blk = dm if blk is None else blk + dm
@@ -495,9 +495,9 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
                     cd = -(Lfull[r, s] + Jq[r, s])
                     cv = -Jqd[r, s]
                     if np.any(cd != 0):
-                        blk = sp.diags(cd) @ self.Dm
+                        blk = scipy.sparse.diags(cd) @ self.Dm
                     if np.any(cv != 0):
-                        b2 = sp.diags(cv) @ self.E
+                        b2 = scipy.sparse.diags(cv) @ self.E
                         blk = b2 if blk is None else blk + b2
                 else:
                     cd = np.full(G, self.A[r, s])
@@ -508,15 +508,15 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
                         if self.B_J[t] == s:
                             cv = cv + self.bc[t] * dU[self.B_L[t]]
                     if np.any(cd != 0):
-                        blk = sp.diags(cd) @ self.Dm
+                        blk = scipy.sparse.diags(cd) @ self.Dm
                     if np.any(cv != 0):
-                        b2 = sp.diags(cv) @ Es
+                        b2 = scipy.sparse.diags(cv) @ Es
                         blk = b2 if blk is None else blk + b2
                 blocks[r][s] = blk
         for r in range(N):     # bmat needs one block per block-row and block-column
             if blocks[r][r] is None:
-                blocks[r][r] = sp.csr_matrix((G, G))
-        JU = sp.bmat(blocks, format="csr")
+                blocks[r][r] = scipy.sparse.csr_matrix((G, G))
+        JU = scipy.sparse.bmat(blocks, format="csr")
         _, f1 = self._forcing(ops)
         dlam = -(ops["c1"][:, None] + ops["L1"] @ Ug + f1)
         domega = ops["mass"][:, None] / (2 * np.pi) * dU
@@ -532,14 +532,14 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
             dlam[self.dbil_rows] = 0.0
         cols = [JU]
         if self.autonomous:
-            cols.append(sp.csr_matrix(domega.reshape(-1, 1)))
-        cols.append(sp.csr_matrix(dlam.reshape(-1, 1)))
-        J = sp.hstack(cols, format="csr")
+            cols.append(scipy.sparse.csr_matrix(domega.reshape(-1, 1)))
+        cols.append(scipy.sparse.csr_matrix(dlam.reshape(-1, 1)))
+        J = scipy.sparse.hstack(cols, format="csr")
         if self.has_point and point_rows:
             J = self._replace_point_rows(J, U, Lfull, ops)
         if self.autonomous:
             phase = np.append(self._phase_row(), [0.0, 0.0])
-            J = sp.vstack([J, sp.csr_matrix(phase)], format="csr")
+            J = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(phase)], format="csr")
         return J
 
     def quadratic(self, Z1, Z2):

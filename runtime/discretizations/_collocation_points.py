@@ -9,7 +9,7 @@ Vergez, JSV 2013; DESIGN §2).  A mixin: it reads the layout of the discretizati
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
+import scipy
 
 from ..errors import ConvergenceError, InputError
 
@@ -65,7 +65,7 @@ class CollocationPointConditions:
         rows = np.concatenate([np.flatnonzero(self.alg_nodal), self.point_rows])
         mask = np.ones(J.shape[0])
         mask[rows * G] = 0.0
-        Jkeep = sp.diags(mask) @ J[:, : N * G]
+        Jkeep = scipy.sparse.diags(mask) @ J[:, : N * G]
         Jq0 = self.model.quad_jac(ops["qc"], u0[:, None])[:, :, 0]
         Pj = np.asarray(self.model.point_jac(u0, self._pvec), dtype=float)
         ri, ci, vi = [], [], []
@@ -80,9 +80,9 @@ class CollocationPointConditions:
                 ri.append(r * G)
                 ci.append(s * G)
                 vi.append(Pj[k, s])
-        P = sp.csr_matrix((vi, (ri, ci)), shape=(J.shape[0], N * G))
+        P = scipy.sparse.csr_matrix((vi, (ri, ci)), shape=(J.shape[0], N * G))
         # the omega and lam columns of these rows are set in jacobian()
-        return sp.hstack([Jkeep + P, J[:, N * G:]], format="csr")
+        return scipy.sparse.hstack([Jkeep + P, J[:, N * G:]], format="csr")
 
     # -- Floquet multipliers of models with point conditions ------------------------------
     def _node_relations(self, U, lam, node):

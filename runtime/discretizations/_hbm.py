@@ -34,7 +34,6 @@ rest (``c0``, ``lam c1``, ``L0 U``, the forcing) is affine.
 from __future__ import annotations
 
 import numpy as np
-import scipy.fft
 
 from ..errors import InputError
 from ..model._interface import Model
@@ -49,20 +48,42 @@ try:
 except ImportError:               # (a private module: should numpy move it, the public functions)
     _IRFFT = _RFFT_EVEN = _RFFT_ODD = None
 
-__all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples",
+__all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples", "fast_length",
            "coefficients_to_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic"]
+
+
+def fast_length(n: int) -> int:
+    """The smallest 5-smooth integer ``2^a 3^b 5^c >= n``: the lengths at which pocketfft's
+    real transforms (numpy's and scipy's) are fastest, what ``scipy.fft.next_fast_len(n,
+    real=True)`` returns (a test compares the two).
+
+    Not scipy's function: importing ``scipy.fft`` imports ``scipy.special`` (about 0.25 s of
+    CPU, a tenth of a whole ``frictionkit continue``), for one integer.
+    """
+    n = max(int(n), 1)
+    best = 1 << (n - 1).bit_length()            # the next power of two is 5-smooth
+    p5 = 1
+    while p5 < best:
+        p35 = p5
+        while p35 < best:
+            # the least power of two taking p35 to n or beyond
+            m = p35 << (-(-n // p35) - 1).bit_length()
+            best = min(best, m)
+            p35 *= 3
+        p5 *= 5
+    return best
 
 
 def n_samples(harmonics: int) -> int:
     """Number of time samples used for exact products: the smallest even, FFT-friendly
-    (5-smooth, ``scipy.fft.next_fast_len``) M >= 3H+1.
+    (5-smooth, :func:`fast_length`) M >= 3H+1.
 
     3H+1 alone can be twice a prime (H = 100 gives 302 = 2 x 151), for which the FFTs of
     the ANM series are four times slower than at the next 5-smooth size (320).
     """
-    m = scipy.fft.next_fast_len(3 * harmonics + 1, real=True)
+    m = fast_length(3 * harmonics + 1)
     while m % 2:
-        m = scipy.fft.next_fast_len(m + 1, real=True)
+        m = fast_length(m + 1)
     return m
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.integrate import solve_ivp
+import scipy
 
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
@@ -121,7 +121,7 @@ def _integrate(flow: _Flow, x0, T, *, method, rtol, atol, events=None, dense_out
     if method in ("Radau", "BDF", "LSODA"):
         kw["jac"] = flow.jac
     try:
-        sol = solve_ivp(flow.fun, (0.0, T), flow.initial(x0), **kw)
+        sol = scipy.integrate.solve_ivp(flow.fun, (0.0, T), flow.initial(x0), **kw)
     except (ValueError, FloatingPointError) as exc:  # e.g. NaN from a model outside its domain
         raise ConvergenceError(f"time integration over one period failed at lam={flow.lam}: {exc}") from exc
     if sol.status != 0 or not np.all(np.isfinite(sol.y[:, -1])):
@@ -219,7 +219,7 @@ class PeriodicOrbit:
             kw["jac"] = flow.jac
         out = np.empty((self.model.n, t.size))
         if not accurate:
-            sol = solve_ivp(flow.fun, (0.0, self.T), np.array(self.x0, dtype=float), dense_output=True, **kw)
+            sol = scipy.integrate.solve_ivp(flow.fun, (0.0, self.T), np.array(self.x0, dtype=float), dense_output=True, **kw)
             if sol.status != 0:
                 raise ConvergenceError(f"sampling the orbit failed: {sol.message}")
             out[:, order] = sol.sol(ts)
@@ -228,7 +228,7 @@ class PeriodicOrbit:
         t_prev = 0.0
         for idx, tk in zip(order, ts):
             if tk > t_prev:
-                sol = solve_ivp(flow.fun, (t_prev, tk), x, **kw)
+                sol = scipy.integrate.solve_ivp(flow.fun, (t_prev, tk), x, **kw)
                 if sol.status != 0:
                     raise ConvergenceError(f"sampling the orbit failed: {sol.message}")
                 x = sol.y[:, -1]

@@ -57,7 +57,7 @@ product of the ``N_int`` step propagators of the Gauss Runge-Kutta method of ord
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
+import scipy
 
 from ..errors import InputError
 from ..model._interface import Model
@@ -204,19 +204,19 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         blocks = [[None] * n for _ in range(n)]
         for r in range(n):
             for s in range(n):
-                blk = sp.diags(-Js[r, s]) @ self.E if np.any(Js[r, s]) else None
+                blk = scipy.sparse.diags(-Js[r, s]) @ self.E if np.any(Js[r, s]) else None
                 if r == s:
                     dm = (omega / (2 * np.pi)) * self.Dm
                     blk = dm if blk is None else blk + dm
                 blocks[r][s] = blk
-        cols = [sp.bmat(blocks, format="csr")]
+        cols = [scipy.sparse.bmat(blocks, format="csr")]
         if self.autonomous:
-            cols.append(sp.csr_matrix(dx.reshape(-1, 1) / (2 * np.pi)))
+            cols.append(scipy.sparse.csr_matrix(dx.reshape(-1, 1) / (2 * np.pi)))
         dlam = -np.asarray(self.model.dfdlam(t, x, lam), dtype=float).reshape(-1, 1)
-        cols.append(sp.csr_matrix(dlam))
-        J = sp.hstack(cols, format="csr")
+        cols.append(scipy.sparse.csr_matrix(dlam))
+        J = scipy.sparse.hstack(cols, format="csr")
         if self.autonomous:
-            J = sp.vstack([J, sp.csr_matrix(np.append(self._phase_row(), [0.0, 0.0]))], format="csr")
+            J = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(np.append(self._phase_row(), [0.0, 0.0]))], format="csr")
         return J
 
     def series_rhs(self, terms, origin=None):

@@ -20,9 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.optimize
-
-from frictionkit.modelspec.zoo import ZOO
+import scipy
 
 from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues,
                                     find_equilibrium)
@@ -518,6 +516,8 @@ def _restart_model(prov, model=None):
         if name != lam_name:
             params[name] = float(value)
     if model is None:
+        # the zoo's definitions import sympy: only a restart without --model needs their names
+        from frictionkit.modelspec.zoo import ZOO
         if named not in ZOO:
             what = f"the model file {named!r}" if named else "a model it does not name"
             raise InputError(f"the branch was computed with {what}, not a zoo model; a restart never runs a "

@@ -10,7 +10,6 @@ import math
 import sys
 
 import numpy as np
-from tqdm import tqdm
 
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
@@ -37,6 +36,8 @@ class _Progress:
 
     def __init__(self, lam_start, lam_stop, desc):
         del lam_start, lam_stop            # kept in the signature: the callers pass the range
+        # tqdm's import (its metadata lookup: about 0.05 s of CPU) only for a run that shows a bar
+        from tqdm import tqdm
         self.bar = tqdm(desc=desc, unit=" steps", leave=False, file=sys.stderr, disable=None,
                         bar_format="{desc}: {n} steps, {elapsed} elapsed{postfix}")
 

@@ -44,6 +44,7 @@ from ..engine._bordered import Counters
 from ..engine._locate import locate_on_branch
 from ..engine._newton import correct, tangent_at
 from ..errors import ConvergenceError, InputError
+from ._choices import TOLERANCE
 from ..results._branch import SpecialPoint
 from ._branches import _orbit_to_start, _resolve_method, periodic_branch
 from ._forced_start import check_forced, forced_period_samples, forcing_frequency, linear_response
@@ -51,8 +52,6 @@ from ._methods import periodic_kind
 
 __all__ = ["frequency_response", "resonance_peaks", "forced_start"]
 
-#: default relative accuracy of the orbit's coefficients (the harmonic count is chosen for it)
-TOLERANCE = 1e-8
 #: first harmonic count of the search, its growth factor and its ceiling
 HARMONICS_FIRST, HARMONICS_GROWTH, HARMONICS_MAX = 20, 1.5, 160
 #: step ends at which a harmonic count is checked (those whose spectra decay slowest)

@@ -21,7 +21,7 @@ balance (states -> aux -> FFT) before a Newton correction at fixed parameter.
 from __future__ import annotations
 
 import numpy as np
-import scipy.integrate
+import scipy
 
 from ..errors import ConvergenceError, InputError
 

@@ -49,11 +49,10 @@ from ..discretizations._collocation import CollocationDiscretization
 from ..discretizations._condensed import CondensedAFTDiscretization
 from ..discretizations._state_collocation import StateCollocationDiscretization
 from ..errors import InputError
+from ._choices import PERIODIC_METHODS
 
 __all__ = ["PERIODIC_METHODS", "COLLOCATION_KINDS", "SAVED_KINDS", "periodic_kind", "build_collocation"]
 
-# the names users type (CLI choices), the default first
-PERIODIC_METHODS = ("aft", "hbm", "collocation", "collocation-recast", "aft-full")
 # the kinds of the two collocations and their classes
 COLLOCATION_KINDS = {"collocation-states": StateCollocationDiscretization,
                      "collocation-recast": CollocationDiscretization}

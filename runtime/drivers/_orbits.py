@@ -12,8 +12,7 @@ it from a shooting orbit.
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.optimize import brentq
+import scipy
 
 from ..analysis._stability import PeriodDoublingPoint
 from ..discretizations._collocation import CollocationDiscretization
@@ -146,7 +145,7 @@ def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient
     if model.forced:
         T = forcing_period(model, lam)
         t_end = T * max(1, round(float(t_transient) / T))    # whole forcing periods: phase 0
-        sol = solve_ivp(fun, (0.0, t_end), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12)
+        sol = scipy.integrate.solve_ivp(fun, (0.0, t_end), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12)
         if sol.status != 0:
             raise ConvergenceError(f"transient integration failed at lam={lam}: {sol.message}")
         return find_periodic_orbit(model, lam, sol.y[:, -1], None, **options)
@@ -154,7 +153,7 @@ def periodic_orbit_from_simulation(model: Model, lam: float, x_init, t_transient
     def ev(t, x):
         return model.rhs(t, x, params=p)[k]
     ev.direction = -1
-    sol = solve_ivp(fun, (0.0, float(t_transient)), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12,
+    sol = scipy.integrate.solve_ivp(fun, (0.0, float(t_transient)), x_init, method="LSODA", jac=jac, rtol=1e-9, atol=1e-12,
                     events=ev)
     te, ye = sol.t_events[0], sol.y_events[0]
     if len(te) < 2:
@@ -209,7 +208,7 @@ def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: floa
     if fa * fb > 0:
         raise InputError(f"no period doubling between lam={lam_a} and lam={lam_b}: min Re(multiplier) + 1 is "
                          f"{fa:.3g} and {fb:.3g} (same sign); widen or move the bracket")
-    lam = brentq(test, lam_a, lam_b, xtol=xtol, rtol=4 * np.finfo(float).eps)
+    lam = scipy.optimize.brentq(test, lam_a, lam_b, xtol=xtol, rtol=4 * np.finfo(float).eps)
     orbit = orbit_at(lam)
     w, V = np.linalg.eig(orbit.monodromy)
     k = int(np.argmin(np.abs(w + 1)))

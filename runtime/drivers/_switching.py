@@ -38,10 +38,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.linalg
-import scipy.optimize
-import scipy.sparse
-import scipy.sparse.linalg
+import scipy
 
 from ..analysis._branch_points import _dense, branch_point_tangents
 from ..discretizations._collocation import CollocationDiscretization

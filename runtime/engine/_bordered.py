@@ -13,9 +13,7 @@ import contextlib
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse
-import scipy.sparse.linalg
+import scipy
 
 from ..errors import ConvergenceError, NonFiniteError
 

@@ -6,8 +6,7 @@ component and refined by a root-find along the branch (DESIGN §6).
 from __future__ import annotations
 
 import numpy as np
-import scipy.interpolate
-import scipy.optimize
+import scipy
 
 from ..errors import ConvergenceError
 from ..results._branch import SpecialPoint

@@ -29,8 +29,7 @@ the branch.
 from __future__ import annotations
 
 import numpy as np
-import scipy.interpolate
-import scipy.optimize
+import scipy
 
 from ..errors import ConvergenceError
 from ..results._branch import SpecialPoint

@@ -6,6 +6,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..errors import InputError
+from . import _fast_load
 from ._interface import Model
 from ._structure import LinearSystem, ModalSystem, reduce_structure, structural_module
 
@@ -58,6 +59,10 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", pr
         return Model(model, params)
     if continuation is None:
         raise InputError("load_model: give the continuation parameter, e.g. continuation='Vb'")
+    if backend != "numpy":
+        module = _fast_load.cached_zoo_module(model, continuation)     # no sympy, no codegen (_fast_load)
+        if module is not None:
+            return _zoo_model(module, params, model)
     from frictionkit.codegen import generate_module, resolve_spec, split_linear  # public codegen API only
     from frictionkit.modelspec import ZOO
     from frictionkit.modelspec.errors import ModelSpecError
@@ -75,10 +80,23 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", pr
         loaded = Model(module, params)          # checks the parameter values
     except ModelSpecError as exc:
         raise InputError(str(exc)) from exc
+    if isinstance(spec, str):                   # a zoo name: later loads take the fast path
+        _fast_load.record(spec, continuation, module)
     # the model reference a saved branch keeps to be restarted (a zoo name or a file path)
     loaded.source = (str(Path(model).resolve()) if isinstance(model, (str, os.PathLike))
                      and (str(model).endswith(".py") or os.sep in str(model)) else
                      model if isinstance(model, str) else "")
+    return loaded
+
+
+def _zoo_model(module, params, name):
+    """:class:`Model` of a zoo model's module loaded by ``_fast_load``, as the full path makes it."""
+    from frictionkit.modelspec.errors import ModelSpecError
+    try:
+        loaded = Model(module, params)          # checks the parameter values
+    except ModelSpecError as exc:
+        raise InputError(str(exc)) from exc
+    loaded.source = name
     return loaded
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
+import scipy
 
 from ..errors import ConvergenceError, InputError
 
@@ -44,7 +44,7 @@ def simulate(model, x0, t_span, lam=None, *, method="Radau", rtol=1e-10, atol=1e
                          f"({', '.join(model.states)})")
     p = model.param_vector(lam)
     implicit = method in ("Radau", "BDF", "LSODA")
-    sol = solve_ivp(lambda t, x: model.rhs(t, x, params=p), t_span, x0, method=method, rtol=rtol, atol=atol,
+    sol = scipy.integrate.solve_ivp(lambda t, x: model.rhs(t, x, params=p), t_span, x0, method=method, rtol=rtol, atol=atol,
                     t_eval=t_eval, dense_output=dense_output,
                     **({"jac": lambda t, x: model.jac(t, x, params=p)} if implicit else {}), **kwargs)
     if sol.status < 0:

@@ -38,9 +38,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse
-import scipy.sparse.linalg
+import scipy
 
 from frictionkit.modelspec.structure import StructureError
 

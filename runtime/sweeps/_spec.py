@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ._limits import MAX_TASKS
 
 __all__ = ["SweepSpec", "parse_grid", "grid_count", "check_grid_size", "TASKS", "MAX_TASKS"]
 
@@ -33,9 +34,6 @@ _OPTIONS = {
 }
 
 
-#: default largest number of tasks (grid points) of one sweep: each task is a whole run, so
-#: 10^5 tasks of a second each are a day of one core; ``max_tasks`` (``--max-tasks``) raises it
-MAX_TASKS = 100_000
 
 
 def _split_grid(text: str, option: str):

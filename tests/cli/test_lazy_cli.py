@@ -50,6 +50,25 @@ def test_version_and_help_import_no_numerical_library(argv):
     assert not modules, f"frictionkit {' '.join(argv)} imports command modules {modules}"
 
 
+def _every_command():
+    ctx = click.Context(main)
+    names = []
+    for name, (module, obj, _) in COMMANDS.items():
+        cmd = getattr(__import__(f"frictionkit.runtime.cli.{module}", fromlist=[obj]), obj)
+        names += [[name, sub] for sub in cmd.list_commands(ctx)] if isinstance(cmd, click.Group) else [[name]]
+    return names
+
+
+@pytest.mark.parametrize("argv", _every_command(), ids=" ".join)
+def test_every_commands_help_imports_no_numerical_library(argv):
+    """``frictionkit COMMAND --help`` imports the command's module, for its options, and not the
+    runtime it calls: the numerical libraries are imported by the command when it runs."""
+    names, out = imported(*argv, "--help")
+    assert "Usage:" in out and f"frictionkit.runtime.cli.{COMMANDS[argv[0]][0]}" in names
+    heavy = sorted({n.split(".")[0] for n in names if n.split(".")[0] in HEAVY + ("tqdm", "h5py")})
+    assert not heavy, f"frictionkit {' '.join(argv)} --help imports {heavy}"
+
+
 def test_a_command_imports_its_module_only():
     """``frictionkit coulomb`` loads the non-smooth commands, not the continuation's, nor plots, nor Dask."""
     names, out = imported("coulomb", "--set", "Vb=0.5")
@@ -96,3 +115,12 @@ def test_runtime_names_still_resolve():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "continuation"
+
+
+def test_the_fft_lengths_are_scipys():
+    """``fast_length`` (the discretizations' FFT sizes, computed without importing scipy.fft
+    and with it scipy.special) is ``scipy.fft.next_fast_len(n, real=True)``."""
+    import scipy.fft
+    from frictionkit.runtime.discretizations._hbm import fast_length
+    for n in list(range(1, 5000)) + [99991, 2 ** 20 + 1, 3 ** 11 - 1]:
+        assert fast_length(n) == scipy.fft.next_fast_len(n, real=True), n

@@ -482,6 +482,19 @@ class _CurveRecorder:
         return self.W, self.t
 
 
+def disc_at(base, mu_name, mu, cache):
+    """The discretization ``base`` on its model with ``mu_name = mu``, kept in ``cache`` (a dict,
+    at most 9 values: the curves ask for the same few values of ``mu`` at a time)."""
+    mu = float(mu)
+    d = cache.get(mu)
+    if d is None:
+        d = base.on_model(base.model.with_params(**{mu_name: mu}))
+        if len(cache) > 8:
+            cache.clear()
+        cache[mu] = d
+    return d
+
+
 class _FoldSystem(Discretization):
     """The minimally augmented fold system in ``W = [Z, mu]`` (module docstring)."""
 
@@ -496,14 +509,7 @@ class _FoldSystem(Discretization):
 
     def disc_at(self, mu):
         """The discretization of the model with ``mu_name = mu`` (cached)."""
-        mu = float(mu)
-        d = self._discs.get(mu)
-        if d is None:
-            d = self.base.on_model(self.base.model.with_params(**{self.mu_name: mu}))
-            if len(self._discs) > 8:
-                self._discs.clear()
-            self._discs[mu] = d
-        return d
+        return disc_at(self.base, self.mu_name, mu, self._discs)
 
     def _bordered(self, J):
         import scipy.linalg

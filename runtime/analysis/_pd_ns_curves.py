@@ -54,7 +54,7 @@ from ..engine._newton import correct
 from ..errors import ConvergenceError, InputError
 from ..results._branch import Branch
 from ._branch_points import _dense
-from ._curves import BifurcationCurve, _floor, _follow, _parameters, _start_mu
+from ._curves import BifurcationCurve, _floor, _follow, _parameters, _start_mu, disc_at
 from ._floquet import floquet_collocation
 
 __all__ = ["pd_curve", "ns_curve"]
@@ -104,14 +104,7 @@ class _MultiplierSystem(Discretization):
 
     def disc_at(self, mu):
         """The discretization of the model with ``mu_name = mu`` (cached)."""
-        mu = float(mu)
-        d = self._discs.get(mu)
-        if d is None:
-            d = self.base.on_model(self.base.model.with_params(**{self.mu_name: mu}))
-            if len(self._discs) > 8:
-                self._discs.clear()
-            self._discs[mu] = d
-        return d
+        return disc_at(self.base, self.mu_name, mu, self._discs)
 
     def split(self, W):
         W = np.asarray(W, dtype=float)

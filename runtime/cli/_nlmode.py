@@ -11,7 +11,7 @@ import click
 from ..drivers._choices import TOLERANCE
 from ..errors import FrictionkitError, InputError
 from ._continuation import EXIT_CODES, EXIT_INCOMPLETE, check_run_options
-from ._params import ASSIGNMENT, param_values
+from ._params import ASSIGNMENT, param_values, save_or_rescue
 
 
 def _continuation_parameter(model):
@@ -98,7 +98,7 @@ def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, 
     for i in picks:
         click.echo(f"  {nm['amplitude'][i]:12.6g} {nm['omega'][i]:14.10g} {nm['damping_ratio'][i]:14.8g}")
     if out is not None:
-        save_nonlinear_mode(out, br)
+        save_or_rescue(lambda path: save_nonlinear_mode(path, br), out, "nonlinear mode")
         click.echo(f"wrote {out}")
     if plot is not None:
         plot_nonlinear_mode(br, path=plot)

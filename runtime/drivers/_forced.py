@@ -193,11 +193,42 @@ def frequency_response(model, start, stop, *, harmonics=None, tolerance=TOLERANC
         opts.setdefault("max_steps", 5000)
         if _resolve_method(model, method, kind in ("aft", "aft-condensed")) == "anm":
             opts.setdefault("points_per_step", 4)          # smooth curves, no extra LU (as `continue`)
+    started = {}
+
+    def branch_at(H):
+        disc, Z, started["how"] = forced_start(model, start, H, initial, x0, discretization, n_t)
+        return periodic_branch(disc, Z, lo, hi, direction, method=method, options=_probe(opts), progress=progress)
+
+    br, search = search_harmonics(branch_at, harmonics, tolerance, "--harmonics", "--tolerance")
+    _analyse(br, opts)
+    br.provenance["forced_response"] = dict(start=started["how"], tolerance=float(tolerance), search=search)
+    if peaks is not None and len(br) > 1:
+        state = 0 if peaks == "auto" else peaks
+        found = resonance_peaks(br, state, harmonic)
+        br.special.extend(found)
+        br.special.sort(key=lambda s: s.index)
+    return br
+
+
+def search_harmonics(branch_at, harmonics, tolerance, harmonics_option="harmonics", tolerance_option="tolerance"):
+    """The branch at the harmonic count the tolerance asks for: ``branch_at(H)`` (a whole
+    branch at ``H`` harmonics) from ``HARMONICS_FIRST`` on, grown to what
+    :func:`_harmonics_needed` estimates until it is enough (at most ``HARMONICS_MAX``); the
+    given ``harmonics`` alone if not None.
+
+    Returns
+    -------
+    branch : Branch
+        The last branch, its counter ``harmonics_search_factorizations`` set (the LU of the
+        discarded branches and of the estimates) and, if the tolerance is not met at
+        ``HARMONICS_MAX``, its message saying so (naming the options as the caller spells them).
+    search : list of dict
+        ``harmonics``, ``change``, ``needed``, ``factorizations`` of every estimate.
+    """
     search, probe_lu = [], 0
     H = int(harmonics) if harmonics is not None else HARMONICS_FIRST
     while True:
-        disc, Z, how = forced_start(model, start, H, initial, x0, discretization, n_t)
-        br = periodic_branch(disc, Z, lo, hi, direction, method=method, options=_probe(opts), progress=progress)
+        br = branch_at(H)
         if harmonics is not None or br.status not in ("range", "max_steps"):
             break
         counters = Counters()
@@ -208,19 +239,12 @@ def frequency_response(model, start, stop, *, harmonics=None, tolerance=TOLERANC
             break
         probe_lu += br.counters.get("factorizations", 0)
         H = needed
-    _analyse(br, opts)
     br.counters["harmonics_search_factorizations"] = int(probe_lu)
-    br.provenance["forced_response"] = dict(start=how, tolerance=float(tolerance), search=search)
     if search and search[-1]["change"] > tolerance:
         br.message += (f"; the orbit's coefficients change by {search[-1]['change']:.1e} from {H} harmonics to "
                        f"{math.ceil(HARMONICS_GROWTH * H)} (above the tolerance {tolerance:g}: the harmonic "
-                       f"count stops at {HARMONICS_MAX}; give --harmonics or a larger --tolerance)")
-    if peaks is not None and len(br) > 1:
-        state = 0 if peaks == "auto" else peaks
-        found = resonance_peaks(br, state, harmonic)
-        br.special.extend(found)
-        br.special.sort(key=lambda s: s.index)
-    return br
+                       f"count stops at {HARMONICS_MAX}; give {harmonics_option} or a larger {tolerance_option})")
+    return br, search
 
 
 def _probe(opts):

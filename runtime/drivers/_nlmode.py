@@ -55,12 +55,11 @@ import scipy.linalg
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._base import Discretization
 from ..discretizations._hbm import coefficients_to_samples
-from ..engine._bordered import Counters
 from ..engine._newton import correct
 from ..engine._options import ContinuationProblem
 from ..engine._run import run
 from ..errors import ConvergenceError, InputError
-from ._forced import HARMONICS_FIRST, HARMONICS_GROWTH, HARMONICS_MAX, TOLERANCE, _harmonics_needed
+from ._forced import TOLERANCE, search_harmonics
 
 __all__ = ["nonlinear_mode", "EPMCSystem", "linear_modes"]
 
@@ -338,32 +337,21 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
         defaults = dict(max_steps=2000, stability=False, branch_points=False, max_lam_step=0.1 * (hi - lo),
                         step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
         opts = dict(defaults, **opts, lam_min=lo, lam_max=hi)
-    search, probe_lu = [], 0
-    H = int(harmonics) if harmonics is not None else HARMONICS_FIRST
-    while True:
+    made = {}
+
+    def branch_at(H):
         disc, Z = _start(model, mode, a0, H, mass, n_t)
-        br = run(ContinuationProblem(disc, Z, 1.0 if a1 > a0 else -1.0), "newton", opts, progress,
-                 provenance=dict(continuation_parameter="a", discretization="epmc"))
-        if harmonics is not None or br.status not in ("range", "max_steps"):
-            break
-        counters = Counters()
-        needed, change = _harmonics_needed(br, tolerance, counters)
-        search.append(dict(harmonics=H, change=change, needed=needed, factorizations=int(counters.factorizations)))
-        probe_lu += counters.factorizations
-        if needed <= H:
-            break
-        probe_lu += br.counters.get("factorizations", 0)
-        H = needed
+        made["disc"] = disc
+        return run(ContinuationProblem(disc, Z, 1.0 if a1 > a0 else -1.0), "newton", opts, progress,
+                   provenance=dict(continuation_parameter="a", discretization="epmc"))
+
+    br, search = search_harmonics(branch_at, harmonics, tolerance)
+    disc = made["disc"]
     sol = br.solutions
     xi = sol[:, disc.xi_index]
     br.nlmode = dict(amplitude=br.param.copy(), omega=br.omega.copy(), xi=xi, damping_ratio=xi / (2 * br.omega))
-    br.counters["harmonics_search_factorizations"] = int(probe_lu)
     br.provenance["nonlinear_mode"] = dict(mode=int(mode), mass=disc.M.tolist(), tolerance=float(tolerance),
                                            phase_state=model.states[disc.P[disc.pp]], search=search)
-    if search and search[-1]["change"] > tolerance:
-        br.message += (f"; the orbit's coefficients change by {search[-1]['change']:.1e} from {H} harmonics to "
-                       f"{math.ceil(HARMONICS_GROWTH * H)} (above the tolerance {tolerance:g}: the harmonic "
-                       f"count stops at {HARMONICS_MAX}; give harmonics or a larger tolerance)")
     return br
 
 

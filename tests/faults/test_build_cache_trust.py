@@ -16,6 +16,7 @@ Cython build and one rebuild in the whole file).
 from __future__ import annotations
 
 import errno
+import importlib.machinery
 import json
 import os
 import shutil
@@ -330,7 +331,7 @@ def test_the_manifest_binds_the_key_the_module_and_its_source(compiled_cache, tm
     _assert_compiled_oscillator(_in_child(compiled_cache, path))          # built, if not yet
     (manifest,) = compiled_cache.glob("*/MANIFEST.json")
     info = json.loads(manifest.read_text())
-    so = next(p for p in manifest.parent.iterdir() if p.name.startswith(info["name"] + "."))
+    so = manifest.parent / (info["name"] + importlib.machinery.EXTENSION_SUFFIXES[0])     # not the .pyx beside it
     pyx = (manifest.parent / f"{info['name']}.pyx").read_text(encoding="utf-8")
     key = manifest.parent.name
     assert build._check(so, key, pyx) is None

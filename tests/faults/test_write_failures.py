@@ -25,7 +25,7 @@ import pytest
 
 from frictionkit.runtime.analysis._curves import BifurcationCurve
 from frictionkit.runtime.cli import main
-from frictionkit.runtime.cli import _continuation
+from frictionkit.runtime.drivers import _compose
 from frictionkit.runtime.drivers._compose import run_continuation
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.model._load import load_model
@@ -134,13 +134,14 @@ def test_an_out_folder_removed_during_the_run_rescues_the_branch(tmp_path, monke
     out_dir.mkdir()
     here.mkdir()
     monkeypatch.chdir(here)
-    real = _continuation.run_continuation
+    real = _compose.run_continuation
 
     def run_then_remove(*args, **kwargs):
         result = real(*args, **kwargs)
         shutil.rmtree(out_dir)                   # the folder goes away while the branch is computed
         return result
-    monkeypatch.setattr(_continuation, "run_continuation", run_then_remove)
+    # the command imports run_continuation from the drivers when it runs (an instant --help)
+    monkeypatch.setattr(_compose, "run_continuation", run_then_remove)
     r = CliRunner().invoke(main, RUN + ["--out", str(out_dir / "run.h5"), "--checkpoint-steps", "0",
                                         "--checkpoint-seconds", "0"])
     assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (r.output, r.exception)

@@ -106,10 +106,10 @@ def _one_blas_thread():
 # --------------------------------------------------------------------------------------------
 # the model in the form bifpy needs, generated from the frictionkit ModelSpec
 # --------------------------------------------------------------------------------------------
-_MODULE_NAMES = {"numpy", "state", "parameters", "t", "func", "stpnt", "jac_equilibrium", "jac_periodic"}
+_MODULE_NAMES = {"numpy", "state", "parameters", "t", "func", "stpnt", "jac_equilibrium", "jac_periodic", "jac_locus"}
 
 
-def auto_model_source(spec, continuation, values, x0, lam0):
+def auto_model_source(spec, continuation, values, x0, lam0, free=()):
     """Source of the bifpy model module of any ODE ModelSpec, printed from its expressions.
 
     State as ``spec.states``, PAR(1) = the continuation parameter, every other parameter a
@@ -118,11 +118,15 @@ def auto_model_source(spec, continuation, values, x0, lam0):
     the mass of ``s``); the starting point is the equilibrium ``x0`` at ``lam0`` (found by
     frictionkit's ``find_equilibrium``; see :func:`start_equilibrium`).
 
+    ``free`` names further parameters that become PAR(2), PAR(3), ... (for two-parameter
+    loci, AUTO's ISW = 2); the module then also defines ``jac_locus`` (ICP = [1, 2, ..., 11]).
+
     Returns
     -------
     str
         Python source defining ``func``, ``jac_equilibrium`` (ICP = [1]), ``jac_periodic``
-        (ICP = [1, 11]; the period column is zero, AUTO scales time itself) and ``stpnt``.
+        (ICP = [1, 11]; the period column is zero, AUTO scales time itself), ``stpnt`` and, with
+        ``free``, ``jac_locus``.
     """
     import sympy as sp
     from sympy.printing.numpy import NumPyPrinter
@@ -138,14 +142,16 @@ def auto_model_source(spec, continuation, values, x0, lam0):
     dfdlam = [sp.diff(e, lam) for e in f]
     pr = NumPyPrinter({"fully_qualified_modules": True})
     head = ([f"    {s.name} = state[{i}]" for i, s in enumerate(states)]
-            + [f"    {continuation} = parameters[0]"])
+            + [f"    {continuation} = parameters[0]"]
+            + [f"    {name} = parameters[{i + 1}]" for i, name in enumerate(free)])
     row = lambda exprs: "[" + ", ".join(pr.doprint(e) for e in exprs) + "]"   # noqa: E731
     mat = lambda M: "[" + ", ".join(row(M.row(i)) for i in range(M.rows)) + "]"   # noqa: E731
     lines = [f'"""{spec.name} as a bifpy model, printed by benchmarks/bench_auto.py from its ModelSpec.',
              "",
              f"State ({', '.join(s.name for s in states)}), PAR(1) = {continuation}, PAR(11) = period.",
              '"""', "import numpy", ""]
-    lines += [f"{name} = {float(value)!r}" for name, value in values.items() if name != continuation]
+    lines += [f"{name} = {float(value)!r}" for name, value in values.items()
+              if name != continuation and name not in free]
     lines += ["", "", "def func(state, parameters):", *head, f"    return {row(f)}", "", "",
               "def jac_equilibrium(state, parameters):", *head,
               f"    return {mat(dfdx)}, [{', '.join('[' + pr.doprint(e) + ']' for e in dfdlam)}]", "", "",
@@ -153,7 +159,13 @@ def auto_model_source(spec, continuation, values, x0, lam0):
               f"    return {mat(dfdx)}, [{', '.join('[' + pr.doprint(e) + ', 0.0]' for e in dfdlam)}]", "", "",
               "def stpnt(state, parameters, t):",
               *[f"    state[{i}] = {float(v)!r}" for i, v in enumerate(x0)],
-              f"    parameters[0] = {float(lam0)!r}", ""]
+              f"    parameters[0] = {float(lam0)!r}",
+              *[f"    parameters[{i + 1}] = {float(values[name])!r}" for i, name in enumerate(free)], ""]
+    if free:
+        cols = lambda e: ", ".join(pr.doprint(sp.diff(e, spec.parameters[name].symbol)) for name in free)  # noqa: E731
+        lines += ["", "def jac_locus(state, parameters):", *head,
+                  f"    return {mat(dfdx)}, [{', '.join('[' + pr.doprint(d) + ', ' + cols(e) + ', 0.0]' for d, e in zip(dfdlam, f))}]",
+                  ""]
     return "\n".join(lines)
 
 
@@ -171,10 +183,10 @@ def start_equilibrium(model, lam0):
     return x0
 
 
-def write_auto_model(directory, name, spec, continuation, values, x0, lam0):
+def write_auto_model(directory, name, spec, continuation, values, x0, lam0, free=()):
     """Write :func:`auto_model_source` to ``directory/<name>_auto.py`` and import it."""
     path = Path(directory) / f"{name}_auto.py"
-    path.write_text(auto_model_source(spec, continuation, values, x0, lam0))
+    path.write_text(auto_model_source(spec, continuation, values, x0, lam0, free=free))
     mspec = importlib.util.spec_from_file_location(path.stem, path)
     mod = importlib.util.module_from_spec(mspec)
     mspec.loader.exec_module(mod)

@@ -32,9 +32,12 @@ bordering of ``J - i omega I`` does for Hopf points).  The run stops at the stro
 ``theta -> pi`` (1:2), where the pair meets on the real axis.
 
 The gradient of ``g`` is ``-w^H (dM) v`` with ``w`` the solution of the adjoint bordered
-system ``[[M + I, b], [c^T, 0]]^H [w; g] = [0; 1]`` (differentiate the bordered system); ``dM/dZ_j`` and
-``dM/dmu`` are forward and central differences of the monodromy (it steers Newton only: the
-points solve the exact residual).  ``dg/dtheta = i e^{i theta} w^H v`` is exact.  The monodromy is the one
+system ``[[M + I, b], [c^T, 0]]^H [w; g] = [0; 1]`` (differentiate the bordered system).  On
+the AFT, ``w^H (dM/dU) v`` over all Fourier coefficients ``U`` comes from one reverse pass
+through the Magnus product (``AFTDiscretization.monodromy_gradient``, the cost of a few
+monodromies); the other unknowns' ``dM/dZ_j`` (all of them on collocation and shooting) and
+``dM/dmu`` are forward and central differences of the monodromy (the gradient steers Newton
+only: the points solve the exact residual).  ``dg/dtheta = i e^{i theta} w^H v`` is exact.  The monodromy is the one
 the branch's stability uses, so the curve passes through the very points that
 ``branch_stability`` locates on one-parameter branches: the Magnus monodromy of the balanced
 orbit for the AFT (``AFTDiscretization.monodromy``), the condensed collocation Jacobian for
@@ -166,12 +169,19 @@ class _MultiplierSystem(Discretization):
         out[:d.m, :nz] = _dense(d.jacobian(Z))
         dp, dm = self.disc_at(mu + h[nz]), self.disc_at(mu - h[nz])
         out[:d.m, nz] = (dp.residual(Z) - dm.residual(Z)) / (2 * h[nz])
-        # dg = -w^H (dM) v, dM by forward differences of the monodromy in Z (one monodromy per
-        # unknown; steps 1e-6 of each unknown's size: gradient to ~1e-6 relative, which only
-        # steers Newton and the tangent) and a central one in mu
+        # dg = -w^H (dM) v: AFT coefficients by the adjoint (AFTDiscretization.monodromy_gradient),
+        # other unknowns by forward differences of the monodromy (one monodromy per unknown;
+        # steps 1e-6 of each unknown's size: gradient to ~1e-6 relative, which only steers
+        # Newton and the tangent), mu by a central one
         grad = np.empty(nz + 1, dtype=complex)
         Mv = M @ v
-        for j in range(nz):
+        first = 0
+        if d.floquet_route == "monodromy" and hasattr(d, "monodromy_gradient"):
+            # the Fourier coefficients by the adjoint of the Magnus product (AFT): one pass
+            # instead of one monodromy each; the few unknowns after them by differences
+            first = d.n_coef
+            grad[:first] = d.monodromy_gradient(Z, w, v)
+        for j in range(first, nz):
             e = np.zeros(nz)
             e[j] = h[j]
             grad[j] = wH @ (self._M(d, Z + e) @ v - Mv) / h[j]

@@ -542,6 +542,82 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             P = P[1::2] @ P[0::2]
         return P[0]
 
+    def monodromy_gradient(self, Z, left, right, intervals: int | None = None) -> np.ndarray:
+        """``left^H (dM/dU_j) right`` for every Fourier coefficient ``U_j`` of the states: the
+        gradient of one entry-combination of :meth:`monodromy` ``M`` by reverse-mode
+        differentiation of its Magnus product (not by ``n (2H + 1)`` monodromies).
+
+        With ``M = P_N ... P_1``, ``P_k = expm(Omega_k)``, the bilinear form's derivative is
+        ``sum_k <C_k, dP_k>`` with ``C_k = conj(a_k) r_k^T``, ``r_k = P_{k-1} ... P_1 right``
+        and ``a_k = P_{k+1}^T ... P_N^T conj(left)`` (``<X, Y> = sum_ab X_ab Y_ab``).  The
+        adjoint of the Fréchet derivative of the exponential, ``<C, L(A, E)> = <L(A^T, C), E>``
+        (Higham, *Functions of Matrices*, SIAM 2008, §3.2 and eq. 10.15: ``L(A, E)`` is the
+        upper right block of ``expm([[A, E], [0, A]])``), gives the gradient in ``Omega_k``;
+        the Magnus formula of :meth:`monodromy` passes it to the Jacobians ``A1, A2`` at the
+        Gauss points, and central differences of ``jac`` in each state (``2 n`` batched calls)
+        to the orbit's samples, hence to ``U`` through the Fourier basis.  The dependence on
+        ``omega`` and ``lam`` (a few unknowns) is left to the caller.
+
+        Parameters
+        ----------
+        Z : ndarray
+            The orbit's unknowns.
+        left, right : ndarray (n,)
+            Real or complex vectors.
+        intervals : int, optional
+            As :meth:`monodromy` (the same ``M``).
+
+        Returns
+        -------
+        ndarray (n_coef,), complex
+            ``d(left^H M right)/dU`` in the order of ``Z[:n_coef]``.
+        """
+        U, omega, lam = self.split(Z)
+        n, N = self.n, int(intervals or self.n_t)
+        T = 2 * np.pi / omega
+        h = T / N
+        frac, basis = self._gauss_basis(N)
+        t = frac * T if self.forced else np.zeros_like(frac)
+        x = U @ basis                                                   # (n, 2N)
+
+        def jac_at(xs):
+            J = np.asarray(self.model.jac(t, xs, lam), dtype=float)
+            return np.moveaxis(J.reshape(n, n, N, 2), (2, 3), (0, 1))   # (N, 2, n, n)
+
+        Js = jac_at(x)
+        A1, A2 = Js[:, 0], Js[:, 1]
+        c = np.sqrt(3) / 12
+        Om = 0.5 * h * (A1 + A2) + c * h * h * (A2 @ A1 - A1 @ A2)
+        P = _expm_batch(Om)
+        r = np.empty((N, n), dtype=complex)
+        a = np.empty((N, n), dtype=complex)
+        r[0] = right
+        for k in range(1, N):
+            r[k] = P[k - 1] @ r[k - 1]
+        a[N - 1] = np.conj(left)
+        for k in range(N - 1, 0, -1):
+            a[k - 1] = P[k].T @ a[k]
+        C = a[:, :, None] * r[:, None, :]                               # (N, n, n)
+        # L(Om^T, C) from the 2n x 2n block exponential, real and imaginary parts of C stacked
+        B = np.zeros((2 * N, 2 * n, 2 * n))
+        B[:, :n, :n] = B[:, n:, n:] = np.concatenate([Om, Om]).transpose(0, 2, 1)
+        B[:, :n, n:] = np.concatenate([C.real, C.imag])
+        L = _expm_batch(B)[:, :n, n:]
+        G = L[:N] + 1j * L[N:]                                          # gradient in Omega_k
+        A1T, A2T = A1.transpose(0, 2, 1), A2.transpose(0, 2, 1)
+        G1 = 0.5 * h * G + c * h * h * (A2T @ G - G @ A2T)
+        G2 = 0.5 * h * G + c * h * h * (G @ A1T - A1T @ G)
+        GA = np.stack([G1, G2], axis=1)                                 # (N, 2, n, n)
+        gx = np.empty((n, 2 * N), dtype=complex)
+        for i in range(n):
+            d = 1e-6 * max(1.0, float(np.max(np.abs(x[i]))))
+            xp, xm = x.copy(), x.copy()
+            xp[i] += d
+            xm[i] -= d
+            dA = (jac_at(xp) - jac_at(xm)) / (2 * d)
+            gx[i] = np.einsum("kpab,kpab->kp", GA, dA).reshape(-1)
+        return (gx @ basis.T).reshape(-1)
+
     def _gauss_basis(self, N):
         """Fractions of the period of the two Gauss points of each of ``N`` steps, and the
         Fourier basis (2H+1, 2N) there (independent of omega: cached)."""

@@ -179,6 +179,12 @@ class BifurcationCurve:
         The orbits' unknowns on the curve (fold, PD, NS curves; not saved).
     counters : dict
         Work counters of the run (PD, NS curves: points, residuals, Jacobians, monodromies).
+    codim2 : list of dict
+        Codimension-2 points detected along a PD or NS curve (``analysis/_pd_ns_curves``):
+        ``kind`` (``"fold-flip"``, ``"1:2"``, ``"flip-NS"`` on PD curves; ``"fold-NS"``,
+        ``"flip-NS"``, ``"double-NS"`` on NS curves), ``lam``, ``mu``, ``located`` (zeroed on
+        the curve, or only bracketed) and ``multiplier`` (the crossing multiplier's distance
+        from +1, -1 or the unit circle there).
     """
 
     model: str
@@ -196,6 +202,7 @@ class BifurcationCurve:
     columns: dict = field(default_factory=dict)
     solutions: np.ndarray | None = None
     counters: dict = field(default_factory=dict)
+    codim2: list = field(default_factory=list)
 
     def __len__(self):
         return len(self.lam)
@@ -209,7 +216,10 @@ class BifurcationCurve:
         ``lam_name``, ``mu_name``, ``status``, ``message``, ``parameters`` (JSON),
         ``folds_mu``, ``counters`` (JSON); datasets ``lam``, ``mu``, ``omega`` (n_points,),
         ``states`` (n_points, n) and ``columns/<name>`` (n_points,); ``kind`` may also be
-        ``pd_curve`` or ``ns_curve``."""
+        ``pd_curve`` or ``ns_curve``, whose codimension-2 points are the attribute
+        ``codim2_kinds`` (JSON list of names), the dataset ``codim2`` (k, 3): ``lam``, ``mu``,
+        the crossing multiplier's distance (NaN where none), and the attribute
+        ``codim2_located`` (k,) of 0/1."""
         import h5py
         with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
             for k in ("model", "lam_name", "mu_name", "status", "message"):
@@ -222,6 +232,11 @@ class BifurcationCurve:
             for k, v in self.columns.items():
                 f[f"columns/{k}"] = np.asarray(v, dtype=float)
             f.attrs["counters"] = json.dumps(self.counters)
+            if self.codim2:
+                f.attrs["codim2_kinds"] = json.dumps([c["kind"] for c in self.codim2])
+                f.attrs["codim2_located"] = np.array([int(c["located"]) for c in self.codim2])
+                f["codim2"] = np.array([[c["lam"], c["mu"], np.nan if c["multiplier"] is None else c["multiplier"]]
+                                        for c in self.codim2], dtype=float)
 
     def plot(self, path=None, ax=None, title=None):
         """``mu`` against ``lam`` (matplotlib), the turning points in ``mu`` marked; with
@@ -236,6 +251,10 @@ class BifurcationCurve:
             ax.annotate(drawable(f"turning point: {self.mu_name} = {f:.6g}"),
                         (self.lam[np.argmin(np.abs(self.mu - f))], f),
                         textcoords="offset points", xytext=(4, 4), fontsize=8)
+        for c in self.codim2:
+            ax.plot([c["lam"]], [c["mu"]], "o" if c["located"] else "s", color="k", ms=5, mfc="none")
+            ax.annotate(drawable(c["kind"]), (c["lam"], c["mu"]), textcoords="offset points", xytext=(5, -10),
+                        fontsize=8)
         ax.set_xlabel(drawable(self.lam_name))
         ax.set_ylabel(drawable(self.mu_name))
         ax.set_title(drawable(title or f"{self.model}: " + ("Hopf points of the equilibria" if self.kind == "hopf"
@@ -264,6 +283,17 @@ class BifurcationCurve:
         folds = np.atleast_1d(f.attrs.get("folds_mu", np.zeros(0)))
         if folds.dtype.kind not in NUMBERS or folds.ndim != 1:
             raise Damaged(f"attribute 'folds_mu' of /: {folds.dtype} of shape {folds.shape}, not a list of numbers")
+        codim2 = []
+        if "codim2_kinds" in f.attrs:
+            kinds = json_attr(f, "codim2_kinds", "list of names")
+            rows = dataset(f, "codim2", (len(kinds), 3))
+            located = np.atleast_1d(f.attrs.get("codim2_located", np.zeros(len(kinds))))
+            if located.dtype.kind not in NUMBERS or located.shape != (len(kinds),):
+                raise Damaged(f"attribute 'codim2_located' of /: {located.dtype} of shape {located.shape}, "
+                              f"not {len(kinds)} numbers")
+            codim2 = [dict(kind=str(k), lam=float(r[0]), mu=float(r[1]), located=bool(o),
+                           multiplier=None if np.isnan(r[2]) else float(r[2]))
+                      for k, r, o in zip(kinds, rows, located)]
         columns = {}
         if "columns" in f:
             for name in f["columns"]:
@@ -273,7 +303,7 @@ class BifurcationCurve:
                    states=dataset(f, "states", (n, None)), status=text_attr(f, "status"),
                    message=text_attr(f, "message", ""), folds_mu=[float(v) for v in folds],
                    parameters=json_attr(f, "parameters", "table of numbers", {}), kind=kind.replace("_curve", ""),
-                   columns=columns, counters=json_attr(f, "counters", "table of numbers", {}))
+                   columns=columns, counters=json_attr(f, "counters", "table of numbers", {}), codim2=codim2)
 
 
 def hopf_curve(model: Model, hopf, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,

@@ -273,6 +273,112 @@ def _param_floor(v0, bounds):
     return max(f, 1.0) if abs(v0) < 1e-12 else f
 
 
+#: codimension-2 points along the curves, by the kind of the other multiplier that reaches the
+#: unit circle (Kuznetsov 2004, ch. 9-10; Govaerts, Kuznetsov & Dhooge 2005, table 1): on a PD
+#: curve a real one through +1 (fold-flip), a second one through -1 (1:2 resonance) or a complex
+#: pair (flip-NS); on an NS curve through +1 (fold-NS), -1 (flip-NS) or another pair (double NS)
+_CODIM2 = {"pd": {"+1": "fold-flip", "-1": "1:2", "circle": "flip-NS"},
+           "ns": {"+1": "fold-NS", "-1": "flip-NS", "circle": "double-NS"}}
+
+
+def _other_multipliers(sys0, W):
+    """The multipliers of the orbit at the curve's point ``W`` other than the critical ones
+    (``-1``, or the pair ``exp(+-i theta)``) and, for an autonomous orbit, the trivial one
+    (the eigenvalue whose eigenvector is the flow at ``t = 0``, not merely the one nearest 1:
+    at a fold-flip another multiplier is nearer)."""
+    Z, mu, theta = sys0.split(W)
+    d = sys0.disc_at(mu)
+    vals, vecs = np.linalg.eig(monodromy_of(d, Z))
+    keep = np.ones(vals.size, dtype=bool)
+    critical = [-1.0] if sys0.which == "pd" else [np.exp(1j * theta), np.exp(-1j * theta)]
+    for c in critical:
+        keep[int(np.argmin(np.where(keep, np.abs(vals - c), np.inf)))] = False
+    if not getattr(d.model, "forced", False):
+        info = d.unpack(Z)
+        x0 = np.asarray(info["samples"](64), dtype=float)[:d.model.n, 0]
+        f = np.asarray(d.model.rhs(0.0, x0, info["lam"]), dtype=float)
+        cos = np.abs(vecs.conj().T @ f) / (np.linalg.norm(vecs, axis=0) * max(np.linalg.norm(f), 1e-300))
+        keep[int(np.argmax(np.where(keep, cos, -1.0)))] = False
+    return vals[keep]
+
+
+def _crossing_values(rest):
+    """``{"+1": mu - 1, "-1": mu + 1, "circle": |mu| - 1}`` of the other multiplier nearest each
+    crossing (real ones for +-1, complex pairs for the circle; None where there is none)."""
+    real = rest[np.abs(rest.imag) <= 1e-9 * np.maximum(1.0, np.abs(rest))].real
+    cplx = rest[rest.imag > 1e-9 * np.maximum(1.0, np.abs(rest))]
+    out = {"+1": None, "-1": None, "circle": None}
+    if real.size:
+        out["+1"] = float(real[np.argmin(np.abs(real - 1))] - 1)
+        out["-1"] = float(real[np.argmin(np.abs(real + 1))] + 1)
+    if cplx.size:
+        out["circle"] = float(np.abs(cplx[np.argmin(np.abs(np.abs(cplx) - 1))]) - 1)
+    return out
+
+
+def _counts(rest):
+    """Numbers of other multipliers outside the unit circle: real above 1, real below -1, pairs."""
+    tiny = 1e-9 * np.maximum(1.0, np.abs(rest))
+    real = rest[np.abs(rest.imag) <= tiny].real
+    return {"+1": int(np.count_nonzero(real > 1)), "-1": int(np.count_nonzero(real < -1)),
+            "circle": int(np.count_nonzero((rest.imag > tiny) & (np.abs(rest) > 1)))}
+
+
+def _codim2_points(sys0, sys_, pts, i_mu, i_lam, xtol):
+    """Codimension-2 points between consecutive points of a PD or NS curve.
+
+    Where the number of other multipliers outside the unit circle of one kind (:func:`_counts`)
+    changes between two points, the crossing value of that kind (:func:`_crossing_values`) is
+    zeroed by the Illinois variant of regula falsi in ``mu``, each trial point corrected onto
+    the curve at that ``mu`` (as the points at requested ``mu`` values are); where ``mu`` turns
+    between the two points, or the values do not bracket a zero, the point is reported at the
+    chord's interpolation with ``located = False``.  Returns a list of dicts ``kind``,
+    ``lam``, ``mu``, ``located``, ``multiplier`` (the crossing value at the point).
+    """
+    out = []
+    if len(pts) < 2:
+        return out
+    rests = [_other_multipliers(sys0, W) for W in pts]
+    counts = [_counts(r) for r in rests]
+    e = np.zeros(sys_.size)
+    e[i_mu] = 1.0
+    for k in range(len(pts) - 1):
+        for key in ("+1", "-1", "circle"):
+            if counts[k][key] == counts[k + 1][key]:
+                continue
+            fa, fb = _crossing_values(rests[k])[key], _crossing_values(rests[k + 1])[key]
+            Wa, Wb = np.asarray(pts[k], dtype=float), np.asarray(pts[k + 1], dtype=float)
+            located, W = False, None
+            if fa is not None and fb is not None and fa * fb < 0 and Wa[i_mu] != Wb[i_mu]:
+                a, b, ga, gb, side = Wa, Wb, fa, fb, 0
+                try:
+                    for _ in range(40):
+                        guess = a + ga / (ga - gb) * (b - a)
+                        target = float(guess[i_mu])
+                        Wt, _ = correct(sys_, guess / sys_.scale, e, target / sys_.scale[i_mu], xtol=xtol)
+                        Wt = Wt * sys_.scale
+                        g = _crossing_values(_other_multipliers(sys0, Wt))[key]
+                        if g is None:
+                            break
+                        W = Wt
+                        if g * ga < 0:               # Illinois: halve the end kept twice in a row
+                            b, gb, ga, side = Wt, g, (ga / 2 if side == -1 else ga), -1
+                        else:
+                            a, ga, gb, side = Wt, g, (gb / 2 if side == 1 else gb), 1
+                        if abs(g) < 1e-11 or abs(b[i_mu] - a[i_mu]) <= 1e-13 * max(1.0, abs(target)):
+                            located = True
+                            break
+                except ConvergenceError:
+                    located = False
+            if W is None:
+                t = fa / (fa - fb) if fa is not None and fb is not None and fa != fb else 0.5
+                W = Wa + t * (Wb - Wa)
+            g = _crossing_values(_other_multipliers(sys0, W))[key]
+            out.append(dict(kind=_CODIM2[sys0.which][key], lam=float(W[i_lam]), mu=float(W[i_mu]),
+                            located=bool(located), multiplier=None if g is None else float(g)))
+    return out
+
+
 def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min, lam_max, step, max_step,
            max_steps, xtol, mu_values):
     fun = f"{which}_curve"
@@ -334,6 +440,7 @@ def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min,
             message = f"theta = pi (1:2 resonance) at {mu_name} = {pts[-1][nz]:.10g}"
         except ConvergenceError:
             pass
+    codim2 = _codim2_points(sys0, sys_, pts, nz, nz - 1, xtol)
     pts = _insert_at_mu(sys_, pts, nz, mu_values, xtol)
     P = np.array(pts) if pts else np.zeros((0, sys0.size))
     sols = P[:, :nz]
@@ -346,7 +453,7 @@ def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min,
     return BifurcationCurve(model=model.name, lam_name=model.continuation, mu_name=mu_name, lam=P[:, nz - 1],
                             mu=P[:, nz], omega=om, states=ptp, status=status, message=message, folds_mu=turning,
                             parameters=_parameters(model), kind=which, columns=extra, solutions=sols,
-                            counters=counters)
+                            counters=counters, codim2=codim2)
 
 
 def pd_curve(branch, pd, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,

@@ -62,6 +62,9 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
     click.echo(f"{title} in ({param}, {second}): {len(curve)} points, status {curve.status}: {curve.message}")
     for f in curve.folds_mu:
         click.echo(f"  turning point in {second}: {f:.10g}")
+    for c in curve.codim2:
+        how = "located" if c["located"] else "detected between two points (not located)"
+        click.echo(f"  {c['kind']} point ({how}): {param} = {c['lam']:.10g}, {second} = {c['mu']:.10g}")
     for v in at:
         hit = [i for i, mu in enumerate(curve.mu) if abs(mu - v) <= 1e-13 * abs(v)]
         if hit:

@@ -131,7 +131,8 @@ def sweep_cmd(model, assignments, param, start, stop, over, set_, task, from_hop
 @click.option("--map", "map_renamed", type=click.Path(dir_okay=False, path_type=Path), default=None, hidden=True,
               deprecated="Use --out instead.", help="Old spelling of --out.")
 @click.option("--curve", "curves", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A hopf-curve or fold-curve HDF5 file (`frictionkit hopf-curve --out`) to overlay; repeatable.")
+              help="A hopf-curve, fold-curve, pd-curve or ns-curve HDF5 file (their --out) to overlay; "
+                   "repeatable.")
 @click.option("--at", type=float, default=None, help="Main-parameter value of a map over two swept parameters.")
 @click.option("--table", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary table as CSV.")

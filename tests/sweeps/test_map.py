@@ -9,13 +9,14 @@ so the map needs no cluster.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 
 import numpy as np
 import pytest
 
-from frictionkit.runtime.analysis._curves import fold_curve, hopf_curve
+from frictionkit.runtime.analysis._curves import BifurcationCurve, fold_curve, hopf_curve
 from frictionkit.runtime.analysis._energy import _law, v_lw
 from frictionkit.runtime.model._load import load_model
 from frictionkit.runtime.sweeps import (REGIONS, SweepSpec, SweepStore, plot_sweep_map, region_codes, region_grid,
@@ -81,6 +82,16 @@ def test_map_boundaries_follow_the_hopf_and_fold_curves(belt_map, tmp_path):
     fig = plot_sweep_map(store.table(), store.spec, tmp_path / "map.png", curves=hc + fc)
     assert (tmp_path / "map.png").stat().st_size > 0
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][:4] == list(REGIONS)
+    # a PD curve (saved and read back) is drawn in its own style with its codim-2 points named
+    pd = dataclasses.replace(fc[0], kind="pd", codim2=[dict(kind="fold-flip", lam=float(fc[0].lam[1]),
+                                                             mu=float(fc[0].mu[1]), located=True, multiplier=0.0)])
+    pd.save(tmp_path / "pd.h5")
+    fig = plot_sweep_map(store.table(), store.spec, tmp_path / "map2.png",
+                         curves=hc + [BifurcationCurve.load(tmp_path / "pd.h5")])
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()][4:] == ["hopf curve", "pd curve"]
+    assert [t.get_text() for t in ax.texts] == ["fold-flip"]
+    assert [ln.get_linestyle() for ln in ax.get_lines() if ln.get_label() == "pd curve"] == ["-."]
 
 
 def test_table_matches_the_serial_branches(belt_map):

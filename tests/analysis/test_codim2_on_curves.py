@@ -9,6 +9,7 @@ import pytest
 
 from frictionkit.runtime import pd_curve, periodic_branch, periodic_start_from_orbit
 from frictionkit.runtime.analysis._curves import BifurcationCurve
+from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.model._interface import Model
 from tests.models import flip_cycle_handwritten
 
@@ -55,3 +56,17 @@ def test_no_codim2_point_where_no_other_multiplier_crosses(flip_branch):
     # d from -0.3 to -0.1: exp(2 pi d) stays inside the circle, the others are fixed
     curve = pd_curve(br, br.special[0], "d", -0.3, -0.1, lam_min=-0.5, lam_max=0.5)
     assert curve.status == "range" and curve.codim2 == []
+
+
+def test_finer_magnus_steps_bring_the_curve_onto_the_exact_one(flip_branch):
+    """``intervals``: the monodromy on more equal steps than the AFT's 64 samples; the PD curve
+    ``a = 0`` is then exact to the fourth-order Magnus error (measured max |a| 6.4e-8 on 64
+    steps, 4.0e-9 on 128, 1.6e-11 on 512)."""
+    br = flip_branch
+    coarse = pd_curve(br, br.special[0], "d", -0.3, -0.2, lam_min=-0.5, lam_max=0.5)
+    fine = pd_curve(br, br.special[0], "d", -0.3, -0.2, lam_min=-0.5, lam_max=0.5, intervals=512)
+    assert coarse.status == fine.status == "range"
+    assert np.abs(coarse.lam).max() > 1e-8
+    assert np.abs(fine.lam).max() < 1e-10
+    with pytest.raises(InputError, match="intervals = 0 must be a positive integer"):
+        pd_curve(br, br.special[0], "d", -0.3, -0.2, intervals=0)

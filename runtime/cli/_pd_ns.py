@@ -31,6 +31,9 @@ def _branch_options(command):
         click.option("--degree", type=int, default=3, show_default=True, help="Collocation polynomial degree p."),
         click.option("--at", "at", type=float, multiple=True,
                      help="A value of the second parameter where the curve must have a point (repeatable)."),
+        click.option("--monodromy-steps", "steps", type=click.IntRange(min=1), default=None,
+                     help="AFT: Magnus steps per period of the curve's monodromy (default: the AFT's samples; "
+                          "more resolve a stiff internal state)."),
     ]
     for decorate in reversed(options):
         command = decorate(command)
@@ -38,7 +41,7 @@ def _branch_options(command):
 
 
 def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot, quiet,
-         hopf, harmonics, discretization, intervals, degree, at, index):
+         hopf, harmonics, discretization, intervals, degree, at, index, steps=None):
     # the runtime, imported here: `pd-curve --help` imports this module (tests/cli/test_lazy_cli.py)
     from ..analysis import _pd_ns_curves
     from ..drivers._compose import _pick, run_continuation
@@ -56,7 +59,7 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
                                   discretization=discretization, intervals=intervals, degree=degree)
         point = _pick(per.special_points(kind), index, f"--{kind}", what, "the periodic branch")
         curve = curve_of(per, point, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0,
-                         mu_values=at)
+                         mu_values=at, intervals=steps)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{title} in ({param}, {second}): {len(curve)} points, status {curve.status}: {curve.message}")
@@ -85,7 +88,7 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
 @click.option("--pd", "index", type=int, default=1, show_default=True,
               help="Which period doubling of the periodic branch to continue (1 = first).")
 def pd_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot, quiet,
-                 hopf, harmonics, discretization, intervals, degree, at, index):
+                 hopf, harmonics, discretization, intervals, degree, at, steps, index):
     """Continue a period doubling of the periodic branch from a Hopf point in a second parameter.
 
     The LuGre belt of tests/models/state_law_specs.py at H = 30: its third period doubling
@@ -97,7 +100,7 @@ def pd_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, m
           --pd 3 --second s1 --min 2.83 --max 3.2 --at 3.0 --plot pd.png
     """
     _run("pd", model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot, quiet,
-         hopf, harmonics, discretization, intervals, degree, at, index)
+         hopf, harmonics, discretization, intervals, degree, at, index, steps)
 
 
 @click.command("ns-curve")
@@ -106,7 +109,7 @@ def pd_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, m
 @click.option("--ns", "index", type=int, default=1, show_default=True,
               help="Which Neimark-Sacker point of the periodic branch to continue (1 = first).")
 def ns_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot, quiet,
-                 hopf, harmonics, discretization, intervals, degree, at, index):
+                 hopf, harmonics, discretization, intervals, degree, at, steps, index):
     """Continue a Neimark-Sacker point of the periodic branch from a Hopf point in a second parameter.
 
     \b
@@ -114,4 +117,4 @@ def ns_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min, m
     reaching +1 or -1).
     """
     _run("ns", model, assignments, param, start, stop, set_, second, mu_min, mu_max, direction, out, plot, quiet,
-         hopf, harmonics, discretization, intervals, degree, at, index)
+         hopf, harmonics, discretization, intervals, degree, at, index, steps)

@@ -119,11 +119,14 @@ def plot_cmd(files, orbit, out, state):
                    "instead of the branch's table.")
 @click.option("--samples", type=click.IntRange(min=2), default=512, show_default=True,
               help="With --orbit: the number of times over the period.")
+@click.option("--model", "model_file", default=None, metavar="MODEL_FILE",
+              help="With --orbit of a collocation branch of a model file: that file (a file the branch names "
+                   "is never run; its hash must be the branch's).")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output file; with several formats, a stem: -o res/belt writes res/belt.csv, res/belt.mat "
                    "(a .csv, .mat or .h5 suffix given is dropped).  Default: FILE's stem, with _GROUP_INDEX "
                    "for an orbit (belt_periodic_477.csv) and _table for the HDF5 table (belt_table.h5).")
-def export_cmd(file, formats, orbit, samples, out):
+def export_cmd(file, formats, orbit, samples, model_file, out):
     """Export a saved branch (of a run file: its main branch) as a table with units, or the
     orbit of one of its points (--orbit), in one or several formats at once.
 
@@ -143,12 +146,15 @@ def export_cmd(file, formats, orbit, samples, out):
     if ref is not None and not orbit:
         raise click.BadParameter(f"{file}: a point goes with --orbit (the table holds every point of the branch); "
                                  f"give `{path}` alone or add --orbit", param_hint="FILE")
+    if model_file is not None and not orbit:
+        raise click.BadParameter(f"--model {model_file}: goes with --orbit (the table needs no model)",
+                                 param_hint="--model")
     if orbit and ref is None:
         raise click.BadParameter(f"--orbit: name the point, e.g. {path}@fold or {path}@-1", param_hint="FILE")
     from ..results import _export
     try:
         if orbit:
-            br, index, what = _orbit_point(path, ref, file)
+            br, index, what = _orbit_point(path, ref, file, model_file)
             default_stem = path.with_name(f"{path.stem}_{br.provenance.get('group', 'periodic')}_{index}")
         else:
             br = _load(path)[-1]                 # a run file: its main branch (periodic, else equilibria)
@@ -190,7 +196,7 @@ def _parse_point_file(text):
     return Path(path), ref
 
 
-def _orbit_point(path, ref, text):
+def _orbit_point(path, ref, text, model_file=None):
     """(branch, index, description) of the point ``ref`` names in the file ``path``; a saved
     collocation branch gets its discretization back (rebuilt from the file's sizes and model,
     as a restart rebuilds it), which its orbit's samples need."""
@@ -209,24 +215,32 @@ def _orbit_point(path, ref, text):
                          "which has no orbit: export a point of a periodic branch (FILE@periodic:POINT), or the "
                          "equilibria's table without --orbit")
     if br.harmonics < 0 and br.discretization is None:
-        br.discretization = _saved_discretization(br, index)
+        br.discretization = _saved_discretization(br, index, model_file)
     pname = br.provenance.get("continuation_parameter", "lam")
     what = f"{br.provenance.get('group', '/')}:{index} ({pname} = {float(br.param[index]):.10g}"
     what += f", the saved point nearest {ref.kind}{ref.rank})" if special is not None else ")"
     return br, index, what
 
 
-def _saved_discretization(br, index):
+def _saved_discretization(br, index, model_file=None):
     """The discretization of a saved collocation branch, rebuilt from its provenance as
-    ``Branch.restart`` rebuilds it (its model: the zoo name, checked against the file's hash)."""
+    ``Branch.restart`` rebuilds it (its model: the zoo name, or ``model_file``, checked against
+    the file's hash)."""
     from ..drivers._branches import _restart_discretization, _restart_model
     from ..model._fast_load import is_cached_zoo
     prov = br.provenance
     named = prov.get("model_source") or prov.get("model")
     lam = prov.get("continuation_parameter")
     # a zoo model whose compiled module is cached: loaded without sympy (model/_fast_load.py)
-    model = named if isinstance(named, str) and isinstance(lam, str) and is_cached_zoo(named, lam) else None
-    disc, _ = _restart_discretization(br, _restart_model(prov, model), index, None)
+    model = model_file
+    if model is None and isinstance(named, str) and isinstance(lam, str) and is_cached_zoo(named, lam):
+        model = named
+    try:
+        loaded = _restart_model(prov, model)
+    except InputError as exc:
+        hint = "" if model_file else "; to export: frictionkit export FILE@POINT --orbit --model MODEL_FILE"
+        raise InputError(f"the orbit of a saved collocation branch is sampled through its model: {exc}{hint}") from None
+    disc, _ = _restart_discretization(br, loaded, index, None)
     return disc
 
 

@@ -135,6 +135,7 @@ def test_default_orbit_name_carries_the_point(coll, tmp_path):
     ("@nogroup:3", ["--orbit"], "no branch 'nogroup'"),
     ("", ["--orbit"], "--orbit: name the point"),
     ("@fold", [], "a point goes with --orbit"),
+    ("", ["--model", "m.py"], "--model m.py: goes with --orbit"),
 ])
 def test_bad_points_are_refused_by_name(coll, tmp_path, suffix, extra, message):
     res = invoke("export", f"{coll}{suffix}", *extra, "-o", tmp_path / "x.csv")
@@ -145,3 +146,19 @@ def test_bad_points_are_refused_by_name(coll, tmp_path, suffix, extra, message):
 def test_a_missing_file_is_named(tmp_path):
     res = invoke("export", f"{tmp_path / 'none.h5'}@fold", "--orbit")
     assert res.exit_code != 0 and "no file" in res.output and "none.h5" in res.output
+
+
+def test_a_model_file_the_branch_names_is_never_run(coll, tmp_path):
+    """The orbit of a collocation branch is sampled through its model: a model file the branch
+    file names is not run (the file may come from anywhere); the message says to give it."""
+    import shutil
+    edited = tmp_path / "edited.h5"
+    shutil.copy(coll, edited)
+    evil = tmp_path / "evil.py"
+    evil.write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\ndef model():\n    raise SystemExit\n")
+    with h5py.File(edited, "r+") as f:
+        f["periodic"].attrs["model_source"] = str(evil)
+        f["periodic"].attrs["model"] = "evil"
+    res = invoke("export", f"{edited}@5", "--orbit", "-o", tmp_path / "o.csv")
+    assert res.exit_code != 0 and "--orbit --model MODEL_FILE" in res.output and str(evil) in res.output
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "o.csv").exists()

@@ -127,9 +127,9 @@ def plot_cmd(files, orbit, out, state):
                    "(a .csv, .mat or .h5 suffix given is dropped).  Default: FILE's stem, with _GROUP_INDEX "
                    "for an orbit (belt_periodic_477.csv) and _table for the HDF5 table (belt_table.h5).")
 def export_cmd(file, formats, orbit, samples, model_file, out):
-    """Export a saved branch (of a run file: its main branch) as a table with units, or the
-    orbit of one of its points (--orbit), in one or several formats at once.
+    """Export a saved branch (of a run file: its main branch) as a table with units.
 
+    Or, with --orbit, the orbit of one of its points; in one or several formats at once.
     FILE@POINT names a point as `continue --restart` does: an index (477, -1), a special point
     (fold, hopf2, pd1; AUTO's LP1, HB2, PD1) or GROUP:POINT (periodic:40, restart_1:fold).  Each
     file is written completely, then put in place (never half-written).

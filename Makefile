@@ -10,10 +10,16 @@ export OMP_NUM_THREADS ?= 1
 
 .PHONY: install browser demo test bench bench-peers codegen clean
 
+# setuptools says "Editable installation ... be careful with folders in your working directory
+# with the same name as your package" after every editable install that maps folders to the
+# package (ours: the repository root is `frictionkit`, package-dir in pyproject.toml); there is
+# no folder named frictionkit here, so this one notice (and only it) is filtered.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 $(STAMP): pyproject.toml setup.py runtime/discretizations/_pointwise_loop.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(QUIET_EDITABLE) $(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -410,6 +410,8 @@ def _restart(text, stop, direction, method, harmonics, options, quiet, checkpoin
     from ..results._labels import check_restart_point, point_index, special_point
     path, ref = _parse_restart(text)
     saved = load_branch(path, ref.group)
+    if sizes.get("model") is None:
+        sizes = dict(sizes, model=_cached_zoo_name(saved.provenance))
     where = f"--restart {text}:"
     index = check_restart_point(saved, point_index(saved, ref, where), f"{where} point")
     special = special_point(saved, ref, where)
@@ -451,6 +453,21 @@ def _restart(text, stop, direction, method, harmonics, options, quiet, checkpoin
     click.echo(f"restarted {path} at point {what}")
     click.echo(_summary(br))
     return br
+
+
+def _cached_zoo_name(prov):
+    """The zoo name a saved branch was computed with when its compiled module is cached and
+    current (``model/_fast_load.py``), else None.
+
+    Given to the restart as its model, it is loaded through the fast path, and the restart
+    need not import the zoo's sympy definitions to check the name (a current manifest exists
+    only for a zoo name).  The restart still checks the model's hash against the file's."""
+    from ..model._fast_load import is_cached_zoo
+    named = prov.get("model_source") or prov.get("model")
+    lam_name = prov.get("continuation_parameter")
+    if isinstance(named, str) and isinstance(lam_name, str) and is_cached_zoo(named, lam_name):
+        return named
+    return None
 
 
 def _refuse_with_restart(ctx, model, start, hopf, mode):

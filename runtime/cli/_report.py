@@ -108,29 +108,158 @@ def plot_cmd(files, orbit, out, state):
 
 
 @click.command("export")
-@click.argument("file", type=_H5)
-@click.option("--csv", "fmt", flag_value="csv", default=True, help="CSV, one row per point (default).")
-@click.option("--mat", "fmt", flag_value="mat", help="MATLAB .mat file (scipy.io.savemat).")
+@click.argument("file", metavar="FILE[@POINT]")
+@click.option("--csv", "formats", flag_value="csv", multiple=True,
+              help="CSV: units in the header names (`ptp_y [m]`), read by a plain pandas.read_csv (the default format).")
+@click.option("--mat", "formats", flag_value="mat", multiple=True, help="MATLAB .mat file (scipy.io.savemat).")
+@click.option("--h5", "formats", flag_value="h5", multiple=True,
+              help="HDF5 file (h5py): one dataset per column, each with a `units` attribute.")
+@click.option("--orbit", is_flag=True,
+              help="Export the orbit of the point FILE@POINT names (columns t and each state over one period) "
+                   "instead of the branch's table.")
+@click.option("--samples", type=click.IntRange(min=2), default=512, show_default=True,
+              help="With --orbit: the number of times over the period.")
+@click.option("--model", "model_file", default=None, metavar="MODEL_FILE",
+              help="With --orbit of a collocation branch of a model file: that file (a file the branch names "
+                   "is never run; its hash must be the branch's).")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Output file (default: FILE with .csv or .mat).")
-def export_cmd(file, fmt, out):
+              help="Output file; with several formats, a stem: -o res/belt writes res/belt.csv, res/belt.mat "
+                   "(a .csv, .mat or .h5 suffix given is dropped).  Default: FILE's stem, with _GROUP_INDEX "
+                   "for an orbit (belt_periodic_477.csv) and _table for the HDF5 table (belt_table.h5).")
+def export_cmd(file, formats, orbit, samples, model_file, out):
     """Export a saved branch (of a run file: its main branch) as a table with units.
+
+    Or, with --orbit, the orbit of one of its points; in one or several formats at once.
+    FILE@POINT names a point as `continue --restart` does: an index (477, -1), a special point
+    (fold, hopf2, pd1; AUTO's LP1, HB2, PD1) or GROUP:POINT (periodic:40, restart_1:fold).  Each
+    file is written completely, then put in place (never half-written).
 
     \b
     Examples:
-      frictionkit export belt.h5 --csv
-      frictionkit export belt.h5 --mat -o belt.mat
+      frictionkit export belt.h5                        # belt.csv
+      frictionkit export belt.h5 --csv --mat --h5       # belt.csv, belt.mat, belt_table.h5
+      frictionkit export belt.h5 --mat -o belt_v2.mat
+      frictionkit export belt.h5@fold --orbit --csv --mat -o fold_orbit   # fold_orbit.csv, .mat
     """
-    from ..results._export import write_csv, write_mat
-    br = _load(file)[-1]                 # a run file: its main branch (periodic, else equilibria)
-    if not hasattr(br, "time_series"):
-        raise click.BadParameter(f"{file} holds a two-parameter curve, not a branch", param_hint="FILE")
-    out = out or file.with_suffix(f".{fmt}")
+    formats = list(dict.fromkeys(formats)) or ["csv"]           # in the order given, each once
+    path, ref = _parse_point_file(file)
+    if ref is not None and not orbit:
+        raise click.BadParameter(f"{file}: a point goes with --orbit (the table holds every point of the branch); "
+                                 f"give `{path}` alone or add --orbit", param_hint="FILE")
+    if model_file is not None and not orbit:
+        raise click.BadParameter(f"--model {model_file}: goes with --orbit (the table needs no model)",
+                                 param_hint="--model")
+    if orbit and ref is None:
+        raise click.BadParameter(f"--orbit: name the point, e.g. {path}@fold or {path}@-1", param_hint="FILE")
+    from ..results import _export
     try:
-        (write_csv if fmt == "csv" else write_mat)(br, out)
+        if orbit:
+            br, index, what = _orbit_point(path, ref, file, model_file)
+            default_stem = path.with_name(f"{path.stem}_{br.provenance.get('group', 'periodic')}_{index}")
+        else:
+            br = _load(path)[-1]                 # a run file: its main branch (periodic, else equilibria)
+            if not hasattr(br, "time_series"):
+                raise click.BadParameter(f"{path} holds a two-parameter curve or a sweep store, not a branch",
+                                         param_hint="FILE")
+            default_stem = path.with_suffix("")
+        targets = _export_targets(formats, out, default_stem, orbit)
+        for fmt, target in targets.items():
+            if target.resolve() == path.resolve():
+                raise InputError(f"{target}: is the file being exported; give another name with -o")
+        for fmt, target in targets.items():
+            if orbit:
+                _export.write_orbit(br, index, target, fmt, n_t=samples)
+            else:
+                {"csv": _export.write_csv, "mat": _export.write_mat, "h5": _export.write_h5}[fmt](br, target)
+            click.echo(f"wrote {target}" + (f" (the orbit of {what})" if orbit else ""))
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"wrote {out}")
+
+
+def _parse_point_file(text):
+    """``FILE[@POINT]`` -> (path, :class:`PointRef` or None), as ``continue --restart`` reads
+    it (``cli/_continuation._parse_restart``): a name that is an existing file is the file."""
+    from ..results._labels import parse_point
+    text = str(text)
+    path, sep, point = text.rpartition("@")
+    if not sep or Path(text).is_file():
+        path, ref = text, None
+    elif not path:
+        raise click.BadParameter(f"{text!r}: give the file before the '@', e.g. run.h5@fold", param_hint="FILE")
+    else:
+        try:
+            ref = parse_point(point, f"{path}@{point}: point")
+        except InputError as exc:
+            raise click.BadParameter(str(exc), param_hint="FILE") from None
+    if not Path(path).is_file():
+        raise click.BadParameter(f"no file {path!r}", param_hint="FILE")
+    return Path(path), ref
+
+
+def _orbit_point(path, ref, text, model_file=None):
+    """(branch, index, description) of the point ``ref`` names in the file ``path``; a saved
+    collocation branch gets its discretization back (rebuilt from the file's sizes and model,
+    as a restart rebuilds it), which its orbit's samples need."""
+    from ..results._branch import load_branch
+    from ..results._labels import point_index, special_point
+    try:
+        br = load_branch(path, ref.group)
+    except (OSError, KeyError, ValueError) as exc:
+        raise InputError(f"{path}: not a frictionkit run or branch file ({exc}); give a file written by "
+                         "frictionkit continue or demo") from None
+    where = f"{text}:"
+    index = point_index(br, ref, f"{where} point")
+    special = special_point(br, ref, where)
+    if br.kind == "equilibrium":
+        raise InputError(f"{text}: point {index} of the {br.provenance.get('group', '')} branch is an equilibrium, "
+                         "which has no orbit: export a point of a periodic branch (FILE@periodic:POINT), or the "
+                         "equilibria's table without --orbit")
+    if br.harmonics < 0 and br.discretization is None:
+        br.discretization = _saved_discretization(br, index, model_file)
+    pname = br.provenance.get("continuation_parameter", "lam")
+    what = f"{br.provenance.get('group', '/')}:{index} ({pname} = {float(br.param[index]):.10g}"
+    what += f", the saved point nearest {ref.kind}{ref.rank})" if special is not None else ")"
+    return br, index, what
+
+
+def _saved_discretization(br, index, model_file=None):
+    """The discretization of a saved collocation branch, rebuilt from its provenance as
+    ``Branch.restart`` rebuilds it (its model: the zoo name, or ``model_file``, checked against
+    the file's hash)."""
+    from ..drivers._branches import _restart_discretization, _restart_model
+    from ..model._fast_load import is_cached_zoo
+    prov = br.provenance
+    named = prov.get("model_source") or prov.get("model")
+    lam = prov.get("continuation_parameter")
+    # a zoo model whose compiled module is cached: loaded without sympy (model/_fast_load.py)
+    model = model_file
+    if model is None and isinstance(named, str) and isinstance(lam, str) and is_cached_zoo(named, lam):
+        model = named
+    try:
+        loaded = _restart_model(prov, model)
+    except InputError as exc:
+        hint = "" if model_file else "; to export: frictionkit export FILE@POINT --orbit --model MODEL_FILE"
+        raise InputError(f"the orbit of a saved collocation branch is sampled through its model: {exc}{hint}") from None
+    disc, _ = _restart_discretization(br, loaded, index, None)
+    return disc
+
+
+def _export_targets(formats, out, default_stem, orbit):
+    """format -> output path: ``-o`` as given for one format; with several, ``-o`` is a stem
+    (a .csv/.mat/.h5 suffix dropped) and each format adds its suffix.  The default stem is
+    ``default_stem``; the HDF5 table is ``<stem>_table.h5`` (``<stem>.h5`` is the run file)."""
+    from ..results._export import FORMATS
+    if out is not None and len(formats) == 1:
+        return {formats[0]: out}
+    if out is not None:
+        stem = out.with_suffix("") if out.suffix.lower() in FORMATS.values() else out
+    else:
+        stem = default_stem
+    targets = {}
+    for fmt in formats:
+        name = stem.name + ("_table" if fmt == "h5" and out is None and not orbit else "") + FORMATS[fmt]
+        targets[fmt] = stem.with_name(name)
+    return targets
 
 
 @click.command("models")

@@ -132,6 +132,20 @@ def cached_zoo_module(name, continuation) -> types.ModuleType | None:
         The NumPy module of the shipped sources joined with the compiled kernels (what
         ``frictionkit.codegen.generate_module(name, continuation)`` returns).
     """
+    ext = _current_extension(name, continuation)
+    if ext is None:
+        return None
+    path = Path(ext["path"])
+    numpy_module = importlib.import_module(f"frictionkit.generated.{name}__{continuation}")
+    kernels = sys.modules.get(ext["name"]) or _import_extension(ext["name"], path)
+    if getattr(kernels, "MODEL_HASH", None) != numpy_module.MODEL_HASH:
+        return None
+    return join(numpy_module, kernels)
+
+
+def _current_extension(name, continuation) -> dict | None:
+    """The manifest's ``extension`` entry if the manifest of ``name`` in ``continuation`` is
+    current (every field it records holds now, the binary's size and hash included); else None."""
     if not (_plain_name(name) and _plain_name(continuation)):
         return None
     try:
@@ -144,13 +158,32 @@ def cached_zoo_module(name, continuation) -> types.ModuleType | None:
                    and path.stat().st_size == ext["size"] and ext["size"] > 0 and _sha256(path) == ext["sha256"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if not current:
-        return None
-    numpy_module = importlib.import_module(f"frictionkit.generated.{name}__{continuation}")
-    kernels = sys.modules.get(ext["name"]) or _import_extension(ext["name"], path)
-    if getattr(kernels, "MODEL_HASH", None) != numpy_module.MODEL_HASH:
-        return None
-    return join(numpy_module, kernels)
+    return ext if current else None
+
+
+def is_cached_zoo(name, continuation) -> bool:
+    """Whether ``name`` is a zoo model whose compiled module in ``continuation`` is cached and
+    current, known without sympy.
+
+    A manifest is written only by :func:`record`, which ``load_model`` calls only for a name
+    it found in the zoo, and it is current only while the shipped generated sources of that
+    name and ``modelspec/zoo.py`` hash as recorded: a current manifest therefore answers
+    "is ``name`` in the zoo?" (``frictionkit continue --restart`` asks it of the name a
+    branch file gives, without importing the zoo's sympy definitions).
+
+    Parameters
+    ----------
+    name : str
+        The model name to check (anything not an identifier gives False: a path is never a
+        zoo name).
+    continuation : str
+        The continuation parameter.
+
+    Returns
+    -------
+    bool
+    """
+    return _current_extension(name, continuation) is not None
 
 
 def _import_extension(name: str, path: Path) -> types.ModuleType:

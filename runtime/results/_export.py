@@ -8,9 +8,13 @@ dissipated per period by each contact, where the branch has it), ``stable`` (1 s
 unstable, NaN unknown), ``max_multiplier`` and ``motion`` where known.  Units (``Model.units``, stored in the branch's provenance) sit in
 the table's metadata: ``df.attrs["units"][column]`` in pandas (a column taken out with
 ``df[c]`` is a new Series without them, so they live on the frame),
-``da.attrs["units"]`` in xarray, a ``# units:`` header line in CSV and a ``units`` struct in
-MAT files.  Everything is read through the :class:`Branch` attributes, never the HDF5
-layout.
+``da.attrs["units"]`` in xarray, the CSV header names (``ptp_y [m]``: the file is read by a plain
+``pandas.read_csv``, the unit in brackets after the column's name, none for a dimensionless
+column), a ``units`` struct in MAT files and a ``units`` attribute on each HDF5 dataset.
+Everything is read through the :class:`Branch` attributes, never the HDF5 layout.
+
+One orbit (:func:`orbit_columns`, ``frictionkit export FILE@POINT --orbit``): the columns
+``t`` and each state over one period (:meth:`Branch.time_series`), in the same three formats.
 """
 from __future__ import annotations
 
@@ -23,7 +27,11 @@ from ..errors import InputError
 from ._atomic import atomic_path
 from ._plots import units_of
 
-__all__ = ["to_columns", "to_dataframe", "to_xarray", "write_csv", "write_mat", "replacing"]
+__all__ = ["to_columns", "to_dataframe", "to_xarray", "write_csv", "write_mat", "write_h5", "orbit_columns",
+           "write_orbit", "FORMATS", "replacing"]
+
+#: export formats -> file suffix
+FORMATS = {"csv": ".csv", "mat": ".mat", "h5": ".h5"}
 
 
 def to_columns(branch) -> tuple[dict, dict]:
@@ -92,28 +100,116 @@ def replacing(path):
         yield tmp
 
 
-def write_csv(branch, path) -> Path:
-    """CSV of :func:`to_dataframe`; first line ``# units: name=unit, ...``."""
-    df = to_dataframe(branch)
+def header_name(name: str, unit: str) -> str:
+    """A CSV column header: ``"name [unit]"``, or ``name`` for a dimensionless column."""
+    return f"{name} [{unit}]" if unit else name
+
+
+def _meta(branch) -> dict:
+    """What every export file says about its branch: the model, the kind, the parameter."""
+    prov = branch.provenance
+    return {"model": str(prov.get("model", "")), "kind": str(branch.kind),
+            "continuation_parameter": str(prov.get("continuation_parameter", "lam"))}
+
+
+def _write_table(cols, units, path, fmt, meta, index_name=None, extra=None):
+    """Write the columns ``cols`` (name -> 1-D array) with their ``units`` to ``path`` in
+    ``fmt`` (:data:`FORMATS`), atomically (:func:`replacing`).  ``index_name``: the CSV's
+    first column (the row number), none if None; ``extra``: MAT/HDF5 arrays stored beside the
+    columns (not in the CSV); ``meta``: text attributes (MAT variables, HDF5 root attributes)."""
+    extra = extra or {}
     with replacing(path) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write("# units: " + ", ".join(f"{c}={u}" for c, u in df.attrs["units"].items()) + "\n")
-            df.to_csv(fh)
+        if fmt == "csv":
+            import pandas as pd
+            df = pd.DataFrame({header_name(c, units.get(c, "")): v for c, v in cols.items()})
+            if index_name is not None:
+                df.index.name = index_name
+            df.to_csv(tmp, index=index_name is not None, encoding="utf-8")
+        elif fmt == "mat":
+            import scipy.io
+            data = {_mat_name(c): (v if np.asarray(v).dtype.kind != "U" else np.array(v, dtype=object))
+                    for c, v in cols.items()}
+            data["units"] = {_mat_name(c): units.get(c, "") for c in cols}
+            data.update({_mat_name(k): v for k, v in extra.items()})
+            data.update({_mat_name(k): v for k, v in meta.items()})
+            scipy.io.savemat(tmp, data, do_compression=True)
+        elif fmt == "h5":
+            import h5py
+            with h5py.File(tmp, "w") as f:
+                f.attrs.update(meta)
+                f.attrs["columns"] = list(cols)
+                for c, v in {**cols, **extra}.items():
+                    v = np.asarray(v)
+                    ds = f.create_dataset(c, data=v.astype(h5py.string_dtype()) if v.dtype.kind == "U" else v)
+                    ds.attrs["units"] = units.get(c, "")
+        else:
+            raise InputError(f"export format {fmt!r}: expected one of {', '.join(FORMATS)}")
     return Path(path)
+
+
+def write_csv(branch, path) -> Path:
+    """CSV of :func:`to_dataframe`, one row per point; the header names carry the units
+    (``Vb [m/s]``, ``ptp_y [m]``): ``pandas.read_csv(path, index_col="point")`` reads it back."""
+    cols, units = to_columns(branch)
+    return _write_table(cols, units, path, "csv", _meta(branch), index_name="point")
 
 
 def write_mat(branch, path) -> Path:
     """MATLAB ``.mat`` (scipy.io.savemat): one vector per column, a ``units`` struct, the
     full solutions ``solution`` (n_points x size) and the states' names."""
-    import scipy.io
     cols, units = to_columns(branch)
-    data = {_mat_name(c): (v if v.dtype.kind != "U" else np.array(v, dtype=object)) for c, v in cols.items()}
-    data["units"] = {_mat_name(c): u for c, u in units.items()}
-    data["solution"] = branch.solutions
-    data["states"] = np.array(branch.states, dtype=object)
-    with replacing(path) as tmp:
-        scipy.io.savemat(tmp, data, do_compression=True)
-    return Path(path)
+    extra = {"solution": branch.solutions, "states": np.array(branch.states, dtype=object)}
+    return _write_table(cols, units, path, "mat", {}, extra=extra)
+
+
+def write_h5(branch, path) -> Path:
+    """HDF5 table (h5py): one dataset per column, each with its ``units`` attribute; the root
+    attributes ``model``, ``kind``, ``continuation_parameter`` and ``columns`` (their order)."""
+    cols, units = to_columns(branch)
+    return _write_table(cols, units, path, "h5", _meta(branch))
+
+
+def orbit_columns(branch, index, n_t=512) -> tuple[dict, dict, dict]:
+    """``(columns, units, meta)`` of the orbit of point ``index`` of a periodic ``branch``
+    over one period: ``t`` and each state at ``n_t`` equally spaced times
+    (:meth:`Branch.time_series`; ``t[0] = 0``, the period itself not repeated), their units,
+    and the point's ``model``, ``label`` (``GROUP:INDEX``), ``parameter`` (its name), ``value``,
+    ``parameter_unit``,
+    ``omega`` and ``period`` (MAT variables, HDF5 root attributes).
+
+    Raises
+    ------
+    InputError
+        ``branch`` holds equilibria (no orbit), or ``index`` is out of range.
+    """
+    n = len(branch)
+    if branch.kind == "equilibrium":
+        raise InputError("an equilibrium has no orbit to export: export the branch's table (without --orbit), or "
+                         "a point of a periodic branch (FILE@periodic:POINT)")
+    if not -n <= int(index) < n:
+        raise InputError(f"point {index}: the branch has {n} points (0..{n - 1})")
+    index = int(index) % n
+    t, x = branch.time_series(index, n_t=int(n_t))
+    u = units_of(branch)
+    cols = {"t": np.asarray(t, dtype=float)}
+    units = {"t": u.get("t", "")}
+    for s, row in zip(branch.states, np.asarray(x, dtype=float)):
+        cols[s], units[s] = row, u.get(s, "")
+    meta = _meta(branch)
+    pname = meta["continuation_parameter"]
+    omega = float(branch.omega[index])
+    meta.update(label=f"{branch.provenance.get('group', '/')}:{index}", parameter=pname,
+                value=float(branch.param[index]), omega=omega,
+                period=2 * np.pi / omega if omega > 0 else float("nan"))
+    meta["parameter_unit"] = u.get(pname, "")
+    return cols, units, meta
+
+
+def write_orbit(branch, index, path, fmt="csv", n_t=512) -> Path:
+    """Write the orbit of point ``index`` (:func:`orbit_columns`) to ``path`` in ``fmt``
+    (``"csv"``: header ``t [s]``, ``y [m]``...; ``"mat"``; ``"h5"``), atomically."""
+    cols, units, meta = orbit_columns(branch, index, n_t)
+    return _write_table(cols, units, path, fmt, meta)
 
 
 def _mat_name(c: str) -> str:

@@ -113,9 +113,11 @@ Datasets (float64 unless noted)
                                      ``layout`` = "Y[i*(2H+1)+k]: coefficient k of
                                      variable i (k=0 mean, 2j-1 cos(j omega t), 2j
                                      sin(j omega t)); then omega if autonomous; lam last",
-                                     ``harmonics`` (H, 0 for equilibria),
-                                     ``variables`` (JSON list), ``index_omega`` (-1 if
-                                     none), ``index_lam``
+                                     ``harmonics`` (H, 0 for equilibria, -1 for
+                                     collocation and shooting, whose ``layout`` says so),
+                                     ``variables`` (JSON list: what the rows of Y are, the
+                                     recast's variables for its HBM, the states for the
+                                     AFT), ``index_omega`` (-1 if none), ``index_lam``
     ``tangent`` (n_points, size)     unit tangent of the branch at each point
     ``validity/<variable>`` (n_points,)  for each validity condition of the recast
                                      (``VALIDITY`` of the model): the worst value over one
@@ -144,6 +146,30 @@ RUN_GROUPS = ("periodic", "equilibria")
 SPECIAL_KINDS = ("fold", "hopf", "bp", "pd", "ns", "peak")
 HBM_LAYOUT = ("Y[i*(2H+1)+k]: coefficient k of variable i (k=0 mean, 2j-1 cos(j omega t), "
               "2j sin(j omega t)); then omega if autonomous; lam last")
+#: collocation and shooting (``harmonics`` = -1): the discretization's own unknowns
+OTHER_LAYOUT = ("the unknowns of the discretization named by the provenance's 'discretization' "
+                "(collocation-states: Z[r*G+i*p+j] = state r at node j of interval i, G = p N_int; "
+                "collocation-recast: seed 003 section 2.2; shooting: the initial state); "
+                "then omega at index_omega if autonomous; lam last")
+
+
+def _row_names(disc, model, states):
+    """The names of what the rows of the unknowns hold (``solution/variables``): all the
+    recast's variables for its harmonic balance (HBM) and quadratic collocation, the states for
+    the AFT of the states, the collocation of the states and shooting, the unknowns' own names
+    (``row_names``) for a discretization that has them (a structure condensed on its contacts)."""
+    own = getattr(disc, "row_names", None)
+    if own is not None:
+        return tuple(own)
+    variables = tuple(getattr(model, "variables", ()) or states)
+    if disc.kind == "collocation-recast":
+        return variables
+    if disc.H is not None and disc.H >= 0:
+        extra = 1 + (1 if disc.omega_index is not None else 0)
+        rows = (disc.size - extra) // (2 * disc.H + 1)
+        if rows == len(variables):
+            return variables
+    return tuple(states)
 
 
 @dataclass
@@ -295,7 +321,7 @@ class Branch:
         ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
         H = disc.H if disc.H is not None else -1
         return cls(kind="equilibrium" if H == 0 else "periodic", states=st,
-                   variables=model.variables if st == tuple(model.states) else st, harmonics=H,
+                   variables=_row_names(disc, model, st), harmonics=H,
                    index_omega=disc.omega_index if disc.omega_index is not None else -1,
                    solutions=sol, tangents=np.asarray(tangents, dtype=float).reshape(-1, disc.size),
                    param=param, omega=omega, ptp=ptp,
@@ -452,7 +478,7 @@ class Branch:
             f.create_dataset("motion", data=np.array(list(self.motion), dtype=object),
                              dtype=h5py.string_dtype())
         d = f.create_dataset("solution", data=self.solutions)
-        d.attrs["layout"] = HBM_LAYOUT
+        d.attrs["layout"] = HBM_LAYOUT if self.harmonics >= 0 else OTHER_LAYOUT
         d.attrs["harmonics"] = self.harmonics
         d.attrs["variables"] = json.dumps(list(self.variables))
         d.attrs["index_omega"] = int(self.index_omega)

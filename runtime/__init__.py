@@ -22,8 +22,9 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`floquet_collocation`, :func:`hill_multipliers`, :func:`hill_multipliers_hbm`,
   :class:`FloquetResult`, :func:`orbit_stability`, :func:`branch_stability`,
   :func:`multiplier_crossings`, :func:`first_lyapunov`; branch points :func:`detect_branch_points`,
-  :func:`locate_branch_point`; two-parameter curves :func:`hopf_curve`, :func:`fold_curve`,
-  :func:`pd_curve`, :func:`ns_curve`, :class:`BifurcationCurve`; motion :func:`classify_motion`, :func:`limit_velocity`,
+  :func:`locate_branch_point`; two-parameter curves :func:`hopf_curve`, :class:`BifurcationCurve`
+  (:func:`fold_curve`, :func:`pd_curve`, :func:`ns_curve` come through the drivers, which
+  accept branches loaded from files: :func:`attach_discretization`); motion :func:`classify_motion`, :func:`limit_velocity`,
   ``MOTION_LABELS``; seed-002 bounds :func:`energy_ratio`, :func:`energy_ratio_exponential`,
   :func:`v_lw`, :func:`v_lw_exponential`, :func:`v_up`
 * drivers: :func:`continuation` (``"anm"`` or ``"newton"``, then the analysis of the branch),
@@ -50,8 +51,8 @@ import lazy_loader
 _lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"], submod_attrs={
     "analysis": ["MOTION_LABELS", "BifurcationCurve", "FloquetResult", "branch_stability", "classify_motion",
                  "detect_branch_points", "energy_ratio", "energy_ratio_exponential", "find_equilibrium",
-                 "first_lyapunov", "floquet_collocation", "floquet_variational", "fold_curve",
-                 "ns_curve", "pd_curve", "hill_multipliers", "hill_multipliers_hbm", "hopf_curve", "limit_velocity",
+                 "first_lyapunov", "floquet_collocation", "floquet_variational",
+                 "hill_multipliers", "hill_multipliers_hbm", "hopf_curve", "limit_velocity",
                  "locate_branch_point", "multiplier_crossings", "orbit_stability", "v_lw", "v_lw_exponential",
                  "v_up"],
     "discretizations": ["AFTDiscretization", "CollocationDiscretization", "CondensedAFTDiscretization",
@@ -62,7 +63,7 @@ _lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"
                 "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
                 "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_collocation",
                 "switch_period_doubling_hbm", "frequency_response", "resonance_peaks", "nonlinear_mode",
-                "save_nonlinear_mode"],
+                "save_nonlinear_mode", "attach_discretization", "fold_curve", "pd_curve", "ns_curve"],
     "engine": ["ANMOptions", "ContinuationProblem", "NewtonOptions", "locate_fold_near"],
     "errors": ["ConvergenceError", "FrictionkitError", "InputError", "ModelInterfaceError"],
     "model": ["Model", "OrbitCheck", "check_branch_point", "check_orbit", "load_model", "reduce_structure",
@@ -101,14 +102,14 @@ __all__ = [
     "find_equilibrium", "floquet_variational", "floquet_collocation", "hill_multipliers", "hill_multipliers_hbm",
     "FloquetResult", "orbit_stability", "branch_stability", "multiplier_crossings", "first_lyapunov",
     "detect_branch_points", "locate_branch_point",
-    "hopf_curve", "fold_curve", "pd_curve", "ns_curve", "BifurcationCurve", "classify_motion", "limit_velocity", "MOTION_LABELS",
+    "hopf_curve", "BifurcationCurve", "classify_motion", "limit_velocity", "MOTION_LABELS",
     "energy_ratio", "energy_ratio_exponential", "v_lw", "v_lw_exponential", "v_up",
     # drivers
     "continuation", "find_periodic_orbit", "periodic_orbit_from_simulation", "locate_period_doubling",
     "switch_period_doubling", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
     "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_hbm",
     "switch_period_doubling_collocation", "frequency_response", "resonance_peaks", "nonlinear_mode",
-    "save_nonlinear_mode",
+    "save_nonlinear_mode", "attach_discretization", "fold_curve", "pd_curve", "ns_curve",
     # nonsmooth
     "nonsmooth",
 ]

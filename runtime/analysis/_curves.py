@@ -618,7 +618,8 @@ def fold_curve(branch, fold, mu_name: str, mu_min: float, mu_max: float, *, dire
         raise InputError("fold_curve needs a 'fold' special point of a periodic branch")
     disc = getattr(branch, "discretization", None)
     if disc is None:
-        raise InputError("fold_curve needs the branch's discretization (a branch continued in this session)")
+        raise InputError("fold_curve needs the branch's discretization: for a branch loaded from a file use "
+                         "frictionkit.runtime.fold_curve (it rebuilds it) or attach_discretization(branch) first")
     if branch.kind != "periodic":
         raise InputError(f"fold_curve continues folds of periodic orbits, not of a {branch.kind} branch")
     model = disc.model

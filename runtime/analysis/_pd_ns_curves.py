@@ -179,12 +179,12 @@ class _MultiplierSystem(Discretization):
         # Newton and the tangent), mu by a central one
         grad = np.empty(nz + 1, dtype=complex)
         Mv = M @ v
-        first = 0
-        if d.floquet_route == "monodromy" and hasattr(d, "monodromy_gradient"):
-            # the Fourier coefficients by the adjoint of the Magnus product (AFT): one pass
-            # instead of one monodromy each; the few unknowns after them by differences
-            first = d.n_coef
-            grad[:first] = d.monodromy_gradient(Z, w, v, intervals=self.intervals)
+        # the orbit's coefficients by the adjoint of the Magnus product (AFT): one pass instead
+        # of one monodromy each (contract item 22); the unknowns after them by differences
+        adjoint = (d.monodromy_gradient(Z, w, v, intervals=self.intervals) if d.floquet_route == "monodromy"
+                   else None)
+        first = 0 if adjoint is None else adjoint.size
+        grad[:first] = adjoint if adjoint is not None else grad[:0]
         for j in range(first, nz):
             e = np.zeros(nz)
             e[j] = h[j]
@@ -215,7 +215,8 @@ def _check_start(branch, point, kind, fun):
         raise InputError(f"{fun} needs a {names[kind]} special point of a periodic branch, not {what}{hint}")
     disc = getattr(branch, "discretization", None)
     if disc is None:
-        raise InputError(f"{fun} needs the branch's discretization (a branch continued in this session)")
+        raise InputError(f"{fun} needs the branch's discretization: for a branch loaded from a file use "
+                         f"frictionkit.runtime.{fun} (it rebuilds it) or attach_discretization(branch) first")
     if branch.kind != "periodic":
         raise InputError(f"{fun} continues points of periodic orbits, not of a {branch.kind} branch")
     try:

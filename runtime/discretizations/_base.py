@@ -82,6 +82,12 @@ them) are marked *abstract*; the others have defaults here.
     states there, not the modal coordinates.
 20. ``contact_velocity(x, t, params)`` (default: the model's): the contacts' relative
     velocities from samples ``x`` of ``state_names`` (motion labels).
+21. ``row_names`` (default None): the names of what the unknowns hold, where they are not
+    deduced from the harmonic layout (the quadratic collocation: every variable of the
+    recast); a saved branch's ``solution/variables``.
+22. ``monodromy_gradient(Z, left, right, intervals=None)`` (default: None, not available):
+    ``left^H (dM/dY) right`` for the unknowns ``Y`` of the orbit's coefficients at once (the
+    AFT: a reverse pass through its Magnus product), for the PD and NS curves' Jacobian.
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -153,6 +159,7 @@ class Discretization(abc.ABC):
     n_jacobians = 0
     floquet_route = None
     elimination = None
+    row_names = None
 
     @property
     def state_names(self) -> tuple:
@@ -258,3 +265,8 @@ class Discretization(abc.ABC):
     def monodromy(self, Z):
         """The monodromy matrix of the orbit ``Z`` (contract item 15)."""
         raise NotImplementedError(f"a {self.kind} system has no monodromy matrix")
+
+    def monodromy_gradient(self, Z, left, right, intervals=None):
+        """``left^H (dM/dY) right`` (contract item 22); None: not available (the caller takes
+        differences of :meth:`monodromy`)."""
+        return None

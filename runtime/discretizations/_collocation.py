@@ -187,6 +187,12 @@ class CollocationDiscretization(CollocationPointConditions, CollocationSolutions
     floquet_route = "collocation"
 
     @property
+    def row_names(self):
+        """What the unknowns hold (``solution/variables`` of a saved branch): every variable of
+        the recast."""
+        return tuple(self.model.variables)
+
+    @property
     def sizes(self) -> dict:
         """Contract: what rebuilds this discretization for a restart."""
         return dict(n_intervals=self.n_intervals, degree=self.degree)

@@ -626,3 +626,26 @@ def _restart_discretization(branch, model, index, harmonics):
         raise InputError(f"the saved solution has {Z.size} unknowns, the rebuilt {kind} discretization "
                          f"{disc.size}: the file does not match its own metadata")
     return disc, Z
+
+
+def attach_discretization(branch, model=None):
+    """Give a branch loaded from a file its discretization back (``branch.discretization``).
+
+    A saved branch holds its unknowns and the discretization's kind and sizes (provenance),
+    not the discretization object that the curves of two parameters (:func:`fold_curve`,
+    :func:`pd_curve`, :func:`ns_curve`), ``time_series`` and the report's orbits need.  It is
+    rebuilt as a restart rebuilds it: the model is the zoo model the branch names, or
+    ``model`` (a model file, ModelSpec or module) whose hash must be the branch's — a model
+    file a branch file names is never run.  A branch that has its discretization is returned
+    as it is.
+
+    Returns
+    -------
+    Branch
+        ``branch`` itself, with ``discretization`` set.
+    """
+    if getattr(branch, "discretization", None) is not None:
+        return branch
+    m = _restart_model(branch.provenance, model)
+    branch.discretization, _ = _restart_discretization(branch, m, 0, None)
+    return branch

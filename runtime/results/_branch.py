@@ -155,15 +155,13 @@ OTHER_LAYOUT = ("the unknowns of the discretization named by the provenance's 'd
 
 def _row_names(disc, model, states):
     """The names of what the rows of the unknowns hold (``solution/variables``): all the
-    recast's variables for its harmonic balance (HBM) and quadratic collocation, the states for
-    the AFT of the states, the collocation of the states and shooting, the unknowns' own names
-    (``row_names``) for a discretization that has them (a structure condensed on its contacts)."""
-    own = getattr(disc, "row_names", None)
+    recast's variables for its harmonic balance (HBM), the states for the AFT of the states,
+    the collocation of the states and shooting, the unknowns' own names (``row_names``) for a
+    discretization that has them (the quadratic collocation: the recast's variables)."""
+    own = disc.row_names
     if own is not None:
         return tuple(own)
     variables = tuple(getattr(model, "variables", ()) or states)
-    if disc.kind == "collocation-recast":
-        return variables
     if disc.H is not None and disc.H >= 0:
         extra = 1 + (1 if disc.omega_index is not None else 0)
         rows = (disc.size - extra) // (2 * disc.H + 1)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import InputError
+from ..errors import FrictionkitError, InputError
 
 # h5py and the results are imported by the functions that use them, not here: `--help` of
 # these commands imports this module to show the options (as in _continuation.py)
@@ -39,6 +39,21 @@ def _branches(paths):
     return items, curves
 
 
+def _with_orbits(items):
+    """Branches whose orbits are not their coefficients (collocation, shooting: harmonics -1)
+    get their discretization back (``attach_discretization``, the restart's rebuild) when
+    their model is a zoo model, so that the report and ``plot --orbit`` show their orbits; a
+    model file is never run (the orbit panels then stay empty and say so)."""
+    from ..drivers._branches import attach_discretization
+    for x in items:
+        if getattr(x, "harmonics", 0) == -1 and getattr(x, "discretization", True) is None:
+            try:
+                attach_discretization(x)
+            except FrictionkitError:
+                pass
+    return items
+
+
 @click.command("report")
 @click.argument("files", nargs=-1, required=True, type=_H5)
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"),
@@ -63,7 +78,7 @@ def report_cmd(files, out, state):
     from ..results._report import report
     items, _ = _branches(files)
     try:
-        report(items, out, state=state)
+        report(_with_orbits(items), out, state=state)
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out}")
@@ -101,7 +116,7 @@ def plot_cmd(files, orbit, out, state):
                 br = items[-1]
                 if not -len(br) <= orbit < len(br):
                     raise InputError(f"--orbit {orbit}: {files[-1]} has points 0..{len(br) - 1}")
-                plot_orbit(br, orbit, path=tmp)
+                plot_orbit(_with_orbits([br])[0], orbit, path=tmp)
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out}")

@@ -226,3 +226,23 @@ def test_report_shows_a_sweep_map_one_point_per_task(saved, sweep_store, tmp_pat
     # the region map under the tasks, as plot-sweep draws it: one row per swept value
     heat = [tr for tr in _figure_data(html, "fk-sweep-0") if tr["type"] == "heatmap"]
     assert len(heat) == 1 and len(heat[0]["z"]) == 3
+
+
+def test_report_and_plot_show_the_orbits_of_a_saved_collocation_branch(tmp_path):
+    """A collocation branch saved to HDF5 (unknowns: the states at the mesh nodes, not Fourier
+    coefficients): the report's clicked orbit and ``plot --orbit`` come from its rebuilt
+    discretization (zoo model), and the report's orbit has the branch's peak-to-peak."""
+    from frictionkit.runtime.drivers._compose import run_continuation
+    m = load_model("belt", "Vb")
+    _, per = run_continuation(m, 0.05, 1.0, start="hopf", harmonics=10, discretization="collocation",
+                              progress=False, options=dict(max_steps=6, stability=False))
+    per.save(tmp_path / "coll.h5")
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "coll.h5"), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    data = _page_data((tmp_path / "r.html").read_text())
+    i = len(per) - 1
+    p = data["branches"][-1]["points"][i]
+    assert len(p["t"]) > 10 and np.ptp(p["x"][0]) == pytest.approx(per.ptp["y"][i], rel=2e-3)
+    r = CliRunner().invoke(main, ["plot", str(tmp_path / "coll.h5"), "--orbit", str(i), "-o", str(tmp_path / "o.png")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "o.png").stat().st_size > 0

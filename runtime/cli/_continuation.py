@@ -490,9 +490,10 @@ def _curve_options(command):
     shared = [
         click.argument("model"),
         click.argument("assignments", nargs=-1, type=ASSIGNMENT),
-        click.option("--param", "-p", required=True, help="First parameter (the branches'), e.g. Vb."),
-        click.option("--start", type=float, required=True, help="Start of the equilibrium branch in --param."),
-        click.option("--stop", type=float, required=True, help="End of the parameter range."),
+        click.option("--param", "-p", default=None,
+                     help="First parameter (the branches'), e.g. Vb (not with a saved point FILE.h5@LABEL)."),
+        click.option("--start", type=float, default=None, help="Start of the equilibrium branch in --param."),
+        click.option("--stop", type=float, default=None, help="End of the parameter range."),
         click.option("--set", "set_", multiple=True, type=ASSIGNMENT,
                      help="Parameter values NAME=VALUE (several allowed)."),
         click.option("--second", required=True, help="Second parameter, e.g. FN."),
@@ -533,6 +534,17 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
+        saved = saved_point(model, "hopf", "Hopf point")
+        if saved is not None:
+            if param is not None or set_ or assignments:
+                raise InputError(f"MODEL {model} is a saved point: its branch fixes the parameters (no --param, --set)")
+            branch, h = saved
+            param = branch.provenance.get("continuation_parameter", "lam")
+            curve = hopf_curve(branch.discretization.model, h, second, mu_min, mu_max,
+                               direction=1.0 if direction == "up" else -1.0)
+            _report_curve(curve, param, second, out, plot)
+            return
+        branch_args(model, param, start, stop)
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         params.pop(param, None)
@@ -551,6 +563,35 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     _report_curve(curve, param, second, out, plot)
+
+
+def saved_point(model, kind, what):
+    """MODEL given as a saved point ``FILE.h5@LABEL`` (e.g. ``run.h5@fold``, ``run.h5@equilibria:hopf2``):
+    ``(branch, point)`` with the branch's discretization rebuilt (``attach_discretization``:
+    zoo models); None when MODEL is a model.  The point must be a special point of ``kind``."""
+    from ..drivers._branches import attach_discretization
+    from ..results._branch import load_branch
+    from ..results._labels import parse_point, special_point
+    path, sep, label = str(model).rpartition("@")
+    if not sep or not path.lower().endswith((".h5", ".hdf5")):
+        return None
+    where = f"MODEL {model}:"
+    ref = parse_point(label, f"{where} point")
+    if ref.kind != kind:
+        raise InputError(f"{where} give a {what} of the file ({path}@{kind}, {path}@{kind}2, ...), not {label!r}")
+    if not Path(path).is_file():
+        raise InputError(f"{where} no file {path!r}")
+    branch = load_branch(Path(path), ref.group)
+    return attach_discretization(branch), special_point(branch, ref, where)
+
+
+def branch_args(model, param, start, stop):
+    """``--param``, ``--start`` and ``--stop``: needed with a model, refused with a saved point."""
+    given = [o for o, v in (("--param", param), ("--start", start), ("--stop", stop)) if v is not None]
+    if len(given) < 3:
+        missing = ", ".join(o for o in ("--param", "--start", "--stop") if o not in given)
+        raise InputError(f"{missing}: needed to compute the branch of {model} (or give a saved point as MODEL, "
+                         "e.g. run.h5@fold)")
 
 
 def _check_curve_range(mu_min, mu_max, direction):
@@ -606,12 +647,23 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
           -H 20 --second muv --min 0 --max 0.05 --plot folds.png
       frictionkit fold-curve belt --param Vb --start 0.05 --stop 12 --set n=10 FN=5 \\
           --method collocation --intervals 100 --degree 4 --second FN --min 5 --max 5.5
+      frictionkit fold-curve belt.h5@fold --second FN --min 5 --max 5.5
     """
     from ..analysis._curves import fold_curve
     from ..drivers._compose import _pick, run_continuation
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
+        saved = saved_point(model, "fold", "fold")
+        if saved is not None:
+            if param is not None or set_ or assignments:
+                raise InputError(f"MODEL {model} is a saved point: its branch fixes the parameters (no --param, --set)")
+            branch, f = saved
+            param = branch.provenance.get("continuation_parameter", "lam")
+            curve = fold_curve(branch, f, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
+            _report_curve(curve, param, second, out, plot)
+            return
+        branch_args(model, param, start, stop)
         check_sizes(harmonics, intervals, degree)
         params = param_values(set_, assignments)
         m = _load(model, param, params)

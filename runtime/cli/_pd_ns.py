@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
-from ..errors import FrictionkitError
-from ._continuation import _check_curve_outputs, _check_curve_range, _curve_options, _load
+from ..errors import FrictionkitError, InputError
+from ._continuation import _check_curve_outputs, _check_curve_range, _curve_options, _load, branch_args, saved_point
 from ._params import param_values, write_outputs
 
 _WHAT = {"pd": ("period doubling", "PD curve", "pd_curve"), "ns": ("Neimark-Sacker point", "NS curve", "ns_curve")}
@@ -51,13 +51,25 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
+        saved = saved_point(model, kind, what)
+        if saved is not None:
+            if param is not None or set_ or assignments:
+                raise InputError(f"MODEL {model} is a saved point: its branch fixes the parameters (no --param, --set)")
+            per, point = saved
+            param = per.provenance.get("continuation_parameter", "lam")
+        else:
+            branch_args(model, param, start, stop)
         check_sizes(harmonics, intervals, degree)
-        params = param_values(set_, assignments)
-        m = _load(model, param, params)
-        _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
-                                  options=dict(multiplier_stride=1), progress=not quiet, echo=click.echo,
-                                  discretization=discretization, intervals=intervals, degree=degree)
-        point = _pick(per.special_points(kind), index, f"--{kind}", what, "the periodic branch")
+    except FrictionkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        if saved is None:
+            params = param_values(set_, assignments)
+            m = _load(model, param, params)
+            _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
+                                      options=dict(multiplier_stride=1), progress=not quiet, echo=click.echo,
+                                      discretization=discretization, intervals=intervals, degree=degree)
+            point = _pick(per.special_points(kind), index, f"--{kind}", what, "the periodic branch")
         curve = curve_of(per, point, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0,
                          mu_values=at, intervals=steps)
     except FrictionkitError as exc:

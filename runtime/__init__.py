@@ -62,7 +62,7 @@ _lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"
                 "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
                 "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_collocation",
                 "switch_period_doubling_hbm", "frequency_response", "resonance_peaks", "nonlinear_mode",
-                "save_nonlinear_mode"],
+                "save_nonlinear_mode", "torus", "continue_torus"],
     "engine": ["ANMOptions", "ContinuationProblem", "NewtonOptions", "locate_fold_near"],
     "errors": ["ConvergenceError", "FrictionkitError", "InputError", "ModelInterfaceError"],
     "model": ["Model", "OrbitCheck", "check_branch_point", "check_orbit", "load_model", "reduce_structure",
@@ -108,7 +108,7 @@ __all__ = [
     "switch_period_doubling", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
     "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_hbm",
     "switch_period_doubling_collocation", "frequency_response", "resonance_peaks", "nonlinear_mode",
-    "save_nonlinear_mode",
+    "save_nonlinear_mode", "torus", "continue_torus",
     # nonsmooth
     "nonsmooth",
 ]

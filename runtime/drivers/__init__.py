@@ -13,6 +13,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
     "_orbits": ["collocation_orbit", "find_periodic_orbit", "locate_period_doubling",
                 "periodic_orbit_from_simulation", "solve_collocation", "switch_period_doubling"],
     "_study": ["convergence_study"],
+    "_torus": ["continue_torus", "torus"],
     "_switching": ["switch_branch", "switch_period_doubling_collocation", "switch_period_doubling_hbm"],
 })
 
@@ -21,4 +22,5 @@ __all__ = ["continuation", "find_periodic_orbit", "periodic_orbit_from_simulatio
            "periodic_start_from_hopf",
            "periodic_start_from_orbit", "periodic_start_from_simulation", "switch_branch",
            "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study",
-           "restart_branch", "frequency_response", "resonance_peaks", "nonlinear_mode", "save_nonlinear_mode"]
+           "restart_branch", "frequency_response", "resonance_peaks", "nonlinear_mode", "save_nonlinear_mode",
+           "torus", "continue_torus"]

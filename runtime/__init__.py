@@ -35,7 +35,8 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`switch_branch`, :func:`switch_period_doubling_hbm` (omega/2 basis),
   :func:`switch_period_doubling_collocation`; forced responses :func:`frequency_response`,
   :func:`resonance_peaks`; nonlinear modes (extended periodic motion concept)
-  :func:`nonlinear_mode`, :func:`save_nonlinear_mode`
+  :func:`nonlinear_mode`, :func:`save_nonlinear_mode`; quasi-periodic solutions (tori) from a
+  Neimark-Sacker point :func:`torus`, :func:`continue_torus`
 * nonsmooth: the subpackage :mod:`frictionkit.runtime.nonsmooth` (exact and event-driven
   references)
 * cli: ``frictionkit <command>`` (:mod:`frictionkit.runtime.cli`, not imported here)

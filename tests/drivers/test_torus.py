@@ -13,13 +13,17 @@ References, none of them computed from the torus's unknowns:
   forcing periods; the stroboscopic points' polar angle about their own centroid, its increments
   averaged with the weighted Birkhoff average of Das, Sander, Saiki & Yorke ("Quantitative
   quasiperiodicity", Nonlinearity 30, 2017, 4111-4140: weight ``exp(-1/(s(1-s)))``, error
-  decaying faster than any power of N for a smooth quasi-periodic circle map).  Measured
-  differences 2e-10 .. 5e-10 at the three amplitudes, whatever the truncation above (8, 9); at
-  (8, 6) they are 1e-9: what limits them is the torus's truncation in k2 and the average's
-  N (400 periods: the same to 3e-10), the integration tolerance contributes ~1e-12.
+  decaying faster than any power of N for a smooth quasi-periodic circle map).  Measured at the
+  branch's points A = 1.188, 1.142, 1.115: differences 1.4e-11, 2.0e-10, 7.7e-10, the same at
+  the truncations (8, 6), (8, 9) and (10, 12); with 400 periods 1.1e-9, 1.1e-8, 1.7e-8.  What
+  limits them is the average's N (the simulation's length), not the torus's truncation nor
+  the integration tolerance; it grows with the torus (the polar angle about the centroid turns
+  less evenly).
 * the stroboscopic points ``x(2 pi j / w)`` of the same integrations (started at a point of the
-  computed torus) lie on the torus's section ``theta1 = 0`` (its invariant curve) within
-  1e-5 of the orbit's size (measured: 5e-9 at (8, 9); 3e-6 at (10, 6), the k2 truncation).
+  computed torus: a torus that is not invariant puts them off it) lie on the torus's section
+  ``theta1 = 0`` (its invariant curve) within 1e-5 of the orbit's size; measured 1.7e-8 at
+  (8, 9) and (10, 12) (the floor of the integration and of the distance's minimization), and
+  2.1e-6 at (8, 6) for the largest torus (the truncation in k2).
 * the torus shrinks onto the orbit at the NS point located on the periodic branch (a different
   computation: Brent on the multipliers of the periodic AFT): ``size ~ (A_ns - A)^(1/2)``, the
   fitted exponent 0.50 to 2 digits.

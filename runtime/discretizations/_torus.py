@@ -114,8 +114,9 @@ class TorusAFT(Discretization):
     phase_harmonics : sequence of (k1, k2), optional
         The harmonics whose sine coefficient the phase conditions set to zero: one with
         ``k2 != 0`` (the ``theta2`` phase), and for an autonomous torus first one with
-        ``k2 = 0`` (the ``theta1`` phase); default ``(0, 1)`` and ``(1, 0)``.  Choose
-        harmonics that are not small on the torus (:func:`choose_phase_harmonics`).
+        ``k2 = 0`` (the ``theta1`` phase); default ``(0, 1)`` and ``(1, 0)`` of the phase
+        variable.  Choose harmonics (and their states, :meth:`set_phase_harmonics`) that are not
+        small on the torus (:func:`choose_phase_harmonics` does).
 
     Notes
     -----
@@ -185,27 +186,32 @@ class TorusAFT(Discretization):
         self._cache = None
 
     # -- layout --------------------------------------------------------------------------
-    def set_phase_harmonics(self, phase_harmonics=None):
-        """Choose the harmonics of the phase conditions (class docstring)."""
+    def set_phase_harmonics(self, phase_harmonics=None, states=None):
+        """Choose the harmonics of the phase conditions (class docstring) and the state of each
+        (default the phase variable's for both)."""
         if phase_harmonics is None:
             phase_harmonics = [(1, 0), (0, 1)] if self.autonomous else [(0, 1)]
         phase_harmonics = [tuple(int(v) for v in k) for k in phase_harmonics]
         if len(phase_harmonics) != self.n_phase:
             raise InputError(f"a {'self-excited' if self.autonomous else 'forced'} torus takes {self.n_phase} "
                              f"phase harmonic(s), got {len(phase_harmonics)}")
+        states = [self.phase_state] * self.n_phase if states is None else [int(i) for i in states]
+        if len(states) != self.n_phase or not all(0 <= i < self.n for i in states):
+            raise InputError(f"phase states {states}: give {self.n_phase} state indices in 0..{self.n - 1}")
         rows = []
-        for k in phase_harmonics:
+        for k, i in zip(phase_harmonics, states):
             j = self.harmonic_index(k)
             if j is None or j == 0:
                 raise InputError(f"phase harmonic {k} is not a nonzero harmonic (k1 > 0, or k1 = 0 < k2) of the "
                                  f"truncation set ({self.truncation}, H = ({self.H1}, {self.H2}))")
-            rows.append(self.phase_state * self.nb + 2 * j)        # its sine coefficient
+            rows.append(i * self.nb + 2 * j)        # its sine coefficient
         if self.autonomous and (phase_harmonics[0][1] != 0 or phase_harmonics[1][1] == 0):
             raise InputError("a self-excited torus needs a first phase harmonic with k2 = 0 (theta1) and a second "
                              "with k2 != 0 (theta2)")
         if self.forced and phase_harmonics[0][1] == 0:
             raise InputError("the phase harmonic of a forced torus needs k2 != 0 (it fixes the phase of theta2)")
         self.phase_harmonics = phase_harmonics
+        self.phase_states = states
         self.phase_rows = np.array(rows, dtype=int)
 
     def harmonic_index(self, k):
@@ -404,8 +410,9 @@ class TorusAFT(Discretization):
         return th2, self.evaluate(Z, np.full_like(th2, theta1), th2)
 
     def on_model(self, model):
-        return TorusAFT(model, (self.H1, self.H2), self.truncation, (self.N1, self.N2), self.phase_state,
-                        self.phase_harmonics)
+        new = TorusAFT(model, (self.H1, self.H2), self.truncation, (self.N1, self.N2), self.phase_state)
+        new.set_phase_harmonics(self.phase_harmonics, self.phase_states)
+        return new
 
     def shift_phase(self, U, phi1, phi2):
         """Coefficients of ``X(theta + phi)``: ``x_k -> x_k e^{i k.phi}``."""
@@ -414,28 +421,29 @@ class TorusAFT(Discretization):
 
     def phase_fixed(self, U):
         """``U`` shifted in the angles so that the phase conditions hold (the chosen harmonics'
-        sine coefficients of the phase state zero, their cosines positive)."""
-        xc = self.to_complex(U[self.phase_state])
+        sine coefficients zero, their cosines positive)."""
+        def arg(c):
+            return np.angle(self.to_complex(U[self.phase_states[c]])[self.harmonic_index(self.phase_harmonics[c])])
         if self.autonomous:
             (a1, _), (b1, b2) = self.phase_harmonics
-            phi1 = -np.angle(xc[self.harmonic_index(self.phase_harmonics[0])]) / a1
-            phi2 = (-np.angle(xc[self.harmonic_index(self.phase_harmonics[1])]) - b1 * phi1) / b2
+            phi1 = -arg(0) / a1
+            phi2 = (-arg(1) - b1 * phi1) / b2
         else:
             (b1, b2), = self.phase_harmonics
             phi1 = 0.0
-            phi2 = -np.angle(xc[self.harmonic_index(self.phase_harmonics[0])]) / b2
+            phi2 = -arg(0) / b2
         return self.shift_phase(U, phi1, phi2)
 
 
 def choose_phase_harmonics(disc: TorusAFT, U):
-    """The harmonics of the phase state largest on ``U`` for the phase conditions: ``k2 = 1``
-    (and for an autonomous torus first ``k2 = 0, k1 >= 1``)."""
-    mag = np.abs(disc.to_complex(U[disc.phase_state]))
+    """``(harmonics, states)`` for the phase conditions: the largest harmonic of any state with
+    ``k2 = 1`` (and for an autonomous torus first the largest with ``k2 = 0, k1 >= 1``) on ``U``."""
+    mag = np.abs(disc.to_complex(U))                  # (n, nk)
     K = disc.K
-    pick = []
-    if disc.autonomous:
-        sel = np.flatnonzero((K[:, 1] == 0) & (K[:, 0] > 0))
-        pick.append(tuple(K[sel[np.argmax(mag[sel])]]))
-    sel = np.flatnonzero(K[:, 1] == 1)
-    pick.append(tuple(K[sel[np.argmax(mag[sel])]]))
-    return pick
+    pick, states = [], []
+    sels = ([np.flatnonzero((K[:, 1] == 0) & (K[:, 0] > 0))] if disc.autonomous else []) + [np.flatnonzero(K[:, 1] == 1)]
+    for sel in sels:
+        i, j = np.unravel_index(np.argmax(mag[:, sel]), (disc.n, sel.size))
+        pick.append(tuple(int(v) for v in K[sel[j]]))
+        states.append(int(i))
+    return pick, states

@@ -255,7 +255,7 @@ def torus_start_from_ns(branch, point, harmonics=(8, 4), *, truncation="box", gr
     pert = (p.T[:, :, None] * np.exp(1j * th2)[None, None, :]).real     # (n, N1, N2)
     grid_orbit = np.repeat(xp[:, :, None], disc.N2, axis=2)
     U = disc.from_grid(grid_orbit + eps * size * pert)
-    disc.set_phase_harmonics(choose_phase_harmonics(disc, U))
+    disc.set_phase_harmonics(*choose_phase_harmonics(disc, U))
     U = disc.phase_fixed(U)
     w2 = theta / T
     U0 = disc.from_grid(grid_orbit)
@@ -269,8 +269,8 @@ def torus_start_from_ns(branch, point, harmonics=(8, 4), *, truncation="box", gr
 def _phase_shift_of(disc, U, U0):
     """The theta1 shift that puts the orbit ``U0`` in the phase of the torus ``U`` (its k2 = 0 part)."""
     j = disc.harmonic_index(disc.phase_harmonics[0])
-    a = disc.to_complex(U[disc.phase_state])[j]
-    b = disc.to_complex(U0[disc.phase_state])[j]
+    a = disc.to_complex(U[disc.phase_states[0]])[j]
+    b = disc.to_complex(U0[disc.phase_states[0]])[j]
     return (np.angle(a) - np.angle(b)) / disc.phase_harmonics[0][0], 0.0
 
 
@@ -380,7 +380,8 @@ def _result(disc, rec, n_res, n_jac, info):
     prov = dict(model=model.name, model_hash=model.model_hash, continuation_parameter=model.continuation,
                 method="newton", discretization=disc.kind, harmonics=[disc.H1, disc.H2],
                 truncation=disc.truncation, grid=[disc.N1, disc.N2], n_harmonics=int(disc.nk),
-                phase_harmonics=[list(k) for k in disc.phase_harmonics], forced=bool(disc.forced),
+                phase_harmonics=[list(k) for k in disc.phase_harmonics],
+                phase_states=[model.states[i] for i in disc.phase_states], forced=bool(disc.forced),
                 parameters={k: float(v) for k, v in zip(model.parameters, model.param_vector())},
                 frictionkit_version=__version__, stability=STABILITY_NOTE,
                 start={k: (v if not isinstance(v, complex) else [v.real, v.imag]) for k, v in info.items()})

@@ -27,6 +27,9 @@ References, none of them computed from the torus's unknowns:
 * the torus shrinks onto the orbit at the NS point located on the periodic branch (a different
   computation: Brent on the multipliers of the periodic AFT): ``size ~ (A_ns - A)^(1/2)``, the
   fitted exponent 0.50 to 2 digits.
+* the self-excited (autonomous) path, two unknown frequencies: the hand-written
+  ``tests/models/cycle_ns_handwritten.py``, whose torus past its NS point is known in closed
+  form (``w1 = 1``, ``w2 = nu``, radius ``sqrt(lam)``).
 """
 import numpy as np
 import pytest
@@ -34,12 +37,14 @@ from click.testing import CliRunner
 from scipy.integrate import solve_ivp
 from scipy.optimize import minimize_scalar
 
-from frictionkit.runtime import continue_torus, load_model, periodic_branch, torus
+from frictionkit.runtime import continue_torus, load_model, periodic_branch, periodic_start_from_orbit, torus
 from frictionkit.runtime.cli import main
 from frictionkit.runtime.discretizations._aft import AFTDiscretization
 from frictionkit.runtime.discretizations._torus import TorusAFT, harmonic_set
 from frictionkit.runtime.drivers._torus import STABILITY_NOTE, TorusBranch, torus_start_from_ns
 from frictionkit.runtime.errors import InputError
+from frictionkit.runtime.model._interface import Model
+from tests.models import cycle_ns_handwritten
 from tests.models.torus_specs import forced_cubic_belt
 
 W = 2.5
@@ -204,3 +209,27 @@ def test_cli_torus(tmp_path):
     bad = CliRunner().invoke(main, ["torus", "tests/models/torus_specs.py", "--param", "A", "--start", "0.3",
                                     "--stop", "0.8", "-q"])
     assert bad.exit_code == 1 and "--ns 1: no Neimark-Sacker point on the periodic branch" in bad.output
+
+
+def test_self_excited_torus_is_the_analytic_one():
+    """Autonomous path (two unknown frequencies, two phase conditions) on
+    ``tests/models/cycle_ns_handwritten.py``: past its NS point at lam = 0 the torus is
+    ``x + i y = e^{i theta1}``, ``u + i v = sqrt(lam) e^{i theta2}`` with ``w1 = 1``, ``w2 = nu``
+    (analytic: the two planes decouple and each has a circle of radius 1 and sqrt(lam))."""
+    model = Model(cycle_ns_handwritten, {"lam": -0.2, "nu": 0.3})
+    th = 2 * np.pi * np.arange(32) / 32
+    x = np.vstack([np.cos(th), np.sin(th), 0 * th, 0 * th])
+    disc, Z = periodic_start_from_orbit(model, -0.2, x, 2 * np.pi, 3, discretization="aft")
+    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton", options=dict(max_lam_step=0.05, max_steps=12))
+    ns = br.special_points("ns")[0]
+    tb = torus(br, ns, -0.1, 0.3, harmonics=(3, 3), eps=0.05)
+    assert tb.status == "range" and tb.lam[-1] == pytest.approx(0.3, abs=1e-14) and len(tb) > 5
+    assert tb.discretization.autonomous and tb.discretization.size == 4 * tb.discretization.nb + 3
+    assert np.abs(tb.omega1 - 1).max() < 1e-12 and np.abs(tb.omega2 - 0.3).max() < 1e-12
+    assert np.abs(tb.torus_size - np.sqrt(tb.lam)).max() < 1e-12
+    d = tb.discretization
+    for Z in tb.solutions[::3]:
+        t1, t2 = np.meshgrid(np.linspace(0, 6, 7), np.linspace(0, 6, 5))
+        X = d.evaluate(Z, t1, t2)
+        r2 = X[2] ** 2 + X[3] ** 2
+        assert np.allclose(X[0] ** 2 + X[1] ** 2, 1, atol=1e-12) and np.allclose(r2, Z[-1], atol=1e-12)

@@ -41,9 +41,11 @@ _DONE = ("range",)
 @click.option("--max-steps", type=int, default=100, show_default=True, help="Points of the torus branch at most.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file of the torus branch.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="PNG of the tori's Poincare sections (theta1 = 0) and their rotation numbers.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmonics, torus_harmonics, truncation,
-              eps, max_steps, out, quiet):
+              eps, max_steps, out, plot, quiet):
     """Quasi-periodic solutions (tori) born at a Neimark-Sacker point of a periodic branch.
 
     Two-frequency AFT harmonic balance on the torus, continued by pseudo-arclength; the columns
@@ -53,7 +55,7 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
     \b
     Example (the forced cubic-friction belt oscillator of tests/models/torus_specs.py):
       frictionkit torus tests/models/torus_specs.py --param A --start 0.3 --stop 1.3 \\
-          --set w=2.5 --out torus.h5
+          --set w=2.5 --out torus.h5 --plot torus.png
     """
     # the runtime, imported here: `torus --help` imports this module (tests/cli/test_lazy_cli.py)
     from ..drivers._branches import periodic_branch
@@ -64,6 +66,7 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
     from ._continuation import _load
     try:
         check_output(out, (".h5", ".hdf5"))
+        check_output(plot, (".png", ".svg", ".pdf"), option="--plot")
         check_sizes(harmonics)
         if eps <= 0 or max_steps < 1:
             raise InputError(f"--eps {eps:g} must be > 0 and --max-steps {max_steps} >= 1")
@@ -93,5 +96,11 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
     if out is not None:
         save_or_rescue(tb.save, out, "torus branch")
         click.echo(f"wrote {out}")
+    if plot is not None and len(tb):
+        try:
+            tb.plot(plot)
+        except FrictionkitError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"wrote {plot}")
     if tb.status not in _DONE:
         raise click.ClickException(f"the torus branch stopped early: {tb.message}")

@@ -19,6 +19,12 @@ projection on the critical mode held at ``eps`` (``lam`` free: the first point o
 branch, which leaves the periodic orbit transversally), and the branch is followed by the
 engine's pseudo-arclength loop.  Torus sizes grow like ``sqrt(|lam - lam_ns|)`` near a
 generic NS point.  Stability of tori is not computed (the result says so).
+
+Limitation: where the rotation number is a rational ``p/q`` inside a resonance (Arnold) tongue
+the flow on the torus is phase-locked, not quasi-periodic, and the torus has no
+parametrization with a constant rotation (Schilder, Osinga & Vahl, §2): the harmonic balance
+still returns points there, but their harmonics decay slowly; for the test model the tongues
+crossed (2:5 near A = 0.82) are too narrow to be seen at the branch's steps.
 """
 from __future__ import annotations
 
@@ -37,6 +43,8 @@ from ..engine._predictor_corrector import pseudo_arclength
 from ..errors import ConvergenceError, InputError
 from ..results._atomic import atomic_path, read_hdf5
 from ..results._checked import json_attr, text_attr, dataset
+from ..results._figure import finish, subplots
+from ..results._plots import drawable
 
 __all__ = ["TorusBranch", "torus", "continue_torus", "torus_start_from_ns"]
 
@@ -109,6 +117,41 @@ class TorusBranch:
         """Point ``i``'s section ``theta1 = 0`` (the stroboscopic invariant curve of a forced
         torus): ``(theta2, x (n, n_points))``."""
         return self.discretization.invariant_curve(self.solutions[i], 0.0, n_points)
+
+    def plot(self, path=None, points=None, axes=(0, 1), n_points=512):
+        """The Poincaré sections ``theta1 = 0`` of some tori (the stroboscopic invariant curves
+        at the forcing period of a forced torus) in the plane of two states, and the rotation
+        number against the parameter (matplotlib); with ``path`` the figure is written there.
+
+        ``points``: indices of the tori drawn (default about six along the branch); ``axes``:
+        the two states (indices).  Needs the ``discretization`` (a branch of this session).
+        Returns the two axes."""
+        if self.discretization is None:
+            raise InputError("plotting the sections needs the torus discretization: a branch continued in "
+                             "this session (a loaded file has the columns and the unknowns only)")
+        i, j = axes
+        if not (0 <= i < len(self.states) and 0 <= j < len(self.states)):
+            raise InputError(f"axes {axes}: state indices in 0..{len(self.states) - 1}")
+        if points is None:
+            points = sorted(set(np.linspace(0, len(self) - 1, min(6, len(self))).astype(int).tolist()))
+        fig, (ax, ax2) = subplots(path, 1, 2, figsize=(10, 4.2), layout="constrained")
+        for k in points:
+            _, x = self.invariant_curve(k, n_points)
+            ax.plot(np.append(x[i], x[i][0]), np.append(x[j], x[j][0]), lw=1.0,
+                    label=drawable(f"{self.lam_name} = {self.lam[k]:.6g}"))
+        ax.set_xlabel(drawable(self.states[i]))
+        ax.set_ylabel(drawable(self.states[j]))
+        ax.set_title(drawable("Poincaré sections theta1 = 0 of the tori"))
+        ax.legend(loc="best", fontsize=7)
+        ax.grid(alpha=0.3)
+        ax2.plot(self.lam, self.rotation_number, "C1")
+        ax2.set_xlabel(drawable(self.lam_name))
+        ax2.set_ylabel("rotation number omega2 / omega1")
+        ax2.set_title(drawable(f"{self.model}: rotation number\n({self.stability})"), fontsize=10)
+        ax2.grid(alpha=0.3)
+        if path is not None:
+            finish(fig, path, dpi=130)
+        return ax, ax2
 
     def save(self, path):
         """HDF5 (written atomically): root attributes ``kind = "torus_branch"``, ``model``,

@@ -202,10 +202,12 @@ def test_cli_torus(tmp_path):
     out = tmp_path / "t.h5"
     res = CliRunner().invoke(main, ["torus", "tests/models/torus_specs.py", "--param", "A", "--start", "0.3",
                                     "--stop", "1.3", "--set", "w=2.5", "--torus-harmonics", "6", "4",
-                                    "--max-steps", "8", "--out", str(out), "-q"])
+                                    "--max-steps", "8", "--out", str(out), "--plot", str(tmp_path / "t.png"),
+                                    "-q"])
     assert "Neimark-Sacker" not in res.output        # -q
     assert "stability of tori is not computed" in res.output
     assert out.exists() and len(TorusBranch.load(out)) >= 2
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = CliRunner().invoke(main, ["torus", "tests/models/torus_specs.py", "--param", "A", "--start", "0.3",
                                     "--stop", "0.8", "-q"])
     assert bad.exit_code == 1 and "--ns 1: no Neimark-Sacker point on the periodic branch" in bad.output

@@ -36,7 +36,8 @@ imports only go down, ``tests/architecture/test_layers.py``); it is ``__all__``:
   :func:`switch_branch`, :func:`switch_period_doubling_hbm` (omega/2 basis),
   :func:`switch_period_doubling_collocation`; forced responses :func:`frequency_response`,
   :func:`resonance_peaks`; nonlinear modes (extended periodic motion concept)
-  :func:`nonlinear_mode`, :func:`save_nonlinear_mode`
+  :func:`nonlinear_mode`, :func:`save_nonlinear_mode`; quasi-periodic solutions (tori) from a
+  Neimark-Sacker point :func:`torus`, :func:`continue_torus`
 * nonsmooth: the subpackage :mod:`frictionkit.runtime.nonsmooth` (exact and event-driven
   references)
 * cli: ``frictionkit <command>`` (:mod:`frictionkit.runtime.cli`, not imported here)
@@ -63,7 +64,8 @@ _lazy_getattr, __dir__, _ = lazy_loader.attach(__name__, submodules=["nonsmooth"
                 "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
                 "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_collocation",
                 "switch_period_doubling_hbm", "frequency_response", "resonance_peaks", "nonlinear_mode",
-                "save_nonlinear_mode", "attach_discretization", "fold_curve", "pd_curve", "ns_curve"],
+                "save_nonlinear_mode", "attach_discretization", "fold_curve", "pd_curve", "ns_curve", "torus",
+                "continue_torus"],
     "engine": ["ANMOptions", "ContinuationProblem", "NewtonOptions", "locate_fold_near"],
     "errors": ["ConvergenceError", "FrictionkitError", "InputError", "ModelInterfaceError"],
     "model": ["Model", "OrbitCheck", "check_branch_point", "check_orbit", "load_model", "reduce_structure",
@@ -109,7 +111,7 @@ __all__ = [
     "switch_period_doubling", "collocation_orbit", "solve_collocation", "equilibrium_branch", "periodic_branch", "periodic_start_from_hopf", "periodic_start_from_orbit",
     "periodic_start_from_simulation", "switch_branch", "switch_period_doubling_hbm",
     "switch_period_doubling_collocation", "frequency_response", "resonance_peaks", "nonlinear_mode",
-    "save_nonlinear_mode", "attach_discretization", "fold_curve", "pd_curve", "ns_curve",
+    "save_nonlinear_mode", "attach_discretization", "fold_curve", "pd_curve", "ns_curve", "torus", "continue_torus",
     # nonsmooth
     "nonsmooth",
 ]

@@ -70,6 +70,8 @@ COMMANDS = {
     "study": ("_study", "study", "Accuracy studies of the discretizations (seed 003)."),
     "sweep": ("_sweep", "sweep_cmd",
               "Run one task per grid point of --over on Dask (a local cluster, or --scheduler)."),
+    "torus": ("_torus", "torus_cmd",
+              "Quasi-periodic solutions (tori) born at a Neimark-Sacker point of a periodic branch."),
     "twophase": ("_nonsmooth", "twophase_cmd",
                  "Seed 001 two-phase model, parameter set (P): explicit scheme of §3.1 (Figs."),
 }

@@ -1,0 +1,106 @@
+"""``frictionkit torus`` (listed in ``runtime.cli.COMMANDS``).
+
+The periodic branch is continued with its multipliers at every step (``multiplier_stride =
+1``): from the linear forced response at ``--start`` for a forced model, from a Hopf point of
+the equilibria (``--from-hopf``) for an autonomous one.  The chosen Neimark–Sacker point
+(``--ns``) starts the branch of tori (``drivers/_torus.py``), continued in the same parameter
+within ``[--start, --stop]``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import FrictionkitError, InputError
+from ._params import ASSIGNMENT, check_sizes, param_values, save_or_rescue
+
+#: Statuses of a torus branch that ended where it was asked to.
+_DONE = ("range",)
+
+
+@click.command("torus")
+@click.argument("model")
+@click.argument("assignments", nargs=-1, type=ASSIGNMENT)
+@click.option("--param", "-p", required=True, help="The continuation parameter, e.g. the forcing amplitude A.")
+@click.option("--start", type=float, required=True, help="Start of the periodic branch in --param.")
+@click.option("--stop", type=float, required=True, help="End of the parameter range (the tori stay in it too).")
+@click.option("--set", "set_", multiple=True, type=ASSIGNMENT, help="Parameter values NAME=VALUE (several allowed).")
+@click.option("--from-hopf", "hopf", type=int, default=1, show_default=True,
+              help="Autonomous models: the Hopf point of the equilibria the periodic branch starts from.")
+@click.option("--ns", "index", type=int, default=1, show_default=True,
+              help="Which Neimark-Sacker point of the periodic branch starts the tori (1 = first).")
+@click.option("--harmonics", "-H", type=int, default=10, show_default=True,
+              help="Harmonics H of the periodic branch.")
+@click.option("--torus-harmonics", nargs=2, type=int, default=(8, 8), show_default=True,
+              help="Harmonics H1 H2 of the two angles of the torus.")
+@click.option("--truncation", type=click.Choice(["box", "diamond"]), default="box", show_default=True,
+              help="Harmonics (k1, k2) kept: |k1| <= H1 and |k2| <= H2 (box), or |k1|/H1 + |k2|/H2 <= 1.")
+@click.option("--eps", type=float, default=1e-2, show_default=True,
+              help="Size of the first torus relative to the periodic orbit's.")
+@click.option("--max-steps", type=int, default=100, show_default=True, help="Points of the torus branch at most.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="HDF5 file of the torus branch.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="PNG of the tori's Poincare sections (theta1 = 0) and their rotation numbers.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmonics, torus_harmonics, truncation,
+              eps, max_steps, out, plot, quiet):
+    """Quasi-periodic solutions (tori) born at a Neimark-Sacker point of a periodic branch.
+
+    Two-frequency AFT harmonic balance on the torus, continued by pseudo-arclength; the columns
+    are both frequencies, the rotation number omega2/omega1, the torus size and the amplitudes.
+    Stability of tori is not computed.
+
+    \b
+    Example (the forced cubic-friction belt oscillator of tests/models/torus_specs.py):
+      frictionkit torus tests/models/torus_specs.py --param A --start 0.3 --stop 1.3 \\
+          --set w=2.5 --out torus.h5 --plot torus.png
+    """
+    # the runtime, imported here: `torus --help` imports this module (tests/cli/test_lazy_cli.py)
+    from ..drivers._branches import periodic_branch
+    from ..drivers._compose import _pick, run_continuation
+    from ..drivers._forced import forced_start
+    from ..drivers._torus import torus
+    from ..results._atomic import check_output
+    from ._continuation import _load
+    try:
+        check_output(out, (".h5", ".hdf5"))
+        check_output(plot, (".png", ".svg", ".pdf"), option="--plot")
+        check_sizes(harmonics)
+        if eps <= 0 or max_steps < 1:
+            raise InputError(f"--eps {eps:g} must be > 0 and --max-steps {max_steps} >= 1")
+        lo, hi = sorted((start, stop))
+        m = _load(model, param, param_values(set_, assignments))
+        opts = dict(multiplier_stride=1)
+        if m.forced:
+            disc, Z, _ = forced_start(m, start, harmonics)
+            per = periodic_branch(disc, Z, lo, hi, 1.0 if stop > start else -1.0, options=opts)
+        else:
+            _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
+                                      options=opts, progress=not quiet, echo=click.echo)
+        point = _pick(per.special_points("ns"), index, "--ns", "Neimark-Sacker point", "the periodic branch")
+        if not quiet:
+            click.echo(f"Neimark-Sacker point at {param} = {point.param:.10g}: continuing the tori")
+        tb = torus(per, point, lo, hi, harmonics=tuple(torus_harmonics), truncation=truncation, eps=eps,
+                   max_steps=max_steps)
+    except FrictionkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"tori in {param}: {len(tb)} points, status {tb.status}: {tb.message} ({tb.stability})")
+    click.echo(f"{param:>14} {'omega1':>14} {'omega2':>14} {'rotation':>14} {'size':>12}")
+    for i in sorted(set(range(0, len(tb), max(1, len(tb) // 10))) | {len(tb) - 1}):
+        click.echo(f"{tb.lam[i]:14.8g} {tb.omega1[i]:14.10g} {tb.omega2[i]:14.10g} {tb.rotation_number[i]:14.10g} "
+                   f"{tb.torus_size[i]:12.6g}")
+    c = tb.counters
+    click.echo(f"work: {c['unknowns']} unknowns, {c['steps']} steps, {c['factorizations']} LU factorizations")
+    if out is not None:
+        save_or_rescue(tb.save, out, "torus branch")
+        click.echo(f"wrote {out}")
+    if plot is not None and len(tb):
+        try:
+            tb.plot(plot)
+        except FrictionkitError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"wrote {plot}")
+    if tb.status not in _DONE:
+        raise click.ClickException(f"the torus branch stopped early: {tb.message}")

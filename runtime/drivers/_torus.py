@@ -1,0 +1,482 @@
+"""Quasi-periodic (torus) branches started at a Neimark–Sacker point (DESIGN §5.9).
+
+At a Neimark–Sacker (NS) point of a periodic orbit ``x_p(t)`` of period ``T`` the monodromy
+matrix ``M = Phi(T)`` has a pair of multipliers ``exp(+-i theta)``.  With ``M v = e^{i theta} v``
+the solution ``Phi(t) v = p(t) e^{i theta t / T}`` of the variational equation has
+``p(t + T) = p(t)`` (Floquet), so the torus born there is, to first order in its size ``eps``
+(Kuznetsov, *Elements of applied bifurcation theory*, 3rd ed., Springer 2004, §4.7 and §7.3:
+the normal form of the NS bifurcation of the Poincaré map; Schilder, Osinga & Vahl, SIAM J.
+Appl. Dyn. Syst. 4, 2005, §4, the same start)::
+
+    X(theta1, theta2) = x_p(theta1 / w1) + eps Re(p(theta1 / w1) e^{i theta2}),
+    w1 = 2 pi / T,  w2 = theta / T   (theta in (0, pi): the rotation number w2 / w1 = theta / 2 pi)
+
+(``theta + 2 pi j`` gives the same torus with the harmonics ``k1`` shifted by ``j``; the
+choice in ``(0, pi)`` keeps the harmonics of the small torus at ``|k1|`` near 0).  ``Phi`` is
+integrated here from the balanced orbit's Fourier series (``scipy.integrate.solve_ivp``,
+rtol 1e-10).  The start is then corrected by the one Newton of the engine with the torus's
+projection on the critical mode held at ``eps`` (``lam`` free: the first point of the torus
+branch, which leaves the periodic orbit transversally), and the branch is followed by the
+engine's pseudo-arclength loop.  Torus sizes grow like ``sqrt(|lam - lam_ns|)`` near a
+generic NS point.  Stability of tori is not computed (the result says so).
+
+Limitation: where the rotation number is a rational ``p/q`` inside a resonance (Arnold) tongue
+the flow on the torus is phase-locked, not quasi-periodic, and the torus has no
+parametrization with a constant rotation (Schilder, Osinga & Vahl, §2): the harmonic balance
+still returns points there, but their harmonics decay slowly; for the test model the tongues
+crossed (2:5 near A = 0.82) are too narrow to be seen at the branch's steps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import json
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from .._version import __version__
+from ..discretizations._torus import TorusAFT, choose_phase_harmonics
+from ..engine._bordered import Counters
+from ..engine._newton import correct, tangent_at
+from ..engine._options import NewtonOptions
+from ..engine._predictor_corrector import pseudo_arclength
+from ..errors import ConvergenceError, InputError
+from ..results._atomic import atomic_path, read_hdf5
+from ..results._checked import json_attr, text_attr, dataset
+from ..results._figure import finish, subplots
+from ..results._plots import drawable
+
+__all__ = ["TorusBranch", "torus", "continue_torus", "torus_start_from_ns"]
+
+#: Largest distance of the critical pair from the unit circle at which an orbit counts as "at
+#: a Neimark-Sacker point" (located NS points are at ~1e-10; an orbit a few steps off still
+#: gives a usable start, the correction moves lam).
+NS_TOL = 2e-2
+#: What every saved torus result says about stability.
+STABILITY_NOTE = "stability of tori is not computed"
+
+
+@dataclass
+class TorusBranch:
+    """A branch of quasi-periodic solutions (tori).
+
+    Attributes
+    ----------
+    model, lam_name : str
+    lam, omega1, omega2, rotation_number, torus_size : ndarray (n_points,)
+        The parameter, the two base frequencies (``omega1`` the forcing frequency for a forced
+        torus), ``omega2 / omega1`` and the torus's largest distance from its periodic part.
+    amplitudes : ndarray (n_points, n)
+        Peak-to-peak of each state on the torus.
+    states : tuple of str
+    solutions : ndarray (n_points, size)
+        The unknowns of :class:`TorusAFT` (rebuild with ``discretization``).
+    status, message : str
+    counters : dict
+        Work: ``steps``, ``factorizations`` (LUs), residuals, Jacobians, ``unknowns``.
+    provenance : dict
+        Model hash, harmonics, truncation, grid, phase harmonics, the NS start, versions.
+    stability : str
+        Always :data:`STABILITY_NOTE`.
+    """
+
+    model: str
+    lam_name: str
+    lam: np.ndarray
+    omega1: np.ndarray
+    omega2: np.ndarray
+    rotation_number: np.ndarray
+    torus_size: np.ndarray
+    amplitudes: np.ndarray
+    states: tuple
+    solutions: np.ndarray
+    status: str
+    message: str
+    counters: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
+    stability: str = STABILITY_NOTE
+    discretization: object = None
+
+    def __len__(self):
+        return len(self.lam)
+
+    @property
+    def success(self) -> bool:
+        return self.status in ("range", "max_steps")
+
+    def columns(self) -> dict:
+        """Column data: ``lam``, ``omega1``, ``omega2``, ``rotation_number``, ``torus_size`` and
+        ``ptp_<state>`` for every state."""
+        out = dict(lam=self.lam, omega1=self.omega1, omega2=self.omega2, rotation_number=self.rotation_number,
+                   torus_size=self.torus_size)
+        for i, s in enumerate(self.states):
+            out[f"ptp_{s}"] = self.amplitudes[:, i]
+        return out
+
+    def invariant_curve(self, i: int, n_points: int = 256):
+        """Point ``i``'s section ``theta1 = 0`` (the stroboscopic invariant curve of a forced
+        torus): ``(theta2, x (n, n_points))``."""
+        return self.discretization.invariant_curve(self.solutions[i], 0.0, n_points)
+
+    def plot(self, path=None, points=None, axes=(0, 1), n_points=512):
+        """The Poincaré sections ``theta1 = 0`` of some tori (the stroboscopic invariant curves
+        at the forcing period of a forced torus) in the plane of two states, and the rotation
+        number against the parameter (matplotlib); with ``path`` the figure is written there.
+
+        ``points``: indices of the tori drawn (default about six along the branch); ``axes``:
+        the two states (indices).  Needs the ``discretization`` (a branch of this session).
+        Returns the two axes."""
+        if self.discretization is None:
+            raise InputError("plotting the sections needs the torus discretization: a branch continued in "
+                             "this session (a loaded file has the columns and the unknowns only)")
+        i, j = axes
+        if not (0 <= i < len(self.states) and 0 <= j < len(self.states)):
+            raise InputError(f"axes {axes}: state indices in 0..{len(self.states) - 1}")
+        if points is None:
+            points = sorted(set(np.linspace(0, len(self) - 1, min(6, len(self))).astype(int).tolist()))
+        fig, (ax, ax2) = subplots(path, 1, 2, figsize=(10, 4.2), layout="constrained")
+        for k in points:
+            _, x = self.invariant_curve(k, n_points)
+            ax.plot(np.append(x[i], x[i][0]), np.append(x[j], x[j][0]), lw=1.0,
+                    label=drawable(f"{self.lam_name} = {self.lam[k]:.6g}"))
+        ax.set_xlabel(drawable(self.states[i]))
+        ax.set_ylabel(drawable(self.states[j]))
+        ax.set_title(drawable("Poincaré sections theta1 = 0 of the tori"))
+        ax.legend(loc="best", fontsize=7)
+        ax.grid(alpha=0.3)
+        ax2.plot(self.lam, self.rotation_number, "C1")
+        ax2.set_xlabel(drawable(self.lam_name))
+        ax2.set_ylabel("rotation number omega2 / omega1")
+        ax2.set_title(drawable(f"{self.model}: rotation number\n({self.stability})"), fontsize=10)
+        ax2.grid(alpha=0.3)
+        if path is not None:
+            finish(fig, path, dpi=130)
+        return ax, ax2
+
+    def save(self, path):
+        """HDF5 (written atomically): root attributes ``kind = "torus_branch"``, ``model``,
+        ``lam_name``, ``status``, ``message``, ``stability``, ``states``, ``counters`` and
+        ``provenance`` (JSON); datasets ``columns/<name>`` (n_points,) and ``solutions``."""
+        import h5py
+        with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+            f.attrs["kind"] = "torus_branch"
+            for k in ("model", "lam_name", "status", "message", "stability"):
+                f.attrs[k] = str(getattr(self, k))
+            f.attrs["states"] = json.dumps(list(self.states))
+            f.attrs["counters"] = json.dumps(self.counters)
+            f.attrs["provenance"] = json.dumps(self.provenance)
+            for k, v in self.columns().items():
+                f[f"columns/{k}"] = np.asarray(v, dtype=float)
+            f["solutions"] = np.asarray(self.solutions, dtype=float)
+
+    @classmethod
+    def load(cls, path):
+        """The branch saved by :meth:`save` (checked on reading: a damaged file is an
+        :class:`InputError` naming it); ``discretization`` is None."""
+        return read_hdf5(path, cls._read, "torus file")
+
+    @classmethod
+    def _read(cls, f):
+        if text_attr(f, "kind", "-") != "torus_branch":
+            raise InputError("not a torus branch (its attribute 'kind' is not 'torus_branch')")
+        states = tuple(json_attr(f, "states", "list of names"))
+        n_pts = f["columns/lam"].shape[0] if "columns/lam" in f else 0
+        cols = {k: np.asarray(dataset(f, f"columns/{k}", (n_pts,)), dtype=float)
+                for k in ("lam", "omega1", "omega2", "rotation_number", "torus_size")}
+        amps = np.column_stack([np.asarray(dataset(f, f"columns/ptp_{s}", (n_pts,)), dtype=float)
+                                for s in states]) if states else np.zeros((n_pts, 0))
+        return cls(model=text_attr(f, "model"), lam_name=text_attr(f, "lam_name"), amplitudes=amps,
+                   states=states, solutions=np.asarray(dataset(f, "solutions", (n_pts, None)), dtype=float),
+                   status=text_attr(f, "status"), message=text_attr(f, "message", ""),
+                   counters=json_attr(f, "counters", "table"), provenance=json_attr(f, "provenance", "table"),
+                   stability=text_attr(f, "stability"), **cols)
+
+
+def _orbit_function(disc, Z):
+    """``x(t)`` of the balanced periodic orbit ``Z`` of an AFT discretization at any times."""
+    U, omega, lam = disc.split(Z)
+    k = np.arange(1, disc.H + 1)
+
+    def x(t):
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        ph = np.outer(k, omega * t)
+        return U[:, :1] + U[:, 1::2] @ np.cos(ph) + U[:, 2::2] @ np.sin(ph)
+    return x, omega, lam
+
+
+def critical_pair(disc, Z):
+    """``(multiplier, eigenvector, monodromy)`` of the complex pair of ``disc.monodromy(Z)``
+    nearest the unit circle with ``Im > 0``, or ``(None, None, M)`` if it has no complex pair."""
+    M = np.asarray(disc.monodromy(Z), dtype=float)
+    mult, vecs = np.linalg.eig(M)
+    cplx = np.flatnonzero(mult.imag > 1e-9 * np.maximum(1.0, np.abs(mult)))
+    if not cplx.size:
+        return None, None, M
+    k = int(cplx[np.argmin(np.abs(np.abs(mult[cplx]) - 1))])
+    return mult[k], vecs[:, k], M
+
+
+def torus_start_from_ns(branch, point, harmonics=(8, 4), *, truncation="box", grid=None, eps=1e-2,
+                        phase_variable=None):
+    """A torus discretization and the first-order guess of a small torus at an NS point.
+
+    Parameters
+    ----------
+    branch : Branch
+        A periodic AFT branch (its ``discretization`` has ``split`` and ``monodromy``).
+    point : SpecialPoint or int
+        A located ``"ns"`` point of ``branch``, or the index of an orbit of it near one.
+    harmonics : (int, int)
+        ``(H1, H2)`` of the torus.
+    eps : float
+        The torus's size relative to the orbit's (largest peak-to-peak of a state).
+
+    Returns
+    -------
+    disc : TorusAFT
+    Z : ndarray
+        The guess ``x_p + eps Re(p e^{i theta2})`` (module docstring).
+    Z_orbit : ndarray
+        The periodic orbit itself in the torus's unknowns (its ``theta2``-independent part).
+    info : dict
+        ``lam_ns``, ``theta`` (argument of the critical multiplier), ``multiplier``.
+
+    Raises
+    ------
+    InputError
+        The orbit's multipliers have no complex pair within :data:`NS_TOL` of the unit circle
+        (no Neimark-Sacker point nearby), or the branch is not a periodic AFT branch.
+    """
+    pdisc = getattr(branch, "discretization", None)
+    if pdisc is None or getattr(pdisc, "kind", None) != "aft" or not getattr(pdisc, "H", 0):
+        raise InputError("a torus starts from a periodic branch of the AFT harmonic balance (method 'aft') "
+                         "continued in this session; this branch has no such discretization")
+    if isinstance(point, (int, np.integer)):
+        if not 0 <= int(point) < len(branch.solutions):
+            raise InputError(f"orbit index {point} is outside the branch (0..{len(branch.solutions) - 1})")
+        Z = np.asarray(branch.solutions[int(point)], dtype=float)
+    else:
+        kind = getattr(point, "kind", None)
+        if kind != "ns":
+            raise InputError(f"a torus starts at a Neimark-Sacker point ('ns') of a periodic branch, not at "
+                             f"{'a ' + repr(kind) + ' point' if kind else 'an object of type ' + type(point).__name__}")
+        Z = np.asarray(point.solution, dtype=float)
+    model = pdisc.model
+    mu, v, M = critical_pair(pdisc, Z)
+    where = f"{model.continuation} = {float(Z[-1]):.10g}"
+    if mu is None or abs(abs(mu) - 1) > NS_TOL:
+        near = (f"its complex pair nearest the unit circle is {complex(mu):.6g} (modulus {abs(mu):.6g})"
+                if mu is not None else f"its multipliers {np.round(np.linalg.eigvals(M), 6).tolist()} have no complex pair")
+        raise InputError(f"no Neimark-Sacker point near the orbit at {where}: {near}; a torus is born where a "
+                         f"complex pair crosses the unit circle (|mu| within {NS_TOL:g} of 1): start from an "
+                         "'ns' point of a branch computed with multipliers")
+    theta = float(np.angle(mu))
+    xfun, w1, lam = _orbit_function(pdisc, Z)
+    T = 2 * np.pi / w1
+    disc = TorusAFT(model, harmonics, truncation, grid, phase_variable)
+    t_grid = disc._th1 / w1
+    n = model.n
+
+    def variational(t, y):
+        x = xfun(t)[:, 0]
+        J = np.asarray(model.jac(t if model.forced else 0.0, x, lam), dtype=float)
+        return (J @ y.reshape(n, n)).reshape(-1)
+
+    sol = solve_ivp(variational, (0.0, T), np.eye(n).reshape(-1), method="DOP853", rtol=1e-10, atol=1e-12,
+                    t_eval=np.append(t_grid, T))
+    if not sol.success:
+        raise ConvergenceError(f"the variational equation along the orbit at {where} failed: {sol.message}")
+    Phi = sol.y.T.reshape(-1, n, n)
+    mult, vecs = np.linalg.eig(Phi[-1])
+    k = int(np.argmin(np.abs(mult - mu)))       # the same pair, from the integrated monodromy
+    v = vecs[:, k] if mult[k].imag > 0 else vecs[:, k].conj()
+    p = (Phi[:-1] @ v) * np.exp(-1j * theta * t_grid / T)[:, None]       # (N1, n), T-periodic
+    p = p / np.abs(p).max()
+    xp = xfun(t_grid)                                                     # (n, N1)
+    size = float((xp.max(axis=1) - xp.min(axis=1)).max())
+    th2 = disc._th2
+    pert = (p.T[:, :, None] * np.exp(1j * th2)[None, None, :]).real     # (n, N1, N2)
+    grid_orbit = np.repeat(xp[:, :, None], disc.N2, axis=2)
+    U = disc.from_grid(grid_orbit + eps * size * pert)
+    disc.set_phase_harmonics(*choose_phase_harmonics(disc, U))
+    U = disc.phase_fixed(U)
+    w2 = theta / T
+    U0 = disc.from_grid(grid_orbit)
+    if disc.autonomous:
+        U0 = disc.shift_phase(U0, *_phase_shift_of(disc, U, U0))
+    Zt = disc.pack(U, w1, w2, lam)
+    Z0 = disc.pack(U0, w1, w2, lam)
+    return disc, Zt, Z0, dict(lam_ns=float(lam), theta=theta, multiplier=complex(mu), size=size)
+
+
+def _phase_shift_of(disc, U, U0):
+    """The theta1 shift that puts the orbit ``U0`` in the phase of the torus ``U`` (its k2 = 0 part)."""
+    j = disc.harmonic_index(disc.phase_harmonics[0])
+    a = disc.to_complex(U[disc.phase_states[0]])[j]
+    b = disc.to_complex(U0[disc.phase_states[0]])[j]
+    return (np.angle(a) - np.angle(b)) / disc.phase_harmonics[0][0], 0.0
+
+
+class _TorusRecorder:
+    """Engine recorder (``engine/_recorder.py`` protocol) of a torus branch: stops on the
+    bounds of ``lam`` (the last point corrected onto the bound) or after ``max_steps`` points."""
+
+    def __init__(self, disc, lam_bounds, max_steps, xtol):
+        self.disc, self.bounds, self.max_steps, self.xtol = disc, lam_bounds, max_steps, xtol
+        self.counters = Counters()
+        self.points, self.tangents = [], []
+        self.status, self.message, self.done = "failed", "", False
+
+    def note_det_sign(self, Z, t, sign):
+        pass
+
+    def add(self, Zn, tn, step_length=None):
+        Z = self.points[-1]
+        e = np.zeros(self.disc.size)
+        e[-1] = 1.0
+        for b in self.bounds:
+            if np.isfinite(b) and (Z[-1] - b) * (Zn[-1] - b) < 0:
+                s = (b - Z[-1]) / (Zn[-1] - Z[-1])
+                Zb, _ = correct(self.disc, Z + s * (Zn - Z), e, b, counters=self.counters, xtol=self.xtol)
+                Zb[-1] = b
+                self.points.append(Zb)
+                self.tangents.append(tn)
+                self.status, self.message, self.done = "range", f"reached lam = {b:g}", True
+                return
+        self.points.append(np.array(Zn))
+        self.tangents.append(tn)
+        if len(self.points) > self.max_steps:
+            self.status, self.message, self.done = "max_steps", f"step budget exhausted (max_steps = {self.max_steps})", True
+
+
+def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, max_steps=100, step=0.02,
+                   max_step=0.2, xtol=1e-10, info=None) -> TorusBranch:
+    """Correct a torus guess and continue the torus branch by pseudo-arclength.
+
+    Parameters
+    ----------
+    disc : TorusAFT
+    Z : ndarray
+        A guess of a torus (:func:`torus_start_from_ns`).
+    Z_orbit : ndarray, optional
+        The periodic orbit the torus grows from: the start is corrected with its distance
+        from it along ``Z - Z_orbit`` held (``lam`` free) and the branch leaves it; without it
+        the start is corrected at fixed ``lam`` and the branch goes up in ``lam``.
+    lam_min, lam_max : float
+        The range of the continuation parameter (the run stops on its bounds).
+    max_steps : int
+    step, max_step : float
+        First and largest pseudo-arclength step (Euclidean norm of the unknowns).
+    xtol : float
+        Newton tolerance (relative update).
+
+    Returns
+    -------
+    TorusBranch
+        Also on failure or Ctrl-C (``status``/``message`` say why; the points so far kept).
+    """
+    if not isinstance(disc, TorusAFT):
+        raise InputError("continue_torus needs a TorusAFT discretization (from torus_start_from_ns)")
+    Z = np.asarray(Z, dtype=float)
+    if Z.shape != (disc.size,):
+        raise InputError(f"the torus guess has shape {Z.shape}, the discretization needs ({disc.size},)")
+    if Z_orbit is not None:
+        b = Z - np.asarray(Z_orbit, dtype=float)
+        b[disc.n_coef:] = 0.0
+        if not np.linalg.norm(b):
+            raise InputError("the torus guess coincides with the periodic orbit: give it a size (eps > 0)")
+        b /= np.linalg.norm(b)
+    else:
+        b = np.zeros(disc.size)
+        b[-1] = 1.0
+    opts = NewtonOptions(step=step, max_step=max_step, min_step=min(1e-10, step), target_iterations=4,
+                         max_correction=0.3, max_angle=20.0, newton_xtol=xtol, max_steps=max_steps)
+    rec = _TorusRecorder(disc, (lam_min, lam_max), max_steps, xtol)
+    r0, j0 = disc.n_residuals, disc.n_jacobians
+    try:
+        Z0, _ = correct(disc, Z, b, float(b @ Z), counters=rec.counters, xtol=xtol, max_iter=30,
+                        what="torus start")
+    except ConvergenceError as err:
+        raise ConvergenceError(f"the torus start did not converge ({err}); try a smaller eps or more harmonics") from None
+    t0 = tangent_at(disc, Z0, b, rec.counters)
+    if t0 @ b < 0:
+        t0 = -t0
+    if not lam_min <= Z0[-1] <= lam_max:
+        raise InputError(f"the corrected torus start lies at lam = {Z0[-1]:.10g}, outside [{lam_min:g}, {lam_max:g}]")
+    rec.points.append(Z0)
+    rec.tangents.append(t0)
+    try:
+        pseudo_arclength(disc, Z0, t0, opts, rec)
+    except KeyboardInterrupt:
+        rec.status, rec.message = "interrupted", "interrupted by the user (Ctrl-C); the points so far are kept"
+    except ConvergenceError as err:
+        rec.status, rec.message = "failed", f"continuation of the torus failed after lam = {rec.points[-1][-1]:.10g}: {err}"
+    return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {})
+
+
+def _result(disc, rec, n_res, n_jac, info):
+    P = np.array(rec.points)
+    un = [disc.unpack(Z) for Z in P]
+    model = disc.model
+    counters = dict(rec.counters.as_dict(), residual_evaluations=n_res, jacobian_evaluations=n_jac,
+                    points=len(P), unknowns=disc.size)
+    prov = dict(model=model.name, model_hash=model.model_hash, continuation_parameter=model.continuation,
+                method="newton", discretization=disc.kind, harmonics=[disc.H1, disc.H2],
+                truncation=disc.truncation, grid=[disc.N1, disc.N2], n_harmonics=int(disc.nk),
+                phase_harmonics=[list(k) for k in disc.phase_harmonics],
+                phase_states=[model.states[i] for i in disc.phase_states], forced=bool(disc.forced),
+                parameters={k: float(v) for k, v in zip(model.parameters, model.param_vector())},
+                frictionkit_version=__version__, stability=STABILITY_NOTE,
+                start={k: (v if not isinstance(v, complex) else [v.real, v.imag]) for k, v in info.items()})
+    return TorusBranch(model=model.name, lam_name=model.continuation, lam=P[:, -1],
+                       omega1=np.array([u["omega"] for u in un]), omega2=np.array([u["omega2"] for u in un]),
+                       rotation_number=np.array([u["rotation_number"] for u in un]),
+                       torus_size=np.array([disc.torus_size(Z) for Z in P]),
+                       amplitudes=np.array([disc.amplitudes(Z) for Z in P]).reshape(len(P), disc.n),
+                       states=tuple(model.states), solutions=P, status=rec.status, message=rec.message,
+                       counters=counters, provenance=prov, discretization=disc)
+
+
+def torus(branch, point, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 4), truncation="box", grid=None,
+          eps=1e-2, max_steps=100, step=0.02, max_step=0.2, xtol=1e-10) -> TorusBranch:
+    """The branch of tori born at a Neimark–Sacker point of a periodic branch.
+
+    Parameters
+    ----------
+    branch : Branch
+        A periodic branch of the AFT harmonic balance (with its ``discretization``).
+    point : SpecialPoint or int
+        An ``"ns"`` point of it (``branch.special_points("ns")``), or the index of an orbit
+        whose critical multipliers are within :data:`NS_TOL` of the unit circle.
+    lam_min, lam_max : float
+        Range of the continuation parameter.
+    harmonics : (int, int)
+        ``(H1, H2)``: harmonics of the two angles; ``truncation`` "box" or "diamond".
+    grid : (int, int), optional
+        Grid of the two angles (default ``4 H + 8`` rounded up to a fast FFT length, >= 16).
+    eps : float
+        Size of the first torus relative to the orbit's (the start leaves the orbit there).
+    max_steps, step, max_step, xtol :
+        As :func:`continue_torus`.
+
+    Returns
+    -------
+    TorusBranch
+        Columns ``omega1, omega2, rotation_number, torus_size`` and peak-to-peak amplitudes;
+        ``stability`` says that the stability of tori is not computed.
+
+    Raises
+    ------
+    InputError
+        ``point`` is not an NS point or the orbit has no complex pair of multipliers near the
+        unit circle (the message gives the nearest one), or bad sizes.
+
+    Notes
+    -----
+    Forced models: ``omega1`` is the forcing frequency and ``omega2`` unknown; autonomous
+    models: both unknown (two phase conditions).  Only the pseudo-arclength Newton engine
+    continues tori (the ANM's pointwise Taylor kernels are not wired into the torus AFT).
+    """
+    disc, Z, Z0, info = torus_start_from_ns(branch, point, harmonics, truncation=truncation, grid=grid, eps=eps)
+    return continue_torus(disc, Z, Z0, lam_min=lam_min, lam_max=lam_max, max_steps=max_steps, step=step,
+                          max_step=max_step, xtol=xtol, info=info)

@@ -1,0 +1,238 @@
+"""Quasi-periodic solutions (tori) by the two-frequency AFT (``drivers/_torus.py``), checked
+against independent long time integrations.
+
+Model: the forced belt oscillator with the cubic friction characteristic of
+``tests/models/torus_specs.py`` (forcing w = 2.5, far above the free frequency ~1): its forced
+periodic orbit, continued in the forcing amplitude A by the periodic AFT with multipliers at
+every step, has one Neimark-Sacker point (A_ns ~ 1.214, located by ``branch_stability``);
+below it the orbit is unstable and an attracting torus surrounds it (asynchronous quenching).
+
+References, none of them computed from the torus's unknowns:
+
+* rotation number: ``solve_ivp`` (DOP853, rtol 1e-11) of a NumPy copy of the ODE over 600
+  forcing periods; the stroboscopic points' polar angle about their own centroid, its increments
+  averaged with the weighted Birkhoff average of Das, Sander, Saiki & Yorke ("Quantitative
+  quasiperiodicity", Nonlinearity 30, 2017, 4111-4140: weight ``exp(-1/(s(1-s)))``, error
+  decaying faster than any power of N for a smooth quasi-periodic circle map).  Measured at the
+  branch's points A = 1.188, 1.142, 1.115: differences 1.4e-11, 2.0e-10, 7.7e-10, the same at
+  the truncations (8, 6), (8, 9) and (10, 12); with 400 periods 1.1e-9, 1.1e-8, 1.7e-8.  What
+  limits them is the average's N (the simulation's length), not the torus's truncation nor
+  the integration tolerance; it grows with the torus (the polar angle about the centroid turns
+  less evenly).
+* the stroboscopic points ``x(2 pi j / w)`` of the same integrations (started at a point of the
+  computed torus: a torus that is not invariant puts them off it) lie on the torus's section
+  ``theta1 = 0`` (its invariant curve) within 1e-5 of the orbit's size; measured 1.7e-8 at
+  (8, 9) and (10, 12) (the floor of the integration and of the distance's minimization), and
+  2.1e-6 at (8, 6) for the largest torus (the truncation in k2).
+* the torus shrinks onto the orbit at the NS point located on the periodic branch (a different
+  computation: Brent on the multipliers of the periodic AFT): ``size ~ (A_ns - A)^(1/2)``, the
+  fitted exponent 0.50 to 2 digits (measured 0.4991 over 26 tori with 2e-4 < A_ns - A < 1e-2;
+  the next term of the normal form, relative size O(A_ns - A), is what moves it off 1/2).
+* the self-excited (autonomous) path, two unknown frequencies: the hand-written
+  ``tests/models/cycle_ns_handwritten.py``, whose torus past its NS point is known in closed
+  form (``w1 = 1``, ``w2 = nu``, radius ``sqrt(lam)``).
+"""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy.integrate import solve_ivp
+from scipy.optimize import minimize_scalar
+
+from frictionkit.runtime import continue_torus, load_model, periodic_branch, periodic_start_from_orbit, torus
+from frictionkit.runtime.cli import main
+from frictionkit.runtime.discretizations._aft import AFTDiscretization
+from frictionkit.runtime.discretizations._torus import TorusAFT, harmonic_set
+from frictionkit.runtime.drivers._torus import STABILITY_NOTE, TorusBranch, torus_start_from_ns
+from frictionkit.runtime.errors import InputError
+from frictionkit.runtime.model._interface import Model
+from tests.models import cycle_ns_handwritten
+from tests.models.torus_specs import forced_cubic_belt
+
+W = 2.5
+HARMONICS = (8, 9)
+PARAMS = dict(zeta=0.05, fn=1.0, vb=1.0, mu0=0.4, m1=0.45, m3=0.1)
+
+
+def ode(t, y, A):
+    """NumPy copy of the model's ODE (tests/models/torus_specs.py), written out by hand."""
+    x, v = y
+    vr = PARAMS["vb"] - v
+    mu = PARAMS["mu0"] - PARAMS["m1"] * vr + PARAMS["m3"] * vr ** 3
+    return [v, -2 * PARAMS["zeta"] * v - x + PARAMS["fn"] * mu + A * np.cos(W * t)]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model(forced_cubic_belt(), "A", backend="numpy")
+
+
+@pytest.fixture(scope="module")
+def periodic(model):
+    """The forced orbit's branch in A from the linear response at A = 0.3 (no torus input)."""
+    disc = AFTDiscretization(model, 10)
+    t = np.arange(64) * 2 * np.pi / W / 64
+    amp = 0.3 / (1 - W * W)
+    Z0 = disc.from_samples(np.vstack([0.4 + amp * np.cos(W * t), -amp * W * np.sin(W * t)]), W, 0.3)
+    br = periodic_branch(disc, Z0, 0.3, 2.0, 1.0, options=dict(multiplier_stride=1))
+    ns = br.special_points("ns")
+    assert len(ns) == 1 and 1.2 < ns[0].param < 1.23
+    return br, ns[0]
+
+
+@pytest.fixture(scope="module")
+def tori(periodic):
+    br, ns = periodic
+    return torus(br, ns, 1.05, 1.3, harmonics=HARMONICS, eps=0.05)
+
+
+def test_jacobian_is_the_derivative_of_the_residual(periodic):
+    br, ns = periodic
+    for truncation in ("box", "diamond"):
+        disc, Z, _, _ = torus_start_from_ns(br, ns, (4, 3), truncation=truncation, eps=0.1)
+        Z = Z + 1e-3 * np.random.default_rng(1).standard_normal(Z.size)
+        J = disc.jacobian(Z)
+        for j in range(Z.size):
+            h = 1e-6 * max(1.0, abs(Z[j]))
+            e = np.zeros(Z.size)
+            e[j] = h
+            fd = (disc.residual(Z + e) - disc.residual(Z - e)) / (2 * h)
+            assert np.abs(J[:, j] - fd).max() < 1e-7 * max(1.0, np.abs(J).max())
+
+
+def test_transforms_reproduce_a_trigonometric_polynomial(model):
+    disc = TorusAFT(model, (3, 2))
+    th1, th2 = np.meshgrid(disc._th1, disc._th2, indexing="ij")
+    g = 0.3 + np.cos(2 * th1 - th2) - 0.5 * np.sin(th1 + 2 * th2) + 0.25 * np.cos(th2)
+    U = disc.from_grid(np.stack([g, 2 * g]))
+    assert np.allclose(disc.to_grid(U)[0], g, atol=1e-14)
+    assert np.allclose(disc.evaluate(disc.pack(U, W, 1.0, 0.5), th1, th2)[1], 2 * g, atol=1e-14)
+    assert len(harmonic_set(3, 2, "box")) == 1 + (7 * 5 - 1) // 2
+    assert all(abs(k1) / 3 + abs(k2) / 2 <= 1 for k1, k2 in harmonic_set(3, 2, "diamond"))
+
+
+def _section_distance(disc, Z, P):
+    """Distance of each point ``P[:, j]`` from the torus's section ``theta1 = 0`` (a fine scan of
+    theta2, then Brent's method about the nearest sample)."""
+    th, C = disc.invariant_curve(Z, 0.0, 4096)
+    h = th[1]
+    out = []
+    for p in P.T:
+        k = int(np.argmin(((C - p[:, None]) ** 2).sum(axis=0)))
+        g = lambda s: float(np.sum((disc.evaluate(Z, 0.0, s) - p) ** 2))
+        r = minimize_scalar(g, bounds=(th[k] - 2 * h, th[k] + 2 * h), method="bounded", options=dict(xatol=1e-13))
+        out.append(np.sqrt(r.fun))
+    return np.array(out)
+
+
+def _birkhoff_rotation(P):
+    """Rotation number of the stroboscopic points ``P`` (2, N+1) about their centroid, by the
+    weighted Birkhoff average of the polar angle's increments (module docstring)."""
+    c = P.mean(axis=1)
+    phi = np.unwrap(np.arctan2(P[1] - c[1], P[0] - c[0]))
+    inc = np.diff(phi)
+    s = (np.arange(inc.size) + 0.5) / inc.size
+    w = np.exp(-1 / (s * (1 - s)))
+    return float(w @ inc / w.sum() / (2 * np.pi))
+
+
+def test_rotation_number_and_section_against_simulation(tori):
+    tb = tori
+    assert tb.status == "range" and tb.lam[-1] == pytest.approx(1.05, abs=1e-13)
+    disc = tb.discretization
+    for target in (1.19, 1.15, 1.10):
+        i = int(np.argmin(np.abs(tb.lam - target)))
+        Z, A = tb.solutions[i], tb.lam[i]
+        T1 = 2 * np.pi / W
+        N = 600
+        sol = solve_ivp(ode, (0.0, N * T1), disc.evaluate(Z, 0.0, 0.0), args=(A,), method="DOP853",
+                        rtol=1e-11, atol=1e-13, t_eval=T1 * np.arange(N + 1))
+        assert sol.success
+        P = sol.y
+        th, C = disc.invariant_curve(Z, 0.0, 512)
+        # the section's orientation about the points' centroid: the sign of the polar rotation
+        c = P.mean(axis=1)
+        turn = np.unwrap(np.arctan2(C[1] - c[1], C[0] - c[0]))
+        sign = np.sign(turn[-1] - turn[0])
+        rho_sim = _birkhoff_rotation(P)
+        rho = tb.rotation_number[i]
+        assert tb.omega1[i] == W and rho == pytest.approx(tb.omega2[i] / W, rel=1e-15)
+        assert abs(sign * rho_sim - rho) < 1e-6, (A, rho_sim, rho)
+        size = np.ptp(C, axis=1).max()
+        d = _section_distance(disc, Z, P[:, ::5])
+        assert d.max() < 1e-5 * size, (A, d.max(), size)
+
+
+def test_torus_size_scales_like_the_square_root_of_the_distance_to_ns(periodic):
+    br, ns = periodic
+    disc, Z, Z0, info = torus_start_from_ns(br, ns, (6, 4), eps=2e-3)
+    tb = continue_torus(disc, Z, Z0, lam_min=ns.param - 0.02, lam_max=ns.param + 0.1, step=2e-3, max_step=5e-3,
+                        max_steps=60, info=info)
+    assert tb.status == "range"
+    d = ns.param - tb.lam                         # the tori lie below A_ns: supercritical
+    assert np.all(d > 0)
+    keep = (d > 2e-4) & (d < 1e-2)
+    assert keep.sum() >= 5
+    slope = np.polyfit(np.log(d[keep]), np.log(tb.torus_size[keep]), 1)[0]
+    assert abs(slope - 0.5) < 0.005, slope
+
+
+def test_save_and_load(tori, tmp_path):
+    tb = tori
+    path = tmp_path / "torus.h5"
+    tb.save(path)
+    back = TorusBranch.load(path)
+    assert back.stability == STABILITY_NOTE == "stability of tori is not computed"
+    for k, v in tb.columns().items():
+        assert np.array_equal(back.columns()[k], v)
+    assert back.provenance["harmonics"] == list(HARMONICS) and back.counters["unknowns"] == tb.discretization.size
+
+
+def test_no_ns_point_nearby_is_a_clear_error(periodic):
+    br, ns = periodic
+    assert br.param[0] == 0.3                    # the orbit at A = 0.3: multipliers of modulus 1.06
+    with pytest.raises(InputError, match=r"no Neimark-Sacker point near the orbit at A = 0.3: .*modulus 1.06"):
+        torus(br, 0)
+    fold_like = type(ns)(kind="fold", param=ns.param, omega=ns.omega, index=ns.index, solution=ns.solution)
+    with pytest.raises(InputError, match="starts at a Neimark-Sacker point"):
+        torus(br, fold_like)
+    with pytest.raises(InputError, match="grid"):
+        torus(br, ns, harmonics=(4, 4), grid=(16, 16))
+
+
+def test_cli_torus(tmp_path):
+    out = tmp_path / "t.h5"
+    res = CliRunner().invoke(main, ["torus", "tests/models/torus_specs.py", "--param", "A", "--start", "0.3",
+                                    "--stop", "1.3", "--set", "w=2.5", "--torus-harmonics", "6", "4",
+                                    "--max-steps", "8", "--out", str(out), "--plot", str(tmp_path / "t.png"),
+                                    "-q"])
+    assert "Neimark-Sacker" not in res.output        # -q
+    assert "stability of tori is not computed" in res.output
+    assert out.exists() and len(TorusBranch.load(out)) >= 2
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = CliRunner().invoke(main, ["torus", "tests/models/torus_specs.py", "--param", "A", "--start", "0.3",
+                                    "--stop", "0.8", "-q"])
+    assert bad.exit_code == 1 and "--ns 1: no Neimark-Sacker point on the periodic branch" in bad.output
+
+
+def test_self_excited_torus_is_the_analytic_one():
+    """Autonomous path (two unknown frequencies, two phase conditions) on
+    ``tests/models/cycle_ns_handwritten.py``: past its NS point at lam = 0 the torus is
+    ``x + i y = e^{i theta1}``, ``u + i v = sqrt(lam) e^{i theta2}`` with ``w1 = 1``, ``w2 = nu``
+    (analytic: the two planes decouple and each has a circle of radius 1 and sqrt(lam))."""
+    model = Model(cycle_ns_handwritten, {"lam": -0.2, "nu": 0.3})
+    th = 2 * np.pi * np.arange(32) / 32
+    x = np.vstack([np.cos(th), np.sin(th), 0 * th, 0 * th])
+    disc, Z = periodic_start_from_orbit(model, -0.2, x, 2 * np.pi, 3, discretization="aft")
+    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton", options=dict(max_lam_step=0.05, max_steps=12))
+    ns = br.special_points("ns")[0]
+    tb = torus(br, ns, -0.1, 0.3, harmonics=(3, 3), eps=0.05)
+    assert tb.status == "range" and tb.lam[-1] == pytest.approx(0.3, abs=1e-14) and len(tb) > 5
+    assert tb.discretization.autonomous and tb.discretization.size == 4 * tb.discretization.nb + 3
+    assert np.abs(tb.omega1 - 1).max() < 1e-12 and np.abs(tb.omega2 - 0.3).max() < 1e-12
+    assert np.abs(tb.torus_size - np.sqrt(tb.lam)).max() < 1e-12
+    d = tb.discretization
+    for Z in tb.solutions[::3]:
+        t1, t2 = np.meshgrid(np.linspace(0, 6, 7), np.linspace(0, 6, 5))
+        X = d.evaluate(Z, t1, t2)
+        r2 = X[2] ** 2 + X[3] ** 2
+        assert np.allclose(X[0] ** 2 + X[1] ** 2, 1, atol=1e-12) and np.allclose(r2, Z[-1], atol=1e-12)

@@ -8,6 +8,7 @@ import sympy as sp
 from frictionkit.modelspec import ModelSpec, Structure
 from frictionkit.runtime import equilibrium_branch, find_equilibrium, load_model
 from frictionkit.runtime.analysis._equilibria import eigenvalues, structural_eigenvalue
+from frictionkit.runtime.discretizations._condensed import CondensedAFTDiscretization
 
 from ._models import string, string_shapes
 
@@ -54,3 +55,23 @@ def test_hopf_points_are_where_the_dense_eigenvalues_cross():
         mu = ev[np.argmin(np.abs(ev - 1j * h.omega))]
         assert abs(mu.real) <= 1e-8 * abs(mu)
         assert abs(mu.imag - h.omega) <= 1e-8 * h.omega
+
+
+@pytest.mark.parametrize("make, n_modes", [(string, 4), (string, 16), (string, 64), (_bristle_string, 8)])
+def test_closed_form_monodromy_is_the_step_by_step_one(make, n_modes):
+    """The monodromy summed in closed form (one block-triangular solve) against the same
+    integrator stepped one step at a time, on an orbit of small random harmonics about the equilibrium (both are the
+    discrete variational map of whatever orbit ``Z`` describes): the matrices to rounding, the
+    multipliers near the unit circle to 1e-8 relative.  The bristle string has an own state."""
+    model = load_model(make(n_modes), continuation="Vb")
+    disc = CondensedAFTDiscretization(model, 12)
+    _, Ze = find_equilibrium(model, 0.25)
+    rng = np.random.default_rng(1)
+    U = 1e-3 * rng.standard_normal((disc.nv, disc.nh)) / (1 + np.arange(disc.nh))
+    U[:, 0] = model.structure.port_states(Ze[:model.n])[:disc.nv]     # about the equilibrium
+    Z = disc.pack(U, 2 * np.pi * 196.0 * 3.1, 0.25)
+    a, b = disc.monodromy(Z, method="steps"), disc.monodromy(Z, method="closed")
+    assert np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(a))
+    mu_a, mu_b = np.linalg.eigvals(a), np.linalg.eigvals(b)
+    for mu in mu_a[np.abs(mu_a) > 0.9]:
+        assert np.min(np.abs(mu_b - mu)) <= 1e-8 * abs(mu)

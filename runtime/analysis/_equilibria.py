@@ -77,9 +77,11 @@ def find_equilibrium(model, lam, x_guess=None, discretization=None):
 #: the last few dense eigenvalue sets, keyed on the model, the state and the parameters: the Hopf
 #: search asks for the same points again (a bracket's ends are samples of ``_hopf_brackets``,
 #: then ends of ``_locate_hopf``'s test and of ``_bracket_test``), and with many states each
-#: costs O(n^3) (0.1 s at 512 states)
+#: costs O(n^3) (0.3 s at 512 states).  Room for every sample of one step's search (at least
+#: ``HOPF_SAMPLES`` = 40 over the range, plus the halvings between close crossings): 128 sets,
+#: 1 MB at 512 states
 _EIG_CACHE: OrderedDict = OrderedDict()
-_EIG_CACHE_SIZE = 32
+_EIG_CACHE_SIZE = 128
 
 
 def eigenvalues(model, x, lam, vectors=False):

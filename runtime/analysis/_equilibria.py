@@ -74,12 +74,12 @@ def find_equilibrium(model, lam, x_guess=None, discretization=None):
     return disc, Z
 
 
-#: the last few dense eigenvalue sets, keyed on the model, the state and the parameters: the Hopf
-#: search asks for the same points again (a bracket's ends are samples of ``_hopf_brackets``,
-#: then ends of ``_locate_hopf``'s test and of ``_bracket_test``), and with many states each
-#: costs O(n^3) (0.3 s at 512 states).  Room for every sample of one step's search (at least
-#: ``HOPF_SAMPLES`` = 40 over the range, plus the halvings between close crossings): 128 sets,
-#: 1 MB at 512 states
+#: the last few dense eigenvalue sets, keyed on the model module (held: no id reuse), the state
+#: and the parameters: the Hopf search asks for the same points again (a bracket's ends are
+#: samples of ``_hopf_brackets``, then ends of ``_locate_hopf``'s test and of ``_bracket_test``),
+#: and with many states each costs O(n^3) (0.3 s at 512 states).  Room for every sample of one
+#: step's search (at least ``HOPF_SAMPLES`` = 40 over the range, plus the halvings between close
+#: crossings): 128 sets, 1 MB at 512 states
 _EIG_CACHE: OrderedDict = OrderedDict()
 _EIG_CACHE_SIZE = 128
 
@@ -89,7 +89,7 @@ def eigenvalues(model, x, lam, vectors=False):
     x = np.ascontiguousarray(x, dtype=float)
     if vectors:
         return np.linalg.eig(np.asarray(model.jac(0.0, x, lam), dtype=float))
-    key = (model.name, id(model.module), x.tobytes(), np.ascontiguousarray(model.param_vector(lam)).tobytes())
+    key = (model.module, x.tobytes(), np.ascontiguousarray(model.param_vector(lam)).tobytes())
     ev = _EIG_CACHE.get(key)
     if ev is None:
         ev = np.linalg.eigvals(np.asarray(model.jac(0.0, x, lam), dtype=float))

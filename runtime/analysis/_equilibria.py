@@ -74,8 +74,8 @@ def find_equilibrium(model, lam, x_guess=None, discretization=None):
     return disc, Z
 
 
-#: the last few dense eigenvalue sets, keyed on the model module (held: no id reuse), the state
-#: and the parameters: the Hopf search asks for the same points again (a bracket's ends are
+#: the last few dense eigenvalue sets, keyed on the model (held: no id reuse), the state and
+#: the parameters: the Hopf search asks for the same points again (a bracket's ends are
 #: samples of ``_hopf_brackets``, then ends of ``_locate_hopf``'s test and of ``_bracket_test``),
 #: and with many states each costs O(n^3) (0.3 s at 512 states).  Room for every sample of one
 #: step's search (at least ``HOPF_SAMPLES`` = 40 over the range, plus the halvings between close
@@ -89,13 +89,15 @@ def eigenvalues(model, x, lam, vectors=False):
     x = np.ascontiguousarray(x, dtype=float)
     if vectors:
         return np.linalg.eig(np.asarray(model.jac(0.0, x, lam), dtype=float))
-    key = (model.module, x.tobytes(), np.ascontiguousarray(model.param_vector(lam)).tobytes())
-    ev = _EIG_CACHE.get(key)
-    if ev is None:
+    key = (id(model), x.tobytes(), np.ascontiguousarray(model.param_vector(lam)).tobytes())
+    hit = _EIG_CACHE.get(key)
+    if hit is None:
         ev = np.linalg.eigvals(np.asarray(model.jac(0.0, x, lam), dtype=float))
-        _EIG_CACHE[key] = ev
+        _EIG_CACHE[key] = (model, ev)          # the model held with it: its id is not reused
         while len(_EIG_CACHE) > _EIG_CACHE_SIZE:
             _EIG_CACHE.popitem(last=False)
+    else:
+        ev = hit[1]
     return ev.copy()
 
 
@@ -170,8 +172,7 @@ def structural_eigenvalue(model, x, lam, start, max_iter: int = 60):
         Converged to ``1e-13`` relative (``|step| <= 1e-13 max(1, |s|)``).
     """
     p = model.param_vector(lam)
-    get = getattr(model.module, "structure_for", None)
-    st = get(p) if get is not None else model.structure
+    st = model.structure                # the continuation parameter never enters the structure
     Jp = np.asarray(st.port.jac(0.0, st.port_states(np.asarray(x, dtype=float)), p), dtype=float)
     rF, rz, ni, nz = st.rows_F, st.rows_z, st.n_in, st.n_z
     Kw, Kz, Hw, Hz = Jp[rF, :ni], Jp[rF, rz], Jp[rz, :ni], Jp[rz, rz]

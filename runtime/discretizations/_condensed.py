@@ -47,10 +47,10 @@ import numpy as np
 from ..errors import InputError
 from ..model._interface import Model
 from ._aft import AFTDiscretization, default_n_t
-from . import _structured_monodromy
 from ._base import Discretization
 from ._hbm import HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
 from ._pointwise import PointwiseSeries
+from ._structured_monodromy import applies as _closed_form_applies, structured_monodromy
 
 __all__ = ["CondensedAFTDiscretization"]
 
@@ -644,8 +644,8 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         """
         if method not in ("auto", "steps", "closed"):
             raise InputError(f"monodromy method={method!r}: choose 'auto', 'steps' or 'closed'")
-        if method == "closed" or (method == "auto" and _structured_monodromy.applies(self)):
-            return _structured_monodromy.structured_monodromy(self, Z, intervals)
+        if method == "closed" or (method == "auto" and _closed_form_applies(self)):
+            return structured_monodromy(self, Z, intervals)
         st = self.st
         v = self.variational_steps(Z, intervals)
         E, CE_all, bB_all, Pf, Pz = v["E"], v["CE"], v["bB"], v["Pf"], v["Pz"]

@@ -4,7 +4,8 @@
   equilibria and Hopf points, then the periodic branch from the highest Hopf point (bow speed
   from 0.6 down to 0.05 m/s, FN = 0.02 N) by the condensed harmonic balance (ANM), without and
   with stability; CPU of each phase, steps, factorizations, unknowns, and the process's maximum
-  resident memory.
+  resident memory; the monodromy of the branch's middle orbit stepped and in closed form, and
+  its eigenvalues.
 * The same string written mode by mode in sympy (recognised as linear but for its contact,
   ``codegen/structure.py``), N = 4, 32, 128: the whole ``frictionkit continue`` process from a
   cold cache (codegen, build, equilibria, the branch from the first Hopf point, defaults).
@@ -58,6 +59,16 @@ def _bow(n_modes):
         out[f"factorizations_{key}"] = int(br.counters["factorizations"])
     out["hopf_omega"] = float(hopf.omega)
     out["branch_status"] = br.status
+    # one orbit's monodromy (the middle of the branch): the integrator stepped one step at a
+    # time against its closed form (the default from 256 states), and the eigenvalues
+    Zm = br.solutions[len(br.solutions) // 2]
+    for method in ("steps", "closed"):
+        t = time.process_time()
+        M = disc.monodromy(Zm, method=method)
+        out[f"monodromy_{method}_s"] = time.process_time() - t
+    t = time.process_time()
+    np.linalg.eigvals(M)
+    out["monodromy_eigenvalues_s"] = time.process_time() - t
     return out
 
 

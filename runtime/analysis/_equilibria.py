@@ -1,6 +1,8 @@
 """Equilibria of the original ODE, their eigenvalues and Hopf points (DESIGN §5.5)."""
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import scipy
 
@@ -72,12 +74,31 @@ def find_equilibrium(model, lam, x_guess=None, discretization=None):
     return disc, Z
 
 
+#: the last few dense eigenvalue sets, keyed on the model (held: no id reuse), the state and
+#: the parameters: the Hopf search asks for the same points again (a bracket's ends are
+#: samples of ``_hopf_brackets``, then ends of ``_locate_hopf``'s test and of ``_bracket_test``),
+#: and with many states each costs O(n^3) (0.3 s at 512 states).  Room for every sample of one
+#: step's search (at least ``HOPF_SAMPLES`` = 40 over the range, plus the halvings between close
+#: crossings): 128 sets, 1 MB at 512 states
+_EIG_CACHE: OrderedDict = OrderedDict()
+_EIG_CACHE_SIZE = 128
+
+
 def eigenvalues(model, x, lam, vectors=False):
     """Eigenvalues (and right eigenvectors) of ``df/dx`` of the original ODE at ``x``."""
-    J = np.asarray(model.jac(0.0, np.asarray(x, dtype=float), lam), dtype=float)
+    x = np.ascontiguousarray(x, dtype=float)
     if vectors:
-        return np.linalg.eig(J)
-    return np.linalg.eigvals(J)
+        return np.linalg.eig(np.asarray(model.jac(0.0, x, lam), dtype=float))
+    key = (id(model), x.tobytes(), np.ascontiguousarray(model.param_vector(lam)).tobytes())
+    hit = _EIG_CACHE.get(key)
+    if hit is None:
+        ev = np.linalg.eigvals(np.asarray(model.jac(0.0, x, lam), dtype=float))
+        _EIG_CACHE[key] = (model, ev)          # the model held with it: its id is not reused
+        while len(_EIG_CACHE) > _EIG_CACHE_SIZE:
+            _EIG_CACHE.popitem(last=False)
+    else:
+        ev = hit[1]
+    return ev.copy()
 
 
 def _complex_scale(ev):
@@ -110,8 +131,13 @@ def _tracking_hopf_test(model, n, eigenvalue):
     sigma = 1j * abs(complex(eigenvalue).imag)
     rng = np.random.default_rng(0)          # a fixed start: the same value at the same point
     v0 = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    structural = model.structure is not None
 
     def test(Z):
+        if structural:         # O(modes) per Newton step on the contacts' characteristic matrix
+            s = structural_eigenvalue(model, Z[:n], Z[-1], complex(eigenvalue.real, abs(eigenvalue.imag)))
+            if s is not None:
+                return float(s.real)
         J = np.asarray(model.jac(0.0, np.asarray(Z[:n], dtype=float), Z[-1]), dtype=complex)
         try:
             w = scipy.sparse.linalg.eigs(J, k=1, sigma=sigma, v0=v0, return_eigenvectors=False, tol=1e-14)
@@ -119,6 +145,68 @@ def _tracking_hopf_test(model, n, eigenvalue):
             return np.nan
         return float(w[0].real)
     return test
+
+
+def structural_eigenvalue(model, x, lam, start, max_iter: int = 60):
+    """The eigenvalue of ``df/dx`` of a structural model (DESIGN §6) nearest ``start``, by
+    Newton's method on the contacts' characteristic matrix; None where it does not converge.
+
+    With the structure ``x' = A x + B F``, ``w = C x`` (poles ``lambda_j``, residues ``R_j``:
+    ``StructuralSystem``) and the port model linearised at the equilibrium (``F = Kw w + Kz z``,
+    ``z' = Hw w + Hz z``), an eigenvector of the whole Jacobian has ``z = (s - Hz)^-1 Hw w`` and
+    ``x = (s - A)^-1 B F``, hence ``w = G(s) Keff(s) w``: ``s`` is an eigenvalue where
+
+        T(s) = I - G(s) Keff(s),  G(s) = sum_j R_j / (s - lambda_j),  Keff(s) = Kw + Kz (s - Hz)^-1 Hw,
+
+    is singular (the Schur complement of ``s I - J`` on the inputs; poles of the structure that
+    the inputs do not see are eigenvalues too, but never cross: the structure is damped).
+    Newton's method runs on ``g(s) = (s - lambda_near) det T(s)``, ``lambda_near`` the pole nearest
+    ``start`` (a lightly damped mode next to the crossing eigenvalue: without that factor the
+    pole of ``T`` there makes Newton's basin a fraction of their distance); its step is
+    ``-1 / (tr(T^-1 T') + 1 / (s - lambda_near))`` and costs one pass over the poles
+    (``n_in x n_F`` per pole), against ``O(n^3)`` for the dense eigenvalues or a shift-invert LU.
+
+    Returns
+    -------
+    complex or None
+        Converged to ``1e-13`` relative (``|step| <= 1e-13 max(1, |s|)``).
+    """
+    p = model.param_vector(lam)
+    st = model.structure                # the continuation parameter never enters the structure
+    Jp = np.asarray(st.port.jac(0.0, st.port_states(np.asarray(x, dtype=float)), p), dtype=float)
+    rF, rz, ni, nz = st.rows_F, st.rows_z, st.n_in, st.n_z
+    Kw, Kz, Hw, Hz = Jp[rF, :ni], Jp[rF, rz], Jp[rz, :ni], Jp[rz, rz]
+    lam_j, R = st.poles, st.residues                               # (n_lin,), (n_lin, n_in, n_F)
+    eye_i, eye_z = np.eye(ni), np.eye(nz)
+    s = complex(start)
+    near = lam_j[np.argmin(np.abs(lam_j - s))]
+    for _ in range(max_iter):
+        if not np.isfinite(s) or np.any(s == lam_j):
+            return None
+        d = 1.0 / (s - lam_j)
+        G = np.tensordot(d, R, axes=1)
+        dG = -np.tensordot(d * d, R, axes=1)
+        if nz:
+            Rz = np.linalg.solve(s * eye_z - Hz, Hw)               # (s - Hz)^-1 Hw
+            K = Kw + Kz @ Rz
+            dK = -Kz @ np.linalg.solve(s * eye_z - Hz, Rz)
+        else:
+            K, dK = Kw, np.zeros_like(Kw)
+        T = eye_i - G @ K
+        dT = -(dG @ K + G @ dK)
+        if s == near:
+            return None
+        try:
+            trace = np.trace(np.linalg.solve(T, dT)) + 1.0 / (s - near)
+        except np.linalg.LinAlgError:
+            return s                                               # exactly singular: a root
+        if not np.isfinite(trace) or abs(trace) < 1e-300:
+            return None
+        step = 1.0 / trace
+        s = s - step
+        if abs(step) <= 1e-13 * max(1.0, abs(s)):
+            return s
+    return None
 
 
 def _crossing_eigenvalues(ev_a, ev_b):

@@ -50,6 +50,7 @@ from ._aft import AFTDiscretization, default_n_t
 from ._base import Discretization
 from ._hbm import HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
 from ._pointwise import PointwiseSeries
+from ._structured_monodromy import applies as _closed_form_applies, structured_monodromy
 
 __all__ = ["CondensedAFTDiscretization"]
 
@@ -552,19 +553,20 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         full = AFTDiscretization(self.model, self.H, n_t=self.n_t if self.H else None)
         return full, full.pack(self.full_coefficients(Z), omega, lam)
 
-    def monodromy(self, Z, intervals: int | None = None):
-        """Monodromy matrix of the whole reduced system (modes and own states) along the orbit,
-        in the states of ``model.states``: shape (2m + n_z, 2m + n_z).
+    def variational_steps(self, Z, intervals: int | None = None) -> dict:
+        """The linearised one-step maps of the variational equation along the orbit ``Z``
+        (:meth:`monodromy`'s integrator), in complex modal coordinates ``xi`` and own states ``z``.
 
-        The variational equation is linear and its structure part is diagonal in the complex
-        modal coordinates ``xi`` (poles ``lambda``); the contacts couple it through their
-        linearization ``dF/dw``, ``dF/dz``, ``dh/dw``, ``dh/dz`` along the orbit, a low-rank
-        term.  On each of ``intervals`` equal steps (default ``n_t``) the inputs ``F`` and the
-        own states are collocated at the two Gauss points (order 4, A-stable), and the modes
-        are propagated exactly for the input interpolating the two stage values
-        (``StructuralSystem.step_integrals``): an exponential collocation integrator whose
-        cost per step is O(m x (m + n_z)), against O(m^3) for a dense exponential, and which
-        is exact for the stiff high modes.
+        Step ``l`` (of ``N = intervals``, default ``n_t``) maps ``(xi_l, z_l)`` to::
+
+            y_l = [CE xi_l; z_l, ..., z_l]           (the stage right-hand sides, ``size`` rows)
+            xi_(l+1) = E * xi_l + bB (Pf_l y_l),      z_(l+1) = z_l + Pz_l y_l
+
+        Returns
+        -------
+        dict
+            ``E`` (n_lin,), ``CE`` (s n_in, n_lin), ``bB`` (n_lin, s n_F), ``Pf`` (N, s n_F,
+            size), ``Pz`` (N, n_z, size) or None, ``N``, ``s`` (stages), ``size``.
         """
         st = self.st
         U, omega, lam = self.split(Z)
@@ -592,13 +594,6 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         rF, rz, ni, nz, nF = st.rows_F, st.rows_z, st.n_in, st.n_z, st.n_F
         Kw, Kz = Jp[:, :, rF, :ni], Jp[:, :, rF, rz]
         Hw, Hz = Jp[:, :, rz, :ni], Jp[:, :, rz, rz]
-        m2 = st.n_lin
-        n = m2 + nz
-        # initial conditions: the unit vectors of the states (x, z), xi = V^-1 x
-        Xi = np.zeros((m2, n), dtype=complex)
-        Xi[:, :m2] = st.from_states(np.eye(m2))
-        Zs = np.zeros((nz, n), dtype=complex)
-        Zs[:, m2:] = np.eye(nz)
         # each step solves for its stage unknowns u = [w_1..w_s, z_1..z_s] from
         #   w_i - sum_j P_ij (Kw_j w_j + Kz_j z_j) = CE_i xi,   z_i - h sum_j A_ij (Hw_j w_j + Hz_j z_j) = z
         # The stage matrices of all the steps are built and inverted at once; the recursion then
@@ -625,12 +620,45 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
                 KF[:, jj * nF:(jj + 1) * nF, z_at[jj]] = Kz[:, jj]
                 HZ[:, :, w_at[jj]] = b_gl[jj] * h * Hw[:, jj]
                 HZ[:, :, z_at[jj]] = b_gl[jj] * h * Hz[:, jj]
-        Pf = KF @ Sinv                                                       # (N, s n_F, size)
-        Pz = HZ @ Sinv if nz else None
-        CE_all = CE.reshape(ns * ni, m2)
-        bB_all = np.concatenate(list(bB), axis=1)                            # (n_lin, s n_F)
-        rhs = np.empty((size, n), dtype=complex)
-        for step in range(N):
+        return dict(E=E, CE=CE.reshape(ns * ni, st.n_lin), bB=np.concatenate(list(bB), axis=1),
+                    Pf=KF @ Sinv, Pz=HZ @ Sinv if nz else None, N=N, s=ns, size=size)
+
+    def monodromy(self, Z, intervals: int | None = None, method: str = "auto"):
+        """Monodromy matrix of the whole reduced system (modes and own states) along the orbit,
+        in the states of ``model.states``: shape (2m + n_z, 2m + n_z).
+
+        The variational equation is linear and its structure part is diagonal in the complex
+        modal coordinates ``xi`` (poles ``lambda``); the contacts couple it through their
+        linearization ``dF/dw``, ``dF/dz``, ``dh/dw``, ``dh/dz`` along the orbit, a low-rank
+        term.  On each of ``intervals`` equal steps (default ``n_t``) the inputs ``F`` and the
+        own states are collocated at the three Gauss points (order 6, A-stable), and the modes
+        are propagated exactly for the input interpolating the stage values
+        (``StructuralSystem.step_integrals``, :meth:`variational_steps`): an exponential
+        collocation integrator whose cost per step is O(m x (m + n_z)), against O(m^3) for a
+        dense exponential, and which is exact for the stiff high modes.
+
+        ``method``: ``"steps"`` propagates the identity step by step; ``"closed"`` sums the same
+        steps in closed form by one block-triangular solve and level-3 products
+        (``_structured_monodromy``: four times faster at 512 states); ``"auto"`` takes the
+        closed form for large structures (``_structured_monodromy.applies``).
+        """
+        if method not in ("auto", "steps", "closed"):
+            raise InputError(f"monodromy method={method!r}: choose 'auto', 'steps' or 'closed'")
+        if method == "closed" or (method == "auto" and _closed_form_applies(self)):
+            return structured_monodromy(self, Z, intervals)
+        st = self.st
+        v = self.variational_steps(Z, intervals)
+        E, CE_all, bB_all, Pf, Pz = v["E"], v["CE"], v["bB"], v["Pf"], v["Pz"]
+        ns, ni, nz = v["s"], st.n_in, st.n_z
+        m2 = st.n_lin
+        n = m2 + nz
+        # initial conditions: the unit vectors of the states (x, z), xi = V^-1 x
+        Xi = np.zeros((m2, n), dtype=complex)
+        Xi[:, :m2] = st.from_states(np.eye(m2))
+        Zs = np.zeros((nz, n), dtype=complex)
+        Zs[:, m2:] = np.eye(nz)
+        rhs = np.empty((v["size"], n), dtype=complex)
+        for step in range(v["N"]):
             np.matmul(CE_all, Xi, out=rhs[:ns * ni])
             if nz:
                 rhs[ns * ni:] = np.tile(Zs, (ns, 1))

@@ -111,7 +111,8 @@ def test_orbits_match_time_integration_of_the_modal_ode(string4):
     assert checked == 3
 
 
-def test_structured_monodromy_matches_the_variational_equation(string4):
+@pytest.mark.parametrize("method", ["steps", "closed"])
+def test_structured_monodromy_matches_the_variational_equation(string4, method):
     _, _, disc, br = string4
     i = len(br) // 2
     Z = br.solutions[i]
@@ -119,7 +120,7 @@ def test_structured_monodromy_matches_the_variational_equation(string4):
     x0 = C[:, 0] + C[:, 1::2].sum(axis=1)
     omega = disc.unpack(Z)["omega"]
     *_, Mo = _shoot(4, br.param[i], x0, 2 * np.pi / omega, fix=4)
-    a = np.sort_complex(np.linalg.eigvals(disc.monodromy(Z)))
+    a = np.sort_complex(np.linalg.eigvals(disc.monodromy(Z, method=method)))
     b = np.sort_complex(np.linalg.eigvals(Mo))
     np.testing.assert_allclose(a, b, atol=1e-8)
 
@@ -159,12 +160,13 @@ def test_condensed_and_uncondensed_are_one_discrete_system(string8):
     assert abs(a[0].omega - b[0].omega) < 1e-8 * b[0].omega
 
 
-def test_multipliers_against_the_uncondensed_monodromy_and_hill(string8):
+@pytest.mark.parametrize("method", ["steps", "closed"])
+def test_multipliers_against_the_uncondensed_monodromy_and_hill(string8, method):
     model, cond, full = string8
     disc = cond.discretization
     Z = cond.solutions[len(cond) // 2]
     fd, Zf = disc.full_solution(Z)
-    a = np.sort_complex(np.linalg.eigvals(disc.monodromy(Z)))
+    a = np.sort_complex(np.linalg.eigvals(disc.monodromy(Z, method=method)))
     b = np.sort_complex(np.linalg.eigvals(fd.monodromy(Zf, 8 * fd.n_t)))    # Magnus, fine steps
     np.testing.assert_allclose(a, b, atol=1e-8)
     # Hill's method on the uncondensed system (a third route: no time stepping at all)

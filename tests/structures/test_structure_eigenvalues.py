@@ -1,0 +1,77 @@
+"""Eigenvalues of structural equilibria from the contacts' characteristic matrix (DESIGN §6)
+against the dense eigenvalues of the whole reduced Jacobian (``numpy.linalg.eigvals``), and
+the Hopf points located with them against the dense eigenvalues there."""
+import numpy as np
+import pytest
+import sympy as sp
+
+from frictionkit.modelspec import ModelSpec, Structure
+from frictionkit.runtime import equilibrium_branch, find_equilibrium, load_model
+from frictionkit.runtime.analysis._equilibria import eigenvalues, structural_eigenvalue
+from frictionkit.runtime.discretizations._condensed import CondensedAFTDiscretization
+
+from ._models import string, string_shapes
+
+
+def _bristle_string(n_modes=8):
+    """A string whose contact has an own state (a bristle deflection z, LuGre-like): the
+    characteristic matrix has the own states' term ``Kz (s - Hz)^-1 Hw``."""
+    w, phi = string_shapes(n_modes)
+    m = ModelSpec(f"bristlestring{n_modes}", "string with a bristle contact", time_unit="s")
+    Vb, FN = m.parameter("Vb", 0.3), m.parameter("FN", 0.02)
+    s = m.structure(Structure.modal(frequencies=w, damping=0.003, shapes={"bow": phi}))
+    z = m.state("z")
+    vr = s.velocity("bow") - Vb
+    g = 0.3 + 0.5 / (1 + (vr / 0.1) ** 2)
+    m.ode(z, vr - 1e4 * sp.sqrt(vr ** 2 + 1e-4) * z / g)
+    s.force("bow", -FN * (1e4 * z + 10 * vr))
+    return m
+
+
+@pytest.mark.parametrize("make, lam", [(lambda: string(16), 0.3), (_bristle_string, 0.2)])
+def test_structural_eigenvalues_match_the_dense_eigenvalues(make, lam):
+    model = load_model(make(), continuation="Vb")
+    _, Z = find_equilibrium(model, lam)
+    n = model.n
+    ev = np.linalg.eigvals(np.asarray(model.jac(0.0, Z[:n], Z[-1]), dtype=float))
+    upper = ev[ev.imag > 0]
+    assert upper.size >= 8
+    for mu in upper:
+        s = structural_eigenvalue(model, Z[:n], Z[-1], mu * (1 + 1e-6))
+        assert s is not None
+        assert abs(s - mu) <= 1e-11 * abs(mu)
+
+
+def test_hopf_points_are_where_the_dense_eigenvalues_cross():
+    """16 modes: every Hopf point located (tracked by the characteristic matrix) has a pair of
+    dense eigenvalues on the imaginary axis, at its frequency."""
+    model = load_model(string(16, delta=2e-3, name="string16sharp"), continuation="Vb")
+    eq = equilibrium_branch(model, 0.6, 0.05)
+    hopf = eq.special_points("hopf")
+    assert len(hopf) >= 2
+    n = model.n
+    for h in hopf:
+        ev = eigenvalues(model, h.solution[:n], h.param)
+        mu = ev[np.argmin(np.abs(ev - 1j * h.omega))]
+        assert abs(mu.real) <= 1e-8 * abs(mu)
+        assert abs(mu.imag - h.omega) <= 1e-8 * h.omega
+
+
+@pytest.mark.parametrize("make, n_modes", [(string, 4), (string, 16), (string, 64), (_bristle_string, 8)])
+def test_closed_form_monodromy_is_the_step_by_step_one(make, n_modes):
+    """The monodromy summed in closed form (one block-triangular solve) against the same
+    integrator stepped one step at a time, on an orbit of small random harmonics about the equilibrium (both are the
+    discrete variational map of whatever orbit ``Z`` describes): the matrices to rounding, the
+    multipliers near the unit circle to 1e-8 relative.  The bristle string has an own state."""
+    model = load_model(make(n_modes), continuation="Vb")
+    disc = CondensedAFTDiscretization(model, 12)
+    _, Ze = find_equilibrium(model, 0.25)
+    rng = np.random.default_rng(1)
+    U = 1e-3 * rng.standard_normal((disc.nv, disc.nh)) / (1 + np.arange(disc.nh))
+    U[:, 0] = model.structure.port_states(Ze[:model.n])[:disc.nv]     # about the equilibrium
+    Z = disc.pack(U, 2 * np.pi * 196.0 * 3.1, 0.25)
+    a, b = disc.monodromy(Z, method="steps"), disc.monodromy(Z, method="closed")
+    assert np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(a))
+    mu_a, mu_b = np.linalg.eigvals(a), np.linalg.eigvals(b)
+    for mu in mu_a[np.abs(mu_a) > 0.9]:
+        assert np.min(np.abs(mu_b - mu)) <= 1e-8 * abs(mu)

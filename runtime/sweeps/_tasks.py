@@ -60,7 +60,7 @@ def _model_source(spec: SweepSpec):
 def task_model(spec: SweepSpec, index: int):
     """The model of task ``index``: fixed values, then the grid point's."""
     params = {**dict(spec.fixed), **spec.point(index)}
-    model = load_model(_model_source(spec), continuation=spec.param, **params)
+    model = load_model(_model_source(spec), continuation=spec.param, params=params)
     if model.model_hash != spec.model_hash:
         raise ModelInterfaceError(f"the worker built model {spec.model_label!r} with hash {model.model_hash}, "
                                   f"the sweep expects {spec.model_hash}: a different frictionkit or model "

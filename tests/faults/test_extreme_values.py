@@ -78,3 +78,16 @@ def test_an_ordinary_simulated_start_is_unchanged():
     X = 2.0 / np.hypot(1 - w**2, 2 * 0.2 * w)
     phi = np.arctan2(2 * 0.2 * w, 1 - w**2)
     np.testing.assert_allclose(x[0], X * np.cos(w * t - phi), atol=1e-6 * X)
+
+
+def test_a_sweep_task_names_the_extreme_value_before_the_solvers_words():
+    """A grid point at FN = 1e300 fails in words naming FN first (the solver's after), and its
+    neighbour at an ordinary value is unaffected; run in this process (no cluster)."""
+    from frictionkit.runtime.sweeps import SweepSpec, run_task
+    model = load_model("belt", continuation="Vb", n=10, FN=5.0)
+    spec = SweepSpec.build(model="belt", model_hash=model.model_hash, param="Vb", start=0.05, stop=12.0,
+                           over={"FN": [1e300]}, fixed={"n": 10}, harmonics=5).to_json()
+    row = run_task(spec, 0)["row"]
+    assert row["status"] == "failed", row
+    assert row["message"].startswith("FN = 1e+300 (default 5): outside 1e-100..1e100"), row["message"]
+    assert "ConvergenceError: no equilibrium" in row["message"].split("(", 2)[2], row["message"]

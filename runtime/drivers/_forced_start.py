@@ -20,6 +20,8 @@ balance (states -> aux -> FFT) before a Newton correction at fixed parameter.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import scipy
 
@@ -98,7 +100,7 @@ class _Runaway(Exception):
 def extreme_values(model, lam=None) -> list[str]:
     """``name = value (default d)`` of every parameter whose magnitude is beyond 1e100 or
     below 1e-100 (and not 0): the likely cause of a simulation or a solve that runs away."""
-    defaults = dict(zip(model.module.PARAMETERS, model.module.DEFAULTS))
+    defaults = dict(zip(model.parameters, dataclasses.replace(model, params={}).param_vector()))
     values = dict(zip(model.parameters, model.param_vector(lam)))
     return [f"{k} = {v:g} (default {defaults[k]:g})" for k, v in values.items()
             if v != 0 and not 1e-100 <= abs(v) <= 1e100]

@@ -23,6 +23,7 @@ import sympy
 from frictionkit.modelspec import ModelSpec, ZOO, zoo_model
 from frictionkit.modelspec.errors import ModelSpecError
 
+from ._progress import reporting
 from .build import BuildError, atomic_write, cache_dir, cache_folder, compile_module, rebuilt
 from .recast import RecastSystem, recast
 
@@ -78,7 +79,9 @@ def _generate(model, continuation: str, backends, progress) -> tuple[RecastSyste
     """The recast system and the sources of each backend, with a progress bar on stderr (one
     step per stage: recast, then each backend's sources) when ``progress`` is True, or when it
     is None and the model has at least :data:`PROGRESS_MIN_STATES` states (a 200-state model
-    takes tens of seconds; issue 28 found it silent for minutes)."""
+    takes tens of seconds; issue 28 found it silent for minutes).  Inside a stage the bar names
+    the equation, row or part of the sources at work, when ``progress`` is True or stderr is a
+    terminal."""
     from tqdm import tqdm       # only a generation needs it: a cached model loads without it
     spec = resolve_spec(model)
     show = progress if progress is not None else len(spec.states) >= PROGRESS_MIN_STATES
@@ -86,16 +89,26 @@ def _generate(model, continuation: str, backends, progress) -> tuple[RecastSyste
               unit="stage", file=sys.stderr, disable=not show, leave=True,
               bar_format="{desc}: {n_fmt}/{total_fmt} stages [{elapsed}{postfix}]") as bar:
         bar.set_postfix_str("recast", refresh=True)
-        system, backends = _recast_for(spec, continuation, backends)
-        bar.total = 1 + len(backends)          # a sampled model: NumPy only
-        bar.update()
-        sources = {}
-        for b in backends:
-            bar.set_postfix_str(f"{'NumPy' if b == 'numpy' else 'Cython'} sources", refresh=True)
-            sources[b] = _render(system, b)
+        # progress inside the stages (_progress.py): asked for, or on a terminal (a log file gets
+        # the stages only, not a line every quarter second)
+        with reporting(bar if progress or _isatty(sys.stderr) else None):
+            system, backends = _recast_for(spec, continuation, backends)
+            bar.total = 1 + len(backends)          # a sampled model: NumPy only
             bar.update()
+            sources = {}
+            for b in backends:
+                bar.set_postfix_str(f"{'NumPy' if b == 'numpy' else 'Cython'} sources", refresh=True)
+                sources[b] = _render(system, b)
+                bar.update()
         bar.set_postfix_str(f"{system.n_vars} variables", refresh=True)
     return system, sources
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):         # a replaced or closed stream
+        return False
 
 
 def generate_sources(model, continuation: str, backends=("numpy", "cython"),

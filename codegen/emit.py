@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import jinja2
 import sympy as sp
 
+from ._progress import report
 from .build import TEMPLATES
 from .printers import (CModelPrinter, NumPyModelPrinter, PrintError, cse_lines, hoist_parameter_only,
                        print_order)
@@ -231,6 +232,21 @@ def _contact_laws_use_lam(system: RecastSystem) -> bool:
     return any(c[2] is not None and lam in sp.sympify(c[2]).free_symbols for c in system.contacts)
 
 
+#: the parts of a backend's sources named in the progress of a generation (``_progress.py``)
+_PARTS = ("auxiliaries", "right-hand side", "Jacobian", "Taylor kernel")
+_PARTS_C = _PARTS + ("C right-hand side", "C Jacobian", "C auxiliaries")
+
+
+def _parts(backend: str):
+    """``step(part)``: report that the sources of ``backend`` start ``part`` (of :data:`_PARTS`)."""
+    parts = _PARTS_C if backend == "cython" else _PARTS
+    label = f"{'Cython' if backend == 'cython' else 'NumPy'} sources:"
+
+    def step(part):
+        report(f"{label} {part}", parts.index(part), len(parts))
+    return step
+
+
 def _context(system: RecastSystem, backend: str) -> dict:
     ascii_only = backend == "cython"
     order = print_order(system.n_vars)
@@ -275,6 +291,8 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx["state_unpack"] = [f"{snames[x]} = x[{i}]" for i, x in enumerate(system.states)]
     defs = dict(system.definitions)
     aux_exprs = [v if v in system.states else defs[v] for v in system.variables]
+    step = _parts(backend)
+    step("auxiliaries")
     temps, outs, _ = cse_lines(aux_exprs, npp, prefix="_a")
     ctx["aux_lines"] = temps + [f"out[{k}] = {e}" for k, e in enumerate(outs)]
     # structure of each point condition r - f(c * v), for the ANM's power-series recurrences
@@ -332,9 +350,11 @@ def _context(system: RecastSystem, backend: str) -> dict:
                                  for line in ((f"out[{pos[(k, i)]}] += 2 * qc[{t}] * u[{i}]",) if i == j else
                                               (f"out[{pos[(k, i)]}] += qc[{t}] * u[{j}]",
                                                f"out[{pos[(k, j)]}] += qc[{t}] * u[{i}]"))]
+    step("right-hand side")
     t_, o_, _ = cse_lines(system.ode_rhs, npp, prefix="_f")
     ctx["rhs_np"] = _Block(t_, [f"out[{i}] = {e}" for i, e in enumerate(o_)])
     jac_entries = [(i, j, e) for i, row in enumerate(system.ode_jac) for j, e in enumerate(row) if e != 0]
+    step("Jacobian")
     t_, o_, _ = cse_lines([e for _, _, e in jac_entries], npp, prefix="_g")
     ctx["jac_np"] = _Block(t_, [f"out[{i}, {j}] = {e}" for (i, j, _), e in zip(jac_entries, o_)])
     ctx["dfdlam_np"] = _dfdlam_block(system, npp)
@@ -345,12 +365,15 @@ def _context(system: RecastSystem, backend: str) -> dict:
     ctx["condition_lines"] = [pr(e) for _, _, e in conds]
     ctx["taylor"], ctx["NAUX"] = not system.sampled, 0
     if ctx["taylor"]:
+        step("Taylor kernel")
         ctx.update(_taylor(system, backend))
     if backend == "cython":
         names = _names(system, "tm", ascii_only=True)
         n, N = system.n_states, system.n_vars
         ctx["unpack"] = ", ".join(names[p] for p in system.parameters) + ", = p"
+        step("C right-hand side")
         ctx["rhs_c"] = _c_kernel(system, system.ode_rhs, lambda k: f"out[{k} * M + m]", names)
+        step("C Jacobian")
         ctx["jac_c"] = _c_kernel(system, [e for _, _, e in jac_entries],
                                  lambda k: f"out[{jac_entries[k][0] * n + jac_entries[k][1]} * M + m]", names)
         # structural zeros written by the kernel too: the wrapper's output needs no zero fill.
@@ -364,6 +387,7 @@ def _context(system: RecastSystem, backend: str) -> dict:
             ctx["jac_c"].zero_fill = n * n
         # the auxiliaries' definitions (principal branches): the validity check and the start
         # of every AFT / shooting point rebuild all N variables from the states
+        step("C auxiliaries")
         ctx["aux_c"] = _c_kernel(system, aux_exprs, lambda k: f"out[{k} * M + m]", names)
         ctx["dfdlam_c"] = _dfdlam_c(system, names)
         kernels = [k for k in (ctx["rhs_c"], ctx["jac_c"], ctx["aux_c"], ctx["dfdlam_c"]) if k is not None]

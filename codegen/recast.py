@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 from sympy.printing.repr import ReprPrinter
 
+from frictionkit.codegen._progress import report
 from frictionkit.codegen._terms import jacobian, poly_terms, total_degree
 from frictionkit.modelspec import ModelSpec
 from frictionkit.modelspec.errors import DuplicateNameError, ModelSpecError
@@ -731,7 +732,8 @@ def _recast(spec: ModelSpec, lam, lam_var):
             continue
         rc.where = f"definition {name!r}"
         defsubs[sym] = rc.define(name, e)
-    for var, expr, where in equations:
+    for done, (var, expr, where) in enumerate(equations):
+        report("recast: equation", done, len(equations))
         rc.where = where
         full = expr.xreplace(defsubs)
         auto, fc, fs = _forcing_split(spec, full, lam, where, rc.gens)
@@ -766,6 +768,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
     gens_set = set(gens)
     point_rows, point_exprs = [], []
     for i, row in enumerate(all_rows):
+        report("recast: quadratic terms of row", i, len(all_rows))
         if kinds[i] == "derivative_bilinear":
             aux = rc.auxes[i - n_state - n_alg]
             all_rows[i] = row = sp.expand(row)

@@ -5,9 +5,48 @@
 It holds the version, the one source of truth: ``pyproject.toml`` reads it from here
 (``[tool.setuptools.dynamic] version = {attr = "frictionkit.__version__"}``; setuptools reads
 the literal without importing anything), and ``frictionkit.runtime.__version__``, the
-installed metadata and ``frictionkit --version`` all say the same.  It imports nothing:
+installed metadata and ``frictionkit --version`` all say the same.  It imports nothing heavy:
 ``import frictionkit`` stays cheap.
+
+Ctrl-C while the command line starts (issue 28).  The ``frictionkit`` console script's first
+line imports this package: here, before anything else, and in that script only (``import
+frictionkit`` in a program or a notebook leaves SIGINT alone), SIGINT gets a handler that
+writes one sentence and ends the process with code 130 (128 + SIGINT, as shells report it):
+nothing has been computed or written while the command line loads, and Python's
+``KeyboardInterrupt`` would otherwise surface in any import (click, NumPy, ...) with a
+traceback.  The command group gives SIGINT back (:func:`_release_interrupt`) as it starts a
+command, whose own handling (partial results saved, its message) then applies.  The handler
+lives in this file, not a module of its own, so that no import precedes it; ``_signal`` (built
+in) rather than ``signal`` (which imports ``enum``).  What runs before this file (the
+interpreter's ``site`` and the environment's ``.pth`` files) is out of frictionkit's reach.
 """
+import os as _os
+import sys as _sys
+
+import _signal
+
+
+def _interrupted(signum, frame):
+    """SIGINT while the command line loads: one sentence on stderr, exit code 130 at once."""
+    try:
+        _os.write(2, b"Error: interrupted (Ctrl-C) while starting; nothing was computed or written\n")
+    finally:
+        _os._exit(130)
+
+
+def _release_interrupt():
+    """Give SIGINT back to Python's ``KeyboardInterrupt`` if the start-up handler holds it."""
+    if _signal.getsignal(_signal.SIGINT) is _interrupted:
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+
+
+if (_os.path.basename(str((getattr(_sys, "argv", None) or [""])[0])).removesuffix(".exe") == "frictionkit"
+        and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler):
+    try:
+        _signal.signal(_signal.SIGINT, _interrupted)
+    except ValueError:                   # not the main thread: signal handlers cannot be set there
+        pass
+
 __version__ = "0.1.0"
 
 __all__ = ["__version__"]

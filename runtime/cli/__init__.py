@@ -22,6 +22,7 @@ try:                                     # Ctrl-C while the command line itself 
 
     import click
 
+    from ... import _release_interrupt
     from .._version import __version__
 except KeyboardInterrupt:
     sys.stderr.write(_INTERRUPTED.format("starting"))
@@ -99,6 +100,7 @@ class LazyGroup(click.Group):
         (while its modules load) exits with code 130 and a sentence, and a frictionkit error no
         command caught (a bad input found late, a failed write) is its message, never a traceback."""
         try:
+            _release_interrupt()         # from here Ctrl-C is a KeyboardInterrupt the command handles
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo(_INTERRUPTED.format(f"loading or starting {ctx.invoked_subcommand or 'the command'}"),

@@ -32,7 +32,7 @@ def __getattr__(name):
 
 def _load(model_name, param, params):
     from ..model._load import load_model
-    return load_model(model_name, continuation=param, **params)
+    return load_model(model_name, continuation=param, params=params)
 
 
 EXIT_CODES = """\b

@@ -89,7 +89,7 @@ def frf_cmd(model, param, start, stop, set_, harmonics, tolerance, discretizatio
         param = param or forcing
         params = param_values(set_)
         params.pop(param, None)
-        m = load_model(model, continuation=param, **params)
+        m = load_model(model, continuation=param, params=params)
         m.value(param)
         bar = _Progress(start, stop, "frequency response") if not quiet else None
         try:

@@ -78,7 +78,7 @@ def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, 
             raise InputError(f"--tolerance {tolerance}: a relative accuracy between 0 and 1, e.g. 1e-8")
         param = _continuation_parameter(model)
         params = param_values(set_)
-        m = load_model(model, continuation=param, **params)
+        m = load_model(model, continuation=param, params=params)
         bar = _Progress(start, stop, "nonlinear mode") if not quiet else None
         try:
             br = nonlinear_mode(m, mode, (start, stop), harmonics=harmonics, tolerance=tolerance,

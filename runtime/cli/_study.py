@@ -47,7 +47,7 @@ def run_study(model_name, param, at, params, *, harmonics="1..60", intervals="10
     if reference_harmonics < 1:
         raise InputError(f"--reference-harmonics {reference_harmonics}: must be >= 1")
     params = {k: v for k, v in params.items() if k != param}
-    model = load_model(model_name, continuation=param, **params)
+    model = load_model(model_name, continuation=param, params=params)
     model.value(param)
     variable_scales = _parse_scales(scales, model)
     bar = None

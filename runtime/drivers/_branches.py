@@ -525,7 +525,7 @@ def _restart_model(prov, model=None):
                              "file yourself, `frictionkit continue --restart FILE --model MODEL_FILE` (Python: "
                              "restart(..., model=MODEL_FILE))")
         model = named
-    loaded = load_model(model, continuation=lam_name, **params)
+    loaded = load_model(model, continuation=lam_name, params=params)
     if prov.get("model_hash") and loaded.model_hash != prov["model_hash"]:
         if model == named:
             raise InputError(f"model {named!r} has changed since the branch was computed (hash "

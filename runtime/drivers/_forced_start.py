@@ -20,6 +20,8 @@ balance (states -> aux -> FFT) before a Newton correction at fixed parameter.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import scipy
 
@@ -81,14 +83,75 @@ def linear_response(model, lam: float, n_samples: int, harmonics: int, x_lin=Non
     return x, w
 
 
+#: beyond this size a state or a derivative of the simulation is not a physical response but a
+#: parameter far outside the model's range: its square (which friction laws and recasts form)
+#: is within a factor 1e8 of float64's overflow (1.8e308)
+RUNAWAY = 1e150
+#: right-hand side evaluations allowed with the time not advancing (by 1e-12 of the span):
+#: LSODA retries a step that its error test keeps refusing for ever at t0 when a derivative
+#: is of the order of 1e300 (no error, no progress); a real step needs a handful of them
+STALL_EVALUATIONS = 20_000
+
+
+class _Runaway(Exception):
+    """The simulation left the numbers a model can mean (raised from the right-hand side)."""
+
+
+def extreme_values(model, lam=None) -> list[str]:
+    """``name = value (default d)`` of every parameter whose magnitude is beyond 1e100 or
+    below 1e-100 (and not 0): the likely cause of a simulation or a solve that runs away."""
+    defaults = dict(zip(model.parameters, dataclasses.replace(model, params={}).param_vector()))
+    values = dict(zip(model.parameters, model.param_vector(lam)))
+    return [f"{k} = {v:g} (default {defaults[k]:g})" for k, v in values.items()
+            if v != 0 and not 1e-100 <= abs(v) <= 1e100]
+
+
+def _guarded(model, lam, t_span):
+    """The right-hand side at ``lam``, raising :class:`_Runaway` when a state or a derivative
+    is not finite or beyond :data:`RUNAWAY`, or when the time stalls (:data:`STALL_EVALUATIONS`)."""
+    t0, t1 = map(float, t_span)
+    tiny = 1e-12 * abs(t1 - t0)
+    state = {"t": t0, "count": 0}
+
+    def f(t, x):
+        r = model.rhs(t, x, lam)
+        big = max(float(np.max(np.abs(x))), float(np.max(np.abs(r))))
+        if not big <= RUNAWAY:                       # also NaN
+            raise _Runaway(f"a state or its derivative reached {big:g} at t = {t:g} (the response runs away "
+                           f"beyond {RUNAWAY:g})")
+        if abs(t - t0) > abs(state["t"] - t0) + tiny:
+            state["t"], state["count"] = t, 0
+        else:
+            state["count"] += 1
+            if state["count"] > STALL_EVALUATIONS:
+                raise _Runaway(f"the integrator made no progress from t = {state['t']:g} in {STALL_EVALUATIONS} "
+                               "evaluations (steps far below the time scale)")
+        return r
+    return f
+
+
 def _integrate(model, lam, x0, t_span, rtol, atol, dense=False):
     """The original ODE from ``x0`` over ``t_span`` at ``lam`` (the simulated starts, forced
-    and autonomous alike)."""
+    and autonomous alike).
+
+    Bounded: a response that runs away (a state or a derivative beyond :data:`RUNAWAY`, or
+    not finite) or an integrator that stalls ends with a :class:`ConvergenceError` naming the
+    parameter values outside 1e-100..1e100, instead of running for ever."""
     # LSODA switches to BDF with the exact Jacobian when the regularized law makes the system
     # stiff (large n) and stays explicit (Adams) otherwise: far cheaper than Radau
-    sol = scipy.integrate.solve_ivp(lambda t, x: model.rhs(t, x, lam), t_span, x0, method="LSODA",
-                                    jac=lambda t, x: model.jac(t, x, lam), rtol=rtol, atol=atol,
-                                    dense_output=dense)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            sol = scipy.integrate.solve_ivp(_guarded(model, lam, t_span), t_span, x0, method="LSODA",
+                                            jac=lambda t, x: model.jac(t, x, lam), rtol=rtol, atol=atol,
+                                            dense_output=dense)
+    except _Runaway as exc:
+        extreme = extreme_values(model, lam)
+        cause = (f"check the value{'s' if len(extreme) > 1 else ''} of {', '.join(extreme)}: choose "
+                 f"{'them' if len(extreme) > 1 else 'it'} in the model's range (`frictionkit models {model.name}` "
+                 "lists the defaults)" if extreme else
+                 f"choose parameter values nearer the model's range or another {model.continuation}")
+        raise ConvergenceError(f"the time simulation at {model.continuation} = {lam:g} was stopped: {exc}; "
+                               f"{cause}") from None
     if not sol.success:
         raise ConvergenceError(f"time integration failed at {model.continuation} = {lam:g}: {sol.message}")
     return sol

@@ -87,7 +87,7 @@ def restart_in_parameter(branch, index=-1, param=None, values=None, stop=None, d
         raise InputError(f"--stop {stop:g} lies {'below' if direction > 0 else 'above'} the restart point "
                          f"{param} = {lam:g} but the direction is {'up' if direction > 0 else 'down'}")
     # the model just checked (a zoo name or the caller's file), never a file the branch names
-    model = load_model(getattr(current, "source", "") or current.name, continuation=param, **params)
+    model = load_model(getattr(current, "source", "") or current.name, continuation=param, params=params)
     opts = {k: v for k, v in prov.get("options", {}).items() if k in ("stability", "branch_points", "locate_folds")}
     opts.update(options or {})
     if method is None and prov.get("method") in ("anm", "newton"):

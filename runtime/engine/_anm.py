@@ -242,7 +242,8 @@ def _chord(disc, Z, R, te, Z1, lu, scale, noise, options, counters):
         # rate rho, leaves about rho / (1 - rho) times its last update: ask rho < 1/2 and an
         # update ten times below xtol
         last, step = step, float(np.linalg.norm(dZ))
-        rho = step / last
+        # (an update of exactly 0 after one of 0: converged, e.g. a response of size 1e-300)
+        rho = step / last if last > 0 else (0.0 if step == 0 else np.inf)
         if (new <= options.residual_tolerance and rho < 0.5
                 and step <= 0.1 * options.newton_xtol * np.linalg.norm(Z)):
             return Z

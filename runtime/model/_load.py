@@ -1,6 +1,7 @@
 """Loading a model for the runtime: a zoo name, a model file, a ModelSpec or a model module."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 import os
 from pathlib import Path
 from types import ModuleType
@@ -11,8 +12,8 @@ from ._interface import Model
 from ._structure import LinearSystem, ModalSystem, reduce_structure, structural_module
 
 
-def load_model(model, continuation: str | None = None, backend: str = "auto", progress: bool | None = None,
-               **params) -> Model:
+def load_model(model, continuation: str | None = None, backend: str = "auto", progress: bool | None = None, *,
+               params: Mapping[str, float] | None = None, **values) -> Model:
     """Generated model (or any module honouring the interface) wrapped for the runtime.
 
     Parameters
@@ -28,8 +29,13 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", pr
     progress : bool, optional
         Progress of the code generation on stderr: always (True), never (False), or for models
         of 20 states and more (None); see :func:`frictionkit.codegen.generate_module`.
-    **params
-        Parameter values overriding the defaults.
+    params : mapping, optional
+        Parameter values overriding the defaults, ``{name: value}``: the way to give a parameter
+        whose name is one of this function's options (``model``, ``continuation``, ``backend``,
+        ``progress``, ``params``).
+    **values
+        Parameter values overriding the defaults, as keywords (``n=10, FN=5``); joined with
+        ``params`` (a name in both is an error).
 
     Returns
     -------
@@ -54,7 +60,9 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", pr
     --------
     >>> from frictionkit.runtime import load_model
     >>> belt = load_model("belt", continuation="Vb", n=10, FN=5)      # doctest: +SKIP
+    >>> m = load_model(spec, continuation="w", params={"progress": 0.5})  # doctest: +SKIP
     """
+    params = _join_values(params, values, progress)
     if isinstance(model, ModuleType):
         return Model(model, params)
     if continuation is None:
@@ -87,6 +95,23 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", pr
                      and (str(model).endswith(".py") or os.sep in str(model)) else
                      model if isinstance(model, str) else "")
     return loaded
+
+
+def _join_values(params, values, progress) -> dict:
+    """The parameter values of :func:`load_model`: ``params`` (a mapping) and the keywords
+    ``values`` joined, refusing what would silently lose or misread one."""
+    if params is not None and not isinstance(params, Mapping):
+        raise InputError(f"load_model: params={params!r} is not a mapping of parameter values; to set a model "
+                         f"parameter named 'params', write params={{'params': {params!r}}}")
+    if progress is not None and not isinstance(progress, bool):
+        raise InputError(f"load_model: progress={progress!r} is load_model's option (True, False or None), not a "
+                         f"parameter value; to set a model parameter named 'progress', write "
+                         f"params={{'progress': {progress!r}}}")
+    both = sorted(set(params or ()) & set(values))
+    if both:
+        raise InputError(f"load_model: parameter {', '.join(both)} given both in params= and as a keyword; "
+                         "give each value once")
+    return {**(params or {}), **values}
 
 
 def _zoo_model(module, params, name):

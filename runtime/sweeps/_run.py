@@ -142,7 +142,7 @@ def _check_model(spec_args):
     """Load the model on the client: unknown parameters and model errors before any task."""
     model, param, fixed, over = spec_args
     names = {**fixed, **{k: 0.0 for k in over}}
-    m = load_model(model, continuation=param, **{k: v for k, v in fixed.items() if k != param})
+    m = load_model(model, continuation=param, params={k: v for k, v in fixed.items() if k != param})
     unknown = sorted(set(names) - set(m.parameters)) + ([param] if param not in m.parameters else [])
     if unknown:
         raise InputError(f"parameter(s) {', '.join(unknown)} not in model {m.name!r}; its parameters are "

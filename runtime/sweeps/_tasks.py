@@ -32,6 +32,7 @@ from ..analysis._motion import classify_motion
 from ..drivers._orbits import find_periodic_orbit
 from ..drivers._branches import periodic_start_from_simulation
 from ..drivers._compose import run_continuation
+from ..drivers._forced_start import extreme_values
 from ..errors import FrictionkitError, InputError, ModelInterfaceError
 from ..model._load import load_model
 from ..model._simulate import simulate
@@ -60,7 +61,7 @@ def _model_source(spec: SweepSpec):
 def task_model(spec: SweepSpec, index: int):
     """The model of task ``index``: fixed values, then the grid point's."""
     params = {**dict(spec.fixed), **spec.point(index)}
-    model = load_model(_model_source(spec), continuation=spec.param, **params)
+    model = load_model(_model_source(spec), continuation=spec.param, params=params)
     if model.model_hash != spec.model_hash:
         raise ModelInterfaceError(f"the worker built model {spec.model_label!r} with hash {model.model_hash}, "
                                   f"the sweep expects {spec.model_hash}: a different frictionkit or model "
@@ -259,6 +260,7 @@ def run_task(spec_json: str, index: int) -> dict:
     t0 = time.perf_counter()
     spec = SweepSpec.from_json(spec_json)
     point = spec.point(index)
+    model = None
     try:
         model = task_model(spec, index)
         with warnings.catch_warnings():
@@ -270,6 +272,11 @@ def run_task(spec_json: str, index: int) -> dict:
             else:
                 row, branches = _simulate_task(spec, model, index)
     except FrictionkitError as exc:
-        row, branches = {"status": "failed", "message": f"{type(exc).__name__}: {exc}"}, {}
+        message = f"{type(exc).__name__}: {exc}"
+        extreme = extreme_values(model) if model is not None and "(default " not in message else []
+        if extreme:                      # our sentence first, naming the likely culprit (issue 28)
+            message = (f"{', '.join(extreme)}: outside 1e-100..1e100, the likely cause; choose a value in the "
+                       f"model's range ({message})")
+        row, branches = {"status": "failed", "message": message}, {}
     return {"index": int(index), "row": {**point, **row},
             "branches": {k: _to_bytes(b) for k, b in branches.items()}, "seconds": time.perf_counter() - t0}

@@ -111,7 +111,8 @@ def belt_branch():
     model = belt(10, 5.0)
     eq = equilibrium_branch(model, 0.05, 12.0)
     disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 20)
-    return periodic_branch(disc, Z, 0.0, 12.0, d)
+    # multipliers at every 8th step end, bracketed and bisected (the default is every step end)
+    return periodic_branch(disc, Z, 0.0, 12.0, d, options=dict(multiplier_stride=8))
 
 
 def test_branch_extrema_columns_against_dense_time_series(belt_branch):

@@ -105,3 +105,15 @@ def test_multiplier_options_are_checked():
         ANMOptions(multiplier_rtol=-1.0)
     with pytest.raises(InputError, match="multiplier_stride"):
         ANMOptions(multiplier_stride=0)
+
+
+def test_cli_multiplier_stride_option():
+    from click.testing import CliRunner
+
+    from frictionkit.runtime.cli import main
+
+    res = CliRunner().invoke(main, ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12",
+                                    "--from-hopf", "1", "--multiplier-stride", "0"])
+    assert res.exit_code != 0 and "--multiplier-stride" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(main, ["continue", "--help"])
+    assert "--multiplier-stride" in res.output

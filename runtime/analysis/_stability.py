@@ -39,7 +39,7 @@ from ..errors import ConvergenceError, InputError
 from ..results._branch import SpecialPoint
 from ..results._columns import orbit_samples
 from ..results._result import Result
-from ._floquet import FloquetResult, _result, floquet_collocation
+from ._floquet import FloquetResult, _result, adaptive_magnus_monodromy, floquet_collocation
 from ._hill import hill_multipliers, hill_multipliers_hbm
 from ._motion import UNKNOWN_MOTION, classify_motions
 
@@ -63,9 +63,10 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
     tol : float
         Margin of the ``stable`` flag.
     rtol : float, optional
-        Monodromies integrated on a time grid (harmonic balances of the states): refine the
-        grid until the multipliers agree to ``rtol`` (:func:`refined_monodromy_stability`);
-        None takes the discretization's own grid.
+        Monodromies integrated on a time grid (harmonic balances of the states): the balanced
+        orbit of the model's states by :func:`adaptive_magnus_monodromy` (steps chosen by the
+        local error, ``rtol`` per step), other grids doubled until the multipliers agree to
+        ``rtol`` (:func:`refined_monodromy_stability`); None takes the discretization's own grid.
 
     Returns
     -------
@@ -76,6 +77,12 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
         return floquet_collocation(disc, Z, tol=tol)
     if route == "monodromy":
         if rtol is not None and _refinable(disc):
+            info = disc.unpack(Z)
+            if info.get("path") == "aft":       # a balanced orbit of the model's own states
+                M, how = adaptive_magnus_monodromy(disc.model, info["lam"], info["coefficients"], info["omega"],
+                                                   int(info["harmonics"]), rtol=rtol)
+                return _result(np.linalg.eigvals(M), not disc.forced, "variational" if how["converged"]
+                               else "variational (not converged)", tol, monodromy=M)
             return refined_monodromy_stability(disc, Z, rtol=rtol, tol=tol)
         M = disc.monodromy(Z)
         return _result(np.linalg.eigvals(M), not disc.forced, "variational", tol, monodromy=M)
@@ -92,9 +99,6 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
 #: the finest monodromy grid :func:`refined_monodromy_stability` tries, in multiples of the
 #: discretization's own (the LuGre belt of issue 26 at vb = 1 needs 8 for an estimate of 1e-6)
 MAX_REFINEMENT = 16
-#: convergence tolerance of a refined monodromy where a point's stability is uncertain on the
-#: discretization's own grid (``branch_stability`` with ``rtol = None``)
-DEFAULT_RTOL = 1e-6
 
 
 def _refinable(disc) -> bool:
@@ -340,11 +344,11 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         points, away from any special point) are not seen; ``stride = 1`` (the default)
         computes every one of ``points``.
     rtol : float, optional
-        Monodromies on a time grid (harmonic balances of the states): refined until the
-        multipliers agree to ``rtol`` (:func:`refined_monodromy_stability`).  None: the
-        discretization's own grid, refined only at the points whose stability it leaves
-        uncertain.  A point whose trivial multiplier stays farther from 1 than a non-trivial
-        one from the unit circle gets ``stable`` NaN (uncertain), said in ``branch.message``.
+        Monodromies on a time grid (harmonic balances of the states): integrated with steps
+        chosen by the error (:func:`orbit_stability`'s ``rtol``).  None: the discretization's
+        own grid.  A point whose trivial multiplier stays farther from 1 than a non-trivial
+        one from the unit circle (the orbit, not the quadrature, limits the multipliers then)
+        gets ``stable`` NaN (uncertain), said in ``branch.message``.
     workers : int, optional
         Threads computing the multipliers of different points at once (the condensation
         solves run in LAPACK, outside Python's lock); default ``min(4, os.cpu_count())`` for
@@ -424,10 +428,6 @@ def _multipliers_along(branch, disc, tol, points, workers, stride=1, rtol=None):
         else:
             results = [point_stability(disc, branch.solutions[i], tol=tol, rtol=rtol) for i in todo]
         for i, res in zip(todo, results):
-            p = res[1] if res[1] is not None else res[0]
-            if rtol is None and _refinable(disc) and _uncertain(res[0], p.trivial_multiplier_error):
-                # the trivial multiplier says the quadrature may be too coarse: a finer one
-                res = point_stability(disc, branch.solutions[i], tol=tol, rtol=DEFAULT_RTOL)
             prim[i], refs[i] = res
 
     def differ(a, b):

@@ -156,7 +156,8 @@ def test_neimark_sacker_and_inherited_flags_analytic_on_a_longer_branch():
     theta = 2 * np.pi * np.arange(32) / 32
     x = np.vstack([np.cos(theta), np.sin(theta), 0 * theta, 0 * theta])
     disc, Z = periodic_start_from_orbit(model, -0.2, x, 2 * np.pi, 3)
-    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton", options=dict(step=0.01, max_step=0.01))
+    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton",
+                         options=dict(step=0.01, max_step=0.01, multiplier_stride=8))
     assert len(br) > 30 and np.isfinite(br.max_multiplier).sum() < len(br) / 2
     assert [s.kind for s in br.special] == ["ns"] and abs(br.special[0].param) < 1e-10
     np.testing.assert_array_equal(br.stable, np.where(br.param < 0, 1.0, 0.0))

@@ -80,7 +80,7 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
             info = disc.unpack(Z)
             if info.get("path") == "aft":       # a balanced orbit of the model's own states
                 M, how = adaptive_magnus_monodromy(disc.model, info["lam"], info["coefficients"], info["omega"],
-                                                   int(info["harmonics"]), rtol=rtol)
+                                                   int(info["harmonics"]), rtol=rtol, n_start=int(info["n_t"]))
                 return _result(np.linalg.eigvals(M), not disc.forced, "variational" if how["converged"]
                                else "variational (not converged)", tol, monodromy=M)
             return refined_monodromy_stability(disc, Z, rtol=rtol, tol=tol)

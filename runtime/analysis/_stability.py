@@ -76,14 +76,14 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
     if route == "collocation":
         return floquet_collocation(disc, Z, tol=tol)
     if route == "monodromy":
-        if rtol is not None and _refinable(disc):
-            info = disc.unpack(Z)
-            if info.get("path") == "aft":       # a balanced orbit of the model's own states
-                M, how = adaptive_magnus_monodromy(disc.model, info["lam"], info["coefficients"], info["omega"],
-                                                   int(info["harmonics"]), rtol=rtol, n_start=int(info["n_t"]))
-                return _result(np.linalg.eigvals(M), not disc.forced, "variational" if how["converged"]
-                               else "variational (not converged)", tol, monodromy=M)
-            return refined_monodromy_stability(disc, Z, rtol=rtol, tol=tol)
+        info = disc.unpack(Z) if rtol is not None else {}
+        if info.get("path") == "aft":           # a balanced orbit of the model's own states
+            M, how = adaptive_magnus_monodromy(disc.model, info["lam"], info["coefficients"], info["omega"],
+                                               int(info["harmonics"]), rtol=rtol, n_start=int(info["n_t"]))
+            return _result(np.linalg.eigvals(M), not disc.forced, "variational" if how["converged"]
+                           else "variational (not converged)", tol, monodromy=M)
+        if info.get("path") == "aft-condensed":  # its monodromy takes a number of equal steps
+            return refined_monodromy_stability(disc, Z, int(info["n_t"]), rtol=rtol, tol=tol)
         M = disc.monodromy(Z)
         return _result(np.linalg.eigvals(M), not disc.forced, "variational", tol, monodromy=M)
     if route == "hill":
@@ -101,23 +101,13 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
 MAX_REFINEMENT = 16
 
 
-def _refinable(disc) -> bool:
-    """The discretization's monodromy takes a number of equal time steps (``intervals``) and has
-    a default grid ``n_t`` (harmonic balances of the states)."""
-    import inspect
-    try:
-        return "intervals" in inspect.signature(disc.monodromy).parameters and getattr(disc, "n_t", 0) >= 1
-    except (TypeError, ValueError):
-        return False
-
-
 def _spectral_change(a, b) -> float:
     """Largest distance from a multiplier of one set to the nearest of the other (both ways)."""
     d = np.abs(np.asarray(a)[:, None] - np.asarray(b)[None, :])
     return float(max(d.min(axis=1).max(), d.min(axis=0).max()))
 
 
-def refined_monodromy_stability(disc, Z, *, rtol: float = 1e-6, tol: float = 1e-6,
+def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: float = 1e-6,
                                 max_refinement: int = MAX_REFINEMENT) -> FloquetResult:
     """Floquet multipliers from a monodromy whose time grid is refined until their estimated
     error is below ``rtol``.
@@ -137,13 +127,21 @@ def refined_monodromy_stability(disc, Z, *, rtol: float = 1e-6, tol: float = 1e-
     steps are 3.7e-3 off (tests/analysis/test_stability_default.py: against shooting with
     solve_ivp).
 
+    Parameters
+    ----------
+    disc : Discretization
+        Whose ``monodromy(Z, intervals)`` integrates on ``intervals`` equal steps.
+    Z : ndarray
+    n_t : int
+        The grid to start from (the discretization's own, ``unpack(Z)["n_t"]``).
+
     Returns
     -------
     FloquetResult
         ``monodromy`` the extrapolated one; ``method`` is ``"variational"`` when the estimate
         met ``rtol``, ``"variational (not converged)"`` otherwise.
     """
-    N = int(disc.n_t)
+    N = int(n_t)
     M = disc.monodromy(Z, intervals=N)
     mu = np.linalg.eigvals(M)
     converged = False
@@ -157,7 +155,7 @@ def refined_monodromy_stability(disc, Z, *, rtol: float = 1e-6, tol: float = 1e-
         if estimate <= rtol * max(1.0, float(np.max(np.abs(mu)))):
             converged = True
             break
-        if N >= max_refinement * int(disc.n_t):
+        if N >= max_refinement * int(n_t):
             break
     return _result(np.linalg.eigvals(Mx), not disc.forced, "variational" if converged
                    else "variational (not converged)", tol, monodromy=Mx)

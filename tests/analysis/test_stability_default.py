@@ -83,7 +83,7 @@ def test_refined_monodromy_gives_the_multipliers_of_the_slip_cycle_at_vb_1(lugre
     ref = shooting.nontrivial(M)
     own = orbit_stability(disc, Zc)
     default = orbit_stability(disc, Zc, rtol=ANMOptions().multiplier_rtol)      # adaptive steps
-    doubled = refined_monodromy_stability(disc, Zc, rtol=1e-6)                 # uniform grids
+    doubled = refined_monodromy_stability(disc, Zc, disc.unpack(Zc)["n_t"], rtol=1e-6)                 # uniform grids
     for res in (default, doubled):
         assert res.method == "variational"
         assert np.max(np.abs(np.sort_complex(res.nontrivial()) - np.sort_complex(ref))) < 1e-5

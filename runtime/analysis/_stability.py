@@ -35,6 +35,7 @@ import numpy as np
 
 from ..discretizations._shooting import PeriodicOrbit
 from ..engine._locate import locate_on_branch, locate_on_interpolant
+from ..engine._options import ContinuationOptions
 from ..errors import ConvergenceError, InputError
 from ..results._branch import SpecialPoint
 from ..results._columns import orbit_samples
@@ -280,7 +281,7 @@ def _ns_test(res: FloquetResult) -> float:
 
 def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = True, locate: bool = True,
                      counters=None, points=None, stride: int = 1, workers: int | None = None,
-                     rtol: float | None = None):
+                     rtol: float | None = ContinuationOptions.multiplier_rtol):
     """Fill the stability columns of a periodic branch and record its bifurcations of cycles.
 
     For every branch point the Floquet multipliers are computed (:func:`point_stability`:
@@ -343,8 +344,8 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         computes every one of ``points``.
     rtol : float, optional
         Monodromies on a time grid (harmonic balances of the states): integrated with steps
-        chosen by the error (:func:`orbit_stability`'s ``rtol``).  None: the discretization's
-        own grid.  A point whose trivial multiplier stays farther from 1 than a non-trivial
+        chosen by the error (:func:`orbit_stability`'s ``rtol``; default the continuation's,
+        ``multiplier_rtol``).  None: the discretization's own grid.  A point whose trivial multiplier stays farther from 1 than a non-trivial
         one from the unit circle (the orbit, not the quadrature, limits the multipliers then)
         gets ``stable`` NaN (uncertain), said in ``branch.message``.
     workers : int, optional

@@ -57,6 +57,7 @@ def _passes(br, extra):
             # bisected down to the step (then the ANM's series points inside it) only where the
             # stability changes (branch_stability's ``points`` and ``stride``)
             branch_stability(br, disc, counters=extra, points=ends.tolist(),
-                             stride=int(opts.multiplier_stride))
+                             stride=int(opts.multiplier_stride),
+                             rtol=float(opts.multiplier_rtol) or None)
         except (ConvergenceError, InputError) as exc:
             warnings.warn(f"stability of the periodic branch not computed: {exc}", RuntimeWarning, stacklevel=4)

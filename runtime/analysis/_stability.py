@@ -35,11 +35,12 @@ import numpy as np
 
 from ..discretizations._shooting import PeriodicOrbit
 from ..engine._locate import locate_on_branch, locate_on_interpolant
+from ..engine._options import ContinuationOptions
 from ..errors import ConvergenceError, InputError
 from ..results._branch import SpecialPoint
 from ..results._columns import orbit_samples
 from ..results._result import Result
-from ._floquet import FloquetResult, _result, floquet_collocation
+from ._floquet import FloquetResult, _result, adaptive_magnus_monodromy, floquet_collocation
 from ._hill import hill_multipliers, hill_multipliers_hbm
 from ._motion import UNKNOWN_MOTION, classify_motions
 
@@ -47,7 +48,7 @@ from ._motion import UNKNOWN_MOTION, classify_motions
 # ---------------------------------------------------------------------------------------
 # any discretization
 # ---------------------------------------------------------------------------------------
-def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
+def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) -> FloquetResult:
     """Floquet multipliers of a converged orbit of any periodic discretization.
 
     Dispatch by the discretization's ``floquet_route`` (contract item 14):
@@ -62,6 +63,11 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
         A solution (``disc.residual(Z) ~ 0``).
     tol : float
         Margin of the ``stable`` flag.
+    rtol : float, optional
+        Monodromies integrated on a time grid (harmonic balances of the states): the balanced
+        orbit of the model's states by :func:`adaptive_magnus_monodromy` (steps chosen by the
+        local error, ``rtol`` per step), other grids doubled until the multipliers agree to
+        ``rtol`` (:func:`refined_monodromy_stability`); None takes the discretization's own grid.
 
     Returns
     -------
@@ -71,6 +77,14 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
     if route == "collocation":
         return floquet_collocation(disc, Z, tol=tol)
     if route == "monodromy":
+        info = disc.unpack(Z) if rtol is not None else {}
+        if info.get("path") == "aft":           # a balanced orbit of the model's own states
+            M, how = adaptive_magnus_monodromy(disc.model, info["lam"], info["coefficients"], info["omega"],
+                                               int(info["harmonics"]), rtol=rtol, n_start=int(info["n_t"]))
+            return _result(np.linalg.eigvals(M), not disc.forced, "variational" if how["converged"]
+                           else "variational (not converged)", tol, monodromy=M)
+        if info.get("path") == "aft-condensed":  # its monodromy takes a number of equal steps
+            return refined_monodromy_stability(disc, Z, int(info["n_t"]), rtol=rtol, tol=tol)
         M = disc.monodromy(Z)
         return _result(np.linalg.eigvals(M), not disc.forced, "variational", tol, monodromy=M)
     if route == "hill":
@@ -81,6 +95,71 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
         raise InputError("orbit_stability: an equilibrium (H = 0) has eigenvalues, not Floquet multipliers")
     raise InputError(f"orbit_stability: a {disc.kind} system has no Floquet multipliers "
                      "(collocation, shooting or HBM)")
+
+
+#: the finest monodromy grid :func:`refined_monodromy_stability` tries, in multiples of the
+#: discretization's own (the LuGre belt of issue 26 at vb = 1 needs 8 for an estimate of 1e-6)
+MAX_REFINEMENT = 16
+
+
+def _spectral_change(a, b) -> float:
+    """Largest distance from a multiplier of one set to the nearest of the other (both ways)."""
+    d = np.abs(np.asarray(a)[:, None] - np.asarray(b)[None, :])
+    return float(max(d.min(axis=1).max(), d.min(axis=0).max()))
+
+
+def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: float = 1e-6,
+                                max_refinement: int = MAX_REFINEMENT) -> FloquetResult:
+    """Floquet multipliers from a monodromy whose time grid is refined until their estimated
+    error is below ``rtol``.
+
+    The monodromy of a balanced orbit is a quadrature of the variational equation on equal
+    steps (the fourth-order Magnus integrator of ``AFTDiscretization.monodromy``); its error
+    is set by the stiffest part of the orbit (the bristle state of a LuGre law in slip:
+    ``|dz'/dz| = s0 |vr| / g`` of several hundred), not by the harmonics of the orbit.  With
+    the monodromies ``M_N`` and ``M_2N`` on ``N`` and ``2N`` steps, the error of a fourth-order
+    rule is ``(M_N - M_2N) 16/15`` on ``N`` steps, and Richardson's extrapolation
+    ``(16 M_2N - M_N) / 15`` removes it (Hairer, Nørsett and Wanner, Solving ODEs I, 2nd ed.,
+    §II.9; the Magnus integrator is symmetric, so the next term is of order 6).  The grid is
+    doubled from the discretization's ``n_t`` until ``|mu(M_2N) - mu(M_N)| / 15``, the
+    estimated error of the finer grid's multipliers, is below ``rtol max(1, |mu|_max)``, up to
+    ``max_refinement n_t`` steps; the multipliers are those of the extrapolated matrix.  On the
+    LuGre belt of issue 26 at vb = 1 (orbit exact to 1e-11) the multipliers on ``n_t`` = 128
+    steps are 3.7e-3 off (tests/analysis/test_stability_default.py: against shooting with
+    solve_ivp).
+
+    Parameters
+    ----------
+    disc : Discretization
+        Whose ``monodromy(Z, intervals)`` integrates on ``intervals`` equal steps.
+    Z : ndarray
+    n_t : int
+        The grid to start from (the discretization's own, ``unpack(Z)["n_t"]``).
+
+    Returns
+    -------
+    FloquetResult
+        ``monodromy`` the extrapolated one; ``method`` is ``"variational"`` when the estimate
+        met ``rtol``, ``"variational (not converged)"`` otherwise.
+    """
+    N = int(n_t)
+    M = disc.monodromy(Z, intervals=N)
+    mu = np.linalg.eigvals(M)
+    converged = False
+    while True:
+        N *= 2
+        M2 = disc.monodromy(Z, intervals=N)
+        mu2 = np.linalg.eigvals(M2)
+        estimate = _spectral_change(mu, mu2) / 15
+        Mx = (16 * M2 - M) / 15
+        M, mu = M2, mu2
+        if estimate <= rtol * max(1.0, float(np.max(np.abs(mu)))):
+            converged = True
+            break
+        if N >= max_refinement * int(n_t):
+            break
+    return _result(np.linalg.eigvals(Mx), not disc.forced, "variational" if converged
+                   else "variational (not converged)", tol, monodromy=Mx)
 
 
 def multiplier_crossings(results, *, tol: float = 1e-9) -> list[tuple[int, str]]:
@@ -155,7 +234,7 @@ class PeriodDoublingPoint(Result):
 # ---------------------------------------------------------------------------------------
 # stability along a continued branch
 # ---------------------------------------------------------------------------------------
-def point_stability(disc, Z, *, tol: float = 1e-6, which: str = "both"):
+def point_stability(disc, Z, *, tol: float = 1e-6, which: str = "both", rtol: float | None = None):
     """Multipliers of one branch point: ``(primary, reference)`` FloquetResults.
 
     HBM: primary = :func:`hill_multipliers_hbm` (consistent with the branch's folds),
@@ -163,14 +242,15 @@ def point_stability(disc, Z, *, tol: float = 1e-6, which: str = "both"):
     models with derivative-bilinear rows use the original-ODE Hill as primary and have no
     reference.  Collocation and shooting: :func:`orbit_stability`, no reference.
     ``which`` = ``"primary"`` or ``"reference"`` computes only that one (the other is None).
+    ``rtol``: the convergence tolerance of a refined monodromy (:func:`orbit_stability`).
     """
     if disc.kind == "hbm":
         if "derivative_bilinear" in tuple(disc.model.kinds):
-            return orbit_stability(disc, Z, tol=tol), None
+            return orbit_stability(disc, Z, tol=tol, rtol=rtol), None
         prim = hill_multipliers_hbm(disc, Z, tol=tol) if which != "reference" else None
-        ref = orbit_stability(disc, Z, tol=tol) if which != "primary" else None
+        ref = orbit_stability(disc, Z, tol=tol, rtol=rtol) if which != "primary" else None
         return prim, ref
-    return orbit_stability(disc, Z, tol=tol), None
+    return orbit_stability(disc, Z, tol=tol, rtol=rtol), None
 
 
 def _largest_nontrivial(res: FloquetResult) -> float:
@@ -200,7 +280,8 @@ def _ns_test(res: FloquetResult) -> float:
 
 
 def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = True, locate: bool = True,
-                     counters=None, points=None, stride: int = 1, workers: int | None = None):
+                     counters=None, points=None, stride: int = 1, workers: int | None = None,
+                     rtol: float | None = ContinuationOptions.multiplier_rtol):
     """Fill the stability columns of a periodic branch and record its bifurcations of cycles.
 
     For every branch point the Floquet multipliers are computed (:func:`point_stability`:
@@ -261,6 +342,12 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         points (a multiplier leaving and re-entering the unit circle within ``stride``
         points, away from any special point) are not seen; ``stride = 1`` (the default)
         computes every one of ``points``.
+    rtol : float, optional
+        Monodromies on a time grid (harmonic balances of the states): integrated with steps
+        chosen by the error (:func:`orbit_stability`'s ``rtol``; default the continuation's,
+        ``multiplier_rtol``).  None: the discretization's own grid.  A point whose trivial multiplier stays farther from 1 than a non-trivial
+        one from the unit circle (the orbit, not the quadrature, limits the multipliers then)
+        gets ``stable`` NaN (uncertain), said in ``branch.message``.
     workers : int, optional
         Threads computing the multipliers of different points at once (the condensation
         solves run in LAPACK, outside Python's lock); default ``min(4, os.cpu_count())`` for
@@ -276,14 +363,14 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
         raise InputError("branch_stability needs the branch's discretization (disc=...)")
     if branch.kind != "periodic":
         raise InputError("branch_stability: equilibrium branches carry eigenvalues, not multipliers")
-    prim, refs, stable = _multipliers_along(branch, disc, tol, points, workers, stride)
+    prim, refs, stable = _multipliers_along(branch, disc, tol, points, workers, stride, rtol)
     done = [i for i in range(len(prim)) if prim[i] is not None]
     _store_columns(branch, prim, refs, stable, done)
     model = disc.model
     if motion and len(model.contacts):
         branch.motion = _motion_labels(branch, disc)
     if locate:
-        _locate_crossings(branch, disc, prim, refs, done, tol, counters)
+        _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol)
     return prim
 
 
@@ -308,7 +395,7 @@ def _motion_labels(branch, disc):
         return [UNKNOWN_MOTION] * len(branch.solutions)
 
 
-def _multipliers_along(branch, disc, tol, points, workers, stride=1):
+def _multipliers_along(branch, disc, tol, points, workers, stride=1, rtol=None):
     """Primary and reference multipliers where :func:`branch_stability`'s rule needs them, and
     the inherited stable flags.
 
@@ -335,9 +422,10 @@ def _multipliers_along(branch, disc, tol, points, workers, stride=1):
         todo = sorted({int(i) for i in indices if prim[i] is None})
         if workers > 1 and len(todo) > 1:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol), todo))
+                results = list(pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol, rtol=rtol),
+                                        todo))
         else:
-            results = [point_stability(disc, branch.solutions[i], tol=tol) for i in todo]
+            results = [point_stability(disc, branch.solutions[i], tol=tol, rtol=rtol) for i in todo]
         for i, res in zip(todo, results):
             prim[i], refs[i] = res
 
@@ -380,6 +468,7 @@ def _store_columns(branch, prim, refs, stable, done):
     branch.max_multiplier = np.full(n_pts, np.nan)
     branch.trivial_multiplier_error = np.full(n_pts, np.nan)
     branch.multiplier_agreement = np.full(n_pts, np.nan)
+    amp = _relative_amplitude(branch)
     for i in done:
         p, r = prim[i], refs[i]
         mult[i, :len(p.multipliers)] = p.multipliers
@@ -388,12 +477,49 @@ def _store_columns(branch, prim, refs, stable, done):
         branch.trivial_multiplier_error[i] = (r if r is not None else p).trivial_multiplier_error
         if r is not None:
             branch.multiplier_agreement[i] = abs(_largest_nontrivial(p) - _largest_nontrivial(r))
+        if amp[i] > 1e-6 and _uncertain(p, branch.trivial_multiplier_error[i]):
+            stable[i] = np.nan      # (at a Hopf point, amplitude 0, a multiplier is 1 anyway)
     branch.multipliers = mult
     branch.stable = stable
     branch.stability_method = prim[done[0]].method if done else ""
+    _note_uncertain(branch, done)
 
 
-def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
+def _relative_amplitude(branch):
+    """Largest peak-to-peak of the states, each relative to its largest on the branch (0 at a
+    Hopf point, where a non-trivial multiplier is 1 with the trivial one)."""
+    return np.max([np.asarray(branch.ptp[st], dtype=float) / (np.max(branch.ptp[st]) or 1.0)
+                   for st in branch.states], axis=0)
+
+
+def _uncertain(res: FloquetResult, error: float) -> bool:
+    """The stable flag of ``res`` cannot be trusted: the trivial multiplier's distance from 1
+    (``error``, the accuracy of the multipliers: it is 0 for exact ones) exceeds the distance
+    of a non-trivial multiplier from the unit circle, or the refined monodromy did not
+    converge and a non-trivial multiplier lies within that last change of the circle."""
+    nt = res.nontrivial()
+    if not nt.size or not np.isfinite(error):
+        return False
+    return bool(np.min(np.abs(np.abs(nt) - 1)) < error)
+
+
+def _note_uncertain(branch, done):
+    """Say where the stability is uncertain (``stable`` NaN at a computed point): in the
+    branch's message, which every summary shows, and as a warning."""
+    bad = [i for i in done if np.isnan(branch.stable[i])]
+    if not bad:
+        return
+    lam = branch.param[bad]
+    note = (f"stability uncertain at {len(bad)} of {len(done)} points with multipliers "
+            f"(parameter {lam.min():.7g} .. {lam.max():.7g}; stable = NaN there): a non-trivial multiplier "
+            f"lies closer to the unit circle than the trivial one to 1 (up to "
+            f"{np.nanmax(branch.trivial_multiplier_error[bad]):.1e}, the multipliers' error); "
+            "more harmonics resolve it")
+    branch.message = f"{branch.message}; {note}" if branch.message else note
+    warnings.warn(note, RuntimeWarning, stacklevel=4)
+
+
+def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
     """Special points from the multiplier crossings between the points ``done``
     (:func:`branch_stability`, ``locate``)."""
     P = branch.solutions
@@ -405,7 +531,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
         correct only next to its root (``locate_on_interpolant``), for a bracket of adjacent
         points, whose interpolant is accurate."""
         def test(Z):
-            return fun(point_stability(disc, Z, tol=tol, which="primary")[results])
+            return fun(point_stability(disc, Z, tol=tol, which="primary", rtol=rtol)[results])
         j = nxt.get(i, i + 1)
         try:
             if interpolant and j == i + 1:
@@ -425,8 +551,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
     folds = branch.special_points("fold")
     bps = branch.special_points("bp")
     new = []
-    amp = np.max([np.asarray(branch.ptp[st], dtype=float) / (np.max(branch.ptp[st]) or 1.0)
-                  for st in branch.states], axis=0)
+    amp = _relative_amplitude(branch)
     crossings = [(done[k], done[k + 1], kind) for k, kind in multiplier_crossings([prim[i] for i in done])
                  if min(amp[done[k]], amp[done[k + 1]]) > 1e-6]    # not at a Hopf point (multiplier 1 there)
     owners = _plus_crossing_owners(crossings, folds + bps, branch.special)
@@ -438,7 +563,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
             Zc = located(i, _near_one_product, 0, stol=1e-8, interpolant=True)
             if Zc is None and f.index != i:
                 Zc = located(f.index, _near_one_product, 0, stol=1e-8, interpolant=True)
-            at = point_stability(disc, f.solution, tol=tol)
+            at = point_stability(disc, f.solution, tol=tol, rtol=rtol)
             f.data.update(multipliers=at[0].multipliers,
                           crossing_param=float(Zc[-1]) if Zc is not None else np.nan)
             if at[1] is not None:
@@ -447,7 +572,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
                                                                            counters))
             continue
         if owner is not None:
-            at = point_stability(disc, owner.solution, tol=tol, which="primary")[0]
+            at = point_stability(disc, owner.solution, tol=tol, which="primary", rtol=rtol)[0]
             owner.data.update(multipliers=at.multipliers)
             continue
         if kind == "fold":
@@ -463,7 +588,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters):
         if not ok:       # keep the better of the two bracketing points
             Zc = P[i] if abs(branch.max_multiplier[i] - 1) <= abs(branch.max_multiplier[j] - 1) else P[j]
         om = disc.unpack(Zc)["omega"]
-        at = point_stability(disc, Zc, tol=tol, which="primary")[0]
+        at = point_stability(disc, Zc, tol=tol, which="primary", rtol=rtol)[0]
         new.append(SpecialPoint(kind_sp, float(Zc[-1]), float(om), int(i), np.array(Zc),
                                 data=dict(detected_by=detected, located=ok, multipliers=at.multipliers)))
     branch.special.extend(new)

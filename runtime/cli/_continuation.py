@@ -201,10 +201,15 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
               help="A point violating a validity condition of the recast (a sqrt auxiliary on the wrong "
                    "root, a denominator through zero) stops the branch before it (exit code 3), or only "
                    "warns.")
+@click.option("--multiplier-stride", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Periodic branches: Floquet multipliers at every K-th step end, bisected where the "
+                   "stability changes (1: every step end; a larger K saves CPU but misses two crossings "
+                   "that cancel within K steps).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
                  discretization_renamed, harmonics, intervals, degree, max_steps, out, plot, no_clobber,
-                 checkpoint_steps, checkpoint_seconds, restart, restart_model, append, direction, validity, quiet):
+                 checkpoint_steps, checkpoint_seconds, restart, restart_model, append, direction, validity,
+                 multiplier_stride, quiet):
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     --stop may lie below --start (the continuation then runs downwards).  With --out, the
@@ -244,14 +249,16 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
             if restart is not None:
                 _refuse_with_restart(click.get_current_context(), model, start, hopf, mode)
                 br = _restart(restart, stop, direction, method, harmonics,
-                              dict(max_steps=max_steps, on_invalid=validity), quiet, checkpoint,
+                              dict(max_steps=max_steps, on_invalid=validity, multiplier_stride=multiplier_stride),
+                              quiet, checkpoint,
                               dict(discretization=discretization, intervals=intervals, degree=degree,
                                    model=restart_model),
                               param=param, values=param_values(set_, assignments))
                 branches = [br]
             else:
                 eq, per = _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
-                                 harmonics, intervals, degree, dict(max_steps=max_steps, on_invalid=validity),
+                                 harmonics, intervals, degree,
+                                 dict(max_steps=max_steps, on_invalid=validity, multiplier_stride=multiplier_stride),
                                  quiet, checkpoint)
                 br = per or eq
                 branches = [b for b in (eq, per) if b is not None]

@@ -67,8 +67,11 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
             params = param_values(set_, assignments)
             m = _load(model, param, params)
             _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
-                                      options=dict(multiplier_stride=1), progress=not quiet, echo=click.echo,
-                                      discretization=discretization, intervals=intervals, degree=degree)
+                                      # the curve continues the PD of the discretization's own monodromy
+                                      # (or of --monodromy-steps equal steps): the branch locates it so
+                                      options=dict(multiplier_stride=1, multiplier_rtol=0), progress=not quiet,
+                                      echo=click.echo, discretization=discretization, intervals=intervals,
+                                      degree=degree)
             point = _pick(per.special_points(kind), index, f"--{kind}", what, "the periodic branch")
         curve = curve_of(per, point, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0,
                          mu_values=at, intervals=steps)

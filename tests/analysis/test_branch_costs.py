@@ -111,7 +111,8 @@ def belt_branch():
     model = belt(10, 5.0)
     eq = equilibrium_branch(model, 0.05, 12.0)
     disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 20)
-    return periodic_branch(disc, Z, 0.0, 12.0, d)
+    # multipliers at every 8th step end, bracketed and bisected (the default is every step end)
+    return periodic_branch(disc, Z, 0.0, 12.0, d, options=dict(multiplier_stride=8))
 
 
 def test_branch_extrema_columns_against_dense_time_series(belt_branch):
@@ -155,7 +156,8 @@ def test_neimark_sacker_and_inherited_flags_analytic_on_a_longer_branch():
     theta = 2 * np.pi * np.arange(32) / 32
     x = np.vstack([np.cos(theta), np.sin(theta), 0 * theta, 0 * theta])
     disc, Z = periodic_start_from_orbit(model, -0.2, x, 2 * np.pi, 3)
-    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton", options=dict(step=0.01, max_step=0.01))
+    br = periodic_branch(disc, Z, -0.2, 0.2, 1.0, method="newton",
+                         options=dict(step=0.01, max_step=0.01, multiplier_stride=8))
     assert len(br) > 30 and np.isfinite(br.max_multiplier).sum() < len(br) / 2
     assert [s.kind for s in br.special] == ["ns"] and abs(br.special[0].param) < 1e-10
     np.testing.assert_array_equal(br.stable, np.where(br.param < 0, 1.0, 0.0))

@@ -55,7 +55,9 @@ def lugre_h30():
     model = load_model(lugre(), "vb", backend="numpy")
     eq = equilibrium_branch(model, 0.01, 2.0)
     disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 30)
-    br = periodic_branch(disc, Z, 0.0, 2.0, d, options=dict(points_per_step=4, multiplier_stride=1))
+    # multiplier_rtol=0: the branches' multipliers on the discretization's own monodromy, the
+    # one the PD and NS curves continue (their agreement is tested here)
+    br = periodic_branch(disc, Z, 0.0, 2.0, d, options=dict(points_per_step=4, multiplier_stride=1, multiplier_rtol=0))
     pd = [s for s in br.special_points("pd") if 1.2 < s.param < 1.3]
     assert len(pd) == 1
     return br, pd[0]
@@ -79,7 +81,7 @@ def test_lugre_pd_curve_agrees_with_one_parameter_branches(lugre_h30, lugre_curv
         k = np.flatnonzero(np.isclose(curve.mu, s1, rtol=1e-13, atol=0))
         assert k.size == 1
         one = periodic_branch(disc.on_model(disc.model.with_params(s1=s1)), start, 1.15, 1.35, direction=-1.0,
-                              options=dict(points_per_step=4, multiplier_stride=1))
+                              options=dict(points_per_step=4, multiplier_stride=1, multiplier_rtol=0))
         ref = [s.param for s in one.special_points("pd")]
         assert len(ref) == 1
         # measured: 9e-16 .. 1.4e-14
@@ -94,7 +96,8 @@ def test_pd_curve_against_shooting_on_the_forced_duffing_oscillator():
     orbit = periodic_orbit_from_simulation(model, 1.2, [1.0, 0.0], 300.0)
     disc, Z = periodic_start_from_orbit(model, 1.2, orbit.at(orbit.times(256)), orbit.T, 15,
                                         discretization="aft", n_t=256)
-    br = periodic_branch(disc, Z, 1.1, 1.2, -1.0, options=dict(max_lam_step=0.01, multiplier_stride=1))
+    br = periodic_branch(disc, Z, 1.1, 1.2, -1.0,
+                         options=dict(max_lam_step=0.01, multiplier_stride=1, multiplier_rtol=0))
     assert [s.kind for s in br.special] == ["pd"]
     cs = (0.26, 0.28, 0.32, 0.34, 0.36)
     down = pd_curve(br, br.special[0], "c", 0.26, c0, direction=-1, mu_values=cs)
@@ -230,7 +233,7 @@ def _forced_branch(model, w, H=10):
     amp = 0.5 / (1 - w * w)
     x_eq = 0.5 + 0.5 * np.exp(-1.25 / 0.5)
     Z0 = disc.from_samples(np.vstack([x_eq + amp * np.cos(w * t), -amp * w * np.sin(w * t)]), w, 0.5)
-    return periodic_branch(disc, Z0, 0.0, 2.0, 1.0, options=dict(multiplier_stride=1))
+    return periodic_branch(disc, Z0, 0.0, 2.0, 1.0, options=dict(multiplier_stride=1, multiplier_rtol=0))
 
 
 def test_ns_curve_of_a_forced_friction_oscillator_against_branches_and_shooting():
@@ -269,7 +272,8 @@ def test_a_branch_without_monodromy_is_refused():
     disc = HBMDiscretization(model, 15)
     t = orbit.times(128)
     Z = disc.from_samples(model.aux(orbit.at(t, accurate=False), t, 1.2), orbit.omega, 1.2)
-    br = periodic_branch(disc, Z, 1.1, 1.2, -1.0, options=dict(max_lam_step=0.01, multiplier_stride=1))
+    br = periodic_branch(disc, Z, 1.1, 1.2, -1.0,
+                         options=dict(max_lam_step=0.01, multiplier_stride=1, multiplier_rtol=0))
     with pytest.raises(InputError, match=r"a hbm branch has no monodromy matrix .*the AFT .*collocation of the "
                                          r"states"):
         pd_curve(br, br.special_points("pd")[0], "c", 0.3, 0.35)

@@ -384,18 +384,70 @@ def _codim2_points(sys0, sys_, pts, i_mu, i_lam, xtol):
     return out
 
 
+#: auto steps of the curve's Magnus monodromy: doubled from the AFT's samples until the critical
+#: multiplier changes by less than this, at most _MAX_DOUBLINGS times
+_INTERVALS_TOL = 1e-7
+_MAX_DOUBLINGS = 4
+
+
+def _curve_intervals(disc, Z0, which, intervals, fun):
+    """The Magnus steps of the curve's monodromy: ``"grid"``, the discretization's own (None);
+    an integer; or None (default): on an AFT, the AFT's samples doubled until the critical
+    multiplier at the start changes by less than ``_INTERVALS_TOL`` (at most 16 times the
+    samples), as accurate as the branch's default error-controlled stability
+    (``multiplier_rtol``), so that the curve passes through the points it locates; others
+    have their own monodromy (None)."""
+    aft = disc.floquet_route == "monodromy" and disc.unpack(Z0).get("path") == "aft"
+    if isinstance(intervals, str):
+        if intervals != "grid":
+            raise InputError(f"{fun}: intervals = {intervals!r}: give a number of steps, 'grid' (the AFT's samples) "
+                             "or None (refined until the multipliers converge)")
+        return None
+    if intervals is not None:
+        if not aft:
+            raise InputError(f"{fun}: intervals = {intervals} applies to the Magnus monodromy of a harmonic "
+                             f"balance of the states (AFT); a {disc.kind} branch has its own monodromy")
+        if int(intervals) != intervals or intervals < 1:
+            raise InputError(f"{fun}: intervals = {intervals} must be a positive integer (Magnus steps per period)")
+        return int(intervals)
+    if not aft:
+        return None
+
+    def critical(N):
+        mult = np.linalg.eigvals(monodromy_of(disc, Z0, N))
+        return mult[np.argmin(np.abs(mult + 1))] if which == "pd" else \
+            mult[np.argmin(np.where(mult.imag > 0, np.abs(np.abs(mult) - 1), np.inf))]
+
+    N = int(disc.n_t)
+    c = critical(N)
+    for _ in range(_MAX_DOUBLINGS):
+        c2 = critical(2 * N)
+        N *= 2
+        if abs(c2 - c) < _INTERVALS_TOL:
+            break
+        c = c2
+    return N
+
+
 def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min, lam_max, step, max_step,
            max_steps, xtol, mu_values, intervals=None):
     fun = f"{which}_curve"
     disc, model = _check_start(branch, point, which, fun)
     mu0 = _start_mu(model, mu_name, mu_min, mu_max)
     Z0 = np.asarray(point.solution, dtype=float)
-    M0 = monodromy_of(disc, Z0)
+    intervals = _curve_intervals(disc, Z0, which, intervals, fun)
+    M0 = monodromy_of(disc, Z0, intervals)
     mult = np.linalg.eigvals(M0)
     where = f"{model.continuation} = {float(Z0[-1]):.10g}"
     if which == "pd":
         k = int(np.argmin(np.abs(mult + 1)))
         if abs(mult[k] + 1) > _START_TOL:
+            grid = np.linalg.eigvals(monodromy_of(disc, Z0)) if intervals is not None else mult
+            if np.min(np.abs(grid + 1)) <= _START_TOL:
+                raise InputError(f"{fun}: the orbit at {where} has its multiplier at -1 on the AFT's sample grid "
+                                 f"only (a branch with multiplier_rtol = 0); with converged multipliers it is "
+                                 f"{complex(mult[k]):.6g}: pass intervals='grid' to follow that doubling, or locate "
+                                 "it on a branch with the default multiplier_rtol")
             raise InputError(f"{fun}: the orbit at {where} has no multiplier at -1 (the nearest is "
                              f"{complex(mult[k]):.6g}): not a period doubling; pass a located 'pd' point")
         theta0 = None
@@ -407,16 +459,6 @@ def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min,
             raise InputError(f"{fun}: the orbit at {where} has no complex pair on the unit circle ({near}): "
                              "not a Neimark-Sacker point; pass a located 'ns' point")
         theta0 = float(np.angle(mult[k]))
-    if intervals is not None:
-        if disc.kind not in ("aft", "aft-condensed"):
-            raise InputError(f"{fun}: intervals = {intervals} applies to the Magnus monodromy of a harmonic "
-                             f"balance of the states (AFT); a {disc.kind} branch has its own monodromy")
-        if int(intervals) != intervals or intervals < 1:
-            raise InputError(f"{fun}: intervals = {intervals} must be a positive integer (Magnus steps per period)")
-        intervals = int(intervals)
-        # the point was located with the branch's own monodromy: its multiplier is within
-        # _START_TOL of the critical value; the first correction moves it onto this one's
-        M0 = monodromy_of(disc, Z0, intervals)
     rescale = _scales(disc, Z0, mu0, (lam_min, lam_max), (mu_min, mu_max), theta0)
     W0 = np.append(Z0, mu0) if which == "pd" else np.concatenate([Z0, [mu0, theta0]])
     sys0 = _MultiplierSystem(disc, mu_name, which, lambda W: 1e-6 * rescale(W), intervals)
@@ -473,7 +515,7 @@ def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min,
 
 def pd_curve(branch, pd, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
              lam_min: float = -np.inf, lam_max: float = np.inf, step: float = 1e-2, max_step: float = 0.1,
-             max_steps: int = 500, xtol: float = 1e-10, mu_values=(), intervals: int | None = None
+             max_steps: int = 500, xtol: float = 1e-10, mu_values=(), intervals: int | str | None = None
              ) -> BifurcationCurve:
     """Continue a period doubling of a periodic branch in a second parameter ``mu_name``.
 
@@ -501,10 +543,13 @@ def pd_curve(branch, pd, mu_name: str, mu_min: float, mu_max: float, *, directio
         Values of ``mu`` where the curve must have a point (each corrected onto
         ``mu = value`` where the curve crosses it, as its bounds are): e.g. to compare with
         one-parameter branches at those values.
-    intervals : int, optional
-        AFT branches: the Magnus monodromy on this many equal steps per period instead of the
-        discretization's sample grid (which does not resolve a stiff internal state: on the
-        LuGre belt at H = 90 the critical multiplier moves by 2.7e-3 from 375 to 1500 steps).
+    intervals : int, "grid" or None
+        AFT branches: the Magnus monodromy on this many equal steps per period; ``"grid"``, on
+        the AFT's samples (as a branch with ``multiplier_rtol = 0`` has it); None (default):
+        the samples doubled until the critical multiplier at the start changes by less than
+        1e-7 (at most 16 times), as accurate as the branch's default stability (the samples
+        do not resolve a stiff internal state: on the LuGre belt at H = 90 the critical
+        multiplier moves by 2.7e-3 from 375 to 1500 steps).
 
     Returns
     -------
@@ -527,7 +572,7 @@ def pd_curve(branch, pd, mu_name: str, mu_min: float, mu_max: float, *, directio
 
 def ns_curve(branch, ns, mu_name: str, mu_min: float, mu_max: float, *, direction: float = 1.0,
              lam_min: float = -np.inf, lam_max: float = np.inf, step: float = 1e-2, max_step: float = 0.1,
-             max_steps: int = 500, xtol: float = 1e-10, mu_values=(), intervals: int | None = None
+             max_steps: int = 500, xtol: float = 1e-10, mu_values=(), intervals: int | str | None = None
              ) -> BifurcationCurve:
     """Continue a Neimark–Sacker point of a periodic branch in a second parameter ``mu_name``.
 

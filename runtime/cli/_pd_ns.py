@@ -32,8 +32,8 @@ def _branch_options(command):
         click.option("--at", "at", type=float, multiple=True,
                      help="A value of the second parameter where the curve must have a point (repeatable)."),
         click.option("--monodromy-steps", "steps", type=click.IntRange(min=1), default=None,
-                     help="AFT: Magnus steps per period of the curve's monodromy (default: the AFT's samples; "
-                          "more resolve a stiff internal state)."),
+                     help="AFT: Magnus steps per period of the curve's monodromy (default: the AFT's samples "
+                          "doubled until the critical multiplier converges)."),
     ]
     for decorate in reversed(options):
         command = decorate(command)
@@ -67,9 +67,9 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
             params = param_values(set_, assignments)
             m = _load(model, param, params)
             _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
-                                      # the curve continues the PD of the discretization's own monodromy
-                                      # (or of --monodromy-steps equal steps): the branch locates it so
-                                      options=dict(multiplier_stride=1, multiplier_rtol=0), progress=not quiet,
+                                      # error-controlled multipliers (the default), as the curve's own
+                                      # refined monodromy: the curve passes through the point located
+                                      options=dict(multiplier_stride=1), progress=not quiet,
                                       echo=click.echo, discretization=discretization, intervals=intervals,
                                       degree=degree)
             point = _pick(per.special_points(kind), index, f"--{kind}", what, "the periodic branch")

@@ -63,10 +63,15 @@ def test_finer_magnus_steps_bring_the_curve_onto_the_exact_one(flip_branch):
     ``a = 0`` is then exact to the fourth-order Magnus error (measured max |a| 6.4e-8 on 64
     steps, 4.0e-9 on 128, 1.6e-11 on 512)."""
     br = flip_branch
-    coarse = pd_curve(br, br.special[0], "d", -0.3, -0.2, lam_min=-0.5, lam_max=0.5)
+    coarse = pd_curve(br, br.special[0], "d", -0.3, -0.2, lam_min=-0.5, lam_max=0.5, intervals="grid")
     fine = pd_curve(br, br.special[0], "d", -0.3, -0.2, lam_min=-0.5, lam_max=0.5, intervals=512)
     assert coarse.status == fine.status == "range"
     assert np.abs(coarse.lam).max() > 1e-8
     assert np.abs(fine.lam).max() < 1e-10
+    # the default refines the samples until the critical multiplier converges (1e-7)
+    auto = pd_curve(br, br.special[0], "d", -0.3, -0.2, lam_min=-0.5, lam_max=0.5)
+    assert np.abs(auto.lam).max() < 1e-8
     with pytest.raises(InputError, match="intervals = 0 must be a positive integer"):
         pd_curve(br, br.special[0], "d", -0.3, -0.2, intervals=0)
+    with pytest.raises(InputError, match="'grid'"):
+        pd_curve(br, br.special[0], "d", -0.3, -0.2, intervals="fine")

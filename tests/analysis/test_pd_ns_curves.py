@@ -66,7 +66,7 @@ def lugre_h30():
 @pytest.fixture(scope="module")
 def lugre_curve(lugre_h30):
     br, pd = lugre_h30
-    return pd_curve(br, pd, "s1", 2.83, 3.2, mu_values=S1)
+    return pd_curve(br, pd, "s1", 2.83, 3.2, mu_values=S1, intervals="grid")   # the branches' monodromy
 
 
 def test_lugre_pd_curve_agrees_with_one_parameter_branches(lugre_h30, lugre_curve):
@@ -192,8 +192,11 @@ def test_saved_curve_reads_back(lugre_curve, tmp_path):
     assert (tmp_path / "ns.png").stat().st_size > 0
 
 
-def test_cli(lugre_curve, tmp_path):
-    """``frictionkit pd-curve`` on the LuGre model file: the same point at s1 = 3.0 as the API."""
+def test_cli(lugre_h30, tmp_path):
+    """``frictionkit pd-curve`` on the LuGre model file: the same point at s1 = 2.9 as the API
+    with the default options (error-controlled multipliers on the branch, the curve's
+    monodromy refined until its critical multiplier converges); a branch located on the
+    sample grid (``multiplier_rtol = 0``) is refused by the default curve with the way."""
     from click.testing import CliRunner
     from frictionkit.runtime.cli import main
     import tests.models.state_law_specs as specs
@@ -201,9 +204,16 @@ def test_cli(lugre_curve, tmp_path):
             "--second", "s1", "--min", "2.83", "--max", "2.9", "--at", "2.9", "-q", "--out", str(tmp_path / "pd.h5")]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
+    model = load_model(lugre(), "vb", backend="numpy")
+    eq = equilibrium_branch(model, 0.01, 1.3)
+    disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 30)
+    br = periodic_branch(disc, Z, 0.0, 1.3, d, options=dict(multiplier_stride=1))
+    api = pd_curve(br, br.special_points("pd")[2], "s1", 2.83, 2.9, mu_values=[2.9])
     at = re.search(r"at s1 = 2.9: vb = (\S+)\n", r.output)
-    assert at and float(at.group(1)) == pytest.approx(lugre_curve.lam[np.flatnonzero(lugre_curve.mu == 2.9)[0]],
-                                                      abs=1e-9)
+    assert at and float(at.group(1)) == pytest.approx(api.lam[np.flatnonzero(api.mu == 2.9)[0]], abs=1e-9)
+    grid_br, grid_pd = lugre_h30
+    with pytest.raises(InputError, match="intervals='grid'"):
+        pd_curve(grid_br, grid_pd, "s1", 2.83, 2.9)
     assert BifurcationCurve.load(tmp_path / "pd.h5").kind == "pd"
     r = CliRunner().invoke(main, args[:8] + ["--pd", "9"] + args[10:])
     assert r.exit_code != 0 and "--pd 9" in r.output and "period doubling(s)" in r.output
@@ -241,7 +251,7 @@ def test_ns_curve_of_a_forced_friction_oscillator_against_branches_and_shooting(
     br = _forced_branch(model, 2.5)
     assert [s.kind for s in br.special] == ["ns"]
     ws = (2.55, 2.6, 2.7, 2.8, 2.9)
-    curve = ns_curve(br, br.special[0], "w", 2.5, 2.9, mu_values=ws)
+    curve = ns_curve(br, br.special[0], "w", 2.5, 2.9, mu_values=ws, intervals="grid")
     assert curve.status == "range"
     disc = br.discretization
     for w in ws:

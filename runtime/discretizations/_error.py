@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
 
 from ..errors import ConvergenceError
 from ._aft import AFTDiscretization
@@ -171,27 +173,34 @@ class _MeshErrors:
         self.fine = StateCollocationDiscretization(disc.model, 2 * disc.n_intervals, disc.degree,
                                                    phase_state=disc.sizes.get("phase_state", 0))
 
-    def _map(self, Z, omega):
-        info = self.disc.unpack(Z)
+    def _map(self, Z, omega, lam):
+        """The fine mesh's unknowns of the piecewise polynomials of ``Z`` (an orbit or a
+        tangent: linear in the nodal values) over the period ``2 pi / omega``."""
         T = 2 * np.pi / omega
-        return self.fine.from_states(lambda t: self.disc.states_at(Z, np.asarray(t, dtype=float) / T),
-                                     float(info["lam"]), float(info["omega"]))
+        return self.fine.from_states(lambda t: self.disc.states_at(Z, np.asarray(t, dtype=float) / T), lam, omega)
 
     def __call__(self, Z, t):
         omega = float(self.disc.unpack(Z)["omega"])
-        Zf = self._map(Z, omega)
-        tf = self._map(t, omega)
+        Zf = self._map(Z, omega, float(Z[-1]))
+        tf = self._map(t, omega, float(t[-1]))
         # the tangent's omega and lam components are its own, not the orbit's
         if self.disc.omega_index is not None:
             tf[self.fine.omega_index] = t[self.disc.omega_index]
         tf[-1] = t[-1]
         tf /= np.linalg.norm(tf)
         n, G = self.disc.model.n, self.fine.degree * self.fine.n_intervals
+        X = Zf[:n * G].reshape(n, G)
+        if np.linalg.norm(X - X.mean(axis=1, keepdims=True)) <= _AT_EQUILIBRIUM * np.linalg.norm(X):
+            raise ValueError("an equilibrium (no oscillation): no orbit error")
         fine = self.fine
         R = fine.residual(Zf)
-        A = np.vstack([fine.jacobian(Zf), tf[None, :]])
+        J = fine.jacobian(Zf)
         b = np.append(-R, 0.0)
-        dZ = scipy.linalg.lu_solve(scipy.linalg.lu_factor(A, check_finite=False), b, check_finite=False)
+        if scipy.sparse.issparse(J):         # the collocation's Jacobian is sparse (banded blocks)
+            dZ = scipy.sparse.linalg.spsolve(scipy.sparse.vstack([J, tf[None, :]], format="csc"), b)
+        else:
+            dZ = scipy.linalg.lu_solve(scipy.linalg.lu_factor(np.vstack([J, tf[None, :]]), check_finite=False), b,
+                                       check_finite=False)
         return dict(err_mesh=relative_change(dZ[:n * G].reshape(n, G), Zf[:n * G].reshape(n, G)))
 
 

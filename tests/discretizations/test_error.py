@@ -87,3 +87,32 @@ def test_no_estimate_when_switched_off():
     br = periodic_branch(disc, Z, lo, hi, direction, options=dict(max_steps=3, error_estimates=False,
                                                                   stability=False, branch_points=False))
     assert br.accuracy == {}
+
+
+def test_mesh_estimate_within_factor_10_of_true_error():
+    """Collocation of the states (40 intervals of degree 3) on the tanh x exp belt: ``err_mesh``
+    against the same point (bordered by the tangent) on a mesh four times finer."""
+    from frictionkit.runtime.discretizations._state_collocation import StateCollocationDiscretization
+    from frictionkit.runtime.drivers._compose import run_continuation
+    build, lo, hi = CASES["tanh_exp"]
+    model = build()
+    _, br = run_continuation(model, lo, hi, start="hopf", discretization="collocation", intervals=40, degree=3,
+                             progress=False, echo=lambda *a: None,
+                             options=dict(stability=False, branch_points=False))
+    disc = br.discretization
+    fine = StateCollocationDiscretization(model, 160, 3)
+    G = 3 * 160
+    ends = np.unique(br.step_ends)
+    for i in ends[np.linspace(0, len(ends) - 2, 6).astype(int)]:
+        Z, t = br.solutions[i], br.tangents[i]
+        omega = disc.unpack(Z)["omega"]
+        T = 2 * np.pi / omega
+        Zf = fine.from_states(lambda s, Z=Z: disc.states_at(Z, np.asarray(s) / T), Z[-1], omega)
+        tf = fine.from_states(lambda s, t=t: disc.states_at(t, np.asarray(s) / T), t[-1], omega)
+        tf[fine.omega_index], tf[-1] = t[disc.omega_index], t[-1]
+        tf /= np.linalg.norm(tf)
+        Zr, _ = correct(fine, Zf, tf, tf @ Zf, max_iter=30)
+        X = Zr[:2 * G].reshape(2, G)
+        true = relative_change(X - Zf[:2 * G].reshape(2, G), X)
+        est = br.accuracy["err_mesh"][i]
+        assert true > 1e-9 and true / 10 <= est <= 10 * true, (i, br.param[i], est, true)

@@ -16,8 +16,10 @@ step's two ends.  :func:`error_of` is the orbit error the tolerance is compared 
 count is grown to what the estimates say (the truncation error decays like ``rho^H``, ``rho``
 each point's measured ``decay_rate``: ``H' = H + log(tol / err) / log(rho)`` plus a margin,
 :func:`needed_harmonics`) and the branch is continued again from its start at that count, until
-the worst estimate meets the tolerance or :data:`HARMONICS_MAX` is reached (the branch's
-message then says the accuracy reached).  Where the estimate is far below the tolerance the
+the worst estimate meets the tolerance or :data:`HARMONICS_MAX` is reached; a count asked
+for past :data:`HARMONICS_MAX` is not run (the branch so far is kept, and its message says the
+error reached and the count it would need: a stick-slip as sharp as the LuGre belt's asks for
+several hundred harmonics, where the collocation is the better method).  Where the estimate is far below the tolerance the
 first count is kept (no shrinking: the count is one for the whole branch, so that every
 saved file, restart, plot and export reads it as before).  What is not done: a harmonic
 count that changes along one branch (restarting the ANM series at a new size mid-branch).
@@ -33,7 +35,7 @@ from ..discretizations._error import orbit_errors
 __all__ = ["attach_accuracy", "error_of", "adaptive_periodic_branch", "HARMONICS_FIRST", "HARMONICS_MAX"]
 
 #: first harmonic count of the adaptive search, and its ceiling
-HARMONICS_FIRST, HARMONICS_MAX = 30, 200
+HARMONICS_FIRST, HARMONICS_MAX = 30, 100
 #: the least growth of the count when the tolerance is not met, and the margin of the
 #: extrapolated count (harmonics added to what the decay rate predicts)
 GROWTH, MARGIN = 1.25, 4
@@ -119,8 +121,7 @@ def needed_harmonics(H, accuracy, tolerance):
     ok = (rho > 0) & (rho <= RHO_MAX)
     each = np.full(len(e), math.ceil(1.5 * H), dtype=float)
     each[ok] = H + np.ceil(np.log(tolerance / e[ok]) / np.log(rho[ok])) + MARGIN
-    needed = max(math.ceil(GROWTH * H), int(np.ceil(np.percentile(each, 90))))
-    return int(min(needed, HARMONICS_MAX))
+    return max(math.ceil(GROWTH * H), int(np.ceil(np.percentile(each, 90))))
 
 
 def adaptive_periodic_branch(branch_at, tolerance, harmonics_first=HARMONICS_FIRST):
@@ -155,6 +156,13 @@ def adaptive_periodic_branch(branch_at, tolerance, harmonics_first=HARMONICS_FIR
                                                                              "closed"):
             break
         H2 = needed_harmonics(H, br.accuracy, tolerance)
+        if H2 > HARMONICS_MAX:
+            # no futile rerun: the count the estimates ask for is past the ceiling
+            br.message += (f"; the estimated orbit error {worst:.1e} at H = {H} is above the tolerance "
+                           f"{tolerance:g} and would need about {H2} harmonics (above {HARMONICS_MAX}): give "
+                           "--harmonics, or --method collocation for a sharp stick-slip")
+            tried[-1]["needed"] = H2
+            break
         # the aliasing falls with the samples, not with H: twice the samples where it is above
         # its share of the tolerance
         alias = np.asarray(br.accuracy["err_alias"], dtype=float)
@@ -163,10 +171,10 @@ def adaptive_periodic_branch(branch_at, tolerance, harmonics_first=HARMONICS_FIR
         elif H2 <= H:
             break
         spent += int(br.counters.get("factorizations", 0)) + int(br.counters.get("analysis_factorizations", 0))
-        H = max(H, H2)
+        H = min(max(H, H2), HARMONICS_MAX)
     br.counters["harmonics_search_factorizations"] = spent
     br.provenance["adaptive_harmonics"] = dict(tolerance=float(tolerance), tried=tried)
-    if tried[-1]["worst_error"] > tolerance:
+    if tried[-1]["worst_error"] > tolerance and "needed" not in tried[-1]:
         br.message += (f"; the estimated orbit error {tried[-1]['worst_error']:.1e} at H = {H} is above the "
                        f"tolerance {tolerance:g} (the harmonic count stops at {HARMONICS_MAX}; give --harmonics)")
     return br

@@ -207,13 +207,14 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
                                           oversampling * default_n_t(H, _analytic_law(model)))
             bar = _Progress(lam_start, lam_stop, f"periodic H={H}") if progress else None
             try:
-                return periodic_branch(disc, Z, lo, hi, direction, method=method, options=_probe(opts),
+                return periodic_branch(disc, Z, lo, hi, direction, method=method,
+                                       options=_probe(opts, estimates=True),
                                        progress=wrap("periodic branch", bar))
             finally:
                 if bar:
                     bar.close()
         per = adaptive_periodic_branch(branch_at, tol)
-        _analyse(per, opts)
+        _analyse(per, opts, estimates=False)       # the estimates are the search's own
         echo(_summary(per) + _accuracy_line(per, tol))
         return eq, per
     if start == "hopf":

@@ -164,7 +164,8 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
               help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
                    "[default: anm; newton for non-analytic laws].")
 @click.option("--harmonics", "-H", type=int, default=None,
-              help="Number of harmonics (HBM, AFT; also the HBM start of collocation) [default: 30; "
+              help="Number of harmonics (HBM, AFT; also the HBM start of collocation) [default: AFT: chosen "
+                   "for an estimated orbit error below 1e-6, from 30 up; others: 30; "
                    "with --restart: the file's].")
 @click.option("--intervals", type=int, default=None, help="Collocation sub-intervals N_int [default: 40].")
 @click.option("--degree", type=int, default=None, help="Collocation polynomial degree p [default: 3].")
@@ -321,7 +322,7 @@ def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, dis
                if v is None]
     if missing:
         raise InputError(f"missing {', '.join(missing)} (or give --restart FILE.h5); see --help")
-    harmonics = 30 if harmonics is None else harmonics
+    # no --harmonics: the AFT branch chooses its count for the error tolerance (run_continuation)
     intervals, degree = 40 if intervals is None else intervals, 3 if degree is None else degree
     params = param_values(set_, assignments)
     params.pop(param, None)
@@ -329,7 +330,7 @@ def _fresh(model, assignments, param, start, stop, set_, mode, hopf, method, dis
     m.value(param)
     kind = "hopf" if hopf is not None else mode
     if kind != "equilibria":
-        _check_size(m, harmonics, intervals, degree, discretization)
+        _check_size(m, 30 if harmonics is None else harmonics, intervals, degree, discretization)
     try:
         return run_continuation(m, start, stop, start=kind, hopf_index=hopf or 1, harmonics=harmonics,
                                 method=method, options=options, progress=not quiet,

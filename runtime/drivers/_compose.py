@@ -18,9 +18,14 @@ from ._branches import (
     equilibrium_branch,
     periodic_branch,
     periodic_start_from_hopf,
+    periodic_start_from_orbit,
     periodic_start_from_simulation,
 )
 from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
+from ._accuracy import HARMONICS_MAX, adaptive_periodic_branch, summary as accuracy_summary
+from ._forced import _analyse, _probe
+from ..engine._options import ContinuationOptions
+from ..discretizations._aft import default_n_t
 from ._orbits import find_periodic_orbit
 
 __all__ = ["run_continuation"]
@@ -118,7 +123,7 @@ def _away_from_hopf(disc, Z, direction, lo, hi, method=None):
     return disc, pre.solutions[-1], pre.tangents[-1]
 
 
-def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=30,
+def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=1, harmonics=None,
                      method=None, options=None, progress=True, echo=print, discretization=None,
                      intervals=40, degree=3, checkpoint=None):
     """The work behind ``frictionkit continue``; returns ``(equilibrium_branch, periodic_branch)``.
@@ -138,6 +143,10 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     ``checkpoint(label, progress)``, if given, wraps each phase's progress callback (e.g. a
     :class:`~frictionkit.runtime.engine._checkpoint.Checkpoint` saving the branch so far).
     An interrupted equilibrium branch ends the work (no periodic branch is started).
+    ``harmonics`` None (the default) chooses the harmonic count of an AFT branch for the
+    option ``error_tolerance`` (default 1e-6 relative on the orbit; ``drivers/_accuracy.py``);
+    the other discretizations (and the harmonic-balance start of a collocation) take
+    :data:`DEFAULT_HARMONICS`.
     """
     wrap = checkpoint or (lambda label, bar: bar)
     kind = periodic_kind(model, discretization)
@@ -151,6 +160,8 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     method = _resolve_method(model, method, discretization in ("aft", "aft-condensed"))
     if not (math.isfinite(lam_start) and math.isfinite(lam_stop)) or lam_start == lam_stop:
         raise InputError(f"--start {lam_start:g} and --stop {lam_stop:g} must be finite and different")
+    adaptive = harmonics is None and not colloc and discretization == "aft"
+    harmonics = DEFAULT_HARMONICS if harmonics is None else harmonics
     if start != "equilibria" and int(harmonics) < 1:
         raise InputError(f"--harmonics {harmonics}: a periodic orbit needs at least 1 harmonic")
     lo, hi = sorted((lam_start, lam_stop))
@@ -170,10 +181,46 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     if start == "hopf":
         hopf = _pick(eq.special_points("hopf"), hopf_index, "--from-hopf", "Hopf point",
                      f"the equilibrium branch on [{lo:g}, {hi:g}] of {model.continuation}")
-        disc, Z, direction = periodic_start_from_hopf(model, hopf, harmonics, discretization=discretization)
+
+        def start_at(H, n_t=None):
+            return periodic_start_from_hopf(model, hopf, H, discretization=discretization, n_t=n_t)
     elif start == "simulation":
-        disc, Z = periodic_start_from_simulation(model, lam_start, harmonics, discretization=discretization)
-        direction = 1.0 if lam_stop > lam_start else -1.0
+        first = {}
+
+        def start_at(H, n_t=None):
+            # one simulation serves every harmonic count: its orbit's samples restart the others
+            if "orbit" not in first:
+                disc, Z = periodic_start_from_simulation(model, lam_start, H, discretization=discretization,
+                                                         n_t=n_t)
+                first["orbit"] = (disc.samples(Z, 8 * HARMONICS_MAX + 8)[1], 2 * np.pi / disc.unpack(Z)["omega"])
+            else:
+                x, period = first["orbit"]
+                disc, Z = periodic_start_from_orbit(model, lam_start, x, period, H, discretization=discretization,
+                                                    n_t=n_t)
+            return disc, Z, 1.0 if lam_stop > lam_start else -1.0
+    if start in ("hopf", "simulation") and adaptive:
+        opts = _periodic_options(options, method)
+        tol = _tolerance(opts)
+
+        def branch_at(H, oversampling):
+            disc, Z, direction = start_at(H, None if oversampling == 1 else
+                                          oversampling * default_n_t(H, _analytic_law(model)))
+            bar = _Progress(lam_start, lam_stop, f"periodic H={H}") if progress else None
+            try:
+                return periodic_branch(disc, Z, lo, hi, direction, method=method,
+                                       options=_probe(opts, estimates=True),
+                                       progress=wrap("periodic branch", bar))
+            finally:
+                if bar:
+                    bar.close()
+        per = adaptive_periodic_branch(branch_at, tol)
+        _analyse(per, opts, estimates=False)       # the estimates are the search's own
+        echo(_summary(per) + _accuracy_line(per, tol))
+        return eq, per
+    if start == "hopf":
+        disc, Z, direction = start_at(harmonics)
+    elif start == "simulation":
+        disc, Z, direction = start_at(harmonics)
     if start in ("hopf", "simulation"):
         label = f"collocation {intervals}x{degree}" if colloc else f"periodic H={harmonics}"
         if colloc:
@@ -182,14 +229,39 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             disc, Z, direction = _to_collocation(model, disc, Z, int(intervals), int(degree), direction, kind)
         bar = _Progress(lam_start, lam_stop, label) if progress else None
         try:
-            opts = dict(options or {})
-            opts.setdefault("max_steps", 5000)
-            if method == "anm":
-                opts.setdefault("points_per_step", 4)     # smooth curves, no extra LU
+            opts = _periodic_options(options, method)
             per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts,
                                   progress=wrap("periodic branch", bar))
         finally:
             if bar:
                 bar.close()
-        echo(_summary(per))
+        echo(_summary(per) + _accuracy_line(per, _tolerance(opts)))
     return eq, per
+
+
+#: the harmonic count of the discretizations whose count is not chosen for a tolerance (the
+#: recast HBM, the harmonic-balance start of a collocation) and of ``--harmonics``-less runs
+#: before issue 26
+DEFAULT_HARMONICS = 30
+
+
+def _periodic_options(options, method):
+    opts = dict(options or {})
+    opts.setdefault("max_steps", 5000)
+    if method == "anm":
+        opts.setdefault("points_per_step", 4)     # smooth curves, no extra LU
+    return opts
+
+
+def _analytic_law(model):
+    """Whether the AFT of ``model`` takes the analytic laws' default samples (``default_n_t``)."""
+    return bool(model.has_taylor) and not model.sampled
+
+
+def _tolerance(opts):
+    return float(opts.get("error_tolerance", ContinuationOptions.error_tolerance))
+
+
+def _accuracy_line(br, tolerance):
+    line = accuracy_summary(br, tolerance)
+    return "\n" + line if line else ""

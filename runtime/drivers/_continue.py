@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..analysis import analyse_branch
 from ..engine import ContinuationProblem, run
+from ._accuracy import attach_accuracy
 
 __all__ = ["continuation"]
 
@@ -30,9 +31,18 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
     options ask for: branch points, and for periodic branches the stability columns.  The
     analysis runs on a branch that ended where it should and on one that ran out of steps
     (its points are solutions; ``success`` is False); a failed or interrupted branch is
-    returned as the engine left it.
+    returned as the engine left it.  Periodic branches of the AFT harmonic balance and of the
+    collocation of the states also carry the error estimate of every orbit
+    (``Branch.accuracy``, ``drivers/_accuracy.py``) unless the option ``error_estimates`` is
+    False.
     """
     br = run(problem, method, options, progress=progress, provenance=provenance)
     if br.success or br.status == "max_steps":
         analyse_branch(br)
+    if br.status != "interrupted" and getattr(br.options, "error_estimates", False):
+        try:
+            attach_accuracy(br)
+        except KeyboardInterrupt:        # Ctrl-C during the estimates: the branch is kept without them
+            br.status, br.success = "interrupted", False
+            br.message = "interrupted during the error estimates; the branch is kept without them"
     return br

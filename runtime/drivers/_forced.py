@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from ..analysis import analyse_branch
+from ._accuracy import attach_accuracy
 from ..discretizations._condensed import CondensedAFTDiscretization
 from ..engine._bordered import Counters
 from ..engine._locate import locate_on_branch
@@ -247,22 +248,25 @@ def search_harmonics(branch_at, harmonics, tolerance, harmonics_option="harmonic
     return br, search
 
 
-def _probe(opts):
-    """The engine options of a continuation run: the analysis passes wait for :func:`_analyse`."""
+def _probe(opts, estimates=False):
+    """The engine options of a continuation run: the analysis passes (and, unless
+    ``estimates``, the error estimates) wait for :func:`_analyse`."""
     if isinstance(opts, dict):
-        return dict(opts, stability=False, branch_points=False)
-    return dataclasses.replace(opts, stability=False, branch_points=False)
+        return dict(opts, stability=False, branch_points=False, error_estimates=estimates)
+    return dataclasses.replace(opts, stability=False, branch_points=False, error_estimates=estimates)
 
 
-def _analyse(br, opts):
+def _analyse(br, opts, estimates=True):
     """The analysis passes the caller's options ask for (stability and branch points by default),
-    on the branch that is kept."""
+    on the branch that is kept, and (``estimates``) its error estimates."""
     wanted = {k: (opts.get(k, True) if isinstance(opts, dict) else getattr(opts, k))
-              for k in ("stability", "branch_points")}
+              for k in ("stability", "branch_points", "error_estimates")}
     br.options = dataclasses.replace(br.options, **wanted)
     br.provenance.setdefault("options", {}).update(wanted)
     if br.success or br.status == "max_steps":
         analyse_branch(br)
+    if estimates and wanted["error_estimates"] and br.status != "interrupted":
+        attach_accuracy(br)
 
 
 def _tails(U):

@@ -75,6 +75,13 @@ class ContinuationOptions:
         ends the branch before it with ``success = False``, ``status = "invalid"``; ``"warn"``
         keeps it and warns.  Gibbs dips of a harmonic balance's truncated auxiliaries down to
         ``HBM_DIP`` of their scale are always warnings only.
+    error_estimates : bool
+        Periodic branches of the AFT harmonic balance or the collocation of the states: the
+        error estimate of every orbit (``err_trunc``, ``err_alias``, ``err_decay``,
+        ``decay_rate``; ``err_mesh``), ``discretizations/_error.py``, in ``Branch.accuracy``.
+    error_tolerance : float
+        Relative error of the orbit that the adaptive harmonic count meets when no harmonic
+        count is given (``drivers/_adaptive.py``); also what the summary compares with.
     """
 
     lam_min: float = -math.inf
@@ -93,6 +100,9 @@ class ContinuationOptions:
     newton_xtol: float = 1e-11
     max_newton_iterations: int = 12
     on_invalid: str = "stop"
+    # accuracy (issue 26 items 1-2)
+    error_estimates: bool = True
+    error_tolerance: float = 1e-6
 
     def __post_init__(self):
         if not self.lam_min < self.lam_max:
@@ -111,6 +121,9 @@ class ContinuationOptions:
             raise InputError("residual_tolerance and newton_xtol must be > 0")
         if self.on_invalid not in ("stop", "warn"):
             raise InputError(f"on_invalid = {self.on_invalid!r}: choose 'stop' or 'warn'")
+        if not 0 < self.error_tolerance < 1:
+            raise InputError(f"error_tolerance = {self.error_tolerance}: a relative error between 0 and 1, "
+                             "e.g. 1e-6")
 
     def as_dict(self):
         return {k: (v if not (isinstance(v, float) and math.isinf(v)) else str(v))

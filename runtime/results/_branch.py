@@ -96,6 +96,17 @@ Datasets (float64 unless noted)
                                      (NaN otherwise)
     ``motion`` (n_points,) str       "slipping", "stick-slip", "multiple stick" or
                                      "sticking" (models with contacts; seed 000 eq. (26))
+    ``accuracy/<column>`` (n_points,)  periodic branches (issue 26; absent in older files): the
+                                     error estimates of each orbit, relative to the orbit
+                                     (``discretizations/_error.py``): ``err_trunc`` (truncation
+                                     of the harmonic balance: one Newton step at 2H from the
+                                     ODE's defect on a finer grid), ``err_alias`` (aliasing:
+                                     the same with twice the samples), ``err_decay`` (share of
+                                     the last quarter of the retained harmonics),
+                                     ``decay_rate`` (geometric decay per harmonic), ``err_mesh``
+                                     (collocation: mesh defect), and ``harmonics`` (the H of
+                                     each point; the ``solution`` rows all have the attribute's
+                                     H, the branch's one count)
     ``special/kind`` (n_special,) str   ``"fold"``, ``"hopf"``, ``"bp"``, ``"pd"``, ``"ns"``,
                                      ``"peak"`` (a resonance peak: a maximum of the amplitude
                                      of ``data["state"]``'s harmonic ``data["harmonic"]`` along
@@ -236,6 +247,7 @@ class Branch:
         self.validity = dict(validity or {})
         self.amplitude, self.phase, self.rms = dict(amplitude or {}), dict(phase or {}), dict(rms or {})
         self.dissipation = dict(dissipation or {})
+        self.accuracy = {}                 # error estimates per point (issue 26), name -> (n_points,)
         self.multipliers = None
         self.max_multiplier = None
         self.trivial_multiplier_error = None
@@ -452,6 +464,10 @@ class Branch:
             g = f.create_group("dissipation")
             for c, v in self.dissipation.items():
                 g[c] = np.asarray(v, dtype=float)
+        if self.accuracy:
+            g = f.create_group("accuracy")
+            for c, v in self.accuracy.items():
+                g[c] = np.asarray(v, dtype=float)
         f["stable"] = self.stable
         if self.eigenvalues is not None:
             f["eigenvalues"] = np.asarray(self.eigenvalues, dtype=complex)
@@ -584,6 +600,8 @@ class Branch:
             br.motion = [_text(x) for x in dataset(f, "motion", (n,), STRINGS)]
         if "dissipation" in f:
             br.dissipation = {c: dataset(f, f"dissipation/{c}", (n,)) for c in f["dissipation"]}
+        if "accuracy" in f:
+            br.accuracy = {c: dataset(f, f"accuracy/{c}", (n,)) for c in f["accuracy"]}
         return br
 
 

@@ -5,7 +5,9 @@ period ``T`` (periodic branches), ``ptp_<state>``, ``min_<state>``, ``max_<state
 ``mean_<state>``, for periodic harmonic balances ``amp1_<state>``, ``phase1_<state>`` [rad]
 (the first harmonic ``A_1 cos(omega t + phi_1)``) and ``rms_<state>``, ``diss_<contact>`` (energy
 dissipated per period by each contact, where the branch has it), ``stable`` (1 stable, 0
-unstable, NaN unknown), ``max_multiplier`` and ``motion`` where known.  Units (``Model.units``, stored in the branch's provenance) sit in
+unstable, NaN unknown), ``max_multiplier`` and ``motion`` where known, and the error estimates
+of ``Branch.accuracy`` (``err_trunc``, ``err_alias``, ``err_mesh``, ``harmonics``, ...) where the
+branch has them.  Units (``Model.units``, stored in the branch's provenance) sit in
 the table's metadata: ``df.attrs["units"][column]`` in pandas (a column taken out with
 ``df[c]`` is a new Series without them, so they live on the frame),
 ``da.attrs["units"]`` in xarray, the CSV header names (``ptp_y [m]``: the file is read by a plain
@@ -65,6 +67,9 @@ def to_columns(branch) -> tuple[dict, dict]:
     if branch.motion is not None:
         cols["motion"] = np.asarray(branch.motion, dtype=str)
         units["motion"] = ""
+    for c, v in getattr(branch, "accuracy", {}).items():
+        cols[c] = np.asarray(v, dtype=float)
+        units[c] = ""
     return cols, units
 
 

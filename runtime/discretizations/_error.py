@@ -1,0 +1,243 @@
+"""Error estimates of a periodic orbit's discretization, point by point (DESIGN §5.8, issue 26).
+
+Each estimate is a relative error of the orbit: the largest, over the states, of the norm of
+a state's correction divided by the norm of the state (floored at 1e-9 of the largest state's
+norm, so that a state at rest does not divide by zero), the measure that
+``drivers/_forced._change`` uses between two harmonic counts.
+
+Harmonic balance of the states (AFT, DESIGN §5.0):
+
+``err_trunc`` (truncation)
+    The defect of the ODE of the balanced orbit ``x_H`` on a finer time grid, turned into an
+    orbit error by one Newton step of the larger balance.  ``x_H`` padded with zeros to
+    ``2H`` harmonics is evaluated on the default samples of ``2H`` (about twice as many);
+    its residual there is ``f(x_H) - omega D x_H`` projected on the harmonics ``0..2H``: the
+    harmonics ``H+1..2H`` of ``f(x_H)`` that the balance discards, and the aliasing of the
+    coarse grid in ``0..H``.  The Newton correction ``dZ = -J_2H^{-1} R_2H`` (``lam`` held) is
+    the first-order change from ``x_H`` to ``x_2H``; with a spectrum decaying like ``rho^k``
+    it is the error of ``x_H`` up to a relative ``rho^H`` (Newton's quadratic convergence on a
+    residual of that size).  This is the deferred-correction (defect) error estimate of
+    boundary value solvers (Ascher, Mattheij and Russell, *Numerical Solution of Boundary
+    Value Problems for ODEs*, SIAM 1995, §5.6), here with the finer discretization in the
+    frequency domain.
+``err_alias`` (aliasing)
+    The same Newton step at ``H`` harmonics between the AFT's ``n_t`` samples and ``2 n_t``:
+    what the aliasing of the harmonics of ``f(x(theta))`` above ``n_t - H`` moves the orbit by
+    (DESIGN §5.8: "the same residual with twice the samples").
+``err_decay`` (decay of the retained spectrum)
+    The share of the last quarter of the harmonics in each state's norm (as
+    ``drivers/_forced._tails``): no solve, a cheap indicator where the spectrum decays
+    geometrically (it is then the error times a factor of order one), not an estimate where
+    it does not.
+``decay_rate``
+    The geometric decay per harmonic ``rho`` of the retained spectrum (least squares on the
+    logarithm of the harmonics' amplitudes, upper half), which the adaptive harmonic count
+    (``drivers/_adaptive.py``) uses to extrapolate the truncation error to another ``H``.
+
+Collocation of the states:
+
+``err_mesh`` (mesh defect)
+    One Newton step of the collocation on the mesh with twice the sub-intervals from the
+    orbit's own piecewise polynomials (their defect at the finer mesh's Gauss points), as
+    ``err_trunc`` for the harmonic balance.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+from ..errors import ConvergenceError
+from ._aft import AFTDiscretization
+from ._state_collocation import StateCollocationDiscretization
+
+__all__ = ["ERROR_COLUMNS", "orbit_errors", "relative_change", "decay_rate"]
+
+#: the columns :func:`orbit_errors` fills, by discretization kind
+ERROR_COLUMNS = {"aft": ("err_trunc", "err_alias", "err_decay", "decay_rate"),
+                 "collocation-states": ("err_mesh",)}
+
+
+#: an orbit whose oscillating part is below this share of its norm is taken for the equilibrium
+#: it meets (the end of a branch at a Hopf point): its phase is nearly undetermined, so the
+#: bordered Newton step amplifies rounding there, and it gets no estimate (NaN)
+_AT_EQUILIBRIUM = 1e-6
+
+
+def relative_change(dU, U):
+    """Largest norm of a state's change ``dU`` (n, k) relative to its norm in ``U`` (n, k)
+    (floored at 1e-9 of the largest state's norm)."""
+    norms = np.linalg.norm(U, axis=1)
+    scale = np.maximum(norms, 1e-9 * max(float(norms.max()), 1e-300))
+    return float(np.max(np.linalg.norm(dU, axis=1) / scale))
+
+
+def decay_rate(U) -> float:
+    """Geometric decay per harmonic of the coefficients ``U`` (n, 2H+1): ``exp`` of the slope
+    of a least-squares line through ``log`` of the largest state amplitude (relative to the
+    state's norm) of each harmonic in the upper half ``H/2..H``.  1.0 when it cannot be
+    measured (fewer than 4 harmonics, or nothing above rounding)."""
+    H = (U.shape[1] - 1) // 2
+    if H < 4:
+        return 1.0
+    norms = np.maximum(np.linalg.norm(U, axis=1), 1e-300)[:, None]
+    amp = (np.hypot(U[:, 1::2], U[:, 2::2]) / norms).max(axis=0)         # (H,)
+    k = np.arange(1, H + 1)
+    sel = (k >= H // 2) & (amp > 1e-15)
+    if sel.sum() < 3:
+        return 1.0
+    slope = np.polyfit(k[sel], np.log(amp[sel]), 1)[0]
+    return float(min(np.exp(slope), 1.0))
+
+
+def _bordered_step(disc, Z, t, rhs):
+    """Newton corrections of ``disc`` at ``Z`` for the right-hand sides ``rhs`` (m, k),
+    bordered by the branch's unit tangent ``t`` (the correction is orthogonal to it: no
+    singularity at folds).  One LU for all of them; returns the states' relative change of
+    each (:func:`relative_change`)."""
+    A = np.empty((disc.m + 1, disc.size))
+    A[:disc.m] = disc.jacobian(Z)
+    A[disc.m] = t
+    B = np.zeros((disc.size, rhs.shape[1]))
+    B[:disc.m] = rhs
+    lu = scipy.linalg.lu_factor(A, check_finite=False)
+    if not np.all(np.isfinite(lu[0])) or np.min(np.abs(np.diag(lu[0]))) == 0.0:
+        return [np.nan] * rhs.shape[1]
+    dZ = scipy.linalg.lu_solve(lu, B, check_finite=False)
+    n_coef = disc.n_coef
+    U = Z[:n_coef].reshape(-1, disc.nh)
+    return [relative_change(dZ[:n_coef, j].reshape(U.shape), U) for j in range(rhs.shape[1])]
+
+
+class _AFTErrors:
+    """The estimates of an AFT discretization ``disc`` (module docstring): the discretization at
+    ``2H`` (with the default samples of ``2H``, about ``2 n_t``) built once for a branch."""
+
+    def __init__(self, disc):
+        self.disc = disc
+        self.big, _ = disc.resize(np.zeros(disc.size), 2 * disc.H)
+        big = self.big
+        # the rows of the coarse residual in the big one (state i, coefficient k -> i (4H+1) + k;
+        # the phase row last) and the big rows of harmonics H+1..2H (the truncation)
+        nv = disc.n_coef // disc.nh
+        rows = (np.arange(nv)[:, None] * big.nh + np.arange(disc.nh)[None, :]).ravel()
+        self.rows = np.append(rows, big.m - 1) if disc.m > disc.n_coef else rows
+        self.high = np.ones(big.m, dtype=bool)
+        self.high[self.rows] = False
+
+    def _pad(self, Z):
+        U, omega, lam = self.disc.split(Z)
+        U2 = np.zeros((U.shape[0], self.big.nh))
+        U2[:, :U.shape[1]] = U
+        return self.big.pack(U2, omega, lam)
+
+    def __call__(self, Z, t):
+        U = self.disc.split(Z)[0]
+        if np.linalg.norm(U[:, 1:]) <= _AT_EQUILIBRIUM * np.linalg.norm(U):
+            raise ValueError("an equilibrium (no oscillation): no orbit error")
+        out = dict(err_decay=_tail_share(U), decay_rate=decay_rate(U))
+        Zb, tb = self._pad(Z), self._pad(t)
+        tb /= np.linalg.norm(tb)
+        big = self.big
+        R = big.residual(Zb)
+        # the harmonics 0..H: what the finer grid changes (aliasing), not what the engine's
+        # tolerance left of the coarse residual; entries at the rounding level of either
+        # residual are rounding, not a defect (next to a Hopf point the bordered step would
+        # amplify them)
+        R[self.rows] -= self.disc.residual(Z)
+        noise = big.residual_noise(Zb)
+        noise[self.rows] += self.disc.residual_noise(Z)
+        R[np.abs(R) <= noise] = 0.0
+        rhs = np.zeros((big.m, 2))
+        rhs[self.high, 0] = -R[self.high]
+        rhs[~self.high, 1] = -R[~self.high]
+        out["err_trunc"], out["err_alias"] = _bordered_step(big, Zb, tb, rhs)
+        return out
+
+
+def _tail_share(U):
+    H = (U.shape[1] - 1) // 2
+    q = max(1, H // 4)
+    norms = np.linalg.norm(U, axis=1)
+    top = np.linalg.norm(U[:, 2 * (H - q) + 1:], axis=1)
+    return float(np.max(top / np.maximum(norms, 1e-9 * max(float(norms.max()), 1e-300))))
+
+
+class _MeshErrors:
+    """``err_mesh`` of a collocation of the states (module docstring): the mesh with twice the
+    sub-intervals, built once for a branch."""
+
+    def __init__(self, disc):
+        self.disc = disc
+        self.fine = StateCollocationDiscretization(disc.model, 2 * disc.n_intervals, disc.degree,
+                                                   phase_state=disc.sizes.get("phase_state", 0))
+
+    def _map(self, Z, omega, lam):
+        """The fine mesh's unknowns of the piecewise polynomials of ``Z`` (an orbit or a
+        tangent: linear in the nodal values) over the period ``2 pi / omega``."""
+        T = 2 * np.pi / omega
+        return self.fine.from_states(lambda t: self.disc.states_at(Z, np.asarray(t, dtype=float) / T), lam, omega)
+
+    def __call__(self, Z, t):
+        omega = float(self.disc.unpack(Z)["omega"])
+        Zf = self._map(Z, omega, float(Z[-1]))
+        tf = self._map(t, omega, float(t[-1]))
+        # the tangent's omega and lam components are its own, not the orbit's
+        if self.disc.omega_index is not None:
+            tf[self.fine.omega_index] = t[self.disc.omega_index]
+        tf[-1] = t[-1]
+        tf /= np.linalg.norm(tf)
+        n, G = self.disc.model.n, self.fine.degree * self.fine.n_intervals
+        X = Zf[:n * G].reshape(n, G)
+        if np.linalg.norm(X - X.mean(axis=1, keepdims=True)) <= _AT_EQUILIBRIUM * np.linalg.norm(X):
+            raise ValueError("an equilibrium (no oscillation): no orbit error")
+        fine = self.fine
+        R = fine.residual(Zf)
+        J = fine.jacobian(Zf)
+        b = np.append(-R, 0.0)
+        if scipy.sparse.issparse(J):         # the collocation's Jacobian is sparse (banded blocks)
+            dZ = scipy.sparse.linalg.spsolve(scipy.sparse.vstack([J, tf[None, :]], format="csc"), b)
+        else:
+            dZ = scipy.linalg.lu_solve(scipy.linalg.lu_factor(np.vstack([J, tf[None, :]]), check_finite=False), b,
+                                       check_finite=False)
+        return dict(err_mesh=relative_change(dZ[:n * G].reshape(n, G), Zf[:n * G].reshape(n, G)))
+
+
+def orbit_errors(disc, solutions, tangents, points=None):
+    """Error estimates (module docstring) of the periodic orbits ``solutions`` (P, size).
+
+    Parameters
+    ----------
+    disc : Discretization
+        The branch's discretization: the AFT harmonic balance of the states (``kind ==
+        "aft"``) or the collocation of the states (``"collocation-states"``); others get no
+        estimate (an empty dict).
+    solutions, tangents : array_like (P, size)
+        The orbits and the branch's unit tangents there (the Newton steps are bordered by
+        the tangent).
+    points : array_like of int, optional
+        The points to estimate (default all); the others are NaN.
+
+    Returns
+    -------
+    dict
+        Column name -> ndarray (P,) (names in :data:`ERROR_COLUMNS`); NaN where the estimate
+        could not be formed (a singular bordered Jacobian).
+    """
+    kind = getattr(disc, "kind", None)
+    names = ERROR_COLUMNS.get(kind)
+    if names is None or getattr(disc, "H", 1) == 0 or getattr(disc, "nu", 1) != 1:
+        return {}
+    sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
+    tan = np.asarray(tangents, dtype=float).reshape(-1, disc.size)
+    cols = {k: np.full(len(sol), np.nan) for k in names}
+    one = _AFTErrors(disc) if kind == "aft" else _MeshErrors(disc)
+    for i in (range(len(sol)) if points is None else points):
+        try:
+            values = one(sol[i], tan[i])
+        except (ConvergenceError, ValueError, np.linalg.LinAlgError, FloatingPointError):
+            continue
+        for k, v in values.items():
+            cols[k][i] = v if np.isfinite(v) else np.nan
+    return cols

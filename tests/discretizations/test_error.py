@@ -1,0 +1,118 @@
+"""Error estimates of periodic orbits (discretizations/_error.py, issue 26 item 1) against the
+true error: the same point of the branch (same arclength position: bordered by the branch's
+tangent) corrected with three times the harmonics and twice the samples per harmonic.
+
+Over whole branches from their first Hopf point, at today's fixed H = 30: the seed-000 belt
+(n = 10, FN = 5), the tanh x exp belt of examples/tanh_exp_belt.py and the LuGre belt of issue
+26 (tests/models/lugre_acc.py).  Where the true error is above 1e-9 (the engine's own Newton
+tolerance sits below) the estimate must be within a factor of 10 of it; below, the estimate
+must not claim more than 1e-8.
+"""
+import numpy as np
+import pytest
+
+from frictionkit.runtime import load_model
+from frictionkit.runtime.discretizations._aft import default_n_t
+from frictionkit.runtime.discretizations._error import relative_change
+from frictionkit.runtime.drivers._accuracy import error_of
+from frictionkit.runtime.drivers._branches import equilibrium_branch, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime.engine._newton import correct
+from frictionkit.runtime.errors import ConvergenceError
+
+CASES = {
+    "belt": (lambda: load_model("belt", continuation="Vb", n=10, FN=5), 0.05, 12.0),
+    "tanh_exp": (lambda: load_model("examples/tanh_exp_belt.py", continuation="vb"), 0.1, 1.5),
+    "lugre": (lambda: load_model("tests/models/lugre_acc.py", continuation="vb"), 0.01, 2.0),
+}
+
+
+def _branch(name, H=30):
+    build, lo, hi = CASES[name]
+    model = build()
+    eq = equilibrium_branch(model, lo, hi)
+    disc, Z, direction = periodic_start_from_hopf(model, eq.special_points("hopf")[0], H)
+    br = periodic_branch(disc, Z, lo, hi, direction,
+                         options=dict(max_steps=5000, points_per_step=1, stability=False, branch_points=False))
+    return model, br
+
+
+def _true_error(disc, Z, t, H_ref):
+    big, Zb = disc.resize(Z, H_ref, n_t=2 * default_n_t(H_ref, True))
+    _, tb = disc.resize(t, H_ref)
+    tb /= np.linalg.norm(tb)
+    Zr, _ = correct(big, Zb, tb, tb @ Zb, max_iter=30)
+    U = big.split(Zr)[0]
+    return relative_change(U - big.split(Zb)[0], U)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_estimate_within_factor_10_of_true_error(name):
+    model, br = _branch(name)
+    disc = br.discretization
+    est = error_of(br.accuracy)
+    assert est is not None and br.accuracy["harmonics"][0] == 30
+    ends = np.unique(br.step_ends)
+    picked = ends[np.linspace(0, len(ends) - 2, 14).astype(int)]   # the end point sits on the equilibrium
+    checked = 0
+    for i in picked:
+        try:
+            true = _true_error(disc, br.solutions[i], br.tangents[i], 90)
+        except ConvergenceError:
+            continue
+        if true > 1e-9:
+            assert true / 10 <= est[i] <= 10 * true, (name, i, br.param[i], est[i], true)
+            checked += 1
+        else:
+            assert not est[i] > 1e-8, (name, i, br.param[i], est[i], true)
+    assert checked >= 5, f"{name}: only {checked} points with a measurable error"
+
+
+def test_accuracy_columns_saved_and_read(tmp_path):
+    """The columns go through the HDF5 file (group ``accuracy``) unchanged."""
+    from frictionkit.runtime.results._branch import load_branch
+    _, br = _branch("tanh_exp")
+    path = tmp_path / "b.h5"
+    br.save(path)
+    back = load_branch(path)
+    assert set(back.accuracy) == {"err_trunc", "err_alias", "err_decay", "decay_rate", "harmonics"}
+    for k, v in br.accuracy.items():
+        np.testing.assert_array_equal(back.accuracy[k], v)
+
+
+def test_no_estimate_when_switched_off():
+    build, lo, hi = CASES["tanh_exp"]
+    model = build()
+    eq = equilibrium_branch(model, lo, hi)
+    disc, Z, direction = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 10)
+    br = periodic_branch(disc, Z, lo, hi, direction, options=dict(max_steps=3, error_estimates=False,
+                                                                  stability=False, branch_points=False))
+    assert br.accuracy == {}
+
+
+def test_mesh_estimate_within_factor_10_of_true_error():
+    """Collocation of the states (40 intervals of degree 3) on the tanh x exp belt: ``err_mesh``
+    against the same point (bordered by the tangent) on a mesh four times finer."""
+    from frictionkit.runtime.discretizations._state_collocation import StateCollocationDiscretization
+    from frictionkit.runtime.drivers._compose import run_continuation
+    build, lo, hi = CASES["tanh_exp"]
+    model = build()
+    _, br = run_continuation(model, lo, hi, start="hopf", discretization="collocation", intervals=40, degree=3,
+                             progress=False, echo=lambda *a: None,
+                             options=dict(stability=False, branch_points=False))
+    disc = br.discretization
+    fine = StateCollocationDiscretization(model, 160, 3)
+    G = 3 * 160
+    ends = np.unique(br.step_ends)
+    for i in ends[np.linspace(0, len(ends) - 2, 6).astype(int)]:
+        Z, t = br.solutions[i], br.tangents[i]
+        omega = disc.unpack(Z)["omega"]
+        T = 2 * np.pi / omega
+        Zf = fine.from_states(lambda s, Z=Z: disc.states_at(Z, np.asarray(s) / T), Z[-1], omega)
+        tf = fine.from_states(lambda s, t=t: disc.states_at(t, np.asarray(s) / T), t[-1], omega)
+        tf[fine.omega_index], tf[-1] = t[disc.omega_index], t[-1]
+        tf /= np.linalg.norm(tf)
+        Zr, _ = correct(fine, Zf, tf, tf @ Zf, max_iter=30)
+        X = Zr[:2 * G].reshape(2, G)
+        true = relative_change(X - Zf[:2 * G].reshape(2, G), X)
+        est = br.accuracy["err_mesh"][i]
+        assert true > 1e-9 and true / 10 <= est <= 10 * true, (i, br.param[i], est, true)

@@ -542,12 +542,9 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
-        saved = saved_point(model, "hopf", "Hopf point")
+        saved = saved_point(model, "hopf", "Hopf point", (param, set_, assignments))
         if saved is not None:
-            if param is not None or set_ or assignments:
-                raise InputError(f"MODEL {model} is a saved point: its branch fixes the parameters (no --param, --set)")
-            branch, h = saved
-            param = branch.provenance.get("continuation_parameter", "lam")
+            branch, h, param = saved
             curve = hopf_curve(branch.discretization.model, h, second, mu_min, mu_max,
                                direction=1.0 if direction == "up" else -1.0)
             _report_curve(curve, param, second, out, plot)
@@ -573,10 +570,12 @@ def hopf_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     _report_curve(curve, param, second, out, plot)
 
 
-def saved_point(model, kind, what):
+def saved_point(model, kind, what, given=()):
     """MODEL given as a saved point ``FILE.h5@LABEL`` (e.g. ``run.h5@fold``, ``run.h5@equilibria:hopf2``):
-    ``(branch, point)`` with the branch's discretization rebuilt (``attach_discretization``:
-    zoo models); None when MODEL is a model.  The point must be a special point of ``kind``."""
+    ``(branch, point, continuation parameter)`` with the branch's discretization rebuilt
+    (``attach_discretization``: zoo models); None when MODEL is a model.  The point must be a
+    special point of ``kind``; ``given`` (--param, --set values): refused with a saved point,
+    whose branch fixes the parameters."""
     from ..drivers._branches import attach_discretization
     from ..results._branch import load_branch
     from ..results._labels import parse_point, special_point
@@ -589,8 +588,11 @@ def saved_point(model, kind, what):
         raise InputError(f"{where} give a {what} of the file ({path}@{kind}, {path}@{kind}2, ...), not {label!r}")
     if not Path(path).is_file():
         raise InputError(f"{where} no file {path!r}")
+    if any(given):
+        raise InputError(f"MODEL {model} is a saved point: its branch fixes the parameters (no --param, --set)")
     branch = load_branch(Path(path), ref.group)
-    return attach_discretization(branch), special_point(branch, ref, where)
+    point = special_point(branch, ref, where)
+    return attach_discretization(branch), point, branch.provenance.get("continuation_parameter", "lam")
 
 
 def branch_args(model, param, start, stop):
@@ -662,12 +664,9 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
-        saved = saved_point(model, "fold", "fold")
+        saved = saved_point(model, "fold", "fold", (param, set_, assignments))
         if saved is not None:
-            if param is not None or set_ or assignments:
-                raise InputError(f"MODEL {model} is a saved point: its branch fixes the parameters (no --param, --set)")
-            branch, f = saved
-            param = branch.provenance.get("continuation_parameter", "lam")
+            branch, f, param = saved
             curve = fold_curve(branch, f, second, mu_min, mu_max, direction=1.0 if direction == "up" else -1.0)
             _report_curve(curve, param, second, out, plot)
             return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from ..errors import FrictionkitError, InputError
+from ..errors import FrictionkitError
 from ._continuation import _check_curve_outputs, _check_curve_range, _curve_options, _load, branch_args, saved_point
 from ._params import param_values, write_outputs
 
@@ -51,12 +51,9 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
-        saved = saved_point(model, kind, what)
+        saved = saved_point(model, kind, what, (param, set_, assignments))
         if saved is not None:
-            if param is not None or set_ or assignments:
-                raise InputError(f"MODEL {model} is a saved point: its branch fixes the parameters (no --param, --set)")
-            per, point = saved
-            param = per.provenance.get("continuation_parameter", "lam")
+            per, point, param = saved
         else:
             branch_args(model, param, start, stop)
         check_sizes(harmonics, intervals, degree)

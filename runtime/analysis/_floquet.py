@@ -229,7 +229,10 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
     -------
     M : ndarray (n, n)
     info : dict
-        ``steps`` (accepted steps), ``evaluations`` (Jacobian evaluations), ``converged``.
+        ``steps`` (accepted steps), ``evaluations`` (Jacobian evaluations), ``converged``,
+        ``edges`` (the accepted steps' halves as fractions of the period, 0 to 1: the partition
+        on which the plain Magnus product is the half-step propagators without the Richardson
+        term, ``AFTDiscretization.monodromy(Z, intervals=edges)``).
     """
     from ..discretizations._aft import _expm_batch
 
@@ -253,7 +256,7 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
     a = np.arange(n_start) * (T / n_start)
     h = np.full(n_start, T / n_start)
     P = propagators(a, h)
-    starts, props = [], []
+    starts, widths, props = [], [], []
     converged = True
     for level in range(max_halvings + 1):
         P1, P2 = propagators(a, h / 2), propagators(a + h / 2, h / 2)
@@ -265,6 +268,7 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
             converged = bool(ok.all())
             ok[:] = True
         starts.append(a[ok])
+        widths.append(h[ok])
         props.append(F[ok] + D[ok])
         if ok.all():
             break
@@ -279,4 +283,8 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
             Ps = np.concatenate([Ps[:-2], (Ps[-1] @ Ps[-2])[None]])
             continue
         Ps = Ps[1::2] @ Ps[0::2]
-    return Ps[0], dict(steps=int(order.size), evaluations=count["evaluations"], converged=converged)
+    a, h = np.concatenate(starts)[order], np.concatenate(widths)[order]
+    edges = np.append(np.column_stack([a, a + h / 2]).ravel() / T, 1.0)
+    edges[0] = 0.0
+    return Ps[0], dict(steps=int(order.size), evaluations=count["evaluations"], converged=converged,
+                       edges=edges)

@@ -58,7 +58,7 @@ from ..errors import ConvergenceError, InputError
 from ..results._branch import Branch
 from ._branch_points import _dense
 from ._curves import BifurcationCurve, _floor, _follow, _parameters, _start_mu, disc_at
-from ._floquet import floquet_collocation
+from ._floquet import adaptive_magnus_monodromy, floquet_collocation
 
 __all__ = ["pd_curve", "ns_curve"]
 
@@ -384,19 +384,19 @@ def _codim2_points(sys0, sys_, pts, i_mu, i_lam, xtol):
     return out
 
 
-#: auto steps of the curve's Magnus monodromy: doubled from the AFT's samples until the critical
-#: multiplier changes by less than this, at most _MAX_DOUBLINGS times
-_INTERVALS_TOL = 1e-7
-_MAX_DOUBLINGS = 4
+#: the curve's Magnus steps by default: those of the error-controlled monodromy at the start
+#: (``_floquet.adaptive_magnus_monodromy``) for this error per step, frozen along the curve
+_INTERVALS_RTOL = 1e-4
 
 
 def _curve_intervals(disc, Z0, which, intervals, fun):
     """The Magnus steps of the curve's monodromy: ``"grid"``, the discretization's own (None);
-    an integer; or None (default): on an AFT, the AFT's samples doubled until the critical
-    multiplier at the start changes by less than ``_INTERVALS_TOL`` (at most 16 times the
-    samples), as accurate as the branch's default error-controlled stability
-    (``multiplier_rtol``), so that the curve passes through the points it locates; others
-    have their own monodromy (None)."""
+    an integer (equal steps); or None (default): on an AFT, the steps that the error-controlled
+    monodromy of the branch's stability (``multiplier_rtol``) chooses at the start orbit for an
+    error of ``_INTERVALS_RTOL`` per step (short where the Jacobian is large: a stiff bristle
+    state in slip), frozen along the curve so that the monodromy is a smooth function of the
+    unknowns; the curve then passes through the points the branch locates.  Others have their
+    own monodromy (None)."""
     aft = disc.floquet_route == "monodromy" and disc.unpack(Z0).get("path") == "aft"
     if isinstance(intervals, str):
         if intervals != "grid":
@@ -412,21 +412,10 @@ def _curve_intervals(disc, Z0, which, intervals, fun):
         return int(intervals)
     if not aft:
         return None
-
-    def critical(N):
-        mult = np.linalg.eigvals(monodromy_of(disc, Z0, N))
-        return mult[np.argmin(np.abs(mult + 1))] if which == "pd" else \
-            mult[np.argmin(np.where(mult.imag > 0, np.abs(np.abs(mult) - 1), np.inf))]
-
-    N = int(disc.n_t)
-    c = critical(N)
-    for _ in range(_MAX_DOUBLINGS):
-        c2 = critical(2 * N)
-        N *= 2
-        if abs(c2 - c) < _INTERVALS_TOL:
-            break
-        c = c2
-    return N
+    U, omega, lam = disc.split(Z0)
+    _, info = adaptive_magnus_monodromy(disc.model, lam, Z0, omega, disc.H, rtol=_INTERVALS_RTOL,
+                                        n_start=int(disc.n_t))
+    return info["edges"]
 
 
 def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min, lam_max, step, max_step,
@@ -546,10 +535,10 @@ def pd_curve(branch, pd, mu_name: str, mu_min: float, mu_max: float, *, directio
     intervals : int, "grid" or None
         AFT branches: the Magnus monodromy on this many equal steps per period; ``"grid"``, on
         the AFT's samples (as a branch with ``multiplier_rtol = 0`` has it); None (default):
-        the samples doubled until the critical multiplier at the start changes by less than
-        1e-7 (at most 16 times), as accurate as the branch's default stability (the samples
-        do not resolve a stiff internal state: on the LuGre belt at H = 90 the critical
-        multiplier moves by 2.7e-3 from 375 to 1500 steps).
+        the error-controlled steps of the branch's stability chosen at the start (1e-4 per
+        step) and kept along the curve (the samples do not resolve a stiff internal state: on
+        the LuGre belt at H = 90 the critical multiplier moves by 2.7e-3 from 375 to 1500
+        equal steps).
 
     Returns
     -------

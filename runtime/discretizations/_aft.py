@@ -524,10 +524,10 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         rtol 1e-12 on the seed-000 orbits W1 and W2 to 1e-6 (tests/discretizations/test_aft.py).
         """
         U, omega, lam = self.split(Z)
-        N = int(intervals or self.n_t)
         T = 2 * np.pi / omega
-        h = T / N
-        frac, basis = self._gauss_basis(N)
+        frac, widths, basis = self._gauss_basis(intervals)
+        N = widths.size
+        h = (T * widths)[:, None, None]                                 # (N, 1, 1) step lengths
         t = frac * T                                                    # (2N,) Gauss points
         x = U @ basis                                                   # (n, 2N)
         Js = np.asarray(self.model.jac(t if self.forced else np.zeros_like(t), x, lam), dtype=float)
@@ -573,10 +573,11 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             ``d(left^H M right)/dU`` in the order of ``Z[:n_coef]``.
         """
         U, omega, lam = self.split(Z)
-        n, N = self.n, int(intervals or self.n_t)
+        n = self.n
         T = 2 * np.pi / omega
-        h = T / N
-        frac, basis = self._gauss_basis(N)
+        frac, widths, basis = self._gauss_basis(intervals)
+        N = widths.size
+        h = (T * widths)[:, None, None]
         t = frac * T if self.forced else np.zeros_like(frac)
         x = U @ basis                                                   # (n, 2N)
 
@@ -618,18 +619,29 @@ class AFTDiscretization(HarmonicLayout, Discretization):
             gx[i] = np.einsum("kpab,kpab->kp", GA, dA).reshape(-1)
         return (gx @ basis.T).reshape(-1)
 
-    def _gauss_basis(self, N):
-        """Fractions of the period of the two Gauss points of each of ``N`` steps, and the
-        Fourier basis (2H+1, 2N) there (independent of omega: cached)."""
-        key = ("gauss", N)
+    def _gauss_basis(self, intervals=None):
+        """Fractions of the period of the two Gauss points of each step, the steps' widths
+        (fractions of the period) and the Fourier basis (2H+1, 2N) there (independent of
+        omega: cached).  ``intervals``: None (the ``n_t`` samples), a number of equal steps, or
+        the steps' edges as fractions of the period (increasing from 0 to 1)."""
+        if intervals is None or np.ndim(intervals) == 0:
+            N = int(intervals or self.n_t)
+            edges = np.arange(N + 1) / N
+            key = ("gauss", N)
+        else:
+            edges = np.asarray(intervals, dtype=float)
+            if edges.ndim != 1 or edges.size < 2 or edges[0] != 0 or edges[-1] != 1 or np.any(np.diff(edges) <= 0):
+                raise InputError("intervals: the steps' edges must increase from 0 to 1 (fractions of the period)")
+            key = ("edges", edges.tobytes())
         if self._basis_cache.get("key") != key:
             c = np.array([0.5 - np.sqrt(3) / 6, 0.5 + np.sqrt(3) / 6])
-            frac = (np.arange(N)[:, None] + c[None, :]).ravel() / N
+            widths = np.diff(edges)
+            frac = (edges[:-1, None] + c[None, :] * widths[:, None]).ravel()
             k = self._k[:, None] * (2 * np.pi * frac)[None, :]
             basis = np.empty((self.nh, frac.size))
             basis[0] = 1.0
             basis[1::2], basis[2::2] = np.cos(k), np.sin(k)
-            self._basis_cache = dict(key=key, value=(frac, basis))
+            self._basis_cache = dict(key=key, value=(frac, widths, basis))
         return self._basis_cache["value"]
 
     # -- results ------------------------------------------------------------------------

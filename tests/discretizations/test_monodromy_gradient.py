@@ -12,6 +12,7 @@ import pytest
 
 from frictionkit.runtime import (equilibrium_branch, load_model, periodic_branch, periodic_orbit_from_simulation,
                                  periodic_start_from_hopf, periodic_start_from_orbit)
+from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.model._interface import Model
 from tests.models import duffing_handwritten
 from tests.models.state_law_specs import lugre
@@ -56,3 +57,26 @@ def test_adjoint_gradient_agrees_with_differences_of_the_monodromy(case):
     # a real pair of vectors gives the real gradient of one entry combination
     gr = disc.monodromy_gradient(Z, left.real, right.real)
     assert np.max(np.abs(gr.imag)) <= 1e-14 * np.max(np.abs(gr))
+
+
+def test_steps_given_by_their_edges():
+    """``intervals`` as the steps' edges (what the PD/NS curves freeze from the error-controlled
+    monodromy): equal edges give the equal-step monodromy bit for bit, and the gradient on an
+    uneven partition agrees with differences of the monodromy on that partition."""
+    disc, Z = _lugre_stick_slip()
+    N = 96
+    np.testing.assert_array_equal(disc.monodromy(Z, intervals=np.arange(N + 1) / N), disc.monodromy(Z, intervals=N))
+    rng = np.random.default_rng(3)
+    edges = np.concatenate([[0.0], np.sort(rng.uniform(0, 1, 150)), [1.0]])
+    left = rng.normal(size=disc.n) + 1j * rng.normal(size=disc.n)
+    right = rng.normal(size=disc.n)
+    g = disc.monodromy_gradient(Z, left, right, intervals=edges)
+    ref = np.empty(disc.n_coef, dtype=complex)
+    for j in range(disc.n_coef):
+        e = np.zeros(Z.size)
+        e[j] = 1e-7 * max(1.0, abs(Z[j]))
+        ref[j] = left.conj() @ ((disc.monodromy(Z + e, intervals=edges) - disc.monodromy(Z - e, intervals=edges))
+                                @ right) / (2 * e[j])
+    assert np.max(np.abs(g - ref)) < 1e-6 * np.max(np.abs(ref))
+    with pytest.raises(InputError, match="edges must increase from 0 to 1"):
+        disc.monodromy(Z, intervals=np.array([0.0, 0.7, 0.5, 1.0]))

@@ -4,9 +4,11 @@ AUTO-07p's PD continuation (ISW = 2) on the same model.
 The LuGre belt (``tests/models/state_law_specs.py``), its doubling near vb = 1.2247 continued in
 s1 from 2.83 to 3.2 on the minimally augmented system (``analysis/_pd_ns_curves.py``).
 
-frictionkit side, at AFT H = 30 (128 samples; the test's discretization, 2 % high on this
-stiff stick-slip orbit) and H = 90 (375 samples; the doubling within ~3e-5 of shooting, as
-AUTO's at NTST = 100).  Reported per run: points, Newton iterations (one Jacobian of the
+frictionkit side, at AFT H = 30 (128 samples) and H = 90 (375 samples), with the default
+options: the branch's multipliers error-controlled (``multiplier_rtol``), the curve's monodromy
+on the steps that error control chooses at the start, frozen along the curve.  On this stiff
+stick-slip orbit (delta = 1e-3) the orbit's truncation, not the monodromy, limits the doubling's
+position (compare ``error_at_3_0`` with AUTO's).  Reported per run: points, Newton iterations (one Jacobian of the
 augmented system and one dense bordered LU each), residuals, monodromy matrices, CPU
 (``time.process_time``) and wall time.  The gradient of the test function in the orbit's
 Fourier coefficients comes from one reverse pass through the Magnus product

@@ -33,13 +33,16 @@ def continuation(problem: ContinuationProblem, method: str = "anm", options=None
     (its points are solutions; ``success`` is False); a failed or interrupted branch is
     returned as the engine left it.  Periodic branches of the AFT harmonic balance and of the
     collocation of the states also carry the error estimate of every orbit
-    (``Branch.accuracy``, ``drivers/_accuracy.py``) unless the option ``error_estimates`` is
-    False.
+    (``Branch.accuracy``, ``drivers/_accuracy.py``) as the option ``error_estimates`` says
+    (by default the harmonic balances only).
     """
     br = run(problem, method, options, progress=progress, provenance=provenance)
     if br.success or br.status == "max_steps":
         analyse_branch(br)
-    if br.status != "interrupted" and getattr(br.options, "error_estimates", False):
+    wanted = getattr(br.options, "error_estimates", False)
+    if wanted is None:               # the default: where they are cheap (harmonic balances)
+        wanted = br.discretization is not None and br.discretization.H is not None
+    if br.status != "interrupted" and wanted:
         try:
             attach_accuracy(br)
         except KeyboardInterrupt:        # Ctrl-C during the estimates: the branch is kept without them

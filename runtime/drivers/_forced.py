@@ -265,7 +265,7 @@ def _analyse(br, opts, estimates=True):
     br.provenance.setdefault("options", {}).update(wanted)
     if br.success or br.status == "max_steps":
         analyse_branch(br)
-    if estimates and wanted["error_estimates"] and br.status != "interrupted":
+    if estimates and wanted["error_estimates"] is not False and br.status != "interrupted":
         attach_accuracy(br)
 
 

@@ -98,7 +98,7 @@ def test_mesh_estimate_within_factor_10_of_true_error():
     model = build()
     _, br = run_continuation(model, lo, hi, start="hopf", discretization="collocation", intervals=40, degree=3,
                              progress=False, echo=lambda *a: None,
-                             options=dict(stability=False, branch_points=False))
+                             options=dict(stability=False, branch_points=False, error_estimates=True))
     disc = br.discretization
     fine = StateCollocationDiscretization(model, 160, 3)
     G = 3 * 160

@@ -183,7 +183,6 @@ def floquet_collocation(disc, Z, *, tol: float = 1e-6) -> FloquetResult:
 # ---------------------------------------------------------------------------------------
 # 4. balanced orbit: Magnus quadrature with error-controlled steps
 # ---------------------------------------------------------------------------------------
-_GAUSS2 = np.array([0.5 - np.sqrt(3) / 6, 0.5 + np.sqrt(3) / 6])
 
 
 def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: float, harmonics: int, *,
@@ -234,7 +233,7 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
         on which the plain Magnus product is the half-step propagators without the Richardson
         term, ``AFTDiscretization.monodromy(Z, intervals=edges)``).
     """
-    from ..discretizations._aft import _expm_batch
+    from ..discretizations._aft import MAGNUS_GAUSS, _expm_batch, magnus_exponents, ordered_product
 
     n, H = model.n, int(harmonics)
     c = np.asarray(coefficients, dtype=float)[: n * (2 * H + 1)].reshape(n, 2 * H + 1)
@@ -243,15 +242,11 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
     count = dict(evaluations=0)
 
     def propagators(a, h):
-        t = (a[:, None] + h[:, None] * _GAUSS2[None, :]).ravel()
+        t = (a[:, None] + h[:, None] * MAGNUS_GAUSS[None, :]).ravel()
         th = np.outer(k, omega * t)
         x = c[:, :1] + c[:, 1::2] @ np.cos(th) + c[:, 2::2] @ np.sin(th)
-        J = np.asarray(model.jac(t if model.forced else np.zeros_like(t), x, lam), dtype=float)
         count["evaluations"] += t.size
-        J = np.moveaxis(J.reshape(n, n, a.size, 2), (2, 3), (0, 1))
-        A1, A2 = J[:, 0], J[:, 1]
-        hh = h[:, None, None]
-        return _expm_batch(0.5 * hh * (A1 + A2) + (np.sqrt(3) / 12) * hh * hh * (A2 @ A1 - A1 @ A2))
+        return _expm_batch(magnus_exponents(model, lam, t, x, h)[2])
 
     a = np.arange(n_start) * (T / n_start)
     h = np.full(n_start, T / n_start)
@@ -277,14 +272,9 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
         P = np.concatenate([P1[bad], P2[bad]])
         h = np.concatenate([h[bad], h[bad]]) / 2
     order = np.argsort(np.concatenate(starts))
-    Ps = np.concatenate(props)[order]
-    while Ps.shape[0] > 1:               # later steps act on the left
-        if Ps.shape[0] % 2:
-            Ps = np.concatenate([Ps[:-2], (Ps[-1] @ Ps[-2])[None]])
-            continue
-        Ps = Ps[1::2] @ Ps[0::2]
+    M = ordered_product(np.concatenate(props)[order])
     a, h = np.concatenate(starts)[order], np.concatenate(widths)[order]
     edges = np.append(np.column_stack([a, a + h / 2]).ravel() / T, 1.0)
     edges[0] = 0.0
-    return Ps[0], dict(steps=int(order.size), evaluations=count["evaluations"], converged=converged,
+    return M, dict(steps=int(order.size), evaluations=count["evaluations"], converged=converged,
                        edges=edges)

@@ -116,6 +116,35 @@ def _expm_2x2(A):
     return E
 
 
+#: the two Gauss points of a Magnus step, as fractions of the step
+MAGNUS_GAUSS = np.array([0.5 - np.sqrt(3) / 6, 0.5 + np.sqrt(3) / 6])
+
+
+def magnus_exponents(model, lam, t, x, h):
+    """The fourth-order Magnus exponents ``Omega_k = h_k/2 (A1 + A2) + sqrt(3) h_k^2/12 [A2, A1]``
+    of steps of lengths ``h`` (N,), with ``A1, A2 = df/dx`` at the two Gauss points of each
+    step (Iserles and Nørsett, Phil. Trans. R. Soc. A 357, 1999; Blanes, Casas, Oteo and Ros,
+    Phys. Rep. 470, 2009, eq. 253): ``t`` (2N,) the Gauss times (step-major), ``x`` (n, 2N) the
+    states there.  Returns ``(A1, A2, Omega)``, each (N, n, n)."""
+    n, N = model.n, np.size(h)
+    J = np.asarray(model.jac(t if model.forced else np.zeros_like(t), x, lam), dtype=float)
+    J = np.moveaxis(J.reshape(n, n, N, 2), (2, 3), (0, 1))             # (N, 2, n, n)
+    A1, A2 = J[:, 0], J[:, 1]
+    hh = np.reshape(h, (N, 1, 1))
+    return A1, A2, 0.5 * hh * (A1 + A2) + (np.sqrt(3) / 12) * hh * hh * (A2 @ A1 - A1 @ A2)
+
+
+def ordered_product(P):
+    """``P[N-1] @ ... @ P[1] @ P[0]`` (later steps act on the left) by pairwise (tree)
+    multiplication: log2(N) batched products instead of N sequential ones."""
+    while P.shape[0] > 1:
+        if P.shape[0] % 2:
+            P = np.concatenate([P[:-2], (P[-1] @ P[-2])[None]])
+            continue
+        P = P[1::2] @ P[0::2]
+    return P[0]
+
+
 def default_n_t(harmonics: int, analytic: bool = False) -> int:
     """Default number of AFT time samples (1 for equilibria).
 
@@ -526,21 +555,11 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         U, omega, lam = self.split(Z)
         T = 2 * np.pi / omega
         frac, widths, basis = self._gauss_basis(intervals)
-        N = widths.size
-        h = (T * widths)[:, None, None]                                 # (N, 1, 1) step lengths
+        h = T * widths                                                  # (N,) step lengths
         t = frac * T                                                    # (2N,) Gauss points
         x = U @ basis                                                   # (n, 2N)
-        Js = np.asarray(self.model.jac(t if self.forced else np.zeros_like(t), x, lam), dtype=float)
-        Js = np.moveaxis(Js.reshape(self.n, self.n, N, 2), (2, 3), (0, 1))   # (N, 2, n, n)
-        A1, A2 = Js[:, 0], Js[:, 1]
-        Om = 0.5 * h * (A1 + A2) + (np.sqrt(3) / 12) * h * h * (A2 @ A1 - A1 @ A2)
-        P = _expm_batch(Om)                                             # (N, n, n)
-        while P.shape[0] > 1:          # later steps act on the left: P[i+1] @ P[i]
-            if P.shape[0] % 2:
-                P = np.concatenate([P[:-2], (P[-1] @ P[-2])[None]])
-                continue
-            P = P[1::2] @ P[0::2]
-        return P[0]
+        _, _, Om = magnus_exponents(self.model, lam, t, x, h)
+        return ordered_product(_expm_batch(Om))
 
     def monodromy_gradient(self, Z, left, right, intervals: int | None = None) -> np.ndarray:
         """``left^H (dM/dU_j) right`` for every Fourier coefficient ``U_j`` of the states: the
@@ -578,17 +597,15 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         frac, widths, basis = self._gauss_basis(intervals)
         N = widths.size
         h = (T * widths)[:, None, None]
-        t = frac * T if self.forced else np.zeros_like(frac)
+        t = frac * T
         x = U @ basis                                                   # (n, 2N)
 
         def jac_at(xs):
-            J = np.asarray(self.model.jac(t, xs, lam), dtype=float)
-            return np.moveaxis(J.reshape(n, n, N, 2), (2, 3), (0, 1))   # (N, 2, n, n)
+            A1, A2, _ = magnus_exponents(self.model, lam, t, xs, widths)
+            return np.stack([A1, A2], axis=1)                           # (N, 2, n, n)
 
-        Js = jac_at(x)
-        A1, A2 = Js[:, 0], Js[:, 1]
+        A1, A2, Om = magnus_exponents(self.model, lam, t, x, T * widths)
         c = np.sqrt(3) / 12
-        Om = 0.5 * h * (A1 + A2) + c * h * h * (A2 @ A1 - A1 @ A2)
         P = _expm_batch(Om)
         r = np.empty((N, n), dtype=complex)
         a = np.empty((N, n), dtype=complex)
@@ -634,9 +651,8 @@ class AFTDiscretization(HarmonicLayout, Discretization):
                 raise InputError("intervals: the steps' edges must increase from 0 to 1 (fractions of the period)")
             key = ("edges", edges.tobytes())
         if self._basis_cache.get("key") != key:
-            c = np.array([0.5 - np.sqrt(3) / 6, 0.5 + np.sqrt(3) / 6])
             widths = np.diff(edges)
-            frac = (edges[:-1, None] + c[None, :] * widths[:, None]).ravel()
+            frac = (edges[:-1, None] + MAGNUS_GAUSS[None, :] * widths[:, None]).ravel()
             k = self._k[:, None] * (2 * np.pi * frac)[None, :]
             basis = np.empty((self.nh, frac.size))
             basis[0] = 1.0

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from ..errors import FrictionkitError, InputError
-from ._params import ASSIGNMENT, check_sizes, param_values, save_or_rescue
+from ._params import ASSIGNMENT, check_sizes, param_values, write_outputs
 
 #: Statuses of a torus branch that ended where it was asked to.
 _DONE = ("range",)
@@ -93,14 +93,6 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
                    f"{tb.torus_size[i]:12.6g}")
     c = tb.counters
     click.echo(f"work: {c['unknowns']} unknowns, {c['steps']} steps, {c['factorizations']} LU factorizations")
-    if out is not None:
-        save_or_rescue(tb.save, out, "torus branch")
-        click.echo(f"wrote {out}")
-    if plot is not None and len(tb):
-        try:
-            tb.plot(plot)
-        except FrictionkitError as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(f"wrote {plot}")
+    write_outputs(tb, out, plot if len(tb) else None, "torus branch")
     if tb.status not in _DONE:
         raise click.ClickException(f"the torus branch stopped early: {tb.message}")

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import h5py
 import numpy as np
@@ -20,7 +17,8 @@ import pytest
 
 from frictionkit.runtime.model import _fast_load
 
-EXE = Path(sys.executable).with_name("frictionkit")
+from ._script import WRAPPER, modules_of, run_script
+
 # seed 000 §4.2 (n = 10, FN = 5 N) at H = 48, the smallest H whose fold is within 1e-8 of the
 # converged value with a margin of two (benchmarks/bench_auto.py)
 BELT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12", "--set", "n=10", "FN=5",
@@ -29,12 +27,6 @@ AUTO_FOLD = 10.2874838639                   # AUTO-07p NTST 100 and 200, NCOL 4 
 AUTO_HOPF = [0.14173100578, 3.6555597017]   # AUTO-07p's HB labels on the equilibria
 FORBIDDEN = ("sympy", "frictionkit.codegen", "matplotlib")
 
-_WRAPPER = """
-import atexit, runpy, sys
-atexit.register(lambda: sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)) + "\\n"))
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
 
 # the full path: sympy and codegen imported first, the manifest never consulted
 _FULL = """
@@ -47,11 +39,8 @@ main(sys.argv[1:], prog_name="frictionkit")
 """
 
 
-def _run(argv, cwd, code=_WRAPPER, script=True):
-    cmd = [sys.executable, "-c", code] + ([str(EXE)] if script else []) + list(argv)
-    run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return run
+def _run(argv, cwd, code=WRAPPER, script=True):
+    return run_script(argv, cwd, code, script)
 
 
 def _branch(path, group):
@@ -73,7 +62,7 @@ def runs(tmp_path_factory):
     _run(BELT + ["--out", "first.h5"], tmp)
     assert _fast_load.manifest_path("belt", "Vb").is_file(), "the first run wrote no manifest"
     warm = _run(BELT + ["--out", "warm.h5"], tmp)
-    modules = set(warm.stderr.rsplit("MODULES ", 1)[1].split())
+    modules = modules_of(warm)
     _run(BELT + ["--out", "full.h5"], tmp, code=_FULL, script=False)
     return tmp, modules
 

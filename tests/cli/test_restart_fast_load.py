@@ -8,9 +8,6 @@ script (what is imported, not a time).
 """
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 
 import h5py
 import numpy as np
@@ -18,18 +15,13 @@ import pytest
 
 from frictionkit.runtime.model import _fast_load
 
-EXE = Path(sys.executable).with_name("frictionkit")
+from ._script import WRAPPER, modules_of, run_script
+
 BELT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12", "--set", "n=10", "FN=5",
         "--from-hopf", "1", "-H", "12", "-q"]
 RESTART = ["continue", "--restart", "belt.h5@fold", "--stop", "9", "--max-steps", "3", "-q"]
 FORBIDDEN = ("sympy", "frictionkit.codegen", "frictionkit.modelspec.zoo")
 
-_WRAPPER = """
-import atexit, runpy, sys
-atexit.register(lambda: sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)) + "\\n"))
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
 
 # the full path: no manifest is ever current, so the restart checks the name against the zoo
 # (sympy) and loads the model through codegen
@@ -43,12 +35,8 @@ main(sys.argv[1:], prog_name="frictionkit")
 """
 
 
-def _run(argv, cwd, code=_WRAPPER, script=True, ok=True):
-    cmd = [sys.executable, "-c", code] + ([str(EXE)] if script else []) + list(argv)
-    run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    if ok:
-        assert run.returncode in (0, 3), run.stderr[-3000:]      # 3: the step budget ended the branch
-    return run
+def _run(argv, cwd, code=WRAPPER, script=True):
+    return run_script(argv, cwd, code, script, returncodes=(0, 3))     # 3: the step budget ended the branch
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +47,7 @@ def runs(tmp_path_factory):
     _run(BELT + ["--out", "belt.h5"], tmp)
     assert _fast_load.is_cached_zoo("belt", "Vb"), "the run wrote no current manifest"
     warm = _run(RESTART + ["--out", "warm.h5"], tmp)
-    modules = set(warm.stderr.rsplit("MODULES ", 1)[1].split())
+    modules = modules_of(warm)
     full = _run(RESTART + ["--out", "full.h5"], tmp, code=_FULL, script=False)
     return tmp, modules, full
 

@@ -266,12 +266,12 @@ def plot_frequency_response(branches, state=None, harmonic=1, backbones=(), path
         mk, mc = MARKERS["peak"]
         entries.append(("resonance peak", dict(marker=mk, color=mc, mfc="none", mew=1.6, ls="none", ms=9)))
     ax_a.set_ylabel(axis_label(f"amplitude of harmonic {k} of {st}", units.get(st, "")))
-    ax_p.set_ylabel(f"phase of harmonic {k} of {st} [rad]")
+    ax_p.set_ylabel(drawable(f"phase of harmonic {k} of {st} [rad]"))
     ax_p.set_xlabel(axis_label(pname, units.get(pname, "")))
     for ax in (ax_a, ax_p):
         ax.grid(alpha=0.3)
     _legend(fig, ax_a, entries)
-    fig.suptitle(title or str(branches[0].provenance.get("model", "")))
+    fig.suptitle(drawable(title or str(branches[0].provenance.get("model", ""))))
     rows = -(-len(entries) // min(4, len(entries)))
     fig.tight_layout(rect=(0, 0.035 * rows + 0.02, 1, 1))
     finish(fig, path, dpi=150)
@@ -300,7 +300,7 @@ def plot_nonlinear_mode(branch, path=None, title=None):
         ax.set_xscale("log")
         ax.grid(alpha=0.3)
     mode = branch.provenance.get("nonlinear_mode", {}).get("mode", "")
-    fig.suptitle(title or f"{branch.provenance.get('model', '')}: nonlinear mode {mode}")
+    fig.suptitle(drawable(title or f"{branch.provenance.get('model', '')}: nonlinear mode {mode}"))
     fig.tight_layout()
     finish(fig, path, dpi=150)
     return fig

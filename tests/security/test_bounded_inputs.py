@@ -30,7 +30,7 @@ from frictionkit.runtime.drivers._compose import run_continuation
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.model._load import load_model
 from frictionkit.runtime.results._branch import load_run, save_run
-from frictionkit.runtime.results._plots import plot_branches, plot_orbit
+from frictionkit.runtime.results._plots import plot_branches, plot_frequency_response, plot_orbit
 from frictionkit.runtime.sweeps import SweepSpec, SweepStore, sweep
 from frictionkit.runtime.sweeps._spec import MAX_TASKS, parse_grid
 
@@ -217,6 +217,7 @@ def test_a_file_with_bad_mathtext_units_still_plots(tmp_path):
     eq, per = load_run(path)
     plot_branches([eq, per], path=tmp_path / "b.png")
     plot_orbit(per, 2, path=tmp_path / "o.png")
+    plot_frequency_response([per], path=tmp_path / "f.png")      # the model name in its title
     assert matplotlib.image.imread(tmp_path / "b.png").shape[2] == 4
     r = CliRunner().invoke(main, ["plot", str(path), "-o", str(tmp_path / "c.png")])
     assert r.exit_code == 0 and (tmp_path / "c.png").stat().st_size > 0, r.output

@@ -26,13 +26,14 @@ CASES = {
 }
 
 
-def _branch(name, H=30):
+def _branch(name, H=30, points_per_step=1):
     build, lo, hi = CASES[name]
     model = build()
     eq = equilibrium_branch(model, lo, hi)
     disc, Z, direction = periodic_start_from_hopf(model, eq.special_points("hopf")[0], H)
     br = periodic_branch(disc, Z, lo, hi, direction,
-                         options=dict(max_steps=5000, points_per_step=1, stability=False, branch_points=False))
+                         options=dict(max_steps=5000, points_per_step=points_per_step, stability=False,
+                                      branch_points=False))
     return model, br
 
 
@@ -65,6 +66,28 @@ def test_estimate_within_factor_10_of_true_error(name):
         else:
             assert not est[i] > 1e-8, (name, i, br.param[i], est[i], true)
     assert checked >= 5, f"{name}: only {checked} points with a measurable error"
+
+
+def test_points_inside_a_step_take_a_bound_of_their_error():
+    """The estimates are formed at step ends only; a point the ANM's series gives inside a step
+    (``points_per_step``, 4 by default in ``continue``) takes the larger of its step's two ends.
+    Checked where that shortcut could go wrong, at the interior points themselves: the value
+    given must not fall below a tenth of the true error there (the same check as at step ends)."""
+    _, br = _branch("tanh_exp", H=20, points_per_step=4)      # H = 20: errors above the Newton tolerance
+    disc = br.discretization
+    est = error_of(br.accuracy)
+    inside = np.setdiff1d(np.arange(1, len(br) - 1), np.unique(br.step_ends))
+    picked = inside[np.linspace(0, len(inside) - 1, 10).astype(int)]
+    checked = 0
+    for i in picked:
+        try:
+            true = _true_error(disc, br.solutions[i], br.tangents[i], 60)
+        except ConvergenceError:
+            continue
+        if true > 1e-9:
+            assert est[i] >= true / 10, (i, br.param[i], est[i], true)
+            checked += 1
+    assert checked >= 5, f"only {checked} interior points with a measurable error"
 
 
 def test_accuracy_columns_saved_and_read(tmp_path):

@@ -52,6 +52,7 @@ import numpy as np
 import scipy.linalg
 
 from ..discretizations._base import Discretization
+from ..discretizations._error import orbit_errors
 from ..discretizations._scaled import ScaledDiscretization
 from ..engine._newton import correct
 from ..errors import ConvergenceError, InputError
@@ -418,6 +419,24 @@ def _curve_intervals(disc, Z0, which, intervals, fun):
     return info["edges"]
 
 
+def _orbit_errors(sys0, P, nz):
+    """The estimated relative error of the orbit at each point of the curve (the truncation and
+    aliasing estimates of ``discretizations/_error.py``, the Newton step bordered at fixed
+    ``lam``: the orbit equations are regular at a PD or NS point), on the AFT; None elsewhere
+    (the collocation's mesh estimate is opt-in on branches for its cost)."""
+    if sys0.base.kind != "aft":
+        return None
+    e_lam = np.zeros(nz)
+    e_lam[nz - 1] = 1.0
+    out = np.full(len(P), np.nan)
+    for i, W in enumerate(P):
+        Z, mu, _ = sys0.split(W)
+        cols = orbit_errors(sys0.disc_at(mu), Z[None], e_lam[None])
+        if cols:
+            out[i] = cols["err_trunc"][0] + cols["err_alias"][0]
+    return out
+
+
 def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min, lam_max, step, max_step,
            max_steps, xtol, mu_values, intervals=None):
     fun = f"{which}_curve"
@@ -494,6 +513,9 @@ def _curve(branch, point, mu_name, mu_min, mu_max, which, *, direction, lam_min,
     ptp = np.column_stack([cols.ptp[s] for s in model.states]).reshape(-1, model.n)
     om = np.asarray(cols.omega, dtype=float)
     extra = dict(theta=P[:, nz + 1]) if which == "ns" else {}
+    err = _orbit_errors(sys0, P, nz)
+    if err is not None:
+        extra["orbit_error"] = err
     counters = dict(points=len(P), residuals=sys0.n_residuals, jacobians=sys0.n_jacobians,
                     monodromies=sys0.n_monodromies, unknowns=sys0.size)
     return BifurcationCurve(model=model.name, lam_name=model.continuation, mu_name=mu_name, lam=P[:, nz - 1],
@@ -545,7 +567,10 @@ def pd_curve(branch, pd, mu_name: str, mu_min: float, mu_max: float, *, directio
     BifurcationCurve
         ``kind = "pd"``: ``lam``, ``mu``, ``omega`` (of the period-1 orbit) and ``states``
         (peak-to-peak amplitudes) of the period doublings, ``solutions`` the orbits'
-        unknowns, ``counters`` the work; also on failure or Ctrl-C (``status``/``message``).
+        unknowns, ``counters`` the work, ``codim2`` the codimension-2 points found along it
+        and, on the AFT, ``columns["orbit_error"]``, the estimated relative error of each
+        point's orbit (what the harmonic count leaves; ``discretizations/_error.py``); also
+        on failure or Ctrl-C (``status``/``message``).
 
     Raises
     ------

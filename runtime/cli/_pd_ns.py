@@ -7,6 +7,8 @@ the second parameter (``analysis/_pd_ns_curves.py``).
 """
 from __future__ import annotations
 
+import math
+
 import click
 
 from ..errors import FrictionkitError
@@ -80,15 +82,24 @@ def _run(kind, model, assignments, param, start, stop, set_, second, mu_min, mu_
     for c in curve.codim2:
         how = "located" if c["located"] else "detected between two points (not located)"
         click.echo(f"  {c['kind']} point ({how}): {param} = {c['lam']:.10g}, {second} = {c['mu']:.10g}")
+    err = [float(e) for e in curve.columns.get("orbit_error", [])]
+
+    def accuracy(i):
+        return f" (estimated orbit error {err[i]:.1e})" if err and math.isfinite(err[i]) else ""
     for v in at:
         hit = [i for i, mu in enumerate(curve.mu) if abs(mu - v) <= 1e-13 * abs(v)]
         if hit:
-            click.echo(f"  at {second} = {v:.10g}: {param} = {curve.lam[hit[0]]:.10g}")
+            click.echo(f"  at {second} = {v:.10g}: {param} = {curve.lam[hit[0]]:.10g}{accuracy(hit[0])}")
         else:
             click.echo(f"  at {second} = {v:.10g}: not crossed by the curve")
     if len(curve):
         extra = f", theta = {curve.columns['theta'][-1]:.10g}" if kind == "ns" else ""
-        click.echo(f"  ends at {param} = {curve.lam[-1]:.10g}, {second} = {curve.mu[-1]:.10g}{extra}")
+        click.echo(f"  ends at {param} = {curve.lam[-1]:.10g}, {second} = {curve.mu[-1]:.10g}{extra}"
+                   f"{accuracy(-1)}")
+    finite = [e for e in err if math.isfinite(e)]
+    if finite:
+        click.echo(f"  accuracy: estimated orbit error <= {max(finite):.1e} along the curve (H = "
+                   f"{per.discretization.H}; more --harmonics reduce it)")
     write_outputs(curve, out, plot)
     if curve.status not in _DONE:
         raise click.ClickException(f"the {title} stopped early: {curve.message}")

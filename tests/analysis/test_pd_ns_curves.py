@@ -69,6 +69,30 @@ def lugre_curve(lugre_h30):
     return pd_curve(br, pd, "s1", 2.83, 3.2, mu_values=S1, intervals="grid")   # the branches' monodromy
 
 
+def test_orbit_error_of_the_curve_points_against_more_harmonics(lugre_h30, lugre_curve):
+    """``columns["orbit_error"]``: each point's estimated orbit error, against the true one (the
+    same orbit at the same vb and s1 corrected with H = 90 and twice the samples per harmonic:
+    an independent, much finer discretization).  Within a factor of 10, as on branches."""
+    from frictionkit.runtime.discretizations._aft import default_n_t
+    from frictionkit.runtime.discretizations._error import relative_change
+    from frictionkit.runtime.engine._newton import correct
+    br, _ = lugre_h30
+    curve = lugre_curve
+    err = curve.columns["orbit_error"]
+    assert err.shape == curve.lam.shape and np.all(np.isfinite(err))
+    base = br.discretization
+    for i in (0, len(curve) // 2, len(curve) - 1):
+        disc = base.on_model(base.model.with_params(s1=float(curve.mu[i])))
+        Z = curve.solutions[i]
+        big, Zb = disc.resize(Z, 90, n_t=2 * default_n_t(90, True))
+        e = np.zeros(big.size)
+        e[-1] = 1.0                                    # vb held
+        Zr, _ = correct(big, Zb, e, Zb[-1], max_iter=30)
+        U = big.split(Zr)[0]
+        true = relative_change(U - big.split(Zb)[0], U)
+        assert true / 10 <= err[i] <= 10 * true, (i, curve.mu[i], err[i], true)
+
+
 def test_lugre_pd_curve_agrees_with_one_parameter_branches(lugre_h30, lugre_curve):
     br, pd = lugre_h30
     curve = lugre_curve
@@ -209,7 +233,7 @@ def test_cli(lugre_h30, tmp_path):
     disc, Z, d = periodic_start_from_hopf(model, eq.special_points("hopf")[0], 30)
     br = periodic_branch(disc, Z, 0.0, 1.3, d, options=dict(multiplier_stride=1))
     api = pd_curve(br, br.special_points("pd")[2], "s1", 2.83, 2.9, mu_values=[2.9])
-    at = re.search(r"at s1 = 2.9: vb = (\S+)\n", r.output)
+    at = re.search(r"at s1 = 2.9: vb = (\S+) \(estimated orbit error ([0-9.e+-]+)\)\n", r.output)
     assert at and float(at.group(1)) == pytest.approx(api.lam[np.flatnonzero(api.mu == 2.9)[0]], abs=1e-9)
     grid_br, grid_pd = lugre_h30
     with pytest.raises(InputError, match="intervals='grid'"):

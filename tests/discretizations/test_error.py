@@ -139,3 +139,24 @@ def test_mesh_estimate_within_factor_10_of_true_error():
         true = relative_change(X - Zf[:2 * G].reshape(2, G), X)
         est = br.accuracy["err_mesh"][i]
         assert true > 1e-9 and true / 10 <= est <= 10 * true, (i, br.param[i], est, true)
+
+
+def test_the_kept_lu_solves_a_nearby_matrix_or_is_replaced():
+    """The estimates' solver (``_FrozenLU``) against numpy's direct solve: a matrix 1e-3 away
+    from the factored one is solved by GMRES on the kept LU to well inside 1e-3, with no new
+    factorization; a matrix far away (the kept LU no preconditioner for it) is factored."""
+    from frictionkit.runtime.discretizations._error import _FrozenLU
+    rng = np.random.default_rng(7)
+    n = 120
+    A0 = rng.standard_normal((n, n)) + n ** 0.5 * np.eye(n)
+    B = rng.standard_normal((n, 2))
+    frozen = _FrozenLU()
+    assert np.allclose(frozen.solve(A0, B), np.linalg.solve(A0, B), rtol=1e-12, atol=1e-12)
+    near = A0 + 1e-3 * rng.standard_normal((n, n))
+    X = frozen.solve(near, B)
+    assert frozen.factorizations == 1
+    assert np.linalg.norm(X - np.linalg.solve(near, B)) <= 1e-6 * np.linalg.norm(X)
+    far = rng.standard_normal((n, n)) + n ** 0.5 * np.eye(n)
+    X = frozen.solve(far, B)
+    assert frozen.factorizations == 2
+    assert np.allclose(X, np.linalg.solve(far, B), rtol=1e-10, atol=1e-12)

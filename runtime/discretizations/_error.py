@@ -91,20 +91,28 @@ def decay_rate(U) -> float:
     return float(min(np.exp(slope), 1.0))
 
 
-def _bordered_step(disc, Z, t, rhs):
+def _bordered_step(disc, Z, t, rhs, factor=None):
     """Newton corrections of ``disc`` at ``Z`` for the right-hand sides ``rhs`` (m, k),
     bordered by the branch's unit tangent ``t`` (the correction is orthogonal to it: no
     singularity at folds).  One LU for all of them; returns the states' relative change of
-    each (:func:`relative_change`)."""
-    A = np.empty((disc.m + 1, disc.size))
-    A[:disc.m] = disc.jacobian(Z)
-    A[disc.m] = t
+    each (:func:`relative_change`).  ``factor``: as :func:`orbit_errors`'s."""
     B = np.zeros((disc.size, rhs.shape[1]))
     B[:disc.m] = rhs
-    lu = scipy.linalg.lu_factor(A, check_finite=False)
-    if not np.all(np.isfinite(lu[0])) or np.min(np.abs(np.diag(lu[0]))) == 0.0:
-        return [np.nan] * rhs.shape[1]
-    dZ = scipy.linalg.lu_solve(lu, B, check_finite=False)
+    if factor is not None:
+        dZ = factor(disc, Z, t).solve(B)
+    else:
+        # assembled in LAPACK's (Fortran) order and factorized in place: no copy of the matrix
+        A = np.zeros((disc.m + 1, disc.size), order="F")
+        if getattr(disc, "jacobian_accepts_out", False):
+            disc.jacobian(Z, out=A[:disc.m])
+        else:
+            A[:disc.m] = disc.jacobian(Z)
+        A[disc.m] = t
+        lu = scipy.linalg.lu_factor(A, overwrite_a=True, check_finite=False)
+        # a NaN or inf of the matrix reaches U's diagonal (every later pivot depends on it)
+        if not np.all(np.isfinite(np.diag(lu[0]))) or np.min(np.abs(np.diag(lu[0]))) == 0.0:
+            return [np.nan] * rhs.shape[1]
+        dZ = scipy.linalg.lu_solve(lu, B, check_finite=False)
     n_coef = disc.n_coef
     U = Z[:n_coef].reshape(-1, disc.nh)
     return [relative_change(dZ[:n_coef, j].reshape(U.shape), U) for j in range(rhs.shape[1])]
@@ -114,8 +122,8 @@ class _AFTErrors:
     """The estimates of an AFT discretization ``disc`` (module docstring): the discretization at
     ``2H`` (with the default samples of ``2H``, about ``2 n_t``) built once for a branch."""
 
-    def __init__(self, disc):
-        self.disc = disc
+    def __init__(self, disc, factor=None):
+        self.disc, self.factor = disc, factor
         self.big, _ = disc.resize(np.zeros(disc.size), 2 * disc.H)
         big = self.big
         # the rows of the coarse residual in the big one (state i, coefficient k -> i (4H+1) + k;
@@ -152,7 +160,7 @@ class _AFTErrors:
         rhs = np.zeros((big.m, 2))
         rhs[self.high, 0] = -R[self.high]
         rhs[~self.high, 1] = -R[~self.high]
-        out["err_trunc"], out["err_alias"] = _bordered_step(big, Zb, tb, rhs)
+        out["err_trunc"], out["err_alias"] = _bordered_step(big, Zb, tb, rhs, self.factor)
         return out
 
 
@@ -204,7 +212,7 @@ class _MeshErrors:
         return dict(err_mesh=relative_change(dZ[:n * G].reshape(n, G), Zf[:n * G].reshape(n, G)))
 
 
-def orbit_errors(disc, solutions, tangents, points=None):
+def orbit_errors(disc, solutions, tangents, points=None, factor=None):
     """Error estimates (module docstring) of the periodic orbits ``solutions`` (P, size).
 
     Parameters
@@ -218,6 +226,14 @@ def orbit_errors(disc, solutions, tangents, points=None):
         the tangent).
     points : array_like of int, optional
         The points to estimate (default all); the others are NaN.
+    factor : callable, optional
+        ``factor(disc, Z, border)`` -> an object whose ``solve(rhs)`` solves the bordered system
+        ``[J(Z); border^T] x = rhs`` (the engine's factorization, ``lambda d, Z, b:
+        engine._bordered.factor_jacobian(d, Z, b)[0]``: for the AFT it eliminates the
+        kinematic states' identity rows first, contract item 18, and factorizes the Schur
+        complement of half the size, measured on the belt's H = 57 estimates: 2.8 ms per point
+        against 6.9 ms, the corrections equal to 8e-11 relative); default a dense LU of the
+        whole bordered matrix (this layer lies below the engine).  Harmonic balance only.
 
     Returns
     -------
@@ -232,7 +248,7 @@ def orbit_errors(disc, solutions, tangents, points=None):
     sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
     tan = np.asarray(tangents, dtype=float).reshape(-1, disc.size)
     cols = {k: np.full(len(sol), np.nan) for k in names}
-    one = _AFTErrors(disc) if kind == "aft" else _MeshErrors(disc)
+    one = _AFTErrors(disc, factor) if kind == "aft" else _MeshErrors(disc)
     for i in (range(len(sol)) if points is None else points):
         try:
             values = one(sol[i], tan[i])

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..discretizations._aft import MAGNUS_GAUSS, _expm_batch, magnus_exponents, ordered_product
+from ..discretizations._hbm import coefficients_to_samples
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
 from ..results._result import Result
@@ -233,28 +235,36 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
         on which the plain Magnus product is the half-step propagators without the Richardson
         term, ``AFTDiscretization.monodromy(Z, intervals=edges)``).
     """
-    from ..discretizations._aft import MAGNUS_GAUSS, _expm_batch, magnus_exponents, ordered_product
-
     n, H = model.n, int(harmonics)
     c = np.asarray(coefficients, dtype=float)[: n * (2 * H + 1)].reshape(n, 2 * H + 1)
     T = 2 * np.pi / omega
     k = np.arange(1, H + 1)
     count = dict(evaluations=0)
 
-    def propagators(a, h):
+    def propagators(a, h, x=None):
         t = (a[:, None] + h[:, None] * MAGNUS_GAUSS[None, :]).ravel()
-        th = np.outer(k, omega * t)
-        x = c[:, :1] + c[:, 1::2] @ np.cos(th) + c[:, 2::2] @ np.sin(th)
+        if x is None:
+            th = np.outer(k, omega * t)
+            x = c[:, :1] + c[:, 1::2] @ np.cos(th) + c[:, 2::2] @ np.sin(th)
         count["evaluations"] += t.size
         return _expm_batch(magnus_exponents(model, lam, t, x, h)[2])
 
     a = np.arange(n_start) * (T / n_start)
     h = np.full(n_start, T / n_start)
-    P = propagators(a, h)
+    # the first level's Gauss points lie on equidistant grids (n_start steps and their
+    # 2 n_start halves, each shifted by a Gauss point): the orbit there by inverse FFTs
+    # (O(N log N)) instead of the H x 2N cosines and sines of the direct sum
+    P = propagators(a, h, _on_shifted_grids(c, n_start))
+    halves = _on_shifted_grids(c, 2 * n_start)
+    first = (None, None)
+    if halves is not None:          # half steps: the first halves start at the even grid points
+        halves = halves.reshape(n, 2 * n_start, 2)
+        first = (halves[:, 0::2].reshape(n, -1), halves[:, 1::2].reshape(n, -1))
     starts, widths, props = [], [], []
     converged = True
     for level in range(max_halvings + 1):
-        P1, P2 = propagators(a, h / 2), propagators(a + h / 2, h / 2)
+        x1, x2 = first if level == 0 else (None, None)
+        P1, P2 = propagators(a, h / 2, x1), propagators(a + h / 2, h / 2, x2)
         F = P2 @ P1
         D = (F - P) / 15
         err = np.linalg.norm(D, axis=(1, 2)) / np.maximum(1.0, np.linalg.norm(F, axis=(1, 2)))
@@ -278,3 +288,28 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
     edges[0] = 0.0
     return M, dict(steps=int(order.size), evaluations=count["evaluations"], converged=converged,
                        edges=edges)
+
+
+def _on_shifted_grids(c, N):
+    """The real Fourier series ``c`` (n, 2H+1) at ``theta = 2 pi (j + g) / N``, ``j = 0..N-1``,
+    for the two Magnus Gauss fractions ``g``: (n, 2N) ordered ``(j, g)`` as the Gauss times
+    of :func:`adaptive_magnus_monodromy`'s equal steps; None when ``N <= 2H`` (the grid does
+    not resolve the harmonics: the caller sums the series directly).
+
+    The shift by ``phi = 2 pi g / N`` rotates each harmonic's pair,
+    ``(c_k, s_k) -> (c_k cos k phi + s_k sin k phi, s_k cos k phi - c_k sin k phi)``, and the
+    rotated series on the plain grid is one inverse FFT (``coefficients_to_samples``)."""
+    n, H = c.shape[0], (c.shape[1] - 1) // 2
+    if N <= 2 * H:
+        return None
+    k = np.arange(1, H + 1)
+    out = np.empty((n, N, 2))
+    for g, frac in enumerate(MAGNUS_GAUSS):
+        phi = 2 * np.pi * frac / N
+        co, si = np.cos(k * phi), np.sin(k * phi)
+        r = np.empty_like(c)
+        r[:, 0] = c[:, 0]
+        r[:, 1::2] = c[:, 1::2] * co + c[:, 2::2] * si
+        r[:, 2::2] = c[:, 2::2] * co - c[:, 1::2] * si
+        out[:, :, g] = coefficients_to_samples(r, N)
+    return out.reshape(n, 2 * N)

@@ -122,8 +122,10 @@ class _FrozenLU:
         self.last_iterations = 0
 
     def _factor(self, A):
-        lu = scipy.linalg.lu_factor(A, check_finite=False)
-        if not np.all(np.isfinite(lu[0])) or np.min(np.abs(np.diag(lu[0]))) == 0.0:
+        """Factor ``A`` (in place: it is not used afterwards) and keep it; None if singular."""
+        lu = scipy.linalg.lu_factor(A, overwrite_a=True, check_finite=False)
+        # a NaN or inf of the matrix reaches U's diagonal (every later pivot depends on it)
+        if not np.all(np.isfinite(np.diag(lu[0]))) or np.min(np.abs(np.diag(lu[0]))) == 0.0:
             self.lu = None
             return None
         self.lu, self.factorizations = lu, self.factorizations + 1
@@ -160,18 +162,25 @@ class _FrozenLU:
         return None if lu is None else scipy.linalg.lu_solve(lu, B, check_finite=False)
 
 
-def _bordered_step(disc, Z, t, rhs, frozen=None):
+def _bordered_step(disc, Z, t, rhs, frozen=None, factor=None):
     """Newton corrections of ``disc`` at ``Z`` for the right-hand sides ``rhs`` (m, k),
     bordered by the branch's unit tangent ``t`` (the correction is orthogonal to it: no
-    singularity at folds).  One solve for all of them (by ``frozen``, a :class:`_FrozenLU`
-    kept along the branch, if given); returns the states' relative change of each
-    (:func:`relative_change`)."""
-    A = np.empty((disc.m + 1, disc.size))
-    A[:disc.m] = disc.jacobian(Z)
-    A[disc.m] = t
+    singularity at folds).  One solve for all of them: by ``factor`` (as :func:`orbit_errors`'s)
+    if given, else by ``frozen``, a :class:`_FrozenLU` kept along the branch; returns the
+    states' relative change of each (:func:`relative_change`)."""
     B = np.zeros((disc.size, rhs.shape[1]))
     B[:disc.m] = rhs
-    dZ = (frozen if frozen is not None else _FrozenLU()).solve(A, B)
+    if factor is not None:
+        dZ = factor(disc, Z, t).solve(B)
+    else:
+        # assembled in LAPACK's (Fortran) order: factorized in place, no copy of the matrix
+        A = np.zeros((disc.m + 1, disc.size), order="F")
+        if getattr(disc, "jacobian_accepts_out", False):
+            disc.jacobian(Z, out=A[:disc.m])
+        else:
+            A[:disc.m] = disc.jacobian(Z)
+        A[disc.m] = t
+        dZ = (frozen if frozen is not None else _FrozenLU()).solve(A, B)
     if dZ is None:
         return [np.nan] * rhs.shape[1]
     n_coef = disc.n_coef
@@ -183,8 +192,8 @@ class _AFTErrors:
     """The estimates of an AFT discretization ``disc`` (module docstring): the discretization at
     ``2H`` (with the default samples of ``2H``, about ``2 n_t``) built once for a branch."""
 
-    def __init__(self, disc):
-        self.disc = disc
+    def __init__(self, disc, factor=None):
+        self.disc, self.factor = disc, factor
         self.big, _ = disc.resize(np.zeros(disc.size), 2 * disc.H)
         big = self.big
         # the rows of the coarse residual in the big one (state i, coefficient k -> i (4H+1) + k;
@@ -222,7 +231,7 @@ class _AFTErrors:
         rhs = np.zeros((big.m, 2))
         rhs[self.high, 0] = -R[self.high]
         rhs[~self.high, 1] = -R[~self.high]
-        out["err_trunc"], out["err_alias"] = _bordered_step(big, Zb, tb, rhs, self.frozen)
+        out["err_trunc"], out["err_alias"] = _bordered_step(big, Zb, tb, rhs, self.frozen, self.factor)
         return out
 
 
@@ -274,7 +283,7 @@ class _MeshErrors:
         return dict(err_mesh=relative_change(dZ[:n * G].reshape(n, G), Zf[:n * G].reshape(n, G)))
 
 
-def orbit_errors(disc, solutions, tangents, points=None):
+def orbit_errors(disc, solutions, tangents, points=None, factor=None):
     """Error estimates (module docstring) of the periodic orbits ``solutions`` (P, size).
 
     Parameters
@@ -288,6 +297,15 @@ def orbit_errors(disc, solutions, tangents, points=None):
         the tangent).
     points : array_like of int, optional
         The points to estimate (default all); the others are NaN.
+    factor : callable, optional
+        ``factor(disc, Z, border)`` -> an object whose ``solve(rhs)`` solves the bordered system
+        ``[J(Z); border^T] x = rhs`` (the engine's factorization, ``lambda d, Z, b:
+        engine._bordered.factor_jacobian(d, Z, b)[0]``: for the AFT it eliminates the
+        kinematic states' identity rows first, contract item 18, and factorizes the Schur
+        complement of half the size, measured on the belt's H = 57 estimates: 2.8 ms per point
+        against 6.9 ms, the corrections equal to 8e-11 relative); default the dense bordered
+        matrix solved by a :class:`_FrozenLU` kept along the branch (this layer lies below
+        the engine).  Harmonic balance only.
 
     Returns
     -------
@@ -302,7 +320,7 @@ def orbit_errors(disc, solutions, tangents, points=None):
     sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
     tan = np.asarray(tangents, dtype=float).reshape(-1, disc.size)
     cols = {k: np.full(len(sol), np.nan) for k in names}
-    one = _AFTErrors(disc) if kind == "aft" else _MeshErrors(disc)
+    one = _AFTErrors(disc, factor) if kind == "aft" else _MeshErrors(disc)
     for i in (range(len(sol)) if points is None else points):
         try:
             values = one(sol[i], tan[i])

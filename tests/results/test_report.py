@@ -47,6 +47,26 @@ def test_units_are_the_models_and_survive_hdf5(saved):
     assert (per.provenance["units"]["y"], per.provenance["units"]["v"]) == ("m", "m/s")
 
 
+def orbit_of(p, n_t=256):
+    """The orbit a point of the page stores, summed here with NumPy: ``(t, x)`` over one
+    period (the page's Fourier coefficients are ``q`` times integers: ``_coefficients``)."""
+    if "t" in p:
+        return np.array(p["t"]), np.array(p["x"])
+    T = 2 * math.pi / p["w"]
+    theta = 2 * math.pi * np.arange(n_t + 1) / n_t
+    x = []
+    for c0, q, k in p["f"]:
+        a = q * np.array(k + [0] * (len(k) % 2), dtype=float)
+        h = np.arange(1, len(a) // 2 + 1)
+        x.append(c0 + a[0::2] @ np.cos(np.outer(h, theta)) + a[1::2] @ np.sin(np.outer(h, theta)))
+    return theta / theta[-1] * T, np.array(x)
+
+
+def numbers_of(branch, p):
+    """The numbers shown for a point of the page (``keys`` and the indices into ``texts``)."""
+    return {k: branch["texts"][j] for k, j in zip(branch["keys"], p["v"]) if j is not None}
+
+
 def test_page_is_self_contained_and_holds_every_point(saved):
     _, eq, per = saved
     html = report_html([eq, per])
@@ -61,17 +81,86 @@ def test_page_is_self_contained_and_holds_every_point(saved):
     p = data["branches"][1]["points"][i]
     # the orbit stored for the click: one period in seconds, y in metres (not normalised); its
     # sampled peak-to-peak is the branch's Newton-refined extremum to sampling accuracy
-    assert p["t"][-1] == pytest.approx(2 * math.pi / per.omega[i], rel=1e-6)
-    assert np.ptp(p["x"][0]) == pytest.approx(per.ptp["y"][i], rel=2e-3)
-    assert p["numbers"]["Vb [m/s]"] == f"{per.param[i]:.6g}"
-    assert p["numbers"]["period T [s]"] == f"{2 * math.pi / per.omega[i]:.6g}"
+    t, x = orbit_of(p)
+    assert t[-1] == pytest.approx(2 * math.pi / per.omega[i], rel=1e-6)
+    assert np.ptp(x[0]) == pytest.approx(per.ptp["y"][i], rel=2e-3)
+    shown = numbers_of(data["branches"][1], p)
+    assert shown["Vb [m/s]"] == f"{per.param[i]:.6g}"
+    assert shown["period T [s]"] == f"{2 * math.pi / per.omega[i]:.6g}"
     # multipliers as saved (periodic) and eigenvalues (equilibria)
     np.testing.assert_allclose(np.array(p["mr"]) + 1j * np.array(p["mi"]), per.multipliers[i], rtol=1e-6, atol=1e-12)
     q = data["branches"][0]["points"][3]
     assert q["mname"] == "eigenvalues" and len(q["mr"]) == 2
-    # every special point in the table
+    # an equilibrium: its state (y = the static deflection, v = 0) and eigenvalues in the numbers
+    eq_shown = numbers_of(data["branches"][0], q)
+    assert eq_shown["v [m/s]"] == "0" and float(eq_shown["y [m]"]) == pytest.approx(eq.solutions[3][0], rel=1e-5)
+    assert eq_shown["eigenvalues [1/s]"].count("i") == 2              # a complex pair
+    # every special point in the table, with its label and the units of its columns
     assert html.count("<td>hopf</td>") == len(eq.special_points("hopf")) + len(per.special_points("hopf"))
-    assert "<td>fold</td>" in html
+    assert "<td>fold</td>" in html and "<td>fold1</td>" in html
+    assert "<th>Vb [m/s]</th><th>omega [rad/s]</th>" in html
+
+
+def test_the_page_orbits_are_the_branch_orbits_to_the_stated_resolution(saved):
+    """The Fourier coefficients stored as integers of QUANTUM times the largest: every
+    point's orbit within H * QUANTUM / 2 of it from the branch's own samples (time_series),
+    and the page holds far fewer characters than the samples it replaces."""
+    from frictionkit.runtime.results._report import QUANTUM
+    _, _, per = saved
+    data = _page_data(report_html([per]))
+    for i in range(0, len(per), 7):
+        p = data["branches"][0]["points"][i]
+        t, x = orbit_of(p, 64)
+        _, ref = per.time_series(i, n_t=64)
+        scale = np.abs(per.solutions[i][:2 * (2 * per.harmonics + 1)].reshape(2, -1)[:, 1:]).max(axis=1)
+        err = np.abs(x[:, :-1] - ref).max(axis=1)
+        assert np.all(err <= per.harmonics * QUANTUM * scale + 1e-6 * np.abs(ref).max(axis=1)), (i, err, scale)
+
+
+def test_the_model_and_its_parameters_with_units_are_on_the_page(saved):
+    """The parameter values of the branch and the units the zoo model declares for them
+    (modelspec/zoo.py, read here from the spec, not from the branch)."""
+    from frictionkit.modelspec.zoo import ZOO
+    _, eq, per = saved
+    html = report_html([eq, per])
+    spec = ZOO["belt"][0]()
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>",
+                      re.search(r'<table class="fk fk-model">(.*?)</table>', html).group(1))
+    table = {name: (value, unit) for name, value, unit in rows}
+    assert table["FN"] == ("5", spec.parameters["FN"].unit) == ("5", "N")
+    assert table["n"][0] == "10"
+    assert table["Vb (continuation parameter)"] == ("varied", "m/s")
+    for p in spec.parameters.values():
+        if p.name != "Vb":
+            assert table[p.name][1] == (p.unit or "-"), p.name
+    assert table["state y"][1] == "m" and table["time t"][1] == "s"
+    # one table for the two branches of one run (same model and parameters)
+    assert html.count('class="fk fk-model"') == 1
+
+
+def test_plotly_is_the_minified_cartesian_bundle_of_plotly_pys_version_or_its_cdn(saved, tmp_path):
+    """Inlined: plotly.js's cartesian bundle, once, of the version plotly.py draws with; --cdn:
+    plotly.py's own CDN URL with the SHA-256 of its bundle as integrity, the policy allowing
+    that URL and the glue's hash, nothing else."""
+    from plotly.offline import get_plotlyjs, get_plotlyjs_version
+    from frictionkit.runtime.results._report import PLOTLY_BUNDLE
+    folder, eq, per = saved
+    bundle = PLOTLY_BUNDLE.read_text(encoding="utf-8")
+    assert f"plotly.js (cartesian - minified) v{get_plotlyjs_version()}" in bundle[:200]
+    html = report_html([eq, per])
+    assert html.count(bundle) == 1 and html.count("window.Plotly = Plotly") == 1
+    r = CliRunner().invoke(main, ["report", str(folder / "per.h5"), "--cdn", "-o", str(tmp_path / "c.html")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "c.html").read_text()
+    src = re.search(r'<script src="([^"]+)" integrity="([^"]+)" crossorigin="anonymous"></script>', page)
+    assert src and src.group(1) == f"https://cdn.plot.ly/plotly-{get_plotlyjs_version()}.min.js"
+    import base64
+    import hashlib
+    assert src.group(2) == "sha256-" + base64.b64encode(hashlib.sha256(get_plotlyjs().encode()).digest()).decode()
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    script_src = csp.split("script-src ")[1].split(";")[0].split()
+    assert script_src[0] == src.group(1) and len(script_src) == 2 and script_src[1].startswith("'sha256-")
+    assert "window.Plotly = Plotly" not in page and len(page) < 300_000
 
 
 def test_report_with_a_hopf_curve(saved, tmp_path):

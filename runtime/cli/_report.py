@@ -66,9 +66,10 @@ def _with_orbits(items):
 @click.option("--cdn", is_flag=True,
               help="Load Plotly from its CDN (a small page that needs the network) instead of inlining it "
                    "(a page that opens offline).")
-@click.option("--multipliers/--saved-multipliers", default=False, show_default=True,
+@click.option("--multipliers/--saved-multipliers", default=True, show_default=True,
               help="Compute the Floquet multipliers of the points of periodic branches that have none (a "
-                   "continuation computes them at step ends only) so that every click shows them.")
+                   "continuation computes them at step ends only; zoo models) so that every click shows "
+                   "them, or show the saved ones only.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the file written.")
 def report_cmd(files, out, state, cdn, multipliers, quiet):
     """Write one self-contained interactive HTML report of saved branches, curves, tori and sweeps.
@@ -123,8 +124,13 @@ def _fill_multipliers(items, quiet):
             if not quiet:
                 click.echo(f"--multipliers: {exc}; the saved multipliers are shown")
             continue
+        # the continuation's own settings (engine/_options.py: multiplier_rtol, the refined
+        # monodromy's tolerance; 0 = the discretization's grid), as analysis/_pass.py passes them
+        opts = br.provenance.get("options") or {}
+        rtol = opts.get("multiplier_rtol", 1e-3)
+        rtol = float(rtol) or None if isinstance(rtol, (int, float)) and not isinstance(rtol, bool) else 1e-3
         for i in todo:
-            mult = np.asarray(point_stability(disc, br.solutions[i], which="primary")[0].multipliers)
+            mult = np.asarray(point_stability(disc, br.solutions[i], which="primary", rtol=rtol)[0].multipliers)
             k = min(len(mult), br.multipliers.shape[1])
             br.multipliers[i, :k] = mult[:k]
         if not quiet:

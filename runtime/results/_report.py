@@ -151,7 +151,7 @@ def _point(br, i, state, n_t):
 
 
 NOT_COMPUTED = ("not computed at this point (its stability is its neighbours'; the option multiplier_stride=1 "
-                "computes them at every step end, `frictionkit report --multipliers` for the report)")
+                "computes them at every step end; frictionkit report computes the missing ones of a zoo model)")
 
 
 def _complex(z) -> str:

@@ -335,3 +335,36 @@ def test_report_and_plot_show_the_orbits_of_a_saved_collocation_branch(tmp_path)
     r = CliRunner().invoke(main, ["plot", str(tmp_path / "coll.h5"), "--orbit", str(i), "-o", str(tmp_path / "o.png")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "o.png").stat().st_size > 0
+
+
+def test_report_computes_the_multipliers_a_branch_lacks_as_the_continuation_does(saved, tmp_path):
+    """``frictionkit report`` fills the multipliers of the points a continuation left without
+    (multiplier_stride, ANM interior points): with those of every other computed point of the
+    file erased, the page shows them again as the continuation had saved them."""
+    import shutil
+    folder, _, per = saved
+    done = np.flatnonzero(np.isfinite(per.max_multiplier))
+    erased = done[::2]
+    assert erased.size >= 3
+    path = tmp_path / "holes.h5"
+    shutil.copy(folder / "per.h5", path)
+    with h5py.File(path, "r+") as f:
+        for name in ("multipliers_re", "multipliers_im"):
+            d = f[name][()]
+            d[erased] = np.nan
+            f[name][...] = d
+    r = CliRunner().invoke(main, ["report", str(path), "--saved-multipliers", "-o", str(tmp_path / "s.html")])
+    assert r.exit_code == 0, r.output
+    pts = _page_data((tmp_path / "s.html").read_text())["branches"][0]["points"]
+    assert all(p["mr"][0] is None for p in (pts[i] for i in erased))
+    r = CliRunner().invoke(main, ["report", str(path), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    assert "--multipliers: computed at" in r.output
+    branch = _page_data((tmp_path / "r.html").read_text())["branches"][0]
+    for i in range(len(per)):
+        p = branch["points"][i]
+        got = np.array(p["mr"], dtype=float) + 1j * np.array(p["mi"], dtype=float)
+        assert np.all(np.isfinite(got)), i                            # every point has them now
+        if i in erased:
+            np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(per.multipliers[i]), rtol=1e-6,
+                                       atol=1e-9)

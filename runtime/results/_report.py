@@ -326,13 +326,18 @@ _OTHER_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#bcbd22", "#17bec
 
 
 def _units_for(sm: SweepMap, items) -> dict:
-    """Units of a sweep's parameters: those stored with a branch of the same model in the
-    report (a sweep store keeps none), else the ones the caller set on ``sm.units``."""
+    """Units of a sweep's parameters (a sweep store keeps none): those stored with a branch of
+    the same model in the report, else those the zoo model of that name declares (a model
+    file is never run), else none."""
     for x in items:
         prov = getattr(x, "provenance", None) or {}
         if hasattr(x, "time_series") and str(prov.get("model", "")) == str(sm.model) and prov.get("units"):
             return dict(prov["units"])
-    return dict(getattr(sm, "units", None) or {})
+    from frictionkit.modelspec.zoo import ZOO        # sympy: only for a sweep without such a branch
+    if str(sm.model) in ZOO:
+        spec = ZOO[str(sm.model)][0]()
+        return {p.name: p.unit for p in spec.parameters.values() if p.unit}
+    return {}
 
 
 def _sweep_figure(sm: SweepMap, go, curves=(), units=None):

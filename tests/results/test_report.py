@@ -163,14 +163,20 @@ def test_plotly_is_the_minified_cartesian_bundle_of_plotly_pys_version_or_its_cd
     assert "window.Plotly = Plotly" not in page and len(page) < 300_000
 
 
-def test_report_with_a_hopf_curve(saved, tmp_path):
-    folder, eq, _ = saved
+@pytest.fixture(scope="module")
+def hopf_file(tmp_path_factory):
+    """The Hopf curve of the belt's equilibria in (Vb, FN), FN from 5 down to 1 N."""
+    out = tmp_path_factory.mktemp("hopf") / "hopf.h5"
     r = CliRunner().invoke(main, ["hopf-curve", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12",
                                   "--set", "n=10", "FN=5", "--second", "FN", "--min", "1", "--max", "5",
-                                  "--direction", "down", "--out", str(tmp_path / "hopf.h5")])
+                                  "--direction", "down", "--out", str(out)])
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(main, ["report", str(folder / "eq.h5"), str(tmp_path / "hopf.h5"),
-                                  "-o", str(tmp_path / "r.html")])
+    return out
+
+
+def test_report_with_a_hopf_curve(saved, hopf_file, tmp_path):
+    folder, eq, _ = saved
+    r = CliRunner().invoke(main, ["report", str(folder / "eq.h5"), str(hopf_file), "-o", str(tmp_path / "r.html")])
     assert r.exit_code == 0, r.output
     html = (tmp_path / "r.html").read_text()
     assert 'id="fk-curves"' in html and "hopf curve" in html
@@ -287,6 +293,28 @@ def _figure_data(html, div_id):
     """The traces Plotly draws in the div ``div_id`` (the page's glue passes the figure of
     that id in its data block to Plotly.newPlot)."""
     return next(f["data"] for f in _page_data(html)["figures"] if f["id"] == div_id)
+
+
+def test_a_sweep_map_has_units_and_the_hopf_curve_drawn_over_it(sweep_store, hopf_file, tmp_path):
+    """A report of a sweep store alone (no branch to take units from) and of the Hopf curve in
+    the same two parameters: the map's axes carry the zoo model's units (modelspec/zoo.py:
+    Vb in m/s, FN in N) and the curve is a trace of the map itself, its points the file's."""
+    from frictionkit.runtime.analysis._curves import BifurcationCurve
+    r = CliRunner().invoke(main, ["report", str(sweep_store), str(hopf_file), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "r.html").read_text()
+    fig = next(f for f in _page_data(html)["figures"] if f["id"] == "fk-sweep-0")
+    assert fig["layout"]["xaxis"]["title"]["text"] == "Vb [m/s]" and fig["layout"]["yaxis"]["title"]["text"] == "FN [N]"
+    curve = BifurcationCurve.load(hopf_file)
+    drawn = [t for t in fig["data"] if t.get("name", "").startswith("hopf curve")]
+    assert len(drawn) == 1
+    import base64
+
+    def array(v):          # plotly's JSON of a NumPy array: {"dtype", "bdata": base64 of its bytes}
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]) if isinstance(v, dict) else np.array(v)
+    np.testing.assert_array_equal(array(drawn[0]["x"]), curve.lam)
+    np.testing.assert_array_equal(array(drawn[0]["y"]), curve.mu)
+    assert "Click any point of the diagram" not in html and "Hover a task" in html
 
 
 def test_report_shows_a_sweep_map_one_point_per_task(saved, sweep_store, tmp_path):

@@ -73,9 +73,10 @@ def _round(a, digits=7):
 
 
 #: Resolution of the Fourier coefficients stored in the page, relative to the largest
-#: coefficient of the state at that point: each is an integer multiple of it, so the drawn orbit
-#: is within ``H * QUANTUM / 2`` of that coefficient (4e-4 at H = 80; the axes of the
-#: panel are about 1e3 pixels), and the demo's 621 orbits take 0.16 MB instead of 3 MB.
+#: coefficient of the state at that point: each is an integer multiple of it (rounded: off by
+#: at most half of it), so the drawn orbit, a sum of 2H of them, is within ``H * QUANTUM`` of
+#: that coefficient (4e-4 at the demo's H = 40; the panel's axes are about 400 pixels), and the
+#: demo's 621 orbits take 0.16 MB instead of 3 MB.
 QUANTUM = 1e-5
 
 
@@ -432,11 +433,16 @@ def _torus_section(tb, i, n_points=128, n_map=60):
     w1)`` lies at ``theta1 = 2 pi j = 0``, ``theta2 = 2 pi j rho`` (``rho = w2 / w1``, the
     rotation number)."""
     from ..discretizations._torus import harmonic_set
-    prov = tb.provenance
-    H1, H2 = prov["harmonics"]
-    K = harmonic_set(H1, H2, prov.get("truncation", "box"))
+    prov = tb.provenance if isinstance(tb.provenance, dict) else {}
     n = len(tb.states)
-    U = np.asarray(tb.solutions[i][: n * (2 * len(K) - 1)], dtype=float).reshape(n, 2 * len(K) - 1)
+    try:
+        H1, H2 = (int(h) for h in prov["harmonics"])
+        K = harmonic_set(H1, H2, str(prov.get("truncation", "box")))
+        U = np.asarray(tb.solutions[i][: n * (2 * len(K) - 1)], dtype=float).reshape(n, 2 * len(K) - 1)
+    except (KeyError, TypeError, ValueError, InputError) as exc:
+        raise InputError(f"report: torus branch of {tb.model!r}: its provenance's harmonics {prov.get('harmonics')!r}, "
+                         f"truncation {prov.get('truncation')!r} do not fit its unknowns ({exc}); the file is damaged "
+                         "or was edited") from None
 
     def at(theta2):
         ph = np.outer(K[1:, 1], theta2)              # theta1 = 0

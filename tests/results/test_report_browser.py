@@ -21,7 +21,6 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from frictionkit.runtime.results._branch import load_branch
-from frictionkit.runtime.results._report import report
 from tests.results.test_report import saved  # noqa: F401  (the module's branches, saved and read back)
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -63,10 +62,14 @@ def torus_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(saved, torus_file):  # noqa: F811
+    """The page `frictionkit report eq.h5 per.h5 torus.h5` writes."""
+    from click.testing import CliRunner
+    from frictionkit.runtime.cli import main
     folder, eq, per = saved
     tpath, tb = torus_file
     path = folder / "report.html"
-    report([eq, per, tb], path, sources=[folder / "eq.h5", folder / "per.h5", tpath])
+    r = CliRunner().invoke(main, ["report", str(folder / "eq.h5"), str(folder / "per.h5"), str(tpath), "-o", str(path)])
+    assert r.exit_code == 0, r.output
     return path, eq, per, tb
 
 

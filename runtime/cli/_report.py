@@ -72,13 +72,14 @@ def _with_orbits(items):
                    "them, or show the saved ones only.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the file written.")
 def report_cmd(files, out, state, cdn, multipliers, quiet):
-    """Write one self-contained interactive HTML report of saved branches, curves, tori and sweeps.
+    """Write one self-contained interactive HTML report of saved branches, curves and sweeps.
+
+    Torus branches too (`frictionkit torus --out`).
 
     Click a point of the diagram to see its orbit, phase portrait, Floquet multipliers
     (equilibria: eigenvalues), numbers and the `frictionkit continue --restart FILE@LABEL`
     line that continues from it; the model and its parameters are listed with their units.
-    A torus branch (`frictionkit torus --out`) shows the rotation numbers; click a torus for
-    its Poincare section.  A sweep store (`frictionkit sweep --out`) shows its map, one point
+    A torus branch shows the rotation numbers; click a torus for its Poincare section.  A sweep store (`frictionkit sweep --out`) shows its map, one point
     per task coloured by outcome, hover for the task's parameters; Hopf and fold curves of
     the same two parameters are drawn over it.  The file opens offline (Plotly's JavaScript
     is inlined, 1.5 MB) unless --cdn.

@@ -810,7 +810,6 @@ _CSS = ("body{font-family:sans-serif;margin:1em 2em}table.fk{border-collapse:col
 def _special_table(branches) -> str:
     """Every special point: its branch, label (``GROUP:KIND<rank>``, as ``continue --restart``
     and ``frictionkit info`` name it), the parameter and omega with their units."""
-    from ._labels import special_labels
     units = units_of(branches[0])
     pname = branches[0].provenance.get("continuation_parameter", "lam")
     tu = units.get("t", "")
@@ -819,7 +818,12 @@ def _special_table(branches) -> str:
     rows = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
     for b, br in enumerate(branches):
         group = str(br.provenance.get("group") or "/")
-        for label, sp in zip(special_labels(br), br.special):
+        # KIND<rank> along the branch, as results/_labels.special_labels names them (not
+        # imported: _labels imports _branch, which imports this module for Branch.report)
+        rank: dict = {}
+        for sp in br.special:
+            rank[sp.kind] = rank.get(sp.kind, 0) + 1
+            label = f"{sp.kind}{rank[sp.kind]}"
             cells = (_branch_label(br, b), label if group == "/" else f"{group}:{label}", sp.kind, _g(sp.param),
                      _g(sp.omega), sp.index)
             rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")

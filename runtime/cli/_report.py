@@ -15,8 +15,9 @@ _H5 = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 def _load(path: Path) -> list:
     """The branches of a file (a run file: equilibria and periodic), a two-parameter curve
-    (root attribute ``kind`` = ``hopf_curve``/``fold_curve``) or a sweep store (root
-    attribute ``format`` = ``frictionkit-sweep``), as a list."""
+    (root attribute ``kind`` = ``hopf_curve``/``fold_curve``), a torus branch (``kind`` =
+    ``torus_branch``, ``frictionkit torus``) or a sweep store (root attribute ``format`` =
+    ``frictionkit-sweep``), as a list."""
     import h5py
     from ..analysis._curves import BifurcationCurve
     from ..results._branch import load_run
@@ -26,6 +27,9 @@ def _load(path: Path) -> list:
             kind, fmt = str(f.attrs.get("kind", "")), str(f.attrs.get("format", ""))
         if fmt == SWEEP_FORMAT:
             return [load_sweep_map(path)]
+        if kind == "torus_branch":
+            from ..drivers._torus import TorusBranch
+            return [TorusBranch.load(path)]
         return [BifurcationCurve.load(path)] if kind.endswith("_curve") else load_run(path)
     except (OSError, KeyError, ValueError, InputError) as exc:
         raise click.ClickException(f"{path}: not a frictionkit result file ({exc}); give a file written by "
@@ -59,29 +63,79 @@ def _with_orbits(items):
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"),
               show_default=True, help="The HTML file to write.")
 @click.option("--state", default=None, help="State whose amplitude is plotted (default: the first).")
-def report_cmd(files, out, state):
+@click.option("--cdn", is_flag=True,
+              help="Load Plotly from its CDN (a small page that needs the network) instead of inlining it "
+                   "(a page that opens offline).")
+@click.option("--multipliers/--saved-multipliers", default=True, show_default=True,
+              help="Compute the Floquet multipliers of the points of periodic branches that have none (a "
+                   "continuation computes them at step ends only; zoo models) so that every click shows "
+                   "them, or show the saved ones only.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the file written.")
+def report_cmd(files, out, state, cdn, multipliers, quiet):
     """Write one self-contained interactive HTML report of saved branches, curves and sweeps.
 
+    Torus branches too (`frictionkit torus --out`).
+
     Click a point of the diagram to see its orbit, phase portrait, Floquet multipliers
-    and numbers; a sweep store (`frictionkit sweep --out`) shows its map, one point per
-    task coloured by outcome, hover for the task's parameters.  The file opens offline
-    (Plotly's JavaScript is inlined).
+    (equilibria: eigenvalues), numbers and the `frictionkit continue --restart FILE@LABEL`
+    line that continues from it; the model and its parameters are listed with their units.
+    A torus branch shows the rotation numbers; click a torus for its Poincare section.  A sweep store (`frictionkit sweep --out`) shows its map, one point
+    per task coloured by outcome, hover for the task's parameters; Hopf and fold curves of
+    the same two parameters are drawn over it.  The file opens offline (Plotly's JavaScript
+    is inlined, 1.5 MB) unless --cdn.
 
     \b
     Examples:
       frictionkit demo
       frictionkit report belt.h5 -o report.html
+      frictionkit report belt.h5 --cdn -o report_online.html
       frictionkit report belt.h5 belt_sweep.h5 -o report.html
     """
     # the report's module imports matplotlib's colours (0.3 s of CPU), which plot, export and
     # models, loaded with this module, do not need: imported here for laziness (not a cycle)
     from ..results._report import report
-    items, _ = _branches(files)
+    loaded = [(p, x) for p in files for x in _load(p)]
+    items = [x for _, x in loaded]
     try:
-        report(_with_orbits(items), out, state=state)
+        items = _with_orbits(items)
+        if multipliers:
+            _fill_multipliers(items, quiet)
+        report(items, out, state=state, sources=[str(p) for p, _ in loaded], cdn=cdn)
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out}")
+
+
+def _fill_multipliers(items, quiet):
+    """``--multipliers``: the Floquet multipliers of the periodic points that have none,
+    computed by the analysis the continuation uses (``point_stability`` on the branch's
+    rebuilt discretization: a zoo model; a model file is never run, its points keep their note)."""
+    import numpy as np
+    from ..analysis._stability import point_stability
+    from ..drivers._branches import attach_discretization
+    for br in items:
+        if getattr(br, "kind", "") != "periodic" or getattr(br, "multipliers", None) is None:
+            continue
+        todo = np.flatnonzero(~np.isfinite(br.multipliers).any(axis=1))
+        if not todo.size:
+            continue
+        try:
+            disc = attach_discretization(br).discretization
+        except FrictionkitError as exc:
+            if not quiet:
+                click.echo(f"--multipliers: {exc}; the saved multipliers are shown")
+            continue
+        # the continuation's own settings (engine/_options.py: multiplier_rtol, the refined
+        # monodromy's tolerance; 0 = the discretization's grid), as analysis/_pass.py passes them
+        opts = br.provenance.get("options") or {}
+        rtol = opts.get("multiplier_rtol", 1e-3)
+        rtol = float(rtol) or None if isinstance(rtol, (int, float)) and not isinstance(rtol, bool) else 1e-3
+        for i in todo:
+            mult = np.asarray(point_stability(disc, br.solutions[i], which="primary", rtol=rtol)[0].multipliers)
+            k = min(len(mult), br.multipliers.shape[1])
+            br.multipliers[i, :k] = mult[:k]
+        if not quiet:
+            click.echo(f"--multipliers: computed at {todo.size} points of {br!r}")
 
 
 @click.command("plot")

@@ -49,8 +49,9 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
     """Quasi-periodic solutions (tori) born at a Neimark-Sacker point of a periodic branch.
 
     Two-frequency AFT harmonic balance on the torus, continued by pseudo-arclength; the columns
-    are both frequencies, the rotation number omega2/omega1, the torus size and the amplitudes.
-    Stability of tori is not computed.
+    are both frequencies, the rotation number omega2/omega1, the torus size and the amplitudes,
+    each with its estimated error (truncation + aliasing), and the torus's stability: its
+    leading transverse Lyapunov exponent.
 
     \b
     Example (the forced cubic-friction belt oscillator of tests/models/torus_specs.py):
@@ -58,6 +59,8 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
           --set w=2.5 --out torus.h5 --plot torus.png
     """
     # the runtime, imported here: `torus --help` imports this module (tests/cli/test_lazy_cli.py)
+    import numpy as np
+
     from ..drivers._branches import periodic_branch
     from ..drivers._compose import _pick, run_continuation
     from ..drivers._forced import forced_start
@@ -86,11 +89,23 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
                    max_steps=max_steps)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"tori in {param}: {len(tb)} points, status {tb.status}: {tb.message} ({tb.stability})")
-    click.echo(f"{param:>14} {'omega1':>14} {'omega2':>14} {'rotation':>14} {'size':>12}")
+    click.echo(f"tori in {param}: {len(tb)} points, status {tb.status}: {tb.message}")
+    click.echo("each value +- its estimated error (truncation + aliasing of the torus: one Newton step of the "
+               "balance in a 1.5x larger box at fixed parameter); orbit_err: relative error of the torus's states; "
+               f"{param} is exact")
+    click.echo(f"stability: exponent = the leading transverse Lyapunov exponent of the torus (per unit time; "
+               f"{'1 zero exponent along the torus' if tb.discretization.forced else '2 zero exponents along the torus'}"
+               " left out); stable = yes if exponent < -2 err, no if > 2 err, ? in between")
+    click.echo(f"{param:>12} {'omega1':>14} {'+-':>8} {'omega2':>14} {'+-':>8} {'rotation':>14} {'+-':>8} "
+               f"{'size':>11} {'+-':>8} {'orbit_err':>9} {'exponent':>11} {'+-':>8} {'stable':>6}")
+    x = tb.columns()
     for i in sorted(set(range(0, len(tb), max(1, len(tb) // 10))) | {len(tb) - 1}):
-        click.echo(f"{tb.lam[i]:14.8g} {tb.omega1[i]:14.10g} {tb.omega2[i]:14.10g} {tb.rotation_number[i]:14.10g} "
-                   f"{tb.torus_size[i]:12.6g}")
+        st = x["stable"][i]
+        click.echo(f"{tb.lam[i]:12.8g} {tb.omega1[i]:14.10g} {x['omega1_error'][i]:8.1e} {tb.omega2[i]:14.10g} "
+                   f"{x['omega2_error'][i]:8.1e} {tb.rotation_number[i]:14.10g} {x['rotation_error'][i]:8.1e} "
+                   f"{tb.torus_size[i]:11.6g} {x['size_error'][i]:8.1e} {x['orbit_error'][i]:9.1e} "
+                   f"{x['transverse_exponent'][i]:11.4e} {x['exponent_error'][i]:8.1e} "
+                   f"{'?' if not np.isfinite(st) else 'yes' if st else 'no':>6}")
     c = tb.counters
     click.echo(f"work: {c['unknowns']} unknowns, {c['steps']} steps, {c['factorizations']} LU factorizations")
     write_outputs(tb, out, plot if len(tb) else None, "torus branch")

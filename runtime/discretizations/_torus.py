@@ -533,7 +533,7 @@ class TorusErrors:
         U = big.split(Zb)[0]
         _, w1, w2, _ = big.split(Zb)
         errs, rots, d1, d2, sizes = [], [], [], [], []
-        size = disc.torus_size(Z)
+        size = big.torus_size(Zb)            # on the big grid as the corrected ones (the max is sampled)
         for j in range(2):
             dU, dw1, dw2, _ = big.split(dZ[:, j])
             errs.append(relative_change(dU, U))

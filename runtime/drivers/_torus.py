@@ -466,8 +466,8 @@ def torus_columns(disc, solutions, errors=True, stability=True):
             ly = torus_lyapunov(disc, Z, corrected=None if e is None else e["corrected"],
                                 big=None if e is None else est.big)
             out["transverse_exponent"][i] = ly["leading"]
-            out["exponent_error"][i] = ly["error"] if e is not None or ly["method"] == "qr" else np.nan
-            out["stable"][i] = ly["stable"] if np.isfinite(out["exponent_error"][i]) else np.nan
+            out["exponent_error"][i] = ly["error"]
+            out["stable"][i] = ly["stable"]
     return out
 
 
@@ -599,7 +599,7 @@ def _qr_exponents(disc, Z, periods, steps_per_turn, block=16):
     return full[nz:], second[nz:], full[:nz]
 
 
-def torus_lyapunov(disc, Z, *, corrected=None, big=None, periods=200, steps_per_turn=24):
+def torus_lyapunov(disc, Z, *, corrected=None, big=None, periods=200, steps_per_turn=12):
     """The transverse Lyapunov exponents of a torus ``Z`` of ``disc`` and their error estimate.
 
     A torus ``x = X(theta1, theta2)`` of an ``n``-state system has ``n`` Lyapunov exponents
@@ -613,7 +613,8 @@ def torus_lyapunov(disc, Z, *, corrected=None, big=None, periods=200, steps_per_
     * One transverse exponent (a forced one-degree-of-freedom oscillator, ``n = 2``): the sum of
       the exponents is the time average of ``tr df/dx`` (Liouville's formula), which on an
       ergodic torus (irrational ``w2 / w1``) is its average over the torus (Birkhoff), computed
-      on the grid: ``lambda = mean(tr df/dx)``, no time integration.
+      on the grid: ``lambda = mean(tr df/dx)``, no time integration; its error estimate is the
+      change of that mean on a grid twice as fine (aliasing).
     * More: QR re-orthonormalisation of the propagators (Benettin et al., above; the
       fourth-order Magnus steps of ``AFTDiscretization.monodromy``, ``steps_per_turn`` per turn
       of the fastest retained harmonic, over ``periods`` periods ``2 pi / w1``), the frame
@@ -630,7 +631,8 @@ def torus_lyapunov(disc, Z, *, corrected=None, big=None, periods=200, steps_per_
     corrected, big : ndarray, TorusAFT, optional
         The torus corrected in a larger discretization (:class:`TorusErrors`'s ``corrected``
         and ``big``): the trace average there minus here is added to the error estimate
-        (the torus's truncation and aliasing carried to the exponent).
+        (the torus's truncation and aliasing carried to the exponent; without them the
+        torus's own error is not in the exponent's).
     periods, steps_per_turn : int
         The QR route's window and step (unused with one transverse exponent).
 
@@ -656,6 +658,9 @@ def torus_lyapunov(disc, Z, *, corrected=None, big=None, periods=200, steps_per_
         lead = _trace_mean(disc, Z)
         exps = np.array([lead])
         method = "trace"
+        # the grid's aliasing: the same average on the grid twice as fine
+        fine, Zf = disc.resize(Z, (disc.H1, disc.H2), (2 * disc.N1, 2 * disc.N2))
+        err = abs(_trace_mean(fine, Zf) - lead)
     else:
         full, second, zero = _qr_exponents(disc, Z, periods, steps_per_turn)
         exps = np.sort(full)[::-1]
@@ -772,10 +777,12 @@ def torus_start_from_simulation(model, lam, x0, harmonics=(8, 8), *, truncation=
     blowup.terminal = True
     sol = solve_ivp(f, (0.0, t_rec[-1]), x0, method="DOP853", rtol=rtol, atol=rtol * 1e-2, t_eval=t_rec,
                     events=blowup)
-    if sol.status != 0 or not np.all(np.isfinite(sol.y)) or sol.y.shape[1] != t_rec.size:
-        raise InputError(f"the simulation at {where} from x0 = {x0.tolist()} diverged or failed at t = "
-                         f"{float(sol.t[-1]) if sol.t.size else 0.0:.6g} ({sol.message}): no torus to fit; start "
-                         "nearer the attractor or at another parameter")
+    y = np.asarray(sol.y, dtype=float)
+    if sol.status != 0 or y.ndim != 2 or y.shape[1] != t_rec.size or not np.all(np.isfinite(y)):
+        ev = sol.t_events[0] if sol.t_events is not None and len(sol.t_events[0]) else None
+        when = (f"|x| passed {big:.3g} at t = {float(ev[0]):.6g}" if ev is not None else str(sol.message))
+        raise InputError(f"the simulation at {where} from x0 = {x0.tolist()} diverged or failed ({when}): no torus "
+                         "to fit; start nearer the attractor or at another parameter")
     x = sol.y
     disc = TorusAFT(model, harmonics, truncation, grid)
     i = disc.phase_state

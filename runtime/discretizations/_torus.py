@@ -131,7 +131,8 @@ class TorusAFT(Discretization):
     Notes
     -----
     Implements the contract of ``_base.py`` (kind ``"torus-aft"``); no quadratic part, no
-    ANM series (pseudo-arclength only), no stability (``floquet_route`` None).
+    ANM series (pseudo-arclength only), no Floquet route (``floquet_route`` None: the
+    stability of tori is their Lyapunov exponents, ``drivers/_torus.torus_lyapunov``).
     """
 
     method = "torus-aft"
@@ -493,9 +494,15 @@ class TorusErrors:
     change of the states by the Newton step from the harmonics outside the box and from the
     finer grid), ``orbit_error`` (their sum), ``rotation_error``, ``omega1_error`` (0 for a
     forced torus), ``omega2_error``, ``size_error`` (the absolute change of ``w2/w1``, ``w1``,
-    ``w2`` and :meth:`TorusAFT.torus_size` by the two steps, summed), ``err_decay`` (:meth:`TorusAFT.edge_share`) and ``corrected`` (the torus
-    after the full step, in :attr:`big`'s unknowns: a better torus to first order, used to
-    propagate the error to quantities computed from the torus).
+    ``w2`` and :meth:`TorusAFT.torus_size` by the two steps, summed), ``err_decay``
+    (:meth:`TorusAFT.edge_share`) and ``corrected`` (the torus after the full step, in
+    :attr:`big`'s unknowns: a better torus to first order, used to propagate the error to
+    quantities computed from the torus).
+
+    The step is bordered by ``lam`` held (the error at this parameter value); at a fold of the
+    tori in ``lam`` that system is singular and the estimate fails (NaN in the branch's
+    columns).  Cost: one dense LU of the larger balance (about 2.2 times the unknowns of the
+    box (8, 8): some 10 times the cost of one LU of the continuation).
     """
 
     def __init__(self, disc: TorusAFT, harmonics=None):

@@ -61,8 +61,8 @@ STABILITY_NOTE = ("stability: the leading transverse Lyapunov exponent of each t
 #: ... and when it was not asked for.
 NO_STABILITY_NOTE = "stability of tori is not computed"
 #: The error and stability columns of a torus branch (NaN where not computed).
-EXTRA_COLUMNS = ("orbit_error", "rotation_error", "omega1_error", "omega2_error", "size_error", "err_trunc", "err_alias", "err_decay", "transverse_exponent",
-                 "exponent_error", "stable")
+EXTRA_COLUMNS = ("orbit_error", "rotation_error", "omega1_error", "omega2_error", "size_error", "err_trunc",
+                 "err_alias", "err_decay", "transverse_exponent", "exponent_error", "stable")
 
 
 @dataclass

@@ -463,8 +463,11 @@ def torus_columns(disc, solutions, errors=True, stability=True):
                 for k in EXTRA_COLUMNS[:8]:
                     out[k][i] = e[k] if np.isfinite(e[k]) else np.nan
         if stability:
-            ly = torus_lyapunov(disc, Z, corrected=None if e is None else e["corrected"],
-                                big=None if e is None else est.big)
+            try:
+                ly = torus_lyapunov(disc, Z, corrected=None if e is None else e["corrected"],
+                                    big=None if e is None else est.big)
+            except (np.linalg.LinAlgError, FloatingPointError, ValueError):
+                continue
             out["transverse_exponent"][i] = ly["leading"]
             out["exponent_error"][i] = ly["error"]
             out["stable"][i] = ly["stable"]
@@ -557,8 +560,8 @@ def _tangents(disc, Z):
     variational equation (a shift of an angle maps solutions on the torus to solutions)."""
     U = disc.split(Z)[0]
     ks = [disc.K[1:, 0], disc.K[1:, 1]] if disc.autonomous else [disc.K[1:, 1]]
-    # d/dtheta of cos(k.theta) = -k sin, of sin = k cos: _deriv_k gives minus that
-    return [-disc._deriv_k(U, k.astype(float)) for k in ks]
+    # d/dtheta_i of c cos(k.theta) + s sin(k.theta): cosine coefficient k_i s, sine -k_i c
+    return [disc._deriv_k(U, k.astype(float)) for k in ks]
 
 
 def _qr_exponents(disc, Z, periods, steps_per_turn, block=16):

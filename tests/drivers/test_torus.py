@@ -275,8 +275,8 @@ def _ode_variational(t, y, A, params=PARAMS):
 def test_error_estimates_against_the_torus_in_a_much_larger_box(small_box):
     """``orbit_error`` and ``rotation_error`` (a Newton step in the box (8, 6)) against the true
     error: the same torus corrected at fixed A in the box (15, 12) (its own error is below
-    1e-9 there).  Measured ratios estimate / true: 1.00-1.03 (A ~ 1.14), 1.04 (1.11), 1.1-1.3
-    (1.0); asked: within a factor of 10."""
+    1e-9 there).  Measured ratios estimate / true (states, rotation number): 1.017, 1.006 at
+    A = 1.1418; 1.036, 0.964 at 1.1146; 1.246, 1.144 at 0.9921; asked: within a factor of 10."""
     from frictionkit.runtime.discretizations._error import relative_change
     from frictionkit.runtime.engine._newton import correct
     tb = small_box
@@ -365,3 +365,15 @@ def test_torus_from_a_simulation_is_the_torus_from_ns(small_box, model):
         torus_from_simulation(bad, 1.0, [0.0, 0.0], harmonics=(5, 4), transient=100, record=50)
     with pytest.raises(InputError, match="2 states"):
         torus_from_simulation(model, 1.0, [0.0], harmonics=(5, 4))
+
+
+def test_cli_torus_from_simulation():
+    """``--from-simulation``: the torus at A = 1.0 (rotation number 0.40215818..., the NS
+    branch's at that A in the test above) and one step; a periodic simulation is a clear error."""
+    args = ["torus", "tests/models/torus_specs.py", "--param", "A", "--stop", "1.1", "--set", "w=2.5",
+            "--torus-harmonics", "5", "4", "--from-simulation", "--transient", "200", "--record", "100", "-q"]
+    res = CliRunner().invoke(main, args[:4] + ["--start", "1.0"] + args[4:] + ["--max-steps", "1"])
+    assert "0.40215818" in res.output.splitlines()[4]        # the first torus, A = 1 (header lines 0-3)
+    assert "step budget exhausted" in res.output
+    bad = CliRunner().invoke(main, args[:4] + ["--start", "1.5"] + args[4:])
+    assert bad.exit_code == 1 and "A = 1.5" in bad.output and "periodic" in bad.output

@@ -14,7 +14,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
                 "periodic_orbit_from_simulation", "solve_collocation", "switch_period_doubling"],
     "_saved_curves": ["fold_curve", "pd_curve", "ns_curve"],
     "_study": ["convergence_study"],
-    "_torus": ["continue_torus", "torus"],
+    "_torus": ["continue_torus", "torus", "torus_from_simulation"],
     "_switching": ["switch_branch", "switch_period_doubling_collocation", "switch_period_doubling_hbm"],
 })
 
@@ -24,4 +24,4 @@ __all__ = ["continuation", "find_periodic_orbit", "periodic_orbit_from_simulatio
            "periodic_start_from_orbit", "periodic_start_from_simulation", "switch_branch",
            "switch_period_doubling_collocation", "switch_period_doubling_hbm", "convergence_study",
            "restart_branch", "frequency_response", "resonance_peaks", "nonlinear_mode", "save_nonlinear_mode",
-           "attach_discretization", "fold_curve", "pd_curve", "ns_curve", "torus", "continue_torus"]
+           "attach_discretization", "fold_curve", "pd_curve", "ns_curve", "torus", "continue_torus", "torus_from_simulation"]

@@ -18,7 +18,8 @@ rtol 1e-10).  The start is then corrected by the one Newton of the engine with t
 projection on the critical mode held at ``eps`` (``lam`` free: the first point of the torus
 branch, which leaves the periodic orbit transversally), and the branch is followed by the
 engine's pseudo-arclength loop.  Torus sizes grow like ``sqrt(|lam - lam_ns|)`` near a
-generic NS point.  Stability of tori is not computed (the result says so).
+generic NS point.  Each torus gets an error estimate (``discretizations/_torus.TorusErrors``)
+and its transverse Lyapunov exponents (:func:`torus_lyapunov`).
 
 Limitation: where the rotation number is a rational ``p/q`` inside a resonance (Arnold) tongue
 the flow on the torus is phase-locked, not quasi-periodic, and the torus has no
@@ -35,7 +36,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .._version import __version__
-from ..discretizations._torus import TorusAFT, choose_phase_harmonics
+from ..discretizations._aft import _expm_batch, magnus_exponents
+from ..discretizations._torus import TorusAFT, TorusErrors, choose_phase_harmonics
 from ..engine._bordered import Counters
 from ..engine._newton import correct, tangent_at
 from ..engine._options import NewtonOptions
@@ -46,14 +48,21 @@ from ..results._checked import json_attr, text_attr, dataset
 from ..results._figure import finish, subplots
 from ..results._plots import drawable
 
-__all__ = ["TorusBranch", "torus", "continue_torus", "torus_start_from_ns"]
+__all__ = ["TorusBranch", "torus", "continue_torus", "torus_start_from_ns", "torus_lyapunov",
+           "torus_from_simulation", "torus_start_from_simulation"]
 
 #: Largest distance of the critical pair from the unit circle at which an orbit counts as "at
 #: a Neimark-Sacker point" (located NS points are at ~1e-10; an orbit a few steps off still
 #: gives a usable start, the correction moves lam).
 NS_TOL = 2e-2
-#: What every saved torus result says about stability.
-STABILITY_NOTE = "stability of tori is not computed"
+#: What every saved torus result says about stability (computed: :func:`torus_lyapunov`).
+STABILITY_NOTE = ("stability: the leading transverse Lyapunov exponent of each torus (transverse_exponent, "
+                  "+- exponent_error; stable = 1 if negative, 0 if positive, NaN if within twice its error)")
+#: ... and when it was not asked for.
+NO_STABILITY_NOTE = "stability of tori is not computed"
+#: The error and stability columns of a torus branch (NaN where not computed).
+EXTRA_COLUMNS = ("orbit_error", "rotation_error", "omega1_error", "omega2_error", "size_error", "err_trunc",
+                 "err_alias", "err_decay", "transverse_exponent", "exponent_error", "stable")
 
 
 @dataclass
@@ -68,6 +77,13 @@ class TorusBranch:
         torus), ``omega2 / omega1`` and the torus's largest distance from its periodic part.
     amplitudes : ndarray (n_points, n)
         Peak-to-peak of each state on the torus.
+    extra : dict
+        Columns :data:`EXTRA_COLUMNS` (n_points,), NaN where not computed: ``orbit_error``
+        (relative error of the torus's states: truncation ``err_trunc`` + aliasing
+        ``err_alias``, ``discretizations/_torus.TorusErrors``), ``rotation_error`` (absolute,
+        of ``rotation_number``), ``err_decay`` (the box edge's share of the spectrum),
+        ``transverse_exponent`` (the leading transverse Lyapunov exponent, per unit time),
+        ``exponent_error`` and ``stable`` (:func:`torus_lyapunov`).
     states : tuple of str
     solutions : ndarray (n_points, size)
         The unknowns of :class:`TorusAFT` (rebuild with ``discretization``).
@@ -77,7 +93,7 @@ class TorusBranch:
     provenance : dict
         Model hash, harmonics, truncation, grid, phase harmonics, the NS start, versions.
     stability : str
-        Always :data:`STABILITY_NOTE`.
+        :data:`STABILITY_NOTE`, or :data:`NO_STABILITY_NOTE` if the exponents were not asked.
     """
 
     model: str
@@ -96,6 +112,7 @@ class TorusBranch:
     provenance: dict = field(default_factory=dict)
     stability: str = STABILITY_NOTE
     discretization: object = None
+    extra: dict = field(default_factory=dict)
 
     def __len__(self):
         return len(self.lam)
@@ -105,12 +122,14 @@ class TorusBranch:
         return self.status in ("range", "max_steps")
 
     def columns(self) -> dict:
-        """Column data: ``lam``, ``omega1``, ``omega2``, ``rotation_number``, ``torus_size`` and
-        ``ptp_<state>`` for every state."""
+        """Column data: ``lam``, ``omega1``, ``omega2``, ``rotation_number``, ``torus_size``,
+        ``ptp_<state>`` for every state and :data:`EXTRA_COLUMNS`."""
         out = dict(lam=self.lam, omega1=self.omega1, omega2=self.omega2, rotation_number=self.rotation_number,
                    torus_size=self.torus_size)
         for i, s in enumerate(self.states):
             out[f"ptp_{s}"] = self.amplitudes[:, i]
+        for k in EXTRA_COLUMNS:
+            out[k] = np.asarray(self.extra.get(k, np.full(len(self.lam), np.nan)), dtype=float)
         return out
 
     def invariant_curve(self, i: int, n_points: int = 256):
@@ -147,7 +166,7 @@ class TorusBranch:
         ax2.plot(self.lam, self.rotation_number, "C1")
         ax2.set_xlabel(drawable(self.lam_name))
         ax2.set_ylabel("rotation number omega2 / omega1")
-        ax2.set_title(drawable(f"{self.model}: rotation number\n({self.stability})"), fontsize=10)
+        ax2.set_title(drawable(f"{self.model}: rotation number"), fontsize=10)
         ax2.grid(alpha=0.3)
         if path is not None:
             finish(fig, path, dpi=130)
@@ -185,7 +204,9 @@ class TorusBranch:
                 for k in ("lam", "omega1", "omega2", "rotation_number", "torus_size")}
         amps = np.column_stack([np.asarray(dataset(f, f"columns/ptp_{s}", (n_pts,)), dtype=float)
                                 for s in states]) if states else np.zeros((n_pts, 0))
-        return cls(model=text_attr(f, "model"), lam_name=text_attr(f, "lam_name"), amplitudes=amps,
+        extra = {k: np.asarray(dataset(f, f"columns/{k}", (n_pts,)), dtype=float)
+                 for k in EXTRA_COLUMNS if f"columns/{k}" in f}
+        return cls(model=text_attr(f, "model"), lam_name=text_attr(f, "lam_name"), amplitudes=amps, extra=extra,
                    states=states, solutions=np.asarray(dataset(f, "solutions", (n_pts, None)), dtype=float),
                    status=text_attr(f, "status"), message=text_attr(f, "message", ""),
                    counters=json_attr(f, "counters", "table"), provenance=json_attr(f, "provenance", "table"),
@@ -350,7 +371,7 @@ class _TorusRecorder:
 
 
 def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, max_steps=100, step=0.02,
-                   max_step=0.2, xtol=1e-10, info=None) -> TorusBranch:
+                   max_step=0.2, xtol=1e-10, info=None, errors=True, stability=True, direction=1.0) -> TorusBranch:
     """Correct a torus guess and continue the torus branch by pseudo-arclength.
 
     Parameters
@@ -361,7 +382,8 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
     Z_orbit : ndarray, optional
         The periodic orbit the torus grows from: the start is corrected with its distance
         from it along ``Z - Z_orbit`` held (``lam`` free) and the branch leaves it; without it
-        the start is corrected at fixed ``lam`` and the branch goes up in ``lam``.
+        the start is corrected at fixed ``lam`` and the branch goes up in ``lam`` (down if
+        ``direction < 0``).
     lam_min, lam_max : float
         The range of the continuation parameter (the run stops on its bounds).
     max_steps : int
@@ -369,6 +391,11 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
         First and largest pseudo-arclength step (Euclidean norm of the unknowns).
     xtol : float
         Newton tolerance (relative update).
+    errors : bool
+        Estimate each torus's truncation and aliasing error (``discretizations/_torus.TorusErrors``:
+        one LU of the balance in a box 1.5 times larger per point).
+    stability : bool
+        The transverse Lyapunov exponents of each torus (:func:`torus_lyapunov`).
 
     Returns
     -------
@@ -388,9 +415,9 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
         b /= np.linalg.norm(b)
     else:
         b = np.zeros(disc.size)
-        b[-1] = 1.0
+        b[-1] = 1.0 if direction >= 0 else -1.0
     opts = NewtonOptions(step=step, max_step=max_step, min_step=min(1e-10, step), target_iterations=4,
-                         max_correction=0.3, max_angle=20.0, newton_xtol=xtol, max_steps=max_steps)
+                         max_correction=0.3, max_angle=20.0, newton_xtol=xtol, max_steps=max(max_steps, 1))
     rec = _TorusRecorder(disc, (lam_min, lam_max), max_steps, xtol)
     r0, j0 = disc.n_residuals, disc.n_jacobians
     try:
@@ -405,16 +432,49 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
         raise InputError(f"the corrected torus start lies at lam = {Z0[-1]:.10g}, outside [{lam_min:g}, {lam_max:g}]")
     rec.points.append(Z0)
     rec.tangents.append(t0)
+    if max_steps == 0:
+        rec.status, rec.message = "max_steps", "the corrected start only (max_steps = 0)"
+        return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {}, errors, stability)
     try:
         pseudo_arclength(disc, Z0, t0, opts, rec)
     except KeyboardInterrupt:
         rec.status, rec.message = "interrupted", "interrupted by the user (Ctrl-C); the points so far are kept"
     except ConvergenceError as err:
         rec.status, rec.message = "failed", f"continuation of the torus failed after lam = {rec.points[-1][-1]:.10g}: {err}"
-    return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {})
+    return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {}, errors, stability)
 
 
-def _result(disc, rec, n_res, n_jac, info):
+def torus_columns(disc, solutions, errors=True, stability=True):
+    """The columns :data:`EXTRA_COLUMNS` of the tori ``solutions`` (P, size) of ``disc``: error
+    estimates (:class:`TorusErrors`) and transverse exponents (:func:`torus_lyapunov`, its
+    error including the torus's estimated error carried to the exponent); NaN where not asked
+    or where the estimate failed (a singular Jacobian)."""
+    P = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
+    out = {k: np.full(len(P), np.nan) for k in EXTRA_COLUMNS}
+    est = TorusErrors(disc) if errors else None
+    for i, Z in enumerate(P):
+        e = None
+        if est is not None:
+            try:
+                e = est(Z)
+            except (np.linalg.LinAlgError, FloatingPointError, ValueError):
+                e = None
+            if e is not None:
+                for k in EXTRA_COLUMNS[:8]:
+                    out[k][i] = e[k] if np.isfinite(e[k]) else np.nan
+        if stability:
+            try:
+                ly = torus_lyapunov(disc, Z, corrected=None if e is None else e["corrected"],
+                                    big=None if e is None else est.big)
+            except (np.linalg.LinAlgError, FloatingPointError, ValueError):
+                continue
+            out["transverse_exponent"][i] = ly["leading"]
+            out["exponent_error"][i] = ly["error"]
+            out["stable"][i] = ly["stable"]
+    return out
+
+
+def _result(disc, rec, n_res, n_jac, info, errors=True, stability=True):
     P = np.array(rec.points)
     un = [disc.unpack(Z) for Z in P]
     model = disc.model
@@ -426,7 +486,7 @@ def _result(disc, rec, n_res, n_jac, info):
                 phase_harmonics=[list(k) for k in disc.phase_harmonics],
                 phase_states=[model.states[i] for i in disc.phase_states], forced=bool(disc.forced),
                 parameters={k: float(v) for k, v in zip(model.parameters, model.param_vector())},
-                frictionkit_version=__version__, stability=STABILITY_NOTE,
+                frictionkit_version=__version__, stability=STABILITY_NOTE if stability else NO_STABILITY_NOTE,
                 start={k: (v if not isinstance(v, complex) else [v.real, v.imag]) for k, v in info.items()})
     return TorusBranch(model=model.name, lam_name=model.continuation, lam=P[:, -1],
                        omega1=np.array([u["omega"] for u in un]), omega2=np.array([u["omega2"] for u in un]),
@@ -434,11 +494,13 @@ def _result(disc, rec, n_res, n_jac, info):
                        torus_size=np.array([disc.torus_size(Z) for Z in P]),
                        amplitudes=np.array([disc.amplitudes(Z) for Z in P]).reshape(len(P), disc.n),
                        states=tuple(model.states), solutions=P, status=rec.status, message=rec.message,
-                       counters=counters, provenance=prov, discretization=disc)
+                       counters=counters, provenance=prov, discretization=disc,
+                       stability=STABILITY_NOTE if stability else NO_STABILITY_NOTE,
+                       extra=torus_columns(disc, P, errors, stability))
 
 
 def torus(branch, point, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 4), truncation="box", grid=None,
-          eps=1e-2, max_steps=100, step=0.02, max_step=0.2, xtol=1e-10) -> TorusBranch:
+          eps=1e-2, max_steps=100, step=0.02, max_step=0.2, xtol=1e-10, errors=True, stability=True) -> TorusBranch:
     """The branch of tori born at a Neimark–Sacker point of a periodic branch.
 
     Parameters
@@ -456,14 +518,15 @@ def torus(branch, point, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 4), t
         Grid of the two angles (default ``4 H + 8`` rounded up to a fast FFT length, >= 16).
     eps : float
         Size of the first torus relative to the orbit's (the start leaves the orbit there).
-    max_steps, step, max_step, xtol :
+    max_steps, step, max_step, xtol, errors, stability :
         As :func:`continue_torus`.
 
     Returns
     -------
     TorusBranch
-        Columns ``omega1, omega2, rotation_number, torus_size`` and peak-to-peak amplitudes;
-        ``stability`` says that the stability of tori is not computed.
+        Columns ``omega1, omega2, rotation_number, torus_size``, peak-to-peak amplitudes, the
+        error estimates ``orbit_error``, ``rotation_error`` and the stability columns
+        ``transverse_exponent``, ``exponent_error``, ``stable`` (:class:`TorusBranch`).
 
     Raises
     ------
@@ -479,4 +542,325 @@ def torus(branch, point, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 4), t
     """
     disc, Z, Z0, info = torus_start_from_ns(branch, point, harmonics, truncation=truncation, grid=grid, eps=eps)
     return continue_torus(disc, Z, Z0, lam_min=lam_min, lam_max=lam_max, max_steps=max_steps, step=step,
-                          max_step=max_step, xtol=xtol, info=info)
+                          max_step=max_step, xtol=xtol, info=info, errors=errors, stability=stability)
+
+
+def _trace_mean(disc, Z):
+    """Average of ``tr df/dx`` over ``disc``'s grid of the torus ``Z`` (the sum of the Lyapunov
+    exponents, :func:`torus_lyapunov`)."""
+    U, w1, w2, lam = disc.split(Z)
+    x = disc.to_grid(U).reshape(disc.n, disc.M)
+    J = np.asarray(disc.model.jac(disc._times(w1), x, lam), dtype=float)
+    return float(np.trace(J).mean())
+
+
+def _tangents(disc, Z):
+    """Coefficients of the torus's invariant tangent fields: ``dX/dtheta2`` (forced), or
+    ``dX/dtheta1, dX/dtheta2`` (autonomous): each, along the torus's flow, solves the
+    variational equation (a shift of an angle maps solutions on the torus to solutions)."""
+    U = disc.split(Z)[0]
+    ks = [disc.K[1:, 0], disc.K[1:, 1]] if disc.autonomous else [disc.K[1:, 1]]
+    # d/dtheta_i of c cos(k.theta) + s sin(k.theta): cosine coefficient k_i s, sine -k_i c
+    return [disc._deriv_k(U, k.astype(float)) for k in ks]
+
+
+def _qr_exponents(disc, Z, periods, steps_per_turn, block=16):
+    """Transverse exponents by QR re-orthonormalisation (module docstring of
+    :func:`torus_lyapunov`) over ``periods`` of ``2 pi / w1``: ``(full window, second half)``."""
+    U, w1, w2, lam = disc.split(Z)
+    n, nz = disc.n, (2 if disc.autonomous else 1)
+    fast = float(np.abs(disc.K[:, 0] * w1 + disc.K[:, 1] * w2).max())
+    T1 = 2 * np.pi / abs(w1)
+    L = periods * T1
+    S = int(np.ceil(L * fast / (2 * np.pi) * steps_per_turn / block)) * block
+    h = L / S
+    g = 0.5 - np.sqrt(3) / 6
+    t = (np.arange(S)[:, None] * h + np.array([g, 1 - g])[None, :] * h).reshape(-1)
+    P = np.empty((S, n, n))
+    chunk = 4096 * block
+    for a in range(0, S, chunk):
+        tt = t[2 * a:2 * min(a + chunk, S)]
+        x = disc.evaluate(Z, w1 * tt, w2 * tt)
+        P[a:a + tt.size // 2] = _expm_batch(magnus_exponents(disc.model, lam, tt, x, np.full(tt.size // 2, h))[2])
+    B = P.reshape(S // block, block, n, n)
+    while B.shape[1] > 1:
+        B = B[:, 1::2] @ B[:, 0::2]
+    B = B[:, 0]
+    # the frame: the invariant tangents first (their span stays the torus's tangent space), then
+    # the rest of an orthonormal basis
+    tang = np.column_stack([disc.evaluate(disc.pack(V, w1, w2, lam), 0.0, 0.0) for V in _tangents(disc, Z)])
+    Q = np.linalg.qr(np.column_stack([tang, np.random.default_rng(0).standard_normal((n, n))]))[0][:, :n]
+    logs = np.empty((B.shape[0], n))
+    for j in range(B.shape[0]):
+        Q, R = np.linalg.qr(B[j] @ Q)
+        d = np.diag(R)
+        Q = Q * np.sign(d)
+        logs[j] = np.log(np.abs(d))
+    half = B.shape[0] // 2
+    full = logs.sum(axis=0) / L
+    second = logs[half:].sum(axis=0) / (L - half * block * h)
+    return full[nz:], second[nz:], full[:nz]
+
+
+def torus_lyapunov(disc, Z, *, corrected=None, big=None, periods=200, steps_per_turn=12):
+    """The transverse Lyapunov exponents of a torus ``Z`` of ``disc`` and their error estimate.
+
+    A torus ``x = X(theta1, theta2)`` of an ``n``-state system has ``n`` Lyapunov exponents
+    (Benettin, Galgani, Giorgilli & Strelcyn, Meccanica 15, 1980, 9-30 and 21-30): those of the
+    variational equation ``y' = df/dx(X(w1 t, w2 t + phi), t) y`` along the torus's own flow (the
+    torus gives the trajectory; no simulation of the state).  The tangent fields
+    ``dX/dtheta`` solve it, so one exponent (forced torus: ``dX/dtheta2``) or two (self-excited:
+    ``dX/dtheta1``, ``dX/dtheta2``) are zero; the other ``n - 1`` or ``n - 2`` are the
+    transverse ones, whose signs decide the torus's stability (all negative: attracting).
+
+    * One transverse exponent (a forced one-degree-of-freedom oscillator, ``n = 2``): the sum of
+      the exponents is the time average of ``tr df/dx`` (Liouville's formula), which on an
+      ergodic torus (irrational ``w2 / w1``) is its average over the torus (Birkhoff), computed
+      on the grid: ``lambda = mean(tr df/dx)``, no time integration; its error estimate is the
+      change of that mean on a grid twice as fine (aliasing).
+    * More: QR re-orthonormalisation of the propagators (Benettin et al., above; the
+      fourth-order Magnus steps of ``AFTDiscretization.monodromy``, ``steps_per_turn`` per turn
+      of the fastest retained harmonic, over ``periods`` periods ``2 pi / w1``), the frame
+      started with the tangent fields first, so that the first (zero) exponents stay on the
+      torus and the others are the transverse ones; the error estimate is the change between
+      the full window and its second half, or the computed zero exponents' distance from 0 if
+      larger (the averages converge like ``1 / periods``).
+
+    Parameters
+    ----------
+    disc : TorusAFT
+    Z : ndarray
+        The torus.
+    corrected, big : ndarray, TorusAFT, optional
+        The torus corrected in a larger discretization (:class:`TorusErrors`'s ``corrected``
+        and ``big``): the trace average there minus here is added to the error estimate
+        (the torus's truncation and aliasing carried to the exponent; without them the
+        torus's own error is not in the exponent's).
+    periods, steps_per_turn : int
+        The QR route's window and step (unused with one transverse exponent).
+
+    Returns
+    -------
+    dict
+        ``exponents`` (transverse, descending), ``leading``, ``error``, ``method``
+        (``"trace"`` or ``"qr"``) and ``stable``: 1.0 if ``leading < -2 error``, 0.0 if
+        ``leading > 2 error``, NaN in between (uncertain).
+
+    Notes
+    -----
+    On a phase-locked torus (inside a resonance tongue the flow on it is not ergodic) the
+    exponents are those of the locked periodic orbit on it, not the torus average.
+    """
+    n = disc.n
+    nz = 2 if disc.autonomous else 1
+    if n - nz < 1:
+        raise InputError(f"a {'self-excited' if disc.autonomous else 'forced'} torus of a {n}-state model has no "
+                         "transverse direction")
+    err = 0.0
+    if n - nz == 1:
+        lead = _trace_mean(disc, Z)
+        exps = np.array([lead])
+        method = "trace"
+        # the grid's aliasing: the same average on the grid twice as fine
+        fine, Zf = disc.resize(Z, (disc.H1, disc.H2), (2 * disc.N1, 2 * disc.N2))
+        err = abs(_trace_mean(fine, Zf) - lead)
+    else:
+        full, second, zero = _qr_exponents(disc, Z, periods, steps_per_turn)
+        exps = np.sort(full)[::-1]
+        lead = float(exps[0])
+        # the average's convergence: the window's change and the zero exponents' distance from 0
+        err = max(float(np.abs(np.sort(second)[::-1] - exps).max()), float(np.abs(zero).max()))
+        method = "qr"
+    if corrected is not None and big is not None:
+        err += abs(_trace_mean(big, corrected) - _trace_mean(disc, Z))
+    stable = 1.0 if lead < -2 * err else 0.0 if lead > 2 * err else np.nan
+    return dict(exponents=exps, leading=float(lead), error=float(err), method=method, stable=stable)
+
+
+#: The share of the largest spectral peak below which a peak off the harmonics of the forcing
+#: counts as absent (the simulation is periodic, not quasi-periodic).
+SECOND_PEAK_TOL = 1e-4
+
+
+def _hann_spectrum(y, dt):
+    """Amplitude spectrum of ``y`` (N,) under a Hann window: ``(angular frequencies, |Y|)``."""
+    N = y.size
+    win = np.hanning(N)
+    Y = np.abs(np.fft.rfft((y - y.mean()) * win)) / win.sum()
+    return 2 * np.pi * np.fft.rfftfreq(N, dt), Y
+
+
+def _peak(w, Y, j):
+    """Angular frequency of the peak at bin ``j`` refined by the parabola through the log
+    amplitudes of the three bins about it (Gasior & Gonzalez, "Improving FFT frequency
+    measurement resolution by parabolic and Gaussian spectrum interpolation", AIP Conf. Proc.
+    732, 2004, 276-285: the Gaussian interpolation, exact for a Gaussian window's peak)."""
+    if j < 1 or j >= Y.size - 1:
+        return float(w[j])
+    a, b, c = np.log(np.maximum(Y[j - 1:j + 2], 1e-300))
+    den = a - 2 * b + c
+    d = 0.5 * (a - c) / den if den < 0 else 0.0
+    return float(w[j] + d * (w[1] - w[0]))
+
+
+def _lsq_fit(disc, t, x, w1, w2, K=None):
+    """Least-squares 2-D Fourier coefficients (n, nb) of the samples ``x`` (n, N) at times ``t``
+    on the torus angles ``(w1 t, w2 t)`` and the residual's norm relative to ``x``'s; ``K`` a
+    subset of the harmonics (default ``disc.K``; the coefficients are then in its layout)."""
+    K = disc.K if K is None else K
+    th1, th2 = w1 * t, w2 * t
+    ph = K[1:, 0][:, None] * th1[None, :] + K[1:, 1][:, None] * th2[None, :]
+    A = np.empty((t.size, 2 * len(K) - 1))
+    A[:, 0] = 1.0
+    A[:, 1::2] = np.cos(ph).T
+    A[:, 2::2] = np.sin(ph).T
+    C, *_ = np.linalg.lstsq(A, x.T, rcond=None)
+    r = np.linalg.norm(A @ C - x.T) / max(np.linalg.norm(x - x.mean(axis=1, keepdims=True)), 1e-300)
+    return C.T, float(r)
+
+
+def torus_start_from_simulation(model, lam, x0, harmonics=(8, 8), *, truncation="box", grid=None,
+                                transient=300.0, record=200.0, samples_per_period=16, rtol=1e-8):
+    """A torus discretization and a guess of a torus from a simulation of the model at ``lam``.
+
+    The ODE is integrated (``solve_ivp``, DOP853, ``rtol``) from ``x0`` over ``transient``
+    periods of the first frequency (the forcing's; for an autonomous model ``2 pi`` time units)
+    and sampled over the next ``record`` ones.  The frequencies are the peaks of the phase
+    state's Hann-windowed spectrum, refined by Gaussian interpolation (:func:`_peak`): for a
+    forced model ``w1`` is the forcing frequency and ``w2`` the largest peak off its harmonics,
+    reduced to ``(0, w1/2]`` (as the start at an NS point: the same torus, rotation number in
+    ``(0, 1/2]``); for an autonomous model ``w1`` is the largest peak and ``w2`` the largest off
+    its harmonics.  ``w2`` is then refined by minimising the residual of the least-squares fit
+    of the 2-D Fourier coefficients with ``|k2| <= 1`` to the samples (a scan over a spectral
+    bin each side of the interpolated peak, then bounded Brent; the
+    frequency analysis of Laskar, "Frequency analysis for multi-dimensional systems",
+    Physica D 67, 1993, 257-281, with a 2-D Fourier basis), and the fitted coefficients, put in
+    the phase of the phase conditions, are the guess.
+
+    Returns
+    -------
+    disc : TorusAFT
+    Z : ndarray
+        The guess (correct it with :func:`continue_torus`, no ``Z_orbit``).
+    info : dict
+        ``lam``, the FFT estimates ``w1_fft``, ``w2_fft``, the fit's relative residual
+        ``fit_residual`` and ``second_peak_decay`` (the second frequency's spectral amplitude in
+        the record's second half over that in its first: near 1 on a torus, below 1 on a
+        decaying transient).
+
+    Raises
+    ------
+    InputError
+        ``x0`` of the wrong size; the simulation diverged (its message says where); or it is
+        periodic (no peak off the harmonics of the first frequency above
+        :data:`SECOND_PEAK_TOL` of the largest): no torus at that parameter.
+    """
+    from scipy.optimize import minimize_scalar
+
+    n = model.n
+    x0 = np.asarray(x0, dtype=float).reshape(-1)
+    if x0.shape != (n,):
+        raise InputError(f"the initial state has {x0.size} values; model {model.name!r} has {n} states "
+                         f"({', '.join(model.states)})")
+    lam = float(lam)
+    where = f"{model.continuation} = {lam:.10g}"
+    forced = bool(model.forced)
+    wf = (lam if model.continuation == model.forcing_frequency else float(model.value(model.forcing_frequency))) \
+        if forced else 1.0
+    T1 = 2 * np.pi / wf
+    t_rec = T1 * np.arange(int(round(record * samples_per_period))) / samples_per_period + transient * T1
+
+    def f(t, y):
+        return np.asarray(model.rhs(t if forced else 0.0, y, lam), dtype=float)
+
+    big = 1e6 * max(1.0, float(np.abs(x0).max()))
+
+    def blowup(t, y):
+        return big - float(np.abs(y).max())
+    blowup.terminal = True
+    sol = solve_ivp(f, (0.0, t_rec[-1]), x0, method="DOP853", rtol=rtol, atol=rtol * 1e-2, t_eval=t_rec,
+                    events=blowup)
+    y = np.asarray(sol.y, dtype=float)
+    if sol.status != 0 or y.ndim != 2 or y.shape[1] != t_rec.size or not np.all(np.isfinite(y)):
+        ev = sol.t_events[0] if sol.t_events is not None and len(sol.t_events[0]) else None
+        when = (f"|x| passed {big:.3g} at t = {float(ev[0]):.6g}" if ev is not None else str(sol.message))
+        raise InputError(f"the simulation at {where} from x0 = {x0.tolist()} diverged or failed ({when}): no torus "
+                         "to fit; start nearer the attractor or at another parameter")
+    x = sol.y
+    disc = TorusAFT(model, harmonics, truncation, grid)
+    i = disc.phase_state
+    w, Y = _hann_spectrum(x[i], t_rec[1] - t_rec[0])
+    dw = w[1] - w[0]
+    if not forced:
+        wf = _peak(w, Y, int(np.argmax(Y)))
+    # bins away from the harmonics of wf (a Hann peak is 2 bins wide each side)
+    harm = np.abs(w / wf - np.round(w / wf)) * wf > 3 * dw
+    harm &= w > 3 * dw
+    if not harm.any() or Y[harm].max() <= SECOND_PEAK_TOL * Y.max():
+        raise InputError(f"the simulation at {where} is periodic (its spectrum has no peak off the harmonics of "
+                         f"w1 = {wf:.6g} above {SECOND_PEAK_TOL:g} of the largest): no torus here; a torus exists "
+                         "where the periodic orbit is unstable past a Neimark-Sacker point")
+    j = int(np.flatnonzero(harm)[np.argmax(Y[harm])])
+    fpk = _peak(w, Y, j)
+    w2 = fpk - np.floor(fpk / wf) * wf
+    if w2 > wf / 2:
+        w2 = wf - w2
+    # the second frequency's amplitude over the record's two halves (a decaying transient of a
+    # periodic attractor shrinks; a torus keeps it)
+    half = t_rec.size // 2
+    amps = []
+    for part in (slice(0, half), slice(half, 2 * half)):
+        wp, Yp = _hann_spectrum(x[i, part], t_rec[1] - t_rec[0])
+        k = int(np.argmin(np.abs(wp - fpk)))
+        amps.append(float(Yp[max(k - 2, 0):k + 3].max()))
+    tt = t_rec - t_rec[0]
+    # the residual of the fit on the harmonics |k2| <= 1 (the full set has local minima about
+    # every bin / H2, and a near-degenerate basis where k . w ~ 0 for some large k): a scan of a
+    # bin each side of the interpolated peak, then Brent about the best
+    K1 = disc.K[np.abs(disc.K[:, 1]) <= 1]
+    scan = w2 + dw * np.linspace(-1.0, 1.0, 41)
+    best = int(np.argmin([_lsq_fit(disc, tt, x, wf, v, K1)[1] for v in scan]))
+    h = scan[1] - scan[0]
+    res = minimize_scalar(lambda v: _lsq_fit(disc, tt, x, wf, v, K1)[1], bounds=(scan[best] - h, scan[best] + h),
+                          method="bounded", options=dict(xatol=1e-12 * wf))
+    w2_fit = float(res.x)
+    U, r = _lsq_fit(disc, tt, x, wf, w2_fit)
+    disc.set_phase_harmonics(*choose_phase_harmonics(disc, U))
+    U = disc.phase_fixed(U)
+    return disc, disc.pack(U, wf, w2_fit, lam), dict(lam=lam, w1_fft=float(wf), w2_fft=float(w2), fit_residual=r,
+                                                     second_peak_decay=amps[1] / max(amps[0], 1e-300))
+
+
+def _lam_row(disc):
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    return e
+
+
+def torus_from_simulation(model, lam, x0, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 8), truncation="box",
+                          grid=None, transient=300.0, record=200.0, direction=1.0, max_steps=100, step=0.02,
+                          max_step=0.2, xtol=1e-10, errors=True, stability=True) -> TorusBranch:
+    """The branch of tori through the attracting torus that a simulation at ``lam`` settles on.
+
+    :func:`torus_start_from_simulation` (simulation, frequencies from the spectrum, 2-D Fourier
+    fit), then :func:`continue_torus`: Newton at fixed ``lam`` and pseudo-arclength in
+    ``[lam_min, lam_max]``, up in ``lam`` (down if ``direction < 0``).  ``max_steps = 0`` gives
+    the corrected torus alone.  Other parameters as those two functions.
+    """
+    if not lam_min <= float(lam) <= lam_max:
+        raise InputError(f"the simulation's {model.continuation} = {float(lam):g} is outside [{lam_min:g}, {lam_max:g}]")
+    disc, Z, info = torus_start_from_simulation(model, lam, x0, harmonics, truncation=truncation, grid=grid,
+                                                transient=transient, record=record)
+    try:
+        correct(disc, Z, _lam_row(disc), float(Z[-1]), xtol=xtol, max_iter=30, what="torus from the simulation")
+    except ConvergenceError:
+        raise InputError(
+            f"the torus fitted to the simulation at {model.continuation} = {float(lam):.10g} did not converge "
+            f"(fit residual {info['fit_residual']:.2g} of the signal; the second frequency "
+            f"w2 = {info['w2_fft']:.6g} kept {info['second_peak_decay']:.2g} of its amplitude from the first half of "
+            "the record to the second: well below 1 is a decaying transient onto a periodic attractor, a residual "
+            "above ~1e-3 a transient not yet over or too few harmonics); lengthen transient (--transient) or raise "
+            "the harmonics") from None
+    return continue_torus(disc, Z, None, lam_min=lam_min, lam_max=lam_max, max_steps=max_steps, step=step,
+                          max_step=max_step, xtol=xtol, info=dict(info, start="simulation"), errors=errors,
+                          stability=stability, direction=direction)

@@ -19,13 +19,15 @@ compared with the tolerance (:class:`_Segment`, the engine's ``progress`` callba
 
 * above it, the step is removed and the run stops at the last good point; the count grows to
   what the estimates say (the truncation error decays like ``rho^H``, ``rho`` the point's
-  measured ``decay_rate``: ``H' = H + log(tol / err) / log(rho)`` plus a margin, at least
-  ``1.25 H``, :func:`needed_harmonics`; twice the samples where the aliasing is above its
-  share), the point is padded with zero harmonics (the same orbit), corrected by Newton on the
-  hyperplane orthogonal to its padded tangent and continued: a new ANM series at the new size;
-* far below it (under ``tol / 50`` at 4 step ends in a row), the run stops there and the count
+  measured ``decay_rate``: ``H' = H + log(tol / (2 err)) / log(rho)`` plus a margin, at least
+  ``1.15 H``, :func:`needed_harmonics`; twice the samples, for the rest of the branch, where
+  the aliasing is above its share), the point is padded with zero harmonics (the same
+  orbit), corrected by Newton on the hyperplane orthogonal to its padded tangent and
+  continued: a new ANM series at the new size;
+* far below it (under ``tol / 50`` at 3 step ends in a row), the run stops there and the count
   shrinks to the one whose extrapolated error is ``tol / 10`` (:func:`shrunk_harmonics`: at
-  least 4 fewer, never below 8); the point is truncated, corrected and continued.
+  least 4 fewer and at most 0.8 H, never below 8); the point is truncated, corrected and
+  continued.
 
 The count stops at :data:`HARMONICS_MAX` (a stick-slip as sharp as the LuGre belt's asks for
 several hundred harmonics, where the collocation is the better method; the message says the
@@ -43,7 +45,9 @@ import math
 import numpy as np
 
 from ..discretizations._aft import default_n_t
-from ..discretizations._error import orbit_errors
+from ..discretizations._error import ERROR_COLUMNS, _AFTErrors, _MeshErrors, orbit_errors
+from ..errors import ConvergenceError
+from ..discretizations._hbm import fast_length
 from ..results._branch import Branch
 
 __all__ = ["attach_accuracy", "error_of", "adaptive_branch", "stitch_segments",
@@ -56,6 +60,9 @@ HARMONICS_FIRST, HARMONICS_MAX = 30, 100
 GROWTH, MARGIN = 1.15, 4
 #: the growth aims at this share of the tolerance
 GROW_TO = 2.0
+#: the growth of the AFT samples where the aliasing estimate is above its share (rounded up to a
+#: fast FFT length)
+OVERSAMPLING = 2
 #: the share of the tolerance left to the truncation (the rest to the aliasing)
 TRUNCATION_SHARE = 0.5
 #: a decay per harmonic above this is taken as none measured (the count then grows by half)
@@ -183,16 +190,19 @@ class _Segment:
         self.disc, self.tol = disc, tolerance
         self.may_grow, self.may_shrink = may_grow, may_shrink
         self.cols = {}                # recorder index of a step end -> its estimates
+        self._one = None              # the estimator of ``disc`` (its 2H balance), built once
         self.decision = None          # ("grow" | "shrink", estimates of the deciding point)
 
     def __call__(self, rec):
         i = len(rec.points) - 1
         if not rec.step_ends or rec.step_ends[-1] != i or i in self.cols:
             return
-        one = orbit_errors(self.disc, rec.points[i][None, :], rec.tangents[i][None, :])
+        if self._one is None:
+            self._one = point_errors(self.disc)
+        one = self._one(rec.points[i], rec.tangents[i])
         if not one:
             return
-        self.cols[i] = {k: float(v[0]) for k, v in one.items()}
+        self.cols[i] = one
         err = self.cols[i]["err_trunc"] + self.cols[i]["err_alias"]
         if self.may_grow and err > self.tol and len(rec.step_ends) > 1:
             self.decision = ("grow", self.cols.pop(i))
@@ -214,6 +224,25 @@ class _Segment:
     def _stop(rec, why):
         rec.done = True
         rec.status, rec.message = "max_steps", f"segment end: {why}"
+
+
+def point_errors(disc):
+    """``errors(Z, t) -> dict`` of one point, as :func:`orbit_errors` forms them (NaN where it
+    cannot), with the estimator of ``disc`` built once (``orbit_errors`` builds it per call)."""
+    names = ERROR_COLUMNS.get(getattr(disc, "kind", None))
+    if names is None or getattr(disc, "H", 1) == 0 or getattr(disc, "nu", 1) != 1:
+        return lambda Z, t: {}
+    one = _AFTErrors(disc) if disc.kind == "aft" else _MeshErrors(disc)
+
+    def errors(Z, t):
+        out = dict.fromkeys(names, math.nan)
+        try:
+            values = one(Z, t)
+        except (ConvergenceError, ValueError, np.linalg.LinAlgError, FloatingPointError):
+            return out
+        out.update({k: float(v) if np.isfinite(v) else math.nan for k, v in values.items()})
+        return out
+    return errors
 
 
 def _drop_last_step(rec):
@@ -276,12 +305,15 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
     """
     H, oversampling = int(harmonics_first), 1
     disc, Z, direction = start_at(H, None)
+    start = None              # the estimates of a grown segment's start: its previous end's
     segments, record, steps = [], [], 0
     note = ""
     while True:
         check = _Segment(disc, tolerance, may_grow=H < HARMONICS_MAX, may_shrink=H > HARMONICS_LEAST)
         seg = run_segment(disc, Z, direction, max(1, max_steps - steps), check)
         steps += int(seg.counters.get("steps", 0))
+        if start is not None:
+            check.cols.setdefault(0, start)
         seg.accuracy = _segment_accuracy(seg, check.cols)
         segments.append(seg)
         err = error_of(seg.accuracy)
@@ -295,12 +327,15 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
             break
         what, info = check.decision
         record[-1]["next"] = what
+        # a padded orbit is the same orbit, whose error is at most what it was accepted with
+        last = len(seg) - 1
+        start = check.cols.get(last) if what == "grow" else None
         if what == "grow":
             H2 = needed_harmonics(H, info, tolerance)
             # the aliasing falls with the samples: twice the samples where it is above its share
             # (they stay doubled: the orbits only sharpen where the count grows)
             if info["err_alias"] > (1 - TRUNCATION_SHARE) * tolerance:
-                oversampling *= 2
+                oversampling *= OVERSAMPLING
             if H2 > HARMONICS_MAX:
                 note = (f"; the estimated orbit error {info['err_trunc'] + info['err_alias']:.1e} would need "
                         f"about {H2} harmonics (above {HARMONICS_MAX}) near {seg.param[-1]:.6g}: give "
@@ -308,7 +343,7 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
             H2 = min(H2, HARMONICS_MAX)
         else:
             H2, info = info
-        n_t = oversampling * default_n_t(H2, disc._analytic(disc.model))
+        n_t = fast_length(math.ceil(oversampling * default_n_t(H2, disc._analytic(disc.model))))
         record[-1].update(at={k: float(v) for k, v in info.items()})
         Zend, tend = seg.solutions[-1], seg.tangents[-1]
         direction = disc.resize(tend, H2, n_t=n_t)[1]
@@ -347,7 +382,7 @@ def stitch_segments(segments):
     """One Branch of consecutive segments (each starts at the previous one's end point).
 
     The solutions and tangents are stored zero-padded to the largest harmonic count (the same
-    orbits) and the columns recomputed from them; the first point of each later segment (its
+    orbits; the harmonic columns padded with zero amplitudes); the first point of each later segment (its
     start, the previous end) is dropped; the special points, stability columns, validity,
     estimates (``accuracy["harmonics"]``: each point's count), step ends and counters of the
     segments are carried over; status and message are the last segment's.
@@ -370,9 +405,26 @@ def stitch_segments(segments):
             sp.solution = _padded(sp.solution, s.discretization.H, disc)[0]
             sp.data.setdefault("harmonics", int(s.discretization.H))
             special.append(sp)
-    keys = set().union(*(s.validity for s in segments))
-    validity = ({k: np.concatenate([np.asarray(s.validity.get(k, np.full(len(s), np.nan)))[a:] for s, a in parts])
-                 for k in keys} if all(s.validity for s in segments) else None)
+    def joined(get, width=None):
+        """The per-point arrays ``get(segment)`` of the segments, joined (zero-padded to
+        ``width`` columns: the amplitudes and phases of the harmonics a segment has not)."""
+        blocks = []
+        for s, a in parts:
+            v = np.asarray(get(s))[a:]
+            if width is not None and v.shape[1] < width:
+                v = np.hstack([v, np.zeros((len(v), width - v.shape[1]))])
+            blocks.append(v)
+        return np.concatenate(blocks)
+
+    states = segments[0].states
+    per_state = {name: {x: joined(lambda s, x=x: getattr(s, name)[x]) for x in states}
+                 for name in ("ptp", "min", "max", "mean", "rms")}
+    harmonic = {name: {x: joined(lambda s, x=x: getattr(s, name)[x], disc.H) for x in states}
+                for name in ("amplitude", "phase") if all(getattr(s, name) for s in segments)}
+    keys = set.intersection(*(set(s.validity) for s in segments))
+    validity = {k: joined(lambda s, k=k: s.validity[k]) for k in keys}
+    keys = set.intersection(*(set(s.dissipation) for s in segments))
+    dissipation = {k: joined(lambda s, k=k: s.dissipation[k]) for k in keys}
     counters = {}
     for s in segments:
         for k, v in s.counters.items():
@@ -380,8 +432,14 @@ def stitch_segments(segments):
     last = segments[-1]
     prov = dict(last.provenance)
     prov["sizes"] = dict(big.provenance.get("sizes", {}))
-    br = Branch.from_solutions(disc, sols, tans, validity=validity, special=special, counters=counters,
-                               status=last.status, message=last.message, success=last.success, provenance=prov)
+    # the columns of the padded orbits are the segments' own (the same orbits)
+    br = Branch(kind=big.kind, states=states, variables=big.variables, harmonics=disc.H,
+                index_omega=big.index_omega, solutions=sols, tangents=tans,
+                param=joined(lambda s: s.param), omega=joined(lambda s: s.omega),
+                ptp=per_state["ptp"], vmin=per_state["min"], vmax=per_state["max"], mean=per_state["mean"],
+                rms=per_state["rms"], amplitude=harmonic.get("amplitude"), phase=harmonic.get("phase"),
+                dissipation=dissipation, validity=validity, special=special, counters=counters,
+                status=last.status, message=last.message, success=last.success, provenance=prov)
     br.discretization = disc
     br.options = last.options
     br.amplitude_weights = getattr(big, "amplitude_weights", None)

@@ -45,7 +45,7 @@ import math
 import numpy as np
 
 from ..discretizations._aft import default_n_t
-from ..discretizations._error import ERROR_COLUMNS, _AFTErrors, _MeshErrors, orbit_errors
+from ..discretizations._error import ERROR_COLUMNS, _AFTErrors, orbit_errors
 from ..errors import ConvergenceError
 from ..discretizations._hbm import fast_length
 from ..results._branch import Branch
@@ -228,18 +228,18 @@ class _Segment:
 
 def point_errors(disc):
     """``errors(Z, t) -> dict`` of one point, as :func:`orbit_errors` forms them (NaN where it
-    cannot), with the estimator of ``disc`` built once (``orbit_errors`` builds it per call)."""
-    names = ERROR_COLUMNS.get(getattr(disc, "kind", None))
-    if names is None or getattr(disc, "H", 1) == 0 or getattr(disc, "nu", 1) != 1:
-        return lambda Z, t: {}
-    one = _AFTErrors(disc) if disc.kind == "aft" else _MeshErrors(disc)
+    cannot); for the AFT (the adaptive count's discretization) with its estimator built once
+    (``orbit_errors`` builds it, a balance of ``2H`` harmonics, per call)."""
+    if disc.kind != "aft" or disc.H == 0 or disc.nu != 1:
+        return lambda Z, t: {k: float(v[0]) for k, v in orbit_errors(disc, Z[None, :], t[None, :]).items()}
+    one = _AFTErrors(disc)
 
     def errors(Z, t):
-        out = dict.fromkeys(names, math.nan)
+        out = dict.fromkeys(ERROR_COLUMNS["aft"], math.nan)
         try:
             values = one(Z, t)
         except (ConvergenceError, ValueError, np.linalg.LinAlgError, FloatingPointError):
-            return out
+            return out           # as orbit_errors: no estimate (a singular bordered Jacobian)
         out.update({k: float(v) if np.isfinite(v) else math.nan for k, v in values.items()})
         return out
     return errors
@@ -310,7 +310,20 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
     note = ""
     while True:
         check = _Segment(disc, tolerance, may_grow=H < HARMONICS_MAX, may_shrink=H > HARMONICS_LEAST)
-        seg = run_segment(disc, Z, direction, max(1, max_steps - steps), check)
+        try:
+            seg = run_segment(disc, Z, direction, max(1, max_steps - steps), check)
+        except (ConvergenceError, KeyboardInterrupt) as exc:
+            if not segments:
+                raise
+            # the new count's start did not converge (or Ctrl-C before its first point): the
+            # segments so far are the branch
+            last = segments[-1]
+            last.success = False
+            last.status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+            last.message = (f"interrupted at {last.param[-1]:.10g}; the branch so far is kept"
+                            if isinstance(exc, KeyboardInterrupt) else
+                            f"the continuation at {H} harmonics could not start from {last.param[-1]:.10g}: {exc}")
+            break
         steps += int(seg.counters.get("steps", 0))
         if start is not None:
             check.cols.setdefault(0, start)

@@ -1,14 +1,17 @@
 """The adaptive harmonic count (issue 26 item 2): accuracy met and CPU against the fixed H = 30.
 
 For the seed-000 belt (n = 10, FN = 5, Vb from 0.05 to 12) and the tanh x exp belt
-(examples/tanh_exp_belt.py, vb from 0.1 to 1.5), from the first Hopf point:
+(examples/tanh_exp_belt.py, vb from 1.5 down to 0.1), from the first Hopf point:
 
 * the CPU (user + system) of the whole ``frictionkit continue ... --from-hopf 1 -q`` process
   without ``--harmonics`` (the adaptive count for the error tolerance 1e-6) and with ``-H 30``
   (the fixed default before issue 26), read with ``getrusage(RUSAGE_CHILDREN)`` around each
   child, the two commands alternating, medians over ``ROUNDS`` (a run before the rounds fills
   the build cache);
-* the H the adaptive branch chose and its largest estimated orbit error;
+* the H the adaptive branch chose along itself (smallest and largest, and each segment's H and
+  parameter range) and its largest estimated orbit error;
+* the fold of cycles of each branch against AUTO-07p's (NTST 100 and 200 agree to all printed
+  digits, README "Comparison with AUTO-07p", ``benchmarks/bench_auto.py``): relative error;
 * the relative error of the period at ``CHECKS`` points of each branch (evenly spread step
   ends) against the same orbit corrected at fixed parameter with ``H_REF`` harmonics and
   twice the default samples: the adaptive branch's and the fixed H = 30 branch's.
@@ -35,10 +38,11 @@ H_REF = 150
 EXE = str(Path(sys.executable).with_name("frictionkit"))
 CASES = {
     "belt": dict(cli=["belt", "--param", "Vb", "--start", "0.05", "--stop", "12", "--set", "n=10", "FN=5"],
-                 model=("belt", "Vb", dict(n=10, FN=5)), range=(0.05, 12.0)),
-    "tanh_exp_belt": dict(cli=[str(ROOT / "examples" / "tanh_exp_belt.py"), "--param", "vb", "--start", "0.1",
-                               "--stop", "1.5"],
-                          model=(str(ROOT / "examples" / "tanh_exp_belt.py"), "vb", {}), range=(0.1, 1.5)),
+                 model=("belt", "Vb", dict(n=10, FN=5)), range=(0.05, 12.0), auto_fold=10.2874838639),
+    "tanh_exp_belt": dict(cli=[str(ROOT / "examples" / "tanh_exp_belt.py"), "--param", "vb", "--start", "1.5",
+                               "--stop", "0.1"],
+                          model=(str(ROOT / "examples" / "tanh_exp_belt.py"), "vb", {}), range=(1.5, 0.1),
+                          auto_fold=0.98434561264),
 }
 
 
@@ -88,10 +92,14 @@ def main() -> dict:
                 _, br = run_continuation(model, lo, hi, start="hopf", harmonics=H, progress=False,
                                          echo=lambda *a: None)
                 errs = _period_errors(br)
+                folds = [sp.param for sp in br.special_points("fold")]
                 per[label] = dict(harmonics=int(br.discretization.H), n_t=int(br.discretization.n_t),
+                                  harmonics_range=[int(np.min(br.accuracy["harmonics"])),
+                                                   int(np.max(br.accuracy["harmonics"]))],
+                                  folds=folds, fold_error=[abs(f / case["auto_fold"] - 1) for f in folds],
                                   worst_estimated_error=float(np.nanmax(error_of(br.accuracy))),
                                   worst_period_error=max(e["period_error"] for e in errs), periods=errs,
-                                  search=br.provenance.get("adaptive_harmonics"))
+                                  segments=(br.provenance.get("adaptive_harmonics") or {}).get("segments"))
             res[name] = dict(cpu_s=times, cpu_median_s=med, cpu_ratio=med["adaptive"] / med["fixed_h30"],
                              **per)
     return res

@@ -10,19 +10,33 @@ inside a step lie on the same series); a point inside a step takes the larger es
 step's two ends.  :func:`error_of` is the orbit error the tolerance is compared with:
 ``err_trunc + err_alias`` (harmonic balance) or ``err_mesh`` (collocation).
 
-:func:`adaptive_periodic_branch` chooses the harmonic count of an AFT branch for a tolerance
-(default 1e-6 relative on the orbit, option ``error_tolerance``): the branch is continued at
-:data:`HARMONICS_FIRST` harmonics; where its worst estimated error exceeds the tolerance the
-count is grown to what the estimates say (the truncation error decays like ``rho^H``, ``rho``
-each point's measured ``decay_rate``: ``H' = H + log(tol / err) / log(rho)`` plus a margin,
-:func:`needed_harmonics`) and the branch is continued again from its start at that count, until
-the worst estimate meets the tolerance or :data:`HARMONICS_MAX` is reached; a count asked
-for past :data:`HARMONICS_MAX` is not run (the branch so far is kept, and its message says the
-error reached and the count it would need: a stick-slip as sharp as the LuGre belt's asks for
-several hundred harmonics, where the collocation is the better method).  Where the estimate is far below the tolerance the
-first count is kept (no shrinking: the count is one for the whole branch, so that every
-saved file, restart, plot and export reads it as before).  What is not done: a harmonic
-count that changes along one branch (restarting the ANM series at a new size mid-branch).
+:func:`adaptive_branch` chooses the harmonic count of an AFT branch for a tolerance (default
+1e-6 relative on the orbit, option ``error_tolerance``) and changes it along the branch.  The
+branch is continued in segments, each one engine run (``drivers.continuation`` with its
+analysis passes) at one count, started at :data:`HARMONICS_FIRST`.  After every step the
+estimates of the step's end are formed (the cost :func:`attach_accuracy` has anyway) and
+compared with the tolerance (:class:`_Segment`, the engine's ``progress`` callback):
+
+* above it, the step is removed and the run stops at the last good point; the count grows to
+  what the estimates say (the truncation error decays like ``rho^H``, ``rho`` the point's
+  measured ``decay_rate``: ``H' = H + log(tol / (2 err)) / log(rho)`` plus a margin, at least
+  ``1.15 H``, :func:`needed_harmonics`; twice the samples, for the rest of the branch, where
+  the aliasing is above its share), the point is padded with zero harmonics (the same
+  orbit), corrected by Newton on the hyperplane orthogonal to its padded tangent and
+  continued: a new ANM series at the new size;
+* far below it (under ``tol / 50`` at 3 step ends in a row), the run stops there and the count
+  shrinks to the one whose extrapolated error is ``tol / 10`` (:func:`shrunk_harmonics`: at
+  least 4 fewer and at most 0.8 H, never below 8); the point is truncated, corrected and
+  continued.
+
+The count stops at :data:`HARMONICS_MAX` (a stick-slip as sharp as the LuGre belt's asks for
+several hundred harmonics, where the collocation is the better method; the message says the
+count the estimates ask for).  The segments are stitched into one Branch
+(:func:`stitch_segments`): the solutions zero-padded to the largest count (a padded harmonic
+vector is the same orbit, so saved files, restarts, plots, exports and the curves of two
+parameters read it as a branch of that count), ``accuracy["harmonics"]`` the count each point
+was computed with; the special points (folds, Hopf, branch points, period doublings, ...) and
+the stability columns are those of their segment, located at its count.
 """
 from __future__ import annotations
 
@@ -30,15 +44,25 @@ import math
 
 import numpy as np
 
-from ..discretizations._error import orbit_errors
+from ..discretizations._aft import default_n_t
+from ..discretizations._error import ERROR_COLUMNS, _AFTErrors, orbit_errors
+from ..errors import ConvergenceError
+from ..discretizations._hbm import fast_length
+from ..results._branch import Branch
 
-__all__ = ["attach_accuracy", "error_of", "adaptive_periodic_branch", "HARMONICS_FIRST", "HARMONICS_MAX"]
+__all__ = ["attach_accuracy", "error_of", "adaptive_branch", "stitch_segments",
+           "HARMONICS_FIRST", "HARMONICS_MAX"]
 
 #: first harmonic count of the adaptive search, and its ceiling
 HARMONICS_FIRST, HARMONICS_MAX = 30, 100
 #: the least growth of the count when the tolerance is not met, and the margin of the
 #: extrapolated count (harmonics added to what the decay rate predicts)
-GROWTH, MARGIN = 1.25, 4
+GROWTH, MARGIN = 1.15, 4
+#: the growth aims at this share of the tolerance
+GROW_TO = 2.0
+#: the growth of the AFT samples where the aliasing estimate is above its share (rounded up to a
+#: fast FFT length)
+OVERSAMPLING = 2
 #: the share of the tolerance left to the truncation (the rest to the aliasing)
 TRUNCATION_SHARE = 0.5
 #: a decay per harmonic above this is taken as none measured (the count then grows by half)
@@ -92,7 +116,8 @@ def summary(br, tolerance=None):
     if "err_trunc" in acc:
         parts.append(f"truncation {np.nanmax(acc['err_trunc']):.1e}, aliasing {np.nanmax(acc['err_alias']):.1e}")
     if "harmonics" in acc:
-        parts.append(f"H = {int(acc['harmonics'][0])}")
+        lo, hi = int(np.nanmin(acc["harmonics"])), int(np.nanmax(acc["harmonics"]))
+        parts.append(f"H = {lo}" if lo == hi else f"H = {lo}..{hi} along the branch")
     line = "  accuracy: " + "; ".join(parts)
     if tolerance is not None and worst > tolerance:
         line += f"  (above the tolerance {tolerance:g}"
@@ -100,81 +125,357 @@ def summary(br, tolerance=None):
     return line
 
 
-def needed_harmonics(H, accuracy, tolerance):
-    """The harmonic count the estimates ask for ``tolerance`` (module docstring).
+def needed_harmonics(H, info, tolerance):
+    """The harmonic count the estimates ``info`` of a failing point ask for (module docstring).
 
-    Each point whose truncation error ``err_trunc`` is above :data:`TRUNCATION_SHARE` of the
-    tolerance (the rest is left to the aliasing) is a failing point; its truncation error is extrapolated with the geometric decay ``rho``
-    (``decay_rate``) of its retained spectrum: ``H + log(tol / err) / log(rho) + MARGIN``
-    (``1.5 H`` where ``rho`` is above :data:`RHO_MAX`: no measurable decay); the count is the
-    90th percentile of these over the failing points (one point whose spectrum is not yet
-    geometric does not set it: the next branch's estimates are checked again), at least
-    ``GROWTH H``.
+    Its truncation error ``err_trunc``, where above :data:`TRUNCATION_SHARE` of the tolerance
+    (the rest is left to the aliasing), is extrapolated with the geometric decay ``rho``
+    (``decay_rate``) of its retained spectrum to that share over :data:`GROW_TO` (a margin
+    for the orbit that keeps sharpening past the point): ``H + log(share / (GROW_TO err)) /
+    log(rho) + MARGIN``, ``1.5 H`` where ``rho`` is above :data:`RHO_MAX` (no measurable
+    decay), at least ``GROWTH H``; ``H`` where the truncation meets its share (the aliasing
+    failed: the samples grow, :func:`adaptive_branch`).
     """
-    err = np.asarray(accuracy["err_trunc"], dtype=float)
-    bad = np.isfinite(err) & (err > TRUNCATION_SHARE * tolerance)
-    if not np.any(bad):
+    err, share = float(info["err_trunc"]), TRUNCATION_SHARE * tolerance
+    if not err > share:
         return H
-    tolerance = TRUNCATION_SHARE * tolerance
-    rho = np.asarray(accuracy["decay_rate"], dtype=float)[bad]
-    e = err[bad]
-    ok = (rho > 0) & (rho <= RHO_MAX)
-    each = np.full(len(e), math.ceil(1.5 * H), dtype=float)
-    each[ok] = H + np.ceil(np.log(tolerance / e[ok]) / np.log(rho[ok])) + MARGIN
-    return max(math.ceil(GROWTH * H), int(np.ceil(np.percentile(each, 90))))
+    rho = float(info["decay_rate"])
+    if not 0 < rho <= RHO_MAX:
+        return math.ceil(1.5 * H)
+    extra = math.ceil(math.log(share / (GROW_TO * err)) / math.log(rho)) + MARGIN
+    return max(math.ceil(GROWTH * H), H + extra)
 
 
-def adaptive_periodic_branch(branch_at, tolerance, harmonics_first=HARMONICS_FIRST):
-    """The branch at the harmonic count ``tolerance`` asks for (module docstring).
+#: a segment's estimates far below the tolerance: below ``tolerance / SHRINK_BELOW`` at
+#: :data:`SHRINK_STEPS` step ends in a row the count may shrink, to the count whose
+#: extrapolated error is ``tolerance / SHRINK_TO`` (at least :data:`SHRINK_LEAST` fewer
+#: harmonics, never below :data:`HARMONICS_LEAST`)
+SHRINK_BELOW, SHRINK_STEPS, SHRINK_TO, SHRINK_LEAST = 50.0, 3, 10.0, 4
+#: ... and to at most this share of the count (a smaller saving is not worth a new segment)
+SHRINK_FACTOR = 0.8
+HARMONICS_LEAST = 8
+
+
+def shrunk_harmonics(H, accuracy, tolerance):
+    """The smaller count the estimates allow, or ``H`` (module docstring).
+
+    Each point's truncation error is extrapolated down with its decay rate ``rho``:
+    ``H - log(tol / (SHRINK_TO err)) / log(1 / rho)`` (the error grows by ``1 / rho`` per
+    harmonic removed); the largest over the points, plus :data:`MARGIN`; ``H`` where a rate is
+    not measured or the saving is under :data:`SHRINK_LEAST` harmonics.
+    """
+    # an estimate at the rounding level (0) says nothing: the tail's share of the norm then
+    err = np.fmax(np.asarray(accuracy["err_trunc"], dtype=float), np.asarray(accuracy["err_decay"], dtype=float))
+    rho = np.asarray(accuracy["decay_rate"], dtype=float)
+    if not len(err) or not np.all(np.isfinite(err) & np.isfinite(rho) & (rho > 0) & (rho <= RHO_MAX)):
+        return H
+    target = tolerance / SHRINK_TO * TRUNCATION_SHARE
+    drop = np.floor(np.log(target / np.maximum(err, 1e-300)) / np.log(1.0 / rho))
+    H2 = max(HARMONICS_LEAST, int(H - np.min(drop)) + MARGIN)
+    return H2 if H2 <= min(H - SHRINK_LEAST, SHRINK_FACTOR * H) else H
+
+
+class _Segment:
+    """The per-step check of one segment (the engine's ``progress`` callback).
+
+    At every step end the estimates of the new point are formed (one LU of the balance, the
+    cost :func:`attach_accuracy` has) and kept; a step end above the tolerance removes its
+    step from the recorder (the last good point stays the segment's end) and stops the run
+    (``recorder.done``: the engine polls it before every step, ``engine/_recorder.py``);
+    :data:`SHRINK_STEPS` step ends far below it stop the run at the last one.  The stop is
+    recorded as ``status = "max_steps"`` so that the folds and the analysis of the segment
+    are done as for a run out of steps; the caller stitches the segments."""
+
+    def __init__(self, disc, tolerance, may_grow, may_shrink):
+        self.disc, self.tol = disc, tolerance
+        self.may_grow, self.may_shrink = may_grow, may_shrink
+        self.cols = {}                # recorder index of a step end -> its estimates
+        self._one = None              # the estimator of ``disc`` (its 2H balance), built once
+        self.decision = None          # ("grow" | "shrink", estimates of the deciding point)
+
+    def __call__(self, rec):
+        i = len(rec.points) - 1
+        if not rec.step_ends or rec.step_ends[-1] != i or i in self.cols:
+            return
+        if self._one is None:
+            self._one = point_errors(self.disc)
+        one = self._one(rec.points[i], rec.tangents[i])
+        if not one:
+            return
+        self.cols[i] = one
+        err = self.cols[i]["err_trunc"] + self.cols[i]["err_alias"]
+        if self.may_grow and err > self.tol and len(rec.step_ends) > 1:
+            self.decision = ("grow", self.cols.pop(i))
+            _drop_last_step(rec)
+            self._stop(rec, f"estimated error {err:.1e} above the tolerance")
+            return
+        ends = rec.step_ends[-SHRINK_STEPS:]
+        if (self.may_shrink and not rec.done and len(rec.step_ends) > SHRINK_STEPS
+                and all(j in self.cols for j in ends)):
+            last = {k: np.array([self.cols[j][k] for j in ends]) for k in self.cols[i]}
+            if np.all(last["err_trunc"] + last["err_alias"] < self.tol / SHRINK_BELOW):
+                H2 = shrunk_harmonics(self.disc.H, last, self.tol)
+                if H2 < self.disc.H:
+                    worst = {k: float(np.max(v)) for k, v in last.items()}
+                    self.decision = ("shrink", (H2, worst))
+                    self._stop(rec, f"estimated error below {self.tol / SHRINK_BELOW:.1e}")
+
+    @staticmethod
+    def _stop(rec, why):
+        rec.done = True
+        rec.status, rec.message = "max_steps", f"segment end: {why}"
+
+
+def point_errors(disc):
+    """``errors(Z, t) -> dict`` of one point, as :func:`orbit_errors` forms them (NaN where it
+    cannot); for the AFT (the adaptive count's discretization) with its estimator built once
+    (``orbit_errors`` builds it, a balance of ``2H`` harmonics, per call)."""
+    if disc.kind != "aft" or disc.H == 0 or disc.nu != 1:
+        return lambda Z, t: {k: float(v[0]) for k, v in orbit_errors(disc, Z[None, :], t[None, :]).items()}
+    one = _AFTErrors(disc)
+
+    def errors(Z, t):
+        out = dict.fromkeys(ERROR_COLUMNS["aft"], math.nan)
+        try:
+            values = one(Z, t)
+        except (ConvergenceError, ValueError, np.linalg.LinAlgError, FloatingPointError):
+            return out           # as orbit_errors: no estimate (a singular bordered Jacobian)
+        out.update({k: float(v) if np.isfinite(v) else math.nan for k, v in values.items()})
+        return out
+    return errors
+
+
+def _drop_last_step(rec):
+    """Remove the recorder's last step (its end and the series points inside it)."""
+    k = rec.step_ends[-2]
+    del rec.points[k + 1:], rec.tangents[k + 1:]
+    del rec.step_ends[-1]
+    rec.det_signs = {i: s for i, s in rec.det_signs.items() if i <= k}
+    rec.special = [s for s in rec.special if s.index <= k]
+    rec.fold_guesses = [g for g in rec.fold_guesses if g[1] <= k]
+
+
+def _segment_accuracy(seg, cols):
+    """The estimate columns of a segment from the step ends' estimates ``cols`` (a point inside
+    a step: the larger of its step's two ends, as :func:`attach_accuracy`)."""
+    disc, n = seg.discretization, len(seg)
+    ends = [i for i in _ends(seg) if i < n]
+    missing = [i for i in ends if i not in cols]
+    if missing:
+        extra = orbit_errors(disc, seg.solutions, seg.tangents, points=missing)
+        for i in missing:
+            cols[i] = {k: float(v[i]) for k, v in extra.items()}
+    names = next(iter(cols.values())).keys() if cols else ()
+    out = {}
+    for name in names:
+        v = np.full(n, np.nan)
+        for i in ends:
+            v[i] = cols[i][name]
+        for a, b in zip(ends[:-1], ends[1:]):
+            if b > a + 1:
+                v[a + 1:b] = np.fmax(v[a], v[b])
+        out[name] = v
+    out["harmonics"] = np.full(n, float(disc.H))
+    return out
+
+
+def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first=HARMONICS_FIRST):
+    """A periodic AFT branch whose harmonic count changes along it (module docstring).
 
     Parameters
     ----------
-    branch_at : callable
-        ``branch_at(H, oversampling) -> Branch``: the whole branch at ``H`` harmonics and
-        ``oversampling`` times the default AFT samples of ``H``, its accuracy attached
-        (:func:`attach_accuracy`, the default of ``continuation``), without the analysis passes
-        (the caller runs them on the branch kept).
+    start_at : callable
+        ``start_at(H, n_t) -> (disc, Z, direction)``: the first point of the branch at ``H``
+        harmonics (``n_t`` samples, None for the default).
+    run_segment : callable
+        ``run_segment(disc, Z, direction, max_steps, check) -> Branch``: the continuation
+        (``drivers.continuation`` with its analysis passes and without the error estimates)
+        from ``Z`` with ``check`` called after every step (it may stop the run).
     tolerance : float
         Relative error of the orbit to meet.
-    harmonics_first : int
+    max_steps : int
+        The step budget of the whole branch.
 
     Returns
     -------
     Branch
-        The last branch, with ``provenance["adaptive_harmonics"]``: the tolerance and, for each
-        count tried, the worst estimated error; the LU factorizations of the discarded
-        branches in ``counters["harmonics_search_factorizations"]``.
+        The segments stitched (:func:`stitch_segments`), with ``accuracy["harmonics"]`` per
+        point and ``provenance["adaptive_harmonics"]``: the tolerance and each segment's
+        harmonic count, parameter range and worst estimate.
     """
     H, oversampling = int(harmonics_first), 1
-    tried, spent = [], 0
+    disc, Z, direction = start_at(H, None)
+    start = None              # the estimates of a grown segment's start: its previous end's
+    segments, record, steps = [], [], 0
+    note = ""
     while True:
-        br = branch_at(H, oversampling)
-        err = error_of(br.accuracy)
+        check = _Segment(disc, tolerance, may_grow=H < HARMONICS_MAX, may_shrink=H > HARMONICS_LEAST)
+        try:
+            seg = run_segment(disc, Z, direction, max(1, max_steps - steps), check)
+        except (ConvergenceError, KeyboardInterrupt) as exc:
+            if not segments:
+                raise
+            # the new count's start did not converge (or Ctrl-C before its first point): the
+            # segments so far are the branch
+            last = segments[-1]
+            last.success = False
+            last.status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+            last.message = (f"interrupted at {last.param[-1]:.10g}; the branch so far is kept"
+                            if isinstance(exc, KeyboardInterrupt) else
+                            f"the continuation at {H} harmonics could not start from {last.param[-1]:.10g}: {exc}")
+            break
+        steps += int(seg.counters.get("steps", 0))
+        if start is not None:
+            check.cols.setdefault(0, start)
+        seg.accuracy = _segment_accuracy(seg, check.cols)
+        segments.append(seg)
+        err = error_of(seg.accuracy)
         worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
-        tried.append(dict(harmonics=H, oversampling=oversampling, worst_error=worst, points=len(br)))
-        if not worst > tolerance or H >= HARMONICS_MAX or br.status not in ("range", "max_steps", "equilibrium",
-                                                                             "closed"):
+        record.append(dict(harmonics=H, n_t=int(disc.n_t), points=len(seg), worst_error=worst,
+                           start=float(seg.param[0]), end=float(seg.param[-1])))
+        if check.decision is None or seg.status != "max_steps" or steps >= max_steps:
+            if check.decision is not None:
+                seg.status, seg.success = "max_steps", False
+                seg.message = f"step budget exhausted (max_steps = {max_steps})"
             break
-        H2 = needed_harmonics(H, br.accuracy, tolerance)
-        if H2 > HARMONICS_MAX:
-            # no futile rerun: the count the estimates ask for is past the ceiling
-            br.message += (f"; the estimated orbit error {worst:.1e} at H = {H} is above the tolerance "
-                           f"{tolerance:g} and would need about {H2} harmonics (above {HARMONICS_MAX}): give "
-                           "--harmonics, or --method collocation for a sharp stick-slip")
-            tried[-1]["needed"] = H2
-            break
-        # the aliasing falls with the samples, not with H: twice the samples where it is above
-        # its share of the tolerance
-        alias = np.asarray(br.accuracy["err_alias"], dtype=float)
-        if np.any(alias > (1 - TRUNCATION_SHARE) * tolerance):
-            oversampling *= 2
-        elif H2 <= H:
-            break
-        spent += int(br.counters.get("factorizations", 0)) + int(br.counters.get("analysis_factorizations", 0))
-        H = min(max(H, H2), HARMONICS_MAX)
-    br.counters["harmonics_search_factorizations"] = spent
-    br.provenance["adaptive_harmonics"] = dict(tolerance=float(tolerance), tried=tried)
-    if tried[-1]["worst_error"] > tolerance and "needed" not in tried[-1]:
-        br.message += (f"; the estimated orbit error {tried[-1]['worst_error']:.1e} at H = {H} is above the "
-                       f"tolerance {tolerance:g} (the harmonic count stops at {HARMONICS_MAX}; give --harmonics)")
+        what, info = check.decision
+        record[-1]["next"] = what
+        # a padded orbit is the same orbit, whose error is at most what it was accepted with
+        last = len(seg) - 1
+        start = check.cols.get(last) if what == "grow" else None
+        if what == "grow":
+            H2 = needed_harmonics(H, info, tolerance)
+            # the aliasing falls with the samples: twice the samples where it is above its share
+            # (they stay doubled: the orbits only sharpen where the count grows)
+            if info["err_alias"] > (1 - TRUNCATION_SHARE) * tolerance:
+                oversampling *= OVERSAMPLING
+            if H2 > HARMONICS_MAX:
+                note = (f"; the estimated orbit error {info['err_trunc'] + info['err_alias']:.1e} would need "
+                        f"about {H2} harmonics (above {HARMONICS_MAX}) near {seg.param[-1]:.6g}: give "
+                        "--harmonics, or --method collocation for a sharp stick-slip")
+            H2 = min(H2, HARMONICS_MAX)
+        else:
+            H2, info = info
+        n_t = fast_length(math.ceil(oversampling * default_n_t(H2, disc._analytic(disc.model))))
+        record[-1].update(at={k: float(v) for k, v in info.items()})
+        Zend, tend = seg.solutions[-1], seg.tangents[-1]
+        direction = disc.resize(tend, H2, n_t=n_t)[1]
+        disc, Z = disc.resize(Zend, H2, n_t=n_t)
+        direction /= np.linalg.norm(direction)
+        H = H2
+    br = stitch_segments(segments)
+    err = error_of(br.accuracy)
+    worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
+    if not note and worst > tolerance:
+        note = (f"; the estimated orbit error {worst:.1e} is above the tolerance {tolerance:g} (the harmonic "
+                f"count stops at {HARMONICS_MAX}; give --harmonics)")
+    br.message += note
+    br.provenance["adaptive_harmonics"] = dict(tolerance=float(tolerance), segments=record)
+    return br
+
+
+def _padded(rows, H, disc):
+    """Harmonic-balance vectors (rows) of count ``H`` zero-padded to ``disc``'s count."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    if H == disc.H:
+        return rows.copy()
+    n, nh = disc.n, 2 * H + 1
+    out = np.zeros((len(rows), disc.size))
+    for j in range(n):
+        out[:, j * disc.nh:j * disc.nh + nh] = rows[:, j * nh:(j + 1) * nh]
+    out[:, n * disc.nh:] = rows[:, n * nh:]
+    return out
+
+
+#: the per-point arrays of the analysis passes (``analysis/_stability.py``)
+_POINT_ARRAYS = ("multipliers", "max_multiplier", "trivial_multiplier_error", "multiplier_agreement")
+
+
+def stitch_segments(segments):
+    """One Branch of consecutive segments (each starts at the previous one's end point).
+
+    The solutions and tangents are stored zero-padded to the largest harmonic count (the same
+    orbits; the harmonic columns padded with zero amplitudes); the first point of each later segment (its
+    start, the previous end) is dropped; the special points, stability columns, validity,
+    estimates (``accuracy["harmonics"]``: each point's count), step ends and counters of the
+    segments are carried over; status and message are the last segment's.
+    """
+    if len(segments) == 1:
+        return segments[0]
+    big = max(segments, key=lambda s: s.discretization.H)
+    disc = big.discretization
+    parts = [(s, 0 if k == 0 else 1) for k, s in enumerate(segments)]
+    sols = np.vstack([_padded(s.solutions[a:], s.discretization.H, disc) for s, a in parts])
+    tans = np.vstack([_padded(s.tangents[a:], s.discretization.H, disc) for s, a in parts])
+    offsets = np.cumsum([0] + [len(s) - a for s, a in parts])[:-1]
+    shift = [int(o) - a for o, (s, a) in zip(offsets, parts)]        # segment index -> branch index
+    special = []
+    for (s, a), d in zip(parts, shift):
+        for sp in s.special:
+            if sp.index < a:
+                continue
+            sp.index += d
+            sp.solution = _padded(sp.solution, s.discretization.H, disc)[0]
+            sp.data.setdefault("harmonics", int(s.discretization.H))
+            special.append(sp)
+    def joined(get, width=None):
+        """The per-point arrays ``get(segment)`` of the segments, joined (zero-padded to
+        ``width`` columns: the amplitudes and phases of the harmonics a segment has not)."""
+        blocks = []
+        for s, a in parts:
+            v = np.asarray(get(s))[a:]
+            if width is not None and v.shape[1] < width:
+                v = np.hstack([v, np.zeros((len(v), width - v.shape[1]))])
+            blocks.append(v)
+        return np.concatenate(blocks)
+
+    states = segments[0].states
+    per_state = {name: {x: joined(lambda s, x=x: getattr(s, name)[x]) for x in states}
+                 for name in ("ptp", "min", "max", "mean", "rms")}
+    harmonic = {name: {x: joined(lambda s, x=x: getattr(s, name)[x], disc.H) for x in states}
+                for name in ("amplitude", "phase") if all(getattr(s, name) for s in segments)}
+    keys = set.intersection(*(set(s.validity) for s in segments))
+    validity = {k: joined(lambda s, k=k: s.validity[k]) for k in keys}
+    keys = set.intersection(*(set(s.dissipation) for s in segments))
+    dissipation = {k: joined(lambda s, k=k: s.dissipation[k]) for k in keys}
+    counters = {}
+    for s in segments:
+        for k, v in s.counters.items():
+            counters[k] = counters.get(k, 0) + v
+    last = segments[-1]
+    prov = dict(last.provenance)
+    prov["sizes"] = dict(big.provenance.get("sizes", {}))
+    # the columns of the padded orbits are the segments' own (the same orbits)
+    br = Branch(kind=big.kind, states=states, variables=big.variables, harmonics=disc.H,
+                index_omega=big.index_omega, solutions=sols, tangents=tans,
+                param=joined(lambda s: s.param), omega=joined(lambda s: s.omega),
+                ptp=per_state["ptp"], vmin=per_state["min"], vmax=per_state["max"], mean=per_state["mean"],
+                rms=per_state["rms"], amplitude=harmonic.get("amplitude"), phase=harmonic.get("phase"),
+                dissipation=dissipation, validity=validity, special=special, counters=counters,
+                status=last.status, message=last.message, success=last.success, provenance=prov)
+    br.discretization = disc
+    br.options = last.options
+    br.amplitude_weights = getattr(big, "amplitude_weights", None)
+    br.step_ends = sorted({int(i) + d for (s, a), d in zip(parts, shift) for i in s.step_ends if i >= a}
+                          | {0, len(br) - 1})
+    br.det_signs = {int(i) + d: v for (s, a), d in zip(parts, shift)
+                    for i, v in getattr(s, "det_signs", {}).items() if i >= a}
+    br.stable = np.concatenate([s.stable[a:] for s, a in parts])
+    br.accuracy = {k: np.concatenate([np.asarray(s.accuracy.get(k, np.full(len(s), np.nan)))[a:] for s, a in parts])
+                   for k in segments[0].accuracy}
+    for name in _POINT_ARRAYS:
+        have = [getattr(s, name) for s in segments if getattr(s, name) is not None]
+        if not have:
+            continue
+        tail = np.shape(have[0])[1:]
+        dtype = np.asarray(have[0]).dtype
+        blocks = []
+        for s, a in parts:
+            v = getattr(s, name)
+            v = np.full((len(s),) + tail, np.nan, dtype=dtype) if v is None else np.asarray(v)
+            blocks.append(v[a:])
+        setattr(br, name, np.concatenate(blocks))
+    br.stability_method = next((s.stability_method for s in segments if s.stability_method), "")
+    if all(s.motion is not None for s in segments):
+        br.motion = [m for s, a in parts for m in list(s.motion)[a:]]
     return br

@@ -22,10 +22,8 @@ from ._branches import (
     periodic_start_from_simulation,
 )
 from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
-from ._accuracy import HARMONICS_MAX, adaptive_periodic_branch, summary as accuracy_summary
-from ._forced import _analyse, _probe
+from ._accuracy import HARMONICS_MAX, adaptive_branch, summary as accuracy_summary
 from ..engine._options import ContinuationOptions
-from ..discretizations._aft import default_n_t
 from ._orbits import find_periodic_orbit
 
 __all__ = ["run_continuation"]
@@ -201,20 +199,27 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     if start in ("hopf", "simulation") and adaptive:
         opts = _periodic_options(options, method)
         tol = _tolerance(opts)
+        wanted = {k: opts.get(k, True) for k in ("stability", "branch_points")}
+        bar = _Progress(lam_start, lam_stop, "periodic (adaptive H)") if progress else None
+        shown = wrap("periodic branch", bar)
 
-        def branch_at(H, oversampling):
-            disc, Z, direction = start_at(H, None if oversampling == 1 else
-                                          oversampling * default_n_t(H, _analytic_law(model)))
-            bar = _Progress(lam_start, lam_stop, f"periodic H={H}") if progress else None
-            try:
-                return periodic_branch(disc, Z, lo, hi, direction, method=method,
-                                       options=_probe(opts, estimates=True),
-                                       progress=wrap("periodic branch", bar))
-            finally:
-                if bar:
-                    bar.close()
-        per = adaptive_periodic_branch(branch_at, tol)
-        _analyse(per, opts, estimates=False)       # the estimates are the search's own
+        def run_segment(disc, Z, direction, steps, check):
+            def each_step(rec):
+                check(rec)
+                if shown is not None:
+                    shown(rec)
+            return periodic_branch(disc, Z, lo, hi, direction, method=method,
+                                   options=dict(opts, **wanted, max_steps=steps, error_estimates=False),
+                                   progress=each_step)
+        try:
+            per = adaptive_branch(start_at, run_segment, tol, int(opts["max_steps"]))
+        finally:
+            if bar:
+                bar.close()
+        estimates = opts.get("error_estimates", True) is not False
+        per.provenance.setdefault("options", {}).update(wanted, error_estimates=estimates)
+        if not estimates:
+            per.accuracy = {}
         echo(_summary(per) + _accuracy_line(per, tol))
         return eq, per
     if start == "hopf":
@@ -251,11 +256,6 @@ def _periodic_options(options, method):
     if method == "anm":
         opts.setdefault("points_per_step", 4)     # smooth curves, no extra LU
     return opts
-
-
-def _analytic_law(model):
-    """Whether the AFT of ``model`` takes the analytic laws' default samples (``default_n_t``)."""
-    return bool(model.has_taylor) and not model.sampled
 
 
 def _tolerance(opts):

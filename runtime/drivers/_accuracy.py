@@ -85,15 +85,25 @@ def attach_accuracy(br):
     cols = orbit_errors(disc, br.solutions, br.tangents, points=ends)
     if not cols:
         return br.accuracy
-    for name, v in cols.items():
-        # a point inside a step: the larger estimate of its step's two ends
-        for a, b in zip(ends[:-1], ends[1:]):
-            if b > a + 1:
-                v[a + 1:b] = np.fmax(v[a], v[b])
+    _fill_inside(cols, ends)
     if disc.H is not None:
         cols["harmonics"] = np.full(len(br), float(disc.H))
     br.accuracy = cols
     return cols
+
+
+def _fill_inside(cols, ends):
+    """Give the points inside each step (between consecutive ``ends``) the estimates of the
+    step's end with the larger orbit error (:func:`error_of`), every column from that one end:
+    taking the larger of each column separately would add a truncation of one end to an
+    aliasing of the other, more than either end's error."""
+    total = error_of(cols)
+    for a, b in zip(ends[:-1], ends[1:]):
+        if b > a + 1:
+            ea, eb = (total[a], total[b]) if total is not None else (np.nan, np.nan)
+            w = b if (np.isnan(ea) or (not np.isnan(eb) and eb > ea)) else a
+            for v in cols.values():
+                v[a + 1:b] = v[w]
 
 
 def error_of(accuracy):
@@ -271,10 +281,8 @@ def _segment_accuracy(seg, cols):
         v = np.full(n, np.nan)
         for i in ends:
             v[i] = cols[i][name]
-        for a, b in zip(ends[:-1], ends[1:]):
-            if b > a + 1:
-                v[a + 1:b] = np.fmax(v[a], v[b])
         out[name] = v
+    _fill_inside(out, ends)
     out["harmonics"] = np.full(n, float(disc.H))
     return out
 
@@ -367,8 +375,9 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
     err = error_of(br.accuracy)
     worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
     if not note and worst > tolerance:
-        note = (f"; the estimated orbit error {worst:.1e} is above the tolerance {tolerance:g} (the harmonic "
-                f"count stops at {HARMONICS_MAX}; give --harmonics)")
+        why = (f"the harmonic count stops at {HARMONICS_MAX}" if max(r["harmonics"] for r in record) >= HARMONICS_MAX
+               else "on a segment's first step, which the adaptive count keeps")
+        note = f"; the estimated orbit error {worst:.1e} is above the tolerance {tolerance:g} ({why}; give --harmonics)"
     br.message += note
     br.provenance["adaptive_harmonics"] = dict(tolerance=float(tolerance), segments=record)
     return br

@@ -28,8 +28,12 @@ point: ``a``, ``omega`` and the equivalent modal damping ratio
 
 (Krack 2015: a linear structure with modal damping ``C phi = 2 D omega M phi`` is periodic
 exactly at ``xi = 2 D omega``, which ``tests/drivers/test_nonlinear_modes.py`` checks on a
-linear structure against its eigenvalues).  The system is continued by the pseudo-arclength
-Newton engine (the AFT's Taylor kernels do not hold the ``xi`` term: no ANM).  Starting point:
+linear structure against its eigenvalues).  The system is continued by the ANM wherever the
+AFT of the states has it (the model's Taylor kernels, DESIGN §5.0): the EPMC adds to the AFT's
+residual only terms polynomial in the unknowns (``xi v``, the quadratic normalization), so
+its order-p right-hand side is the AFT's plus their Cauchy products
+(:meth:`EPMCSystem.series_rhs`), and one LU serves a whole step; elsewhere (non-analytic laws)
+by pseudo-arclength Newton.  Starting point:
 the linear mode ``mode`` of the linearization at rest (``K phi = omega^2 M phi``, ``M`` given,
 identity by default), at amplitude ``a0``, Newton-corrected.
 
@@ -159,6 +163,7 @@ class EPMCSystem(Discretization):
         self._lam = None if model.forced else model.value(model.continuation)
         self._v_rows = (self.V[:, None] * self.nh + np.arange(self.nh)[None, :]).ravel()
         self.n_residuals = self.n_jacobians = 0
+        self._series_terms = None            # the ANM step's terms in the AFT's layout
         # the kinematic rows x_i' = v_j are the AFT's (the xi term is in the velocities' rows
         # only) and omega sits where the AFT's omega (or lam = omega) does: the engines
         # eliminate them exactly before the LU (contract item 18), as for the AFT
@@ -214,6 +219,64 @@ class EPMCSystem(Discretization):
         J[nc + 1, self.P * self.nh + 2] = 2 * self.M @ s
         J[nc + 1, -1] = -2 * a
         return J
+
+    # -- the ANM (contract item 6) ------------------------------------------------------------
+    @property
+    def supports_anm(self) -> bool:
+        """Whether the ANM can continue the EPMC system: where it can continue the AFT of the
+        states (the model's Taylor kernels; for a forced model loaded with its forcing
+        frequency as parameter, kernels in the forcing phase), the other terms being
+        polynomial in the unknowns."""
+        return self.aft.supports_anm
+
+    def _aft_term(self, Zr, r):
+        """Term ``r`` of the path series (EPMC layout) in the AFT's layout: ``omega_r``, and the
+        model's ``lam_r`` (``omega_r`` where ``lam`` is the forcing frequency, else ``lam`` is
+        fixed: ``lam_0`` at the origin, 0 above)."""
+        U, om, _, _ = self.split(Zr)
+        if self._lam is None:
+            return self.aft.pack(U, om, om)
+        return self.aft.pack(U, om, self._lam if r == 0 else 0.0)
+
+    def series_rhs(self, terms, origin=None):
+        """Order-p right-hand side of the ANM for ``terms = [Z_1..Z_{p-1}]`` about ``origin``:
+        the coefficient of ``a^p`` of the residual with ``Z_p = 0`` (contract item 6).
+
+        Rows of the states: the AFT's (``_aft.AFTDiscretization.series_rhs``: the pointwise
+        Taylor kernels and the ``omega D U`` products) plus the order-p part of ``xi v`` not
+        linear in ``Z_p``, ``sum_{r=1..p-1} xi_r V_{p-r}``; the phase row is linear (0); the
+        normalization ``c^T M c + s^T M s - a^2`` gives ``sum_{r=1..p-1} (c_r^T M c_{p-r} +
+        s_r^T M s_{p-r} - a_r a_{p-r})``.
+        """
+        if not self.supports_anm:
+            self.aft.series_rhs([], origin=None)          # raises: why the ANM cannot
+        if origin is None:
+            raise InputError("the EPMC's ANM right-hand side needs the series origin: "
+                             "call series_rhs(terms, origin=Z0)")
+        p = len(terms) + 1
+        out = np.zeros(self.m)
+        nc = self.n_coef
+        # the terms of one step arrive one more per call: convert only the new ones
+        key = np.ascontiguousarray(origin, dtype=float).tobytes()
+        c = self._series_terms
+        if c is None or c["key"] != key or len(c["aft"]) > len(terms) or (
+                len(c["aft"]) and not np.array_equal(c["raw"][-1], terms[len(c["aft"]) - 1])):
+            c = self._series_terms = dict(key=key, origin=self._aft_term(origin, 0), aft=[], parts=[], raw=[])
+        for r in range(len(c["aft"]) + 1, p):
+            c["aft"].append(self._aft_term(terms[r - 1], r))
+            c["parts"].append(self.split(terms[r - 1]))
+            c["raw"].append(np.array(terms[r - 1], dtype=float))
+        out[:nc] = self.aft.series_rhs(c["aft"][:p - 1], origin=c["origin"])[:nc]
+        parts = c["parts"]
+        norm = 0.0
+        for r in range(1, p):
+            Ur, _, xir, ar = parts[r - 1]
+            Uq, _, _, aq = parts[p - r - 1]
+            out[self._v_rows] += xir * Uq[self.V].ravel()
+            cr, sr, cq, sq = Ur[self.P, 1], Ur[self.P, 2], Uq[self.P, 1], Uq[self.P, 2]
+            norm += cr @ self.M @ cq + sr @ self.M @ sq - ar * aq
+        out[nc + 1] = norm
+        return out
 
     def unpack(self, Z):
         U, om, xi, a = self.split(Z)
@@ -278,7 +341,7 @@ def _start(model, mode, a0, harmonics, mass, n_t):
 
 
 def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tolerance=TOLERANCE, mass=None,
-                   n_t=None, options=None, progress=None):
+                   n_t=None, method=None, options=None, progress=None):
     """The nonlinear mode ``mode`` of a damped structure by the EPMC, from ``a0`` to ``a1``.
 
     Parameters
@@ -300,8 +363,11 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
         Mass matrix of the positions for the normalization (default identity: unit masses).
     n_t : int, optional
         AFT samples per period.
-    options : dict or NewtonOptions, optional
-        Pseudo-arclength options (``max_steps``, ``step``, ``max_step``, ...).
+    method : {None, "anm", "newton"}
+        Continuation engine: default the ANM wherever the model's Taylor kernels allow it
+        (:attr:`EPMCSystem.supports_anm`), else pseudo-arclength Newton.
+    options : dict or ANMOptions or NewtonOptions, optional
+        Engine options (``max_steps``, ``max_lam_step``; Newton: ``step``, ``max_step``, ...).
     progress : callable, optional
 
     Returns
@@ -328,21 +394,34 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
         raise InputError(f"harmonics = {harmonics}: the number of harmonics must be an integer >= 1")
     if not (0 < float(tolerance) < 1):
         raise InputError(f"tolerance = {tolerance}: a relative accuracy between 0 and 1, e.g. 1e-8")
+    if method not in (None, "anm", "newton"):
+        raise InputError(f"method = {method!r}: choose 'anm', 'newton' or None (the ANM where it applies)")
     lo, hi = sorted((a0, a1))
-    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
-    if isinstance(opts, dict):
-        # the first step scaled by the range; the steps then grow with Newton's ease (the
-        # frequency and xi dominate the norm of Z at small amplitudes), the change of the
-        # amplitude per step at most a tenth of the range (a resolved curve)
-        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_lam_step=0.1 * (hi - lo),
-                        step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
-        opts = dict(defaults, **opts, lam_min=lo, lam_max=hi)
     made = {}
+
+    def options_for(engine):
+        opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
+        if not isinstance(opts, dict):
+            return opts
+        # the change of the amplitude per step at most a tenth of the range (a resolved curve);
+        # Newton: the first step scaled by the range, the steps then grow with Newton's ease
+        # (the frequency and xi dominate the norm of Z at small amplitudes)
+        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_lam_step=0.1 * (hi - lo))
+        if engine == "newton":
+            defaults.update(step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
+        return dict(defaults, **opts, lam_min=lo, lam_max=hi)
 
     def branch_at(H):
         disc, Z = _start(model, mode, a0, H, mass, n_t)
         made["disc"] = disc
-        return run(ContinuationProblem(disc, Z, 1.0 if a1 > a0 else -1.0), "newton", opts, progress,
+        if method == "anm" and not disc.supports_anm:
+            raise InputError(f"method='anm' is impossible for the nonlinear modes of model {model.name!r}: "
+                             + ("it has a non-analytic friction law" if model.sampled else
+                                "its generated code has no Taylor kernels in the forcing phase (regenerate it "
+                                "with `frictionkit codegen`)") + "; use method='newton' (pseudo-arclength)")
+        engine = method or ("anm" if disc.supports_anm else "newton")
+        made["method"] = engine
+        return run(ContinuationProblem(disc, Z, 1.0 if a1 > a0 else -1.0), engine, options_for(engine), progress,
                    provenance=dict(continuation_parameter="a", discretization="epmc"))
 
     br, search = search_harmonics(branch_at, harmonics, tolerance)

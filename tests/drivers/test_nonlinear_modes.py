@@ -139,6 +139,28 @@ def test_mode_goes_from_stuck_to_slipping():
     assert br.omega[-1] == pytest.approx(math.sqrt((3 - math.sqrt(5)) / 2), rel=2e-3)
 
 
+def test_anm_backbone_is_newtons():
+    """The ANM (the default where the Taylor kernels apply) and pseudo-arclength Newton follow
+    the same EPMC system: at three of the ANM's own points (not corrected again), Newton's
+    branch corrected at the same modal amplitude has the same frequency and damping ratio to
+    1e-8 (the points' residual tolerance).  The ANM's series have one LU per step (plus the
+    start's and the corrections'): at most 1.5 per step, and fewer in all than Newton's."""
+    model = _damper(muN=0.05, F0=0.0)
+    anm = nonlinear_mode(model, 1, (0.05, 3.0), harmonics=20)
+    newton = nonlinear_mode(model, 1, (0.05, 3.0), harmonics=20, method="newton")
+    assert anm.provenance["method"] == "anm" and newton.provenance["method"] == "newton"
+    assert anm.status == newton.status == "range"
+    for target in (0.5, 1.0, 2.0):
+        i = int(np.argmin(np.abs(anm.param - target)))
+        r = mode_at(newton, anm.param[i])
+        assert abs(r["omega"] / anm.omega[i] - 1) <= 1e-8, (target, r["omega"], anm.omega[i])
+        assert abs(r["damping_ratio"] / anm.nlmode["damping_ratio"][i] - 1) <= 1e-8
+    c, cn = anm.counters, newton.counters
+    assert c["factorizations"] <= 1.5 * c["steps"] and c["factorizations"] < cn["factorizations"]
+    with pytest.raises(InputError, match="method"):
+        nonlinear_mode(model, 1, (0.05, 3.0), harmonics=20, method="shooting")
+
+
 def test_save_and_cli(tmp_path):
     model = _damper(muN=0.05, F0=0.0)
     br = nonlinear_mode(model, 1, (0.01, 0.5), harmonics=8)

@@ -284,7 +284,10 @@ class EPMCSystem(Discretization):
         def samples(n_t=256):
             return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
 
+        # model_lam: the model's own continuation parameter on this orbit (its value, or the
+        # forcing frequency = omega), for what evaluates the model (the contacts' dissipation)
         return dict(lam=float(a), omega=float(om), xi=float(xi), damping_ratio=float(xi / (2 * om)),
+                    model_lam=float(om if self._lam is None else self._lam),
                     coefficients=U.copy(), harmonics=self.H, n_t=self.n_t, path="epmc", samples=samples)
 
     def resize(self, Z, harmonics, n_t=None):

@@ -79,6 +79,11 @@ Contract (numbered as in scipy's ``OdeSolver``):
    every ``p``, a structure given numerically), whose module is built by ``structural_module``
    (states: the linear part's, then the own states; no quadratic recast: ``operators``/``quad``
    raise).  The condensed harmonic balance reads it (:attr:`Model.structure`).
+16. Optional ``contact_force(x, t, p) -> (n_contacts, n, ...)`` (generated modules have it):
+   the force of each contact in the right-hand side of each state's equation (``mass x' =
+   rhs``), NaN for a contact whose equations are not linear in its friction coefficient
+   (codegen ``recast._contact_forces``); a structural model's port module has it for the
+   port's states (the force slots: the force on each loaded point).
 """
 from __future__ import annotations
 
@@ -433,6 +438,12 @@ class Model:
     def contact_law(self, vr, params):
         """Friction coefficient of each contact at relative velocities ``vr``."""
         return self.module.contact_law(vr, params)
+
+    def contact_force(self, x, t, params):
+        """Force of each contact in each state's equation (contract item 16), shape
+        (n_contacts, n, ...); None for a module without it."""
+        f = getattr(self.module, "contact_force", None)
+        return None if f is None else np.asarray(f(x, t, params), dtype=float)
 
     def validity_report(self, u: np.ndarray) -> list[dict]:
         """Check the validity conditions of the recast on samples ``u`` of shape (N, M).

@@ -302,6 +302,16 @@ class Model:
     def lam_index(self) -> int:
         return self.module.PARAMETERS.index(self.module.CONTINUATION)
 
+    def with_structure(self, system) -> "Model":
+        """A copy whose linear part is ``system`` (a
+        :class:`~frictionkit.runtime.model._structure.StructuralSystem` with the same ports,
+        contract item 15), e.g. other modal damping ratios."""
+        mod = ModuleType(f"{self.module.__name__}_with_structure")
+        mod.__dict__.update(self.module.__dict__)
+        mod.STRUCTURE = system
+        mod.structure_for = lambda p: system
+        return Model(mod, dict(self.params))
+
     def with_params(self, **values) -> "Model":
         """Return a copy with some parameter values changed."""
         merged = dict(self.params)

@@ -242,12 +242,7 @@ def contact_dissipation(disc, solutions) -> dict:
             return {}
         B = np.zeros_like(np.asarray(st.B, dtype=float))
         B[vel] = np.asarray(st.B, dtype=float)[vel]                  # forces on the velocity rows
-        if tuple(disc.state_names) == tuple(model.states):
-            recover = None
-        else:
-            recover = getattr(disc, "full_coefficients", None)
-            if recover is None:
-                return {}
+        recover = None if tuple(disc.state_names) == tuple(model.states) else disc.full_coefficients
     n_s = max(8 * H + 8, VALIDITY_SAMPLES)
     grid = np.arange(n_s) / n_s
     out = {c: np.empty(len(sol)) for c in model.contacts}
@@ -255,7 +250,10 @@ def contact_dissipation(disc, solutions) -> dict:
         info = disc.unpack(Z)
         omega = info["omega"]
         params = model.param_vector(info.get("model_lam", info["lam"]))
-        C = np.asarray(info["coefficients"] if recover is None else recover(Z), dtype=float)
+        C = info["coefficients"] if recover is None else recover(Z)
+        if C is None:                                   # no way to the model's states (contract item 23)
+            return {}
+        C = np.asarray(C, dtype=float)
         x = coefficients_to_samples(C, n_s)                      # (n, n_s)
         t = (2 * np.pi / omega) * grid
         if st is None:
@@ -264,10 +262,10 @@ def contact_dissipation(disc, solutions) -> dict:
                 return {}
             power = np.sum(F[:, vel] * x[vel][None], axis=1)      # (n_c, n_s)
         else:
-            F = getattr(st.port, "contact_force", None)
+            F = st.port.contact_force(st.port_states(x), t, params) if hasattr(st.port, "contact_force") else None
             if F is None:
                 return {}
-            F = np.asarray(F(st.port_states(x), t, params), dtype=float)[:, st.rows_F]
+            F = np.asarray(F, dtype=float)[:, st.rows_F]
             v = B.T @ x[:st.n_lin]                                # (n_F, n_s): the loaded points' velocities
             power = np.sum(F * v[None], axis=1)
         for k, c in enumerate(model.contacts):

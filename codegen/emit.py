@@ -331,6 +331,15 @@ def _context(system: RecastSystem, backend: str) -> dict:
         # motion labels of the contact are unknown, ModelSpec.steady_sliding_law)
         law_lines.append(f"out[{k}] = {lp.doprint(c[2]) if c[2] is not None else 'numpy.nan'}")
     ctx["contact_law_lines"] = law_lines
+    # the contacts' forces in the states' equations (recast._contact_forces): a row per nonzero
+    # force, NaN rows where an equation is not linear in the contact's coefficient
+    force_lines = []
+    for k, c in enumerate(system.contacts):
+        if c[3] is None:
+            force_lines.append(f"out[{k}] = numpy.nan")
+        else:
+            force_lines += [f"out[{k}, {i}] = {pr(e)}" for i, e in enumerate(c[3]) if e != 0]
+    ctx["contact_force_lines"] = force_lines
     ctx["quad_np"] = [f"out[{k}] += qc[{t}] * a[{i}] * b[{j}]" for t, (k, i, j, _) in enumerate(system.Q)]
     # square terms qc u_i u_i: one line with the factor 2 (symmetric terms once)
     ctx["quad_jac_np"] = [line for t, (k, i, j, _) in enumerate(system.Q)

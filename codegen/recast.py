@@ -122,7 +122,8 @@ class RecastSystem:
     rows: tuple                  # readable polynomial right-hand side of each row
     ode_rhs: tuple               # original first-order ODE f(x, t; p)
     ode_jac: tuple               # exact df/dx, row-major tuple of tuples
-    contacts: tuple              # ((name, relative velocity expr, coefficient expr of symbol _vr or None), ...)
+    contacts: tuple              # ((name, relative velocity expr, coefficient expr of symbol _vr or None,
+                                 #   force in each state's equation or None), ...)
     lam_as_variable: bool
     time: sp.Symbol
     sampled: bool = False        # no recast: only the original ODE (non-analytic law, DESIGN §5.4)
@@ -677,19 +678,47 @@ def _unit_fields(spec: ModelSpec) -> dict:
                 time_unit=spec.time_unit or "")
 
 
-def _contacts(spec: ModelSpec) -> tuple:
-    """``((name, relative velocity, law of the symbol _vr or None), ...)``: each law as a function
-    of the relative velocity alone, in steady sliding if it takes internal states
+def _contacts(spec: ModelSpec, elim=None) -> tuple:
+    """``((name, relative velocity, law of the symbol _vr or None, forces), ...)``: each law as a
+    function of the relative velocity alone, in steady sliding if it takes internal states
     (:meth:`ModelSpec.steady_sliding_law`; None where that has no closed form: the motion
-    labels are then unknown, as validation warned)."""
+    labels are then unknown, as validation warned), and the contact's force in the equation
+    of each state (:func:`_contact_forces`)."""
     vr = sp.Symbol("_vr", real=True)
-    return tuple((c.name, spec.expand_definitions(c.relative_velocity), spec.steady_sliding_law(c, vr)[0])
-                 for c in spec.contacts)
+    return tuple((c.name, spec.expand_definitions(c.relative_velocity), spec.steady_sliding_law(c, vr)[0],
+                  _contact_forces(spec, c, elim or {})) for c in spec.contacts)
+
+
+def _contact_forces(spec: ModelSpec, contact, elim):
+    """The force of ``contact`` in the right-hand side of each state's equation (``mass x' =
+    rhs``, before the division by the mass), as written: ``mu_c d(rhs)/d(mu_c)`` with the
+    friction coefficient ``mu_c`` (the definition :meth:`ModelSpec.friction` returns) kept as
+    a symbol while the other definitions are substituted, then ``mu_c`` too.  It is the part of
+    the equation the contact contributes wherever the equation is linear in ``mu_c`` (a
+    normal load times the coefficient), whatever the law: sampled, inlined by the recast (a
+    law linear in the relative velocity), or with internal states.  None where an equation is
+    not linear in ``mu_c`` (the split is not defined there).  ``elim``: the algebraic variables
+    eliminated, as in the original ODE."""
+    mu = contact.coefficient
+    keep = {sym: e for sym, e in spec.definitions.values() if sym != mu}
+    out = []
+    for s in spec.states:
+        e = spec.odes[s]
+        for _ in range(len(keep) + 1):
+            new = e.xreplace(keep)
+            if new == e:
+                break
+            e = new
+        d = sp.diff(e, mu)
+        if d != 0 and sp.diff(d, mu) != 0:
+            return None
+        out.append(spec.expand_definitions(d * mu).xreplace(elim) if d != 0 else sp.Integer(0))
+    return tuple(out)
 
 
 def _sampled(spec: ModelSpec, lam) -> RecastSystem:
     """Description of a non-analytic model: the original ODE only (DESIGN §5.4)."""
-    f, J, _ = _original_ode(spec)
+    f, J, elim = _original_ode(spec)
     n = len(spec.states)
     zero = (sp.Integer(0),) * n
     return RecastSystem(
@@ -703,7 +732,7 @@ def _sampled(spec: ModelSpec, lam) -> RecastSystem:
         forcing_frequency=spec.forcing_frequency.name if spec.forcing_frequency is not None else None,
         A=(), B=(), point_rows=(), point_exprs=(), definitions=(), validity=(), rows=tuple(f),
         ode_rhs=tuple(f), ode_jac=tuple(tuple(J.row(i)) for i in range(J.rows)),
-        contacts=_contacts(spec), lam_as_variable=False, time=spec.t, sampled=True,
+        contacts=_contacts(spec, elim), lam_as_variable=False, time=spec.t, sampled=True,
         parameter_conditions=tuple(spec.parameter_conditions()), **_unit_fields(spec))
 
 
@@ -812,7 +841,7 @@ def _recast(spec: ModelSpec, lam, lam_var):
     f, J, elim = _original_ode(spec)
     definitions = tuple((a.symbol, a.definition.xreplace(elim)) for a in rc.auxes)
     validity = tuple(v for a in rc.auxes for v in a.validity) + tuple(sorted(rc.state_validity))
-    contacts = _contacts(spec)
+    contacts = _contacts(spec, elim)
     params = tuple(p.symbol for p in spec.parameters.values())
     fc0, fs0, fc1, fs1 = (tuple(r[k] for r in forcing_rows) for k in range(4))
     return RecastSystem(

@@ -153,6 +153,18 @@ def contact_velocity(x, t, p):
     return out
 
 
+def contact_force(x, t, p):
+    """Force of each contact in the right-hand side of each state's equation (``mass x' =
+    rhs``), shape (len(CONTACTS), len(STATES)) + x.shape[1:]; NaN for a contact whose
+    equations are not linear in its friction coefficient."""
+    x = numpy.asarray(x, dtype=float)
+    p_m, p_alpha, p_beta, p_w, = p
+    x_x = x[0]
+    x_v = x[1]
+    out = numpy.zeros((len(CONTACTS), len(STATES)) + x.shape[1:])
+    return out
+
+
 def contact_law(vr, p):
     """Friction coefficient of each contact at relative velocities ``vr`` (same leading axis)."""
     vr = numpy.asarray(vr, dtype=float)

@@ -45,6 +45,12 @@ def _continuation_parameter(model):
               help="Number of harmonics [default: chosen for --tolerance].")
 @click.option("--tolerance", type=float, default=TOLERANCE, show_default=True,
               help="Relative accuracy of the orbit's coefficients the default harmonic count is chosen for.")
+@click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
+              help="Continuation engine: asymptotic numerical method or pseudo-arclength Newton "
+                   "[default: anm; newton for non-analytic laws and condensed structures].")
+@click.option("--method", "discretization", type=click.Choice(["aft", "aft-condensed"]), default=None,
+              help="Harmonic balance: the AFT of the states (the default), or condensed onto the contacts "
+                   "of a structure given as modal data or matrices (Newton only).")
 @click.option("--max-steps", type=int, default=2000, show_default=True, help="Step budget (>= 1).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HDF5 file of the branch (group /periodic, with /periodic/nlmode: amplitude, omega, xi, "
@@ -53,7 +59,8 @@ def _continuation_parameter(model):
               help="Image file of omega and D against the modal amplitude (.png, .pdf, .svg, ...).")
 @click.option("--no-clobber", is_flag=True, help="Refuse to replace an existing --out or --plot file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, out, plot, no_clobber, quiet):
+def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, method, discretization, max_steps, out, plot,
+               no_clobber, quiet):
     """Nonlinear mode of the damped structure MODEL (extended periodic motion concept).
 
     Continues the periodic motion of the free structure with an extra negative modal damping
@@ -81,8 +88,8 @@ def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, 
         m = load_model(model, continuation=param, params=params)
         bar = _Progress(start, stop, "nonlinear mode") if not quiet else None
         try:
-            br = nonlinear_mode(m, mode, (start, stop), harmonics=harmonics, tolerance=tolerance,
-                                options=dict(max_steps=max_steps), progress=bar)
+            br = nonlinear_mode(m, mode, (start, stop), harmonics=harmonics, tolerance=tolerance, method=method,
+                                discretization=discretization, options=dict(max_steps=max_steps), progress=bar)
         finally:
             if bar:
                 bar.close()
@@ -91,7 +98,8 @@ def nlmode_cmd(model, mode, start, stop, set_, harmonics, tolerance, max_steps, 
     except FrictionkitError as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
     click.echo(_summary(br))
-    click.echo(f"  harmonics {br.harmonics}, phase fixed on {br.provenance['nonlinear_mode']['phase_state']}")
+    click.echo(f"  harmonics {br.harmonics}, phase fixed on {br.provenance['nonlinear_mode']['phase_state']}, "
+               f"engine {br.provenance.get('method', '?')}, {br.provenance['nonlinear_mode']['discretization']}")
     nm = br.nlmode
     picks = sorted(set(int(i) for i in [0, len(br) // 4, len(br) // 2, 3 * len(br) // 4, len(br) - 1]))
     click.echo(f"  {'a':>12} {'omega':>14} {'D':>14}")

@@ -88,6 +88,9 @@ them) are marked *abstract*; the others have defaults here.
 22. ``monodromy_gradient(Z, left, right, intervals=None)`` (default: None, not available):
     ``left^H (dM/dY) right`` for the unknowns ``Y`` of the orbit's coefficients at once (the
     AFT: a reverse pass through its Magnus product), for the PD and NS curves' Jacobian.
+23. ``full_coefficients(Z)`` (default None, not available): where ``state_names`` are not the
+    model's states (a structure condensed onto its contacts), the Fourier coefficients
+    (n, 2H+1) of the model's states on the orbit ``Z`` (the contacts' dissipation).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -165,6 +168,11 @@ class Discretization(abc.ABC):
     def state_names(self) -> tuple:
         """What ``unpack()["coefficients"]`` and the samples hold (contract item 19)."""
         return tuple(self.model.states) if self.model is not None else ()
+
+    def full_coefficients(self, Z):
+        """The model's states' Fourier coefficients on ``Z`` where ``state_names`` are others
+        (contract item 23); None here."""
+        return None
 
     def contact_velocity(self, x, t, params):
         """Relative velocity of each contact from samples of ``state_names`` (item 20)."""

@@ -28,17 +28,32 @@ point: ``a``, ``omega`` and the equivalent modal damping ratio
 
 (Krack 2015: a linear structure with modal damping ``C phi = 2 D omega M phi`` is periodic
 exactly at ``xi = 2 D omega``, which ``tests/drivers/test_nonlinear_modes.py`` checks on a
-linear structure against its eigenvalues).  The system is continued by the pseudo-arclength
-Newton engine (the AFT's Taylor kernels do not hold the ``xi`` term: no ANM).  Starting point:
+linear structure against its eigenvalues).  The system is continued by the ANM wherever the
+AFT of the states has it (the model's Taylor kernels, DESIGN §5.0): the EPMC adds to the AFT's
+residual only terms polynomial in the unknowns (``xi v``, the quadratic normalization), so
+its order-p right-hand side is the AFT's plus their Cauchy products
+(:meth:`EPMCSystem.series_rhs`), and one LU serves a whole step; elsewhere (non-analytic laws)
+by pseudo-arclength Newton.  Starting point:
 the linear mode ``mode`` of the linearization at rest (``K phi = omega^2 M phi``, ``M`` given,
 identity by default), at amplitude ``a0``, Newton-corrected.
 
 Structures (``ModelSpec.structure``, ``model/_structure.py``): the generated module of the
 reduced structure has the modal coordinates and their velocities as kinematic pairs, with unit
 modal masses, so the default identity ``M`` makes ``a`` the modal amplitude of mass-normalized
-modes; the system is the uncondensed AFT of that module (the condensed harmonic balance of
-``discretizations/_condensed.py`` is not used: its compliance does not hold the ``xi M``
-term), so its cost grows with the retained modes.
+modes; by default the system is the uncondensed AFT of that module (the ANM).  With
+``discretization="aft-condensed"`` a structure given as modal data or matrices is condensed
+onto its contacts (:class:`CondensedEPMCSystem`, DESIGN §6): in modal coordinates the ``xi``
+term only changes each mode's damping, so the condensed harmonic balance at ``xi`` is that of
+the same structure with the damping ratios ``zeta_j - xi / (2 w_j)``, and the unknowns are the
+contacts' harmonics whatever the number of modes (pseudo-arclength Newton: no series of the
+compliance in ``xi``).  It starts from the uncondensed first point.  On the damper written as
+a structure (2 modes) it is the uncondensed mode to 1e-15 at the same samples.  On the
+10-element beam of ``examples/fe_beam_damper.py`` (a tanh law with ``eps = 1e-3`` against
+velocities near 1) the two differ by 3.8e-6, 8.0e-7 and 6.6e-8 in frequency at 128, 512 and
+2048 samples (H = 10, a = 0.05): the AFT's aliasing of the nearly discontinuous law is not
+invariant under time shifts, and the two fix the phase on different unknowns.  Not the
+default: for small structures the uncondensed ANM is cheaper (the beam from a = 1e-3 to 0.1,
+H = 10: 15 steps, 19 LU, 0.69 s against the condensed Newton's 134 steps, 519 LU, 1.44 s).
 
 Physics: the EPMC is exact for a linear structure with mass-proportional modal damping and for
 conservative structures; otherwise it is an approximation of both the free decay (whose
@@ -47,6 +62,7 @@ mass-proportional and whose forcing is at one point).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -54,6 +70,8 @@ import scipy.linalg
 
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._base import Discretization
+from ..discretizations._condensed import CondensedAFTDiscretization
+from ..model._structure import ModalSystem
 from ..discretizations._hbm import coefficients_to_samples
 from ..engine._newton import correct
 from ..engine._options import ContinuationProblem
@@ -135,6 +153,7 @@ class EPMCSystem(Discretization):
     """
 
     kind = "epmc"
+    condensed = False
 
     def __init__(self, model, harmonics, phase_position=0, mass=None, n_t=None):
         self.model = model
@@ -156,9 +175,11 @@ class EPMCSystem(Discretization):
         self.m = self.n_coef + 2
         self.pp = int(phase_position)
         self.phase_index = self.P[self.pp] * self.nh + 2
+        self.phase_state = model.states[self.P[self.pp]]
         self._lam = None if model.forced else model.value(model.continuation)
         self._v_rows = (self.V[:, None] * self.nh + np.arange(self.nh)[None, :]).ravel()
         self.n_residuals = self.n_jacobians = 0
+        self._series_terms = None            # the ANM step's terms in the AFT's layout
         # the kinematic rows x_i' = v_j are the AFT's (the xi term is in the velocities' rows
         # only) and omega sits where the AFT's omega (or lam = omega) does: the engines
         # eliminate them exactly before the LU (contract item 18), as for the AFT
@@ -215,13 +236,74 @@ class EPMCSystem(Discretization):
         J[nc + 1, -1] = -2 * a
         return J
 
+    # -- the ANM (contract item 6) ------------------------------------------------------------
+    @property
+    def supports_anm(self) -> bool:
+        """Whether the ANM can continue the EPMC system: where it can continue the AFT of the
+        states (the model's Taylor kernels; for a forced model loaded with its forcing
+        frequency as parameter, kernels in the forcing phase), the other terms being
+        polynomial in the unknowns."""
+        return self.aft.supports_anm
+
+    def _aft_term(self, Zr, r):
+        """Term ``r`` of the path series (EPMC layout) in the AFT's layout: ``omega_r``, and the
+        model's ``lam_r`` (``omega_r`` where ``lam`` is the forcing frequency, else ``lam`` is
+        fixed: ``lam_0`` at the origin, 0 above)."""
+        U, om, _, _ = self.split(Zr)
+        if self._lam is None:
+            return self.aft.pack(U, om, om)
+        return self.aft.pack(U, om, self._lam if r == 0 else 0.0)
+
+    def series_rhs(self, terms, origin=None):
+        """Order-p right-hand side of the ANM for ``terms = [Z_1..Z_{p-1}]`` about ``origin``:
+        the coefficient of ``a^p`` of the residual with ``Z_p = 0`` (contract item 6).
+
+        Rows of the states: the AFT's (``_aft.AFTDiscretization.series_rhs``: the pointwise
+        Taylor kernels and the ``omega D U`` products) plus the order-p part of ``xi v`` not
+        linear in ``Z_p``, ``sum_{r=1..p-1} xi_r V_{p-r}``; the phase row is linear (0); the
+        normalization ``c^T M c + s^T M s - a^2`` gives ``sum_{r=1..p-1} (c_r^T M c_{p-r} +
+        s_r^T M s_{p-r} - a_r a_{p-r})``.
+        """
+        if not self.supports_anm:
+            self.aft.series_rhs([], origin=None)          # raises: why the ANM cannot
+        if origin is None:
+            raise InputError("the EPMC's ANM right-hand side needs the series origin: "
+                             "call series_rhs(terms, origin=Z0)")
+        p = len(terms) + 1
+        out = np.zeros(self.m)
+        nc = self.n_coef
+        # the terms of one step arrive one more per call: convert only the new ones
+        key = np.ascontiguousarray(origin, dtype=float).tobytes()
+        c = self._series_terms
+        if c is None or c["key"] != key or len(c["aft"]) > len(terms) or (
+                len(c["aft"]) and not np.array_equal(c["raw"][-1], terms[len(c["aft"]) - 1])):
+            c = self._series_terms = dict(key=key, origin=self._aft_term(origin, 0), aft=[], parts=[], raw=[])
+        for r in range(len(c["aft"]) + 1, p):
+            c["aft"].append(self._aft_term(terms[r - 1], r))
+            c["parts"].append(self.split(terms[r - 1]))
+            c["raw"].append(np.array(terms[r - 1], dtype=float))
+        out[:nc] = self.aft.series_rhs(c["aft"][:p - 1], origin=c["origin"])[:nc]
+        parts = c["parts"]
+        norm = 0.0
+        for r in range(1, p):
+            Ur, _, xir, ar = parts[r - 1]
+            Uq, _, _, aq = parts[p - r - 1]
+            out[self._v_rows] += xir * Uq[self.V].ravel()
+            cr, sr, cq, sq = Ur[self.P, 1], Ur[self.P, 2], Uq[self.P, 1], Uq[self.P, 2]
+            norm += cr @ self.M @ cq + sr @ self.M @ sq - ar * aq
+        out[nc + 1] = norm
+        return out
+
     def unpack(self, Z):
         U, om, xi, a = self.split(Z)
 
         def samples(n_t=256):
             return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
 
+        # model_lam: the model's own continuation parameter on this orbit (its value, or the
+        # forcing frequency = omega), for what evaluates the model (the contacts' dissipation)
         return dict(lam=float(a), omega=float(om), xi=float(xi), damping_ratio=float(xi / (2 * om)),
+                    model_lam=float(om if self._lam is None else self._lam),
                     coefficients=U.copy(), harmonics=self.H, n_t=self.n_t, path="epmc", samples=samples)
 
     def resize(self, Z, harmonics, n_t=None):
@@ -229,6 +311,197 @@ class EPMCSystem(Discretization):
         U, om, xi, a = self.split(Z)
         new = EPMCSystem(self.model, harmonics, self.pp, self.M, n_t=n_t)
         U2 = np.zeros((self.n, new.nh))
+        k = min(self.nh, new.nh)
+        U2[:, :k] = U[:, :k]
+        return new, new.pack(U2, om, xi, a)
+
+
+class CondensedEPMCSystem(Discretization):
+    """The EPMC of a structure given numerically, condensed onto its contacts (DESIGN §6):
+    ``Z = [U, omega, xi, a]`` with ``U`` the harmonics of the port model's inputs and own
+    states (``discretizations/_condensed.py``), whatever the number of modes.
+
+    In modal coordinates (mass-normalized modes, ``M = I``) the EPMC term ``-xi q'`` changes
+    every mode's damping ``2 zeta_j w_j`` to ``2 zeta_j w_j - xi``, so the residual at ``xi`` is
+    the condensed harmonic balance of the same structure with those damping ratios
+    (:class:`~frictionkit.runtime.discretizations.CondensedAFTDiscretization` on a copy of the
+    model whose ``STRUCTURE`` is that :class:`ModalSystem`), plus
+
+    * phase: the sin (displacement input) or cos (velocity input) coefficient of the first
+      harmonic of the input the linear mode moves most is zero;
+    * normalization: the modal coordinates' first harmonics ``Q_j = phi_F,j . F_1 / d_j``,
+      ``d_j = w_j^2 - omega^2 + i omega (2 zeta_j w_j - xi)``, have ``sum_j |Q_j|^2 = a^2``
+      (``F_1`` the first harmonic of the forces at the loaded points): the uncondensed
+      :class:`EPMCSystem`'s normalization with ``M = I`` on the modal coordinates.
+
+    The Jacobian is exact: the condensed one at ``xi`` for ``U`` and ``omega``; the ``xi``
+    column ``-(dG/dxi) F_k``, ``d(1/d_jk)/dxi = i k omega / d_jk^2`` per mode; the
+    normalization row from the sampled ``dF/dw``, ``dF/dz`` of the port module.  Continued by
+    pseudo-arclength Newton (the compliance's series in ``xi`` are not written: no ANM).
+    """
+
+    kind = "epmc"
+    condensed = True
+
+    def __init__(self, model, harmonics, mode_shape_inputs, n_t=None):
+        self.model = model
+        self.st = st = model.structure
+        self.H = int(harmonics)
+        if self.H < 1:
+            raise InputError(f"harmonics = {harmonics}: a nonlinear mode needs at least 1 harmonic")
+        self._lam = None if model.forced else model.value(model.continuation)
+        self.base = CondensedAFTDiscretization(model, self.H, n_t=n_t)
+        self.n_t, self.nh, self.nv = self.base.n_t, self.base.nh, self.base.nv
+        self.n_coef = self.nv * self.nh
+        self.omega_index, self.xi_index = self.n_coef, self.n_coef + 1
+        self.m = self.n_coef + 2
+        p = int(np.argmax(np.abs(mode_shape_inputs)))
+        self.pp = p
+        self.phase_index = p * self.nh + (1 if st.velocity[p] else 2)
+        self.phase_state = st.input_names[p]
+        self.M = np.eye(st.m)
+        self._theta = 2 * np.pi * np.arange(self.n_t) / self.n_t
+        self._xi_disc = None
+        self.n_residuals = self.n_jacobians = 0
+
+    @property
+    def sizes(self):
+        return {"phase_position": self.pp}
+
+    @property
+    def state_names(self):
+        return self.base.state_names
+
+    def split(self, Z):
+        """``(U (n_in + n_z, 2H+1), omega, xi, a)``."""
+        Z = np.asarray(Z, dtype=float)
+        if Z.shape != (self.size,):
+            raise InputError(f"Z has shape {Z.shape}; this system needs ({self.size},)")
+        return Z[:self.n_coef].reshape(self.nv, self.nh), Z[self.omega_index], Z[self.xi_index], Z[-1]
+
+    def pack(self, U, omega, xi, a):
+        return np.concatenate([np.asarray(U, dtype=float).ravel(), [omega, xi, a]])
+
+    def _at_xi(self, xi):
+        """The condensed harmonic balance of the structure with the modal damping ``c_j - xi``."""
+        c = self._xi_disc
+        if c is None or c[0] != xi:
+            b = self.st.basis
+            basis = dataclasses.replace(b, damping=b.damping - xi / (2 * b.frequencies))
+            model = self.model.with_structure(ModalSystem(basis, self.st.layout, self.st.port))
+            disc = CondensedAFTDiscretization(model, self.H, n_t=self.n_t)
+            c = self._xi_disc = (xi, disc)
+        return c[1]
+
+    def _condensed_Z(self, disc, U, om):
+        return disc.pack(U, om, om if self._lam is None else self._lam)
+
+    def _forces(self, U, om, jac=False):
+        """The port forces' complex first harmonic ``F_1`` (n_F,) and, with ``jac``, its
+        derivative in ``U``, (n_F, nv, 2H+1) complex."""
+        st = self.st
+        x = np.zeros((st.n_port, self.n_t))
+        x[:self.nv] = coefficients_to_samples(U, self.n_t)
+        t = self._theta / om if self.base.forced else np.zeros(self.n_t)
+        p = self.model.param_vector(om if self._lam is None else self._lam)
+        e = np.exp(-1j * self._theta) * (2.0 / self.n_t)
+        F1 = np.asarray(self.st.port.rhs(t, x, p), dtype=float)[st.rows_F] @ e
+        if not jac:
+            return F1, None
+        Jp = np.asarray(self.st.port.jac(t, x, p), dtype=float)[st.rows_F][:, :self.nv]      # (n_F, nv, n_t)
+        k = np.arange(1, self.H + 1)[:, None] * self._theta[None, :]
+        basis = np.empty((self.nh, self.n_t))
+        basis[0] = 1.0
+        basis[1::2], basis[2::2] = np.cos(k), np.sin(k)
+        return F1, np.einsum("fvt,t,mt->fvm", Jp, e, basis)
+
+    def _modal(self, om, xi):
+        """``phi_F^T`` (m, n_F) and ``d_j`` (m,) of the first harmonic."""
+        b, st = self.st.basis, self.st
+        c = 2 * b.damping * b.frequencies - xi
+        return st.phi_F.T, b.frequencies ** 2 - om ** 2 + 1j * om * c
+
+    def residual(self, Z):
+        self.n_residuals += 1
+        U, om, xi, a = self.split(Z)
+        disc = self._at_xi(xi)
+        out = np.empty(self.m)
+        out[:self.n_coef] = disc.residual(self._condensed_Z(disc, U, om))[:self.n_coef]
+        out[self.n_coef] = Z[self.phase_index]
+        F1, _ = self._forces(U, om)
+        phiT, d = self._modal(om, xi)
+        Q = (phiT @ F1) / d
+        out[self.n_coef + 1] = np.sum(np.abs(Q) ** 2) - a * a
+        return out
+
+    def residual_noise(self, Z):
+        U, om, xi, _ = self.split(Z)
+        disc = self._at_xi(xi)
+        return np.concatenate([disc.residual_noise(self._condensed_Z(disc, U, om))[:self.n_coef], [0.0, 0.0]])
+
+    def jacobian(self, Z):
+        self.n_jacobians += 1
+        U, om, xi, a = self.split(Z)
+        disc = self._at_xi(xi)
+        Zc = self._condensed_Z(disc, U, om)
+        Jc = np.asarray(disc.jacobian(Zc), dtype=float)
+        nc, nh, st = self.n_coef, self.nh, self.st
+        J = np.zeros((self.m, self.size))
+        J[:nc, :nc] = Jc[:nc, :nc]
+        J[:nc, self.omega_index] = Jc[:nc, disc.omega_index if self._lam is not None else disc.lam_index]
+        # the xi column of the inputs' rows: -(dG/dxi) F_k, dG/dxi = sum_j phi_in,j nu_i phi_F,j^T s / d_j^2
+        b = st.basis
+        k = np.arange(self.H + 1)
+        s = 1j * k * om
+        dk = b.frequencies[None, :] ** 2 + s[:, None] * (2 * b.damping * b.frequencies - xi)[None, :] + s[:, None] ** 2
+        nu = np.where(st.velocity[None, :], s[:, None], 1.0)                              # (K, n_in)
+        dG = np.einsum("ij,kj,fj,ki->kif", st.phi_in, s[:, None] / dk ** 2, st.phi_F, nu)    # (K, n_in, n_F)
+        x = np.zeros((st.n_port, self.n_t))
+        x[:self.nv] = coefficients_to_samples(U, self.n_t)
+        t = self._theta / om if self.base.forced else np.zeros(self.n_t)
+        p = self.model.param_vector(om if self._lam is None else self._lam)
+        Fs = np.asarray(st.port.rhs(t, x, p), dtype=float)[st.rows_F]                    # (n_F, n_t)
+        Fk = np.fft.rfft(Fs, axis=1)[:, :self.H + 1] * (2.0 / self.n_t)
+        Fk[:, 0] *= 0.5                                                                    # X_k = c_k - i s_k
+        dW = -np.einsum("kif,fk->ik", dG, Fk)                                              # (n_in, K)
+        col = J[:st.n_in * nh, self.xi_index].reshape(st.n_in, nh)
+        col[:, 0] = dW[:, 0].real
+        col[:, 1::2] = dW[:, 1:].real
+        col[:, 2::2] = -dW[:, 1:].imag
+        J[nc, self.phase_index] = 1.0
+        # normalization: sum_j |Q_j|^2 - a^2, Q_j = (phi_F^T F_1)_j / d_j
+        F1, dF1 = self._forces(U, om, jac=True)
+        phiT, d = self._modal(om, xi)
+        Q = (phiT @ F1) / d
+        dQ = np.einsum("jf,fvm->jvm", phiT, dF1) / d[:, None, None]
+        J[nc + 1, :nc] = 2 * np.einsum("j,jvm->vm", Q.conj(), dQ).real.ravel()
+        J[nc + 1, self.omega_index] = 2 * np.sum((Q.conj() * Q * -(-2 * om + 1j * (2 * b.damping * b.frequencies - xi))
+                                                  / d).real)
+        J[nc + 1, self.xi_index] = 2 * np.sum((Q.conj() * Q * (1j * om) / d).real)
+        J[nc + 1, -1] = -2 * a
+        return J
+
+    def full_coefficients(self, Z):
+        """The whole reduced system's states on the orbit (the modal response at ``xi``)."""
+        U, om, xi, _ = self.split(Z)
+        disc = self._at_xi(xi)
+        return disc.full_coefficients(self._condensed_Z(disc, U, om))
+
+    def unpack(self, Z):
+        U, om, xi, a = self.split(Z)
+
+        def samples(n_t=256):
+            return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
+
+        return dict(lam=float(a), omega=float(om), xi=float(xi), damping_ratio=float(xi / (2 * om)),
+                    model_lam=float(om if self._lam is None else self._lam),
+                    coefficients=U.copy(), harmonics=self.H, n_t=self.n_t, path="epmc-condensed", samples=samples)
+
+    def resize(self, Z, harmonics, n_t=None):
+        """The same system at another harmonic count, ``Z`` padded or truncated."""
+        U, om, xi, a = self.split(Z)
+        new = CondensedEPMCSystem(self.model, harmonics, np.eye(self.st.n_in)[self.pp], n_t=n_t)
+        U2 = np.zeros((self.nv, new.nh))
         k = min(self.nh, new.nh)
         U2[:, :k] = U[:, :k]
         return new, new.pack(U2, om, xi, a)
@@ -246,8 +519,25 @@ def _check_unforced(model, omega):
                          "motion of the free structure; set the forcing amplitude to 0 (e.g. --set F0=0)")
 
 
-def _start(model, mode, a0, harmonics, mass, n_t):
+def _condensable(model):
+    """Whether the structure of ``model`` is modal data or matrices (a :class:`ModalSystem`, the
+    same for all parameter values): the condensed EPMC applies."""
+    st = model.structure
+    return st is not None and getattr(st, "basis", None) is not None
+
+
+def _start(model, mode, a0, harmonics, mass, n_t, discretization=None):
     """The EPMC system and its first point at amplitude ``a0``, from linear mode ``mode``."""
+    if discretization not in (None, "aft", "aft-condensed"):
+        raise InputError(f"discretization={discretization!r}: choose 'aft' (the states) or 'aft-condensed' "
+                         "(a structure condensed onto its contacts)")
+    if discretization == "aft-condensed" and not _condensable(model):
+        raise InputError(f"discretization='aft-condensed': model {model.name!r} is not a structure given as "
+                         "modal data or matrices (m.structure(...)); use discretization='aft'")
+    if discretization == "aft-condensed" and mass is not None:
+        raise InputError("mass: the condensed nonlinear mode normalizes on the mass-normalized modes; give no "
+                         "mass, or discretization='aft'")
+    condensed = discretization == "aft-condensed"
     if model.forced and model.forcing_frequency != model.continuation:
         raise InputError(f"model {model.name!r} is forced: load it with its forcing frequency "
                          f"{model.forcing_frequency!r} as continuation parameter (load_model(..., "
@@ -271,6 +561,15 @@ def _start(model, mode, a0, harmonics, mass, n_t):
     Z = disc.pack(U, om, modal_c[j], a0)
     try:
         Z = correct(disc, Z, np.eye(disc.size)[-1], a0, max_iter=40)[0]
+        if condensed:
+            # the condensed system from the uncondensed first point (its inputs w = C x and own
+            # states; the linear mode itself is a poor guess for the condensed balance, whose
+            # Newton then wanders off, e.g. on a stuck damper's large viscous linearization)
+            st = model.structure
+            U, om1, xi, _ = disc.split(Z)
+            disc = CondensedEPMCSystem(model, harmonics, st.phi_in @ shape, n_t=disc.n_t)
+            Z = correct(disc, disc.pack(st.port_states(U)[:disc.nv], om1, xi, a0), np.eye(disc.size)[-1], a0,
+                        max_iter=40)[0]
     except ConvergenceError as exc:
         raise ConvergenceError(f"the nonlinear mode {mode} did not converge at amplitude a = {a0:g} from the "
                                f"linear mode (omega = {om:.6g}): {exc}; start at a smaller amplitude") from None
@@ -278,7 +577,7 @@ def _start(model, mode, a0, harmonics, mass, n_t):
 
 
 def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tolerance=TOLERANCE, mass=None,
-                   n_t=None, options=None, progress=None):
+                   n_t=None, method=None, discretization=None, options=None, progress=None):
     """The nonlinear mode ``mode`` of a damped structure by the EPMC, from ``a0`` to ``a1``.
 
     Parameters
@@ -300,8 +599,16 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
         Mass matrix of the positions for the normalization (default identity: unit masses).
     n_t : int, optional
         AFT samples per period.
-    options : dict or NewtonOptions, optional
-        Pseudo-arclength options (``max_steps``, ``step``, ``max_step``, ...).
+    method : {None, "anm", "newton"}
+        Continuation engine: default the ANM wherever the model's Taylor kernels allow it
+        (:attr:`EPMCSystem.supports_anm`), else pseudo-arclength Newton.
+    discretization : {None, "aft", "aft-condensed"}
+        The harmonic balance: the AFT of the model's states (:class:`EPMCSystem`), or, for a
+        structure given as modal data or matrices, condensed onto its contacts
+        (:class:`CondensedEPMCSystem`: its cost does not grow with the modes; Newton only).
+        Default: the AFT of the states.
+    options : dict or ANMOptions or NewtonOptions, optional
+        Engine options (``max_steps``, ``max_lam_step``; Newton: ``step``, ``max_step``, ...).
     progress : callable, optional
 
     Returns
@@ -328,21 +635,36 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
         raise InputError(f"harmonics = {harmonics}: the number of harmonics must be an integer >= 1")
     if not (0 < float(tolerance) < 1):
         raise InputError(f"tolerance = {tolerance}: a relative accuracy between 0 and 1, e.g. 1e-8")
+    if method not in (None, "anm", "newton"):
+        raise InputError(f"method = {method!r}: choose 'anm', 'newton' or None (the ANM where it applies)")
     lo, hi = sorted((a0, a1))
-    opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
-    if isinstance(opts, dict):
-        # the first step scaled by the range; the steps then grow with Newton's ease (the
-        # frequency and xi dominate the norm of Z at small amplitudes), the change of the
-        # amplitude per step at most a tenth of the range (a resolved curve)
-        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_lam_step=0.1 * (hi - lo),
-                        step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
-        opts = dict(defaults, **opts, lam_min=lo, lam_max=hi)
     made = {}
 
+    def options_for(engine):
+        opts = dict(options or {}) if (options is None or isinstance(options, dict)) else options
+        if not isinstance(opts, dict):
+            return opts
+        # the change of the amplitude per step at most a tenth of the range (a resolved curve);
+        # Newton: the first step scaled by the range, the steps then grow with Newton's ease
+        # (the frequency and xi dominate the norm of Z at small amplitudes)
+        defaults = dict(max_steps=2000, stability=False, branch_points=False, max_lam_step=0.1 * (hi - lo))
+        if engine == "newton":
+            defaults.update(step=0.01 * (hi - lo), min_step=min(1e-9, 1e-3 * (hi - lo)))
+        return dict(defaults, **opts, lam_min=lo, lam_max=hi)
+
     def branch_at(H):
-        disc, Z = _start(model, mode, a0, H, mass, n_t)
+        disc, Z = _start(model, mode, a0, H, mass, n_t, discretization)
         made["disc"] = disc
-        return run(ContinuationProblem(disc, Z, 1.0 if a1 > a0 else -1.0), "newton", opts, progress,
+        if method == "anm" and not disc.supports_anm:
+            raise InputError(f"method='anm' is impossible for the nonlinear modes of model {model.name!r}: "
+                             + ("it has a non-analytic friction law" if model.sampled else
+                                "the condensed harmonic balance of a structure has no EPMC series (use "
+                                "discretization='aft' for the ANM)" if disc.condensed else
+                                "its generated code has no Taylor kernels in the forcing phase (regenerate it "
+                                "with `frictionkit codegen`)") + "; use method='newton' (pseudo-arclength)")
+        engine = method or ("anm" if disc.supports_anm else "newton")
+        made["method"] = engine
+        return run(ContinuationProblem(disc, Z, 1.0 if a1 > a0 else -1.0), engine, options_for(engine), progress,
                    provenance=dict(continuation_parameter="a", discretization="epmc"))
 
     br, search = search_harmonics(branch_at, harmonics, tolerance)
@@ -351,7 +673,8 @@ def nonlinear_mode(model, mode=1, amplitudes=(1e-3, 1.0), *, harmonics=None, tol
     xi = sol[:, disc.xi_index]
     br.nlmode = dict(amplitude=br.param.copy(), omega=br.omega.copy(), xi=xi, damping_ratio=xi / (2 * br.omega))
     br.provenance["nonlinear_mode"] = dict(mode=int(mode), mass=disc.M.tolist(), tolerance=float(tolerance),
-                                           phase_state=model.states[disc.P[disc.pp]], search=search)
+                                           phase_state=disc.phase_state, search=search,
+                                           discretization="aft-condensed" if disc.condensed else "aft")
     return br
 
 

@@ -79,6 +79,11 @@ Contract (numbered as in scipy's ``OdeSolver``):
    every ``p``, a structure given numerically), whose module is built by ``structural_module``
    (states: the linear part's, then the own states; no quadratic recast: ``operators``/``quad``
    raise).  The condensed harmonic balance reads it (:attr:`Model.structure`).
+16. Optional ``contact_force(x, t, p) -> (n_contacts, n, ...)`` (generated modules have it):
+   the force of each contact in the right-hand side of each state's equation (``mass x' =
+   rhs``), NaN for a contact whose equations are not linear in its friction coefficient
+   (codegen ``recast._contact_forces``); a structural model's port module has it for the
+   port's states (the force slots: the force on each loaded point).
 """
 from __future__ import annotations
 
@@ -297,6 +302,16 @@ class Model:
     def lam_index(self) -> int:
         return self.module.PARAMETERS.index(self.module.CONTINUATION)
 
+    def with_structure(self, system) -> "Model":
+        """A copy whose linear part is ``system`` (a
+        :class:`~frictionkit.runtime.model._structure.StructuralSystem` with the same ports,
+        contract item 15), e.g. other modal damping ratios."""
+        mod = ModuleType(f"{self.module.__name__}_with_structure")
+        mod.__dict__.update(self.module.__dict__)
+        mod.STRUCTURE = system
+        mod.structure_for = lambda p: system
+        return Model(mod, dict(self.params))
+
     def with_params(self, **values) -> "Model":
         """Return a copy with some parameter values changed."""
         merged = dict(self.params)
@@ -433,6 +448,12 @@ class Model:
     def contact_law(self, vr, params):
         """Friction coefficient of each contact at relative velocities ``vr``."""
         return self.module.contact_law(vr, params)
+
+    def contact_force(self, x, t, params):
+        """Force of each contact in each state's equation (contract item 16), shape
+        (n_contacts, n, ...); None for a module without it."""
+        f = getattr(self.module, "contact_force", None)
+        return None if f is None else np.asarray(f(x, t, params), dtype=float)
 
     def validity_report(self, u: np.ndarray) -> list[dict]:
         """Check the validity conditions of the recast on samples ``u`` of shape (N, M).

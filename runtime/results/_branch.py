@@ -68,9 +68,11 @@ Datasets (float64 unless noted)
                                      older files
     ``rms/<state>`` (n_points,)      periodic harmonic balances: root mean square over one
                                      period, ``sqrt(u_0^2 + sum_k A_k^2 / 2)`` (Parseval)
-    ``dissipation/<contact>`` (n_points,)  periodic harmonic balances of recast models with
-                                     contacts and second-order states: the energy each contact
-                                     dissipates per period, ``-int_0^T F_c . v dt`` (unit masses;
+    ``dissipation/<contact>`` (n_points,)  periodic harmonic balances of models with contacts
+                                     and second-order states or a structure: the energy each
+                                     contact dissipates per period, ``-int_0^T F_c . v dt`` (the
+                                     contact's forces times the velocities they act on, any law;
+                                     per unit mass for equations written as accelerations;
                                      ``_columns.contact_dissipation``); absent otherwise and in
                                      older files
     ``stable`` (n_points,)           1.0 stable, 0.0 unstable, NaN unknown (filled by the

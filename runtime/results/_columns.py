@@ -196,52 +196,78 @@ def validity_columns(disc, solutions) -> dict:
 def contact_dissipation(disc, solutions) -> dict:
     """Energy dissipated per period by each friction contact, ``{contact: (P,)}``.
 
-    ``E_c = -int_0^T F_c . v dt``: minus the work of the contact's force on the degrees of
-    freedom over one period (positive for a dissipating contact, negative where the contact
-    feeds the orbit, as a moving belt does; a contact between two masses acts on both, and the
-    sum over them is ``F_c v_rel``).  The force is read from the quadratic form of
-    the recast (``Model.operators``, DESIGN §2): a contact ``c`` is the variable ``mu_c`` and its
-    force per unit mass in the equation of the velocity ``v_j`` (the second state of a kinematic
-    pair ``x_i' = v_j``) is every term of that row containing ``mu_c``,
-    ``(L0 + lam L1)_{j,c} mu_c + sum of the Q terms with a factor mu_c``, divided by the row's
-    ``mass``.  The rows are per unit mass: ``E_c`` is the energy of a structure of unit masses
-    (the models of ``m.second_order`` written as accelerations); multiply each row by its mass
-    for other masses.  The integral is the trapezoidal rule on ``max(8 H + 8, 256)`` samples of
-    the periodic orbit: the velocities hold harmonics up to ``H`` only, so it is exact up to the
-    aliasing of the force's harmonics above ``n - H`` (spectrally small for analytic laws).
+    ``E_c = -int_0^T sum_j F_c,j v_j dt``: minus the work of the contact's forces ``F_c,j`` on
+    the degrees of freedom over one period (positive for a dissipating contact, negative where
+    the contact feeds the orbit, as a moving belt does; for a contact against the ground or
+    between two points of the structure, ``-int F_c v_rel dt``).  The forces are the generated
+    ``contact_force`` (``Model.contact_force``, contract item 16: the contact's part of each
+    equation, whatever its law: recast, sampled, or inlined by the recast as a law linear in
+    the relative velocity), paired with the velocities they act on:
 
-    Returns ``{}`` where this is not defined: no harmonic balance of the states, no contact or
-    no kinematic pair, a sampled (non-analytic) law, a structure (no quadratic form), or a law
-    the recast inlined (a law linear in the relative velocity has no variable ``mu_c``).
+    * a model of the states: the velocity ``v_j`` of each kinematic pair ``x_i' = v_j`` and the
+      force in its equation ``mass v_j' = rhs`` (a model written as accelerations, without
+      masses, gives the energy per unit mass);
+    * a structure (``Model.structure``, DESIGN §6): the force on each loaded point (the port
+      model's force slots) and the point's velocity ``B^T x`` (the reduced system's states,
+      kinematic rows: ``phi_P . q'`` of mass-normalized modes, the physical velocity), from
+      the whole reduced orbit (``full_coefficients`` of the condensed harmonic balance, or the
+      states of the uncondensed one).
+
+    The integral is the trapezoidal rule on ``max(8 H + 8, 256)`` samples of the periodic
+    orbit: the velocities hold harmonics up to ``H`` only, so it is exact up to the aliasing of
+    the forces' harmonics above ``n - H >= 7 H + 8``, far below the truncation of the orbit
+    itself for analytic laws (the error of the orbit's own harmonics at ``H``).
+
+    Returns ``{}`` where this is not defined: no periodic harmonic balance, no contact, no
+    kinematic pair, a module without ``contact_force``; a contact whose equations are not
+    linear in its coefficient is left out.
     """
     model = disc.model
     H = disc.H or 0
-    if (not H or model is None or model.sampled or not model.contacts or not model.kinematic
-            or tuple(disc.state_names) != tuple(model.states)):
+    if not H or model is None or not model.contacts:
         return {}
-    index = {c: model.variables.index(f"mu_{c}") for c in model.contacts if f"mu_{c}" in model.variables}
     sol = np.asarray(solutions, dtype=float).reshape(-1, disc.size)
-    if not index or not len(sol):
+    if not len(sol):
         return {}
-    n = model.n
-    infos = [disc.unpack(Z) for Z in sol]
-    U = np.array([np.asarray(info["coefficients"])[:n] for info in infos])
-    lam = np.array([info["lam"] for info in infos])
-    omega = np.array([info["omega"] for info in infos])
+    st = model.structure
+    if st is None:
+        pairs = model.kinematic
+        if not pairs or tuple(disc.state_names) != tuple(model.states):
+            return {}
+        vel = np.array([j for _, j in pairs])
+        recover = None
+    else:
+        vel = np.array([j for _, j in st.kinematic()], dtype=int)
+        if not vel.size:
+            return {}
+        B = np.zeros_like(np.asarray(st.B, dtype=float))
+        B[vel] = np.asarray(st.B, dtype=float)[vel]                  # forces on the velocity rows
+        recover = None if tuple(disc.state_names) == tuple(model.states) else disc.full_coefficients
     n_s = max(8 * H + 8, VALIDITY_SAMPLES)
-    x = coefficients_to_samples(U, n_s)                          # (P, n, n_s)
-    u = aux_samples(model, x, lam, omega)                        # (P, N, n_s)
-    vel = np.array([j for _, j in model.kinematic])
-    QK, QI, QJ = (np.asarray(q, dtype=int) for q in model.quadratic_terms)
-    out = {c: np.empty(len(sol)) for c in index}
-    for p in range(len(sol)):
-        ops = model.operators(lam[p])
-        lin = ops["L0"][:n] + lam[p] * ops["L1"][:n]
-        for c, k in index.items():
-            g = lin[:, k, None] * u[p, k][None, :]               # (n, n_s): force per unit mass
-            for t in np.flatnonzero(((QI == k) | (QJ == k)) & (QK < n)):
-                g[QK[t]] += ops["qc"][t] * u[p, QI[t]] * u[p, QJ[t]]
-            g /= np.asarray(ops["mass"], dtype=float)[:n, None]
-            power = np.sum(g[vel] * x[p, vel], axis=0)
-            out[c][p] = -(2 * np.pi / omega[p]) * power.mean()
-    return out
+    grid = np.arange(n_s) / n_s
+    out = {c: np.empty(len(sol)) for c in model.contacts}
+    for p, Z in enumerate(sol):
+        info = disc.unpack(Z)
+        omega = info["omega"]
+        params = model.param_vector(info.get("model_lam", info["lam"]))
+        C = info["coefficients"] if recover is None else recover(Z)
+        if C is None:                                   # no way to the model's states (contract item 23)
+            return {}
+        C = np.asarray(C, dtype=float)
+        x = coefficients_to_samples(C, n_s)                      # (n, n_s)
+        t = (2 * np.pi / omega) * grid
+        if st is None:
+            F = model.contact_force(x, t, params)
+            if F is None:
+                return {}
+            power = np.sum(F[:, vel] * x[vel][None], axis=1)      # (n_c, n_s)
+        else:
+            F = st.port.contact_force(st.port_states(x), t, params) if hasattr(st.port, "contact_force") else None
+            if F is None:
+                return {}
+            F = np.asarray(F, dtype=float)[:, st.rows_F]
+            v = B.T @ x[:st.n_lin]                                # (n_F, n_s): the loaded points' velocities
+            power = np.sum(F * v[None], axis=1)
+        for k, c in enumerate(model.contacts):
+            out[c][p] = -(2 * np.pi / omega) * power[k].mean()
+    return {c: e for c, e in out.items() if np.all(np.isfinite(e))}

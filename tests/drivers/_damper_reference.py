@@ -14,6 +14,9 @@ phase ``tau = W t`` (``dy/dtau = f(y, tau) / W``, one forcing period is ``tau`` 
 import numpy as np
 import scipy.integrate
 import scipy.optimize
+import sympy as sp
+
+from frictionkit.modelspec import ModelSpec, Structure
 
 PARAMS = dict(c=0.02, k1=1.0, k2=1.0, F0=0.1, eps=0.05)
 RTOL, ATOL = 1e-11, 1e-13
@@ -101,3 +104,23 @@ def resonance_peak(W_lo, W_hi, muN):
     W = scipy.optimize.brentq(slope, W_lo, W_hi, xtol=1e-13, rtol=4 * np.finfo(float).eps)
     A, _, _ = first_harmonic(W, muN, guess["y0"], transient=0)
     return W, A
+
+
+def _tanh_coulomb(vr, eps):
+    return -sp.tanh(vr / eps)
+
+
+def structure_damper():
+    """``examples/friction_damper.py`` as a structure of modal data: unit masses, K = [[k1 + k2,
+    -k2], [-k2, k2]], C = c M (modal ratios c / (2 w_j)), the damper and the forcing on point m1."""
+    c, k1, k2 = 0.02, 1.0, 1.0
+    m = ModelSpec("damper_structure", "the friction damper as a structure")
+    F0, muN = m.parameter("F0", 0.1), m.parameter("muN", 0.05)
+    eps = m.parameter("eps", 0.05, positive=True)
+    W = m.forcing(m.parameter("W", 1.0, positive=True))
+    w2, phi = np.linalg.eigh(np.array([[k1 + k2, -k2], [-k2, k2]]))          # M = I: mass-normalized
+    w = np.sqrt(w2)
+    s = m.structure(Structure.modal(frequencies=w, damping=c / (2 * w), shapes={"m1": phi[0], "m2": phi[1]}))
+    mu = m.friction("damper", _tanh_coulomb, s.velocity("m1"), eps=eps)
+    s.force("m1", muN * mu + F0 * sp.cos(W * m.t))
+    return m

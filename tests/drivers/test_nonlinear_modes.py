@@ -33,6 +33,7 @@ from frictionkit.runtime.cli import main
 from frictionkit.runtime.drivers._nlmode import mode_at
 from frictionkit.runtime.errors import InputError
 
+from ._damper_reference import structure_damper
 from ._free_decay_reference import at_amplitudes, free_decay
 
 DAMPER = str(Path(__file__).resolve().parents[2] / "examples" / "friction_damper.py")
@@ -137,6 +138,52 @@ def test_mode_goes_from_stuck_to_slipping():
     ev = ev[ev.imag > 0][np.argmin(ev[ev.imag > 0].imag)]
     assert D[0] == pytest.approx(-ev.real / abs(ev), rel=0.2)
     assert br.omega[-1] == pytest.approx(math.sqrt((3 - math.sqrt(5)) / 2), rel=2e-3)
+
+
+def test_anm_backbone_is_newtons():
+    """The ANM (the default where the Taylor kernels apply) and pseudo-arclength Newton follow
+    the same EPMC system: at three of the ANM's own points (not corrected again), Newton's
+    branch corrected at the same modal amplitude has the same frequency and damping ratio to
+    1e-8 (the points' residual tolerance).  The ANM's series have one LU per step (plus the
+    start's and the corrections'): at most 1.5 per step, and fewer in all than Newton's."""
+    model = _damper(muN=0.05, F0=0.0)
+    anm = nonlinear_mode(model, 1, (0.05, 3.0), harmonics=20)
+    newton = nonlinear_mode(model, 1, (0.05, 3.0), harmonics=20, method="newton")
+    assert anm.provenance["method"] == "anm" and newton.provenance["method"] == "newton"
+    assert anm.status == newton.status == "range"
+    for target in (0.5, 1.0, 2.0):
+        i = int(np.argmin(np.abs(anm.param - target)))
+        r = mode_at(newton, anm.param[i])
+        assert abs(r["omega"] / anm.omega[i] - 1) <= 1e-8, (target, r["omega"], anm.omega[i])
+        assert abs(r["damping_ratio"] / anm.nlmode["damping_ratio"][i] - 1) <= 1e-8
+    c, cn = anm.counters, newton.counters
+    assert c["factorizations"] <= 1.5 * c["steps"] and c["factorizations"] < cn["factorizations"]
+    with pytest.raises(InputError, match="method"):
+        nonlinear_mode(model, 1, (0.05, 3.0), harmonics=20, method="shooting")
+
+
+def test_condensed_structure_mode_is_the_uncondensed_one():
+    """A structure given numerically (the damper's two modes, ``_damper_reference.structure_damper``):
+    the EPMC condensed onto its contact (Newton: one input's harmonics, whatever the modes) and
+    the uncondensed AFT of its modal ODE (the default, the ANM) give the same frequency and
+    damping ratio at three amplitudes to 1e-8 (the same samples: both are the same harmonic
+    balance; measured 1e-15), and both are the symbolic damper's mode (the same structure
+    written as equations)."""
+    model = load_model(structure_damper(), continuation="W", backend="numpy", F0=0.0)
+    cond = nonlinear_mode(model, 1, (0.05, 2.1), harmonics=20, n_t=256, discretization="aft-condensed")
+    full = nonlinear_mode(model, 1, (0.05, 2.1), harmonics=20, n_t=256)
+    assert cond.provenance["nonlinear_mode"]["discretization"] == "aft-condensed"
+    assert cond.provenance["method"] == "newton" and full.provenance["method"] == "anm"
+    assert cond.status == full.status == "range"
+    assert cond.solutions.shape[1] == 41 + 3                     # one input, 20 harmonics; omega, xi, a
+    symbolic = nonlinear_mode(_damper(muN=0.05, F0=0.0), 1, (0.05, 2.1), harmonics=20, n_t=256)
+    for a in (0.5, 1.0, 2.0):
+        r, q, y = mode_at(cond, a), mode_at(full, a), mode_at(symbolic, a)
+        for other in (q, y):
+            assert r["omega"] == pytest.approx(other["omega"], rel=1e-8)
+            assert r["damping_ratio"] == pytest.approx(other["damping_ratio"], rel=1e-8)
+    with pytest.raises(InputError, match="discretization='aft'"):
+        nonlinear_mode(_damper(muN=0.05, F0=0.0), 1, (0.05, 2.1), harmonics=5, discretization="aft-condensed")
 
 
 def test_save_and_cli(tmp_path):

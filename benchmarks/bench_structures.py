@@ -6,6 +6,13 @@
   with stability; CPU of each phase, steps, factorizations, unknowns, and the process's maximum
   resident memory; the monodromy of the branch's middle orbit stepped and in closed form, and
   its eigenvalues.
+* Why the branch's step count is not flat in N (the cost per step is): the same branches with
+  a wider regularization of the law (``delta`` = 1e-2 m/s instead of 2e-3, N = 4, 16, 64,
+  without stability).  The condensed unknowns are the same 2H + 3 at every N; the steps are
+  set by the branch itself: the orbit's relative velocity comes within ``delta`` of sticking,
+  where the series' radius is that of the law's complex singularity, and the richer bow-point
+  waveform of more modes does so more often (a Newton predictor-corrector, with its own step
+  control, takes 170 and 471 steps at N = 4 and 16).
 * The same string written mode by mode in sympy (recognised as linear but for its contact,
   ``codegen/structure.py``), N = 4, 32, 128: the whole ``frictionkit continue`` process from a
   cold cache (codegen, build, equilibria, the branch from the first Hopf point, defaults).
@@ -15,7 +22,8 @@
   80 rad/s) against the same damper on a structure of its first ten modes given as modal data.
 
 Each case runs in a process of its own (its own maximum RSS), rounds alternate between the
-cases, and the medians of ``ROUNDS`` rounds are reported.  The cache is warm (one run before
+cases, and the medians of ``ROUNDS`` rounds are reported (3; the environment variable
+``FK_BENCH_ROUNDS`` sets another count, recorded as ``rounds``).  The cache is warm (one run before
 the rounds): codegen and the compiled port module are not in these figures (see bench_codegen).
 """
 import json
@@ -28,19 +36,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ROUNDS = 3
+ROUNDS = int(os.environ.get("FK_BENCH_ROUNDS", 3))
 MODES = (4, 16, 64, 256)
+WIDE_DELTA = 1e-2
+WIDE_DELTA_MODES = (4, 16, 64)
 SYMBOLIC_MODES = (4, 32, 128)
 
 
-def _bow(n_modes):
+def _bow(n_modes, delta=None):
     import numpy as np
     sys.path.insert(0, str(ROOT))
     from examples.bowed_string import model
     from frictionkit.runtime import equilibrium_branch, load_model, periodic_branch, periodic_start_from_hopf
     out = {}
     t = time.process_time()
-    m = load_model(model(n_modes), continuation="Vb", FN=0.02)
+    m = load_model(model(n_modes), continuation="Vb", FN=0.02, **({} if delta is None else {"delta": delta}))
     out["load_s"] = time.process_time() - t
     t = time.process_time()
     eq = equilibrium_branch(m, 0.6, 0.05)
@@ -50,7 +60,7 @@ def _bow(n_modes):
     disc, Z, d = periodic_start_from_hopf(m, hopf, harmonics=48)
     out["start_s"] = time.process_time() - t
     out["unknowns"] = int(disc.size)
-    for stab in (False, True):
+    for stab in ((False,) if delta is not None else (False, True)):
         t = time.process_time()
         br = periodic_branch(disc, Z, 0.05, 0.6, d, options=dict(stability=stab))
         key = "with_stability" if stab else "without_stability"
@@ -59,6 +69,8 @@ def _bow(n_modes):
         out[f"factorizations_{key}"] = int(br.counters["factorizations"])
     out["hopf_omega"] = float(hopf.omega)
     out["branch_status"] = br.status
+    if delta is not None:
+        return out
     # one orbit's monodromy (the middle of the branch): the integrator stepped one step at a
     # time against its closed form (the default from 256 states), and the eigenvalues
     Zm = br.solutions[len(br.solutions) // 2]
@@ -69,6 +81,9 @@ def _bow(n_modes):
     t = time.process_time()
     np.linalg.eigvals(M)
     out["monodromy_eigenvalues_s"] = time.process_time() - t
+    t = time.process_time()
+    disc.multipliers_of(M)                 # the leading ones only, from 256 states on
+    out["monodromy_multipliers_s"] = time.process_time() - t
     return out
 
 
@@ -157,7 +172,8 @@ def _symbolic(n_modes):
 def _case(name, arg):
     if name == "symbolic":
         return _symbolic(int(arg))
-    res = _bow(int(arg)) if name == "bow" else _beam(arg == "modal")
+    res = (_bow(int(arg)) if name == "bow" else _bow(int(arg), WIDE_DELTA) if name == "bow_wide_delta"
+           else _beam(arg == "modal"))
     res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return res
 
@@ -172,8 +188,8 @@ def _run(name, arg):
 
 
 def main():
-    cases = [("bow", n) for n in MODES] + [("beam", "fe"), ("beam", "modal")] + \
-        [("symbolic", n) for n in SYMBOLIC_MODES]
+    cases = [("bow", n) for n in MODES] + [("bow_wide_delta", n) for n in WIDE_DELTA_MODES] + \
+        [("beam", "fe"), ("beam", "modal")] + [("symbolic", n) for n in SYMBOLIC_MODES]
     for c in cases:                      # warm the caches (codegen, builds) once
         if c[0] != "symbolic":           # (the symbolic cases start from a cold cache each time)
             _run(*c)
@@ -192,6 +208,14 @@ def main():
     out["per_step_ratio_to_4_modes_without_stability"] = {
         n: (out[f"bow_{n}"]["branch_without_stability_s"] / out[f"bow_{n}"]["steps_without_stability"])
         / (base["branch_without_stability_s"] / base["steps_without_stability"]) for n in MODES}
+    out["steps_without_stability"] = {n: out[f"bow_{n}"]["steps_without_stability"] for n in MODES}
+    out["branch_ratio_to_4_modes_with_stability"] = {
+        n: out[f"bow_{n}"]["branch_with_stability_s"] / base["branch_with_stability_s"] for n in MODES}
+    wide = out[f"bow_wide_delta_{WIDE_DELTA_MODES[0]}"]
+    out["wide_delta_steps"] = {n: out[f"bow_wide_delta_{n}"]["steps_without_stability"] for n in WIDE_DELTA_MODES}
+    out["wide_delta_branch_ratio_to_4_modes"] = {
+        n: out[f"bow_wide_delta_{n}"]["branch_without_stability_s"] / wide["branch_without_stability_s"]
+        for n in WIDE_DELTA_MODES}
     out["beam_per_step_ratio_fe_to_10_modes"] = out["beam_fe"]["per_step_ms"] / out["beam_modal"]["per_step_ms"]
     out["symbolic_whole_process_ratio_to_4_modes"] = {
         n: out[f"symbolic_{n}"]["cpu_s"] / out["symbolic_4"]["cpu_s"] for n in SYMBOLIC_MODES}

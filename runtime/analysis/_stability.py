@@ -86,7 +86,7 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
         if info.get("path") == "aft-condensed":  # its monodromy takes a number of equal steps
             return refined_monodromy_stability(disc, Z, int(info["n_t"]), rtol=rtol, tol=tol)
         M = disc.monodromy(Z)
-        return _result(np.linalg.eigvals(M), not disc.forced, "variational", tol, monodromy=M)
+        return _result(_eigenvalues(disc, M), not disc.forced, "variational", tol, monodromy=M)
     if route == "hill":
         info = disc.unpack(Z)
         coeffs = np.asarray(info["coefficients"])[: disc.model.n].ravel()
@@ -102,10 +102,26 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
 MAX_REFINEMENT = 16
 
 
-def _spectral_change(a, b) -> float:
-    """Largest distance from a multiplier of one set to the nearest of the other (both ways)."""
-    d = np.abs(np.asarray(a)[:, None] - np.asarray(b)[None, :])
+def _spectral_change(a, b, n: int | None = None) -> float:
+    """Largest distance from a multiplier of one set to the nearest of the other (both ways).
+
+    ``n``: the monodromy's size; sets of its leading multipliers only (:func:`_eigenvalues`)
+    are compared above the higher of their smallest moduli plus 1e-3 (below it a multiplier's
+    partner may be missing from the other set)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if n is not None and min(a.size, b.size) < n:
+        floor = max(np.abs(a).min(), np.abs(b).min()) + 1e-3
+        a_top, b_top = a[np.abs(a) > floor], b[np.abs(b) > floor]
+        return float(max(np.abs(a_top[:, None] - b[None, :]).min(axis=1).max(initial=0.0),
+                         np.abs(b_top[:, None] - a[None, :]).min(axis=1).max(initial=0.0)))
+    d = np.abs(a[:, None] - b[None, :])
     return float(max(d.min(axis=1).max(), d.min(axis=0).max()))
+
+
+def _eigenvalues(disc, M):
+    """The monodromy's eigenvalues: all, or only the leading ones where the discretization
+    says which matter (contract item 24, ``multipliers_of``: a large structure's, issue 24)."""
+    return disc.multipliers_of(M)
 
 
 def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: float = 1e-6,
@@ -144,13 +160,13 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
     """
     N = int(n_t)
     M = disc.monodromy(Z, intervals=N)
-    mu = np.linalg.eigvals(M)
+    mu = _eigenvalues(disc, M)
     converged = False
     while True:
         N *= 2
         M2 = disc.monodromy(Z, intervals=N)
-        mu2 = np.linalg.eigvals(M2)
-        estimate = _spectral_change(mu, mu2) / 15
+        mu2 = _eigenvalues(disc, M2)
+        estimate = _spectral_change(mu, mu2, M.shape[0]) / 15
         Mx = (16 * M2 - M) / 15
         M, mu = M2, mu2
         if estimate <= rtol * max(1.0, float(np.max(np.abs(mu)))):
@@ -158,7 +174,7 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
             break
         if N >= max_refinement * int(n_t):
             break
-    return _result(np.linalg.eigvals(Mx), not disc.forced, "variational" if converged
+    return _result(_eigenvalues(disc, Mx), not disc.forced, "variational" if converged
                    else "variational (not converged)", tol, monodromy=Mx)
 
 

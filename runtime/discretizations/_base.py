@@ -91,6 +91,10 @@ them) are marked *abstract*; the others have defaults here.
 23. ``full_coefficients(Z)`` (default None, not available): where ``state_names`` are not the
     model's states (a structure condensed onto its contacts), the Fourier coefficients
     (n, 2H+1) of the model's states on the orbit ``Z`` (the contacts' dissipation).
+24. ``multipliers_of(M)`` (default: every eigenvalue, ``numpy.linalg.eigvals``): the Floquet
+    multipliers of the monodromy ``M`` that the stability analysis needs; a large structure
+    returns only the leading ones, every one on or outside the unit circle among them
+    (``_structured_monodromy.leading_multipliers``).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -278,3 +282,8 @@ class Discretization(abc.ABC):
         """``left^H (dM/dY) right`` (contract item 22); None: not available (the caller takes
         differences of :meth:`monodromy`)."""
         return None
+
+    def multipliers_of(self, M):
+        """The eigenvalues of the monodromy ``M`` the stability analysis needs (contract item
+        24): all of them."""
+        return np.linalg.eigvals(M)

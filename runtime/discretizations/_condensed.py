@@ -50,7 +50,7 @@ from ._aft import AFTDiscretization, default_n_t
 from ._base import Discretization
 from ._hbm import HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
 from ._pointwise import PointwiseSeries
-from ._structured_monodromy import applies as _closed_form_applies, structured_monodromy
+from ._structured_monodromy import applies as _closed_form_applies, leading_multipliers, structured_monodromy
 
 __all__ = ["CondensedAFTDiscretization"]
 
@@ -671,6 +671,12 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         M[:m2] = st.to_states(Xi).real
         M[m2:] = Zs.real
         return M
+
+    def multipliers_of(self, M):
+        """The Floquet multipliers that matter of this system's monodromy ``M``: all of them for
+        small structures, the leading ones (every one of modulus above ``LEADING_FLOOR``, by
+        ARPACK) from ``MIN_STATES_LEADING`` states on (``leading_multipliers``)."""
+        return leading_multipliers(M)
 
     # -- results -------------------------------------------------------------------------------
     def unpack(self, Z):

@@ -1,0 +1,62 @@
+"""The leading Floquet multipliers of a large structure (ARPACK, issue 24) against the dense
+eigenvalues of the same monodromy (``numpy.linalg.eigvals``)."""
+import numpy as np
+import pytest
+
+from frictionkit.runtime import load_model
+from frictionkit.runtime.analysis._stability import orbit_stability
+from frictionkit.runtime.discretizations._condensed import CondensedAFTDiscretization
+from frictionkit.runtime.discretizations._structured_monodromy import MIN_STATES_LEADING, leading_multipliers
+
+from ._models import string
+
+
+@pytest.fixture(scope="module")
+def string64():
+    """64 modes (128 states; the leading route forced with ``min_states=0``) on an orbit of the
+    bow point's velocity near the fourth mode: with zeta = 0.003 every multiplier lies above
+    0.5 and about 40 above 0.9 (a lightly damped structure's spectrum hugs the circle)."""
+    model = load_model(string(64), continuation="Vb", Vb=0.2)
+    disc = CondensedAFTDiscretization(model, 8)
+    U = np.zeros((disc.nv, disc.nh))
+    U[0, 1], U[0, 3] = 0.3, 0.04
+    return disc, disc.pack(U, 2 * np.pi * 196.0 * 4, 0.2)
+
+
+def _matched(lead, dense, floor):
+    """Every dense eigenvalue of modulus > floor has an equal leading one (and conversely)."""
+    top = dense[np.abs(dense) > floor]
+    assert top.size >= 4
+    d1 = np.abs(top[:, None] - lead[None, :]).min(axis=1)
+    lead_top = lead[np.abs(lead) > floor]
+    d2 = np.abs(lead_top[:, None] - dense[None, :]).min(axis=1)
+    return max(d1.max(), d2.max()), top.size, lead_top.size
+
+
+def test_leading_multipliers_equal_the_dense_ones(string64):
+    disc, Z = string64
+    M = disc.monodromy(Z)
+    dense = np.linalg.eigvals(M)
+    assert leading_multipliers(M).size == M.shape[0] < MIN_STATES_LEADING      # small: dense
+    for floor in (0.99, 0.97):
+        lead = leading_multipliers(M, floor=floor, min_states=0)
+        assert lead.size < M.shape[0] // 2            # the leading ones only, not the dense fallback
+        assert np.abs(lead).min() < floor             # complete above the floor
+        err, n_dense, n_lead = _matched(lead, dense, floor)
+        assert n_lead == n_dense
+        assert err <= 1e-10
+
+
+def test_refined_stability_with_leading_multipliers_equals_dense(string64, monkeypatch):
+    """The refined monodromy's multipliers (``orbit_stability``) with the leading route equal
+    those with every eigenvalue (the same route with ``numpy.linalg.eigvals``)."""
+    disc, Z = string64
+    dense = [orbit_stability(disc, Z, rtol=rtol) for rtol in (1e-6, None)]
+    monkeypatch.setattr(disc, "multipliers_of", lambda M: leading_multipliers(M, floor=0.97, min_states=0))
+    lead = [orbit_stability(disc, Z, rtol=rtol) for rtol in (1e-6, None)]
+    for a, b in zip(lead, dense):
+        assert b.multipliers.size == disc.st.n_lin + disc.st.n_z
+        assert a.multipliers.size < b.multipliers.size
+        assert a.method == b.method and a.stable == b.stable
+        err, _, _ = _matched(a.multipliers, b.multipliers, 0.97)
+        assert err <= 1e-10

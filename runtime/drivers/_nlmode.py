@@ -295,25 +295,11 @@ class EPMCSystem(Discretization):
         return out
 
     def unpack(self, Z):
-        U, om, xi, a = self.split(Z)
-
-        def samples(n_t=256):
-            return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
-
-        # model_lam: the model's own continuation parameter on this orbit (its value, or the
-        # forcing frequency = omega), for what evaluates the model (the contacts' dissipation)
-        return dict(lam=float(a), omega=float(om), xi=float(xi), damping_ratio=float(xi / (2 * om)),
-                    model_lam=float(om if self._lam is None else self._lam),
-                    coefficients=U.copy(), harmonics=self.H, n_t=self.n_t, path="epmc", samples=samples)
+        return _unpacked(self, Z, "epmc")
 
     def resize(self, Z, harmonics, n_t=None):
         """The same system at another harmonic count, ``Z`` padded or truncated."""
-        U, om, xi, a = self.split(Z)
-        new = EPMCSystem(self.model, harmonics, self.pp, self.M, n_t=n_t)
-        U2 = np.zeros((self.n, new.nh))
-        k = min(self.nh, new.nh)
-        U2[:, :k] = U[:, :k]
-        return new, new.pack(U2, om, xi, a)
+        return _resized(EPMCSystem(self.model, harmonics, self.pp, self.M, n_t=n_t), self.split(Z))
 
 
 class CondensedEPMCSystem(Discretization):
@@ -488,23 +474,36 @@ class CondensedEPMCSystem(Discretization):
         return disc.full_coefficients(self._condensed_Z(disc, U, om))
 
     def unpack(self, Z):
-        U, om, xi, a = self.split(Z)
-
-        def samples(n_t=256):
-            return coefficients_to_samples(U, max(int(n_t), 2 * self.H + 1))
-
-        return dict(lam=float(a), omega=float(om), xi=float(xi), damping_ratio=float(xi / (2 * om)),
-                    model_lam=float(om if self._lam is None else self._lam),
-                    coefficients=U.copy(), harmonics=self.H, n_t=self.n_t, path="epmc-condensed", samples=samples)
+        return _unpacked(self, Z, "epmc-condensed")
 
     def resize(self, Z, harmonics, n_t=None):
         """The same system at another harmonic count, ``Z`` padded or truncated."""
-        U, om, xi, a = self.split(Z)
-        new = CondensedEPMCSystem(self.model, harmonics, np.eye(self.st.n_in)[self.pp], n_t=n_t)
-        U2 = np.zeros((self.nv, new.nh))
-        k = min(self.nh, new.nh)
-        U2[:, :k] = U[:, :k]
-        return new, new.pack(U2, om, xi, a)
+        return _resized(CondensedEPMCSystem(self.model, harmonics, np.eye(self.st.n_in)[self.pp], n_t=n_t),
+                        self.split(Z))
+
+
+def _unpacked(system, Z, path):
+    """``unpack`` of an EPMC system (plain or condensed: ``path``)."""
+    U, om, xi, a = system.split(Z)
+
+    def samples(n_t=256):
+        return coefficients_to_samples(U, max(int(n_t), 2 * system.H + 1))
+
+    # model_lam: the model's own continuation parameter on this orbit (its value, or the
+    # forcing frequency = omega), for what evaluates the model (the contacts' dissipation)
+    return dict(lam=float(a), omega=float(om), xi=float(xi), damping_ratio=float(xi / (2 * om)),
+                model_lam=float(om if system._lam is None else system._lam),
+                coefficients=U.copy(), harmonics=system.H, n_t=system.n_t, path=path, samples=samples)
+
+
+def _resized(new, parts):
+    """The unknowns ``parts = (U, omega, xi, a)`` of an EPMC system padded or truncated to the
+    harmonic count of the system ``new``; returns ``(new, Z)``."""
+    U, om, xi, a = parts
+    U2 = np.zeros((U.shape[0], new.nh))
+    k = min(U.shape[1], new.nh)
+    U2[:, :k] = U[:, :k]
+    return new, new.pack(U2, om, xi, a)
 
 
 def _check_unforced(model, omega):

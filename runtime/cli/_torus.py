@@ -42,6 +42,9 @@ _DONE = ("range",)
 @click.option("--eps", type=float, default=1e-2, show_default=True,
               help="Size of the first torus relative to the periodic orbit's.")
 @click.option("--max-steps", type=int, default=100, show_default=True, help="Points of the torus branch at most.")
+@click.option("--engine", "method", type=click.Choice(["anm", "newton"]), default=None,
+              help="Continuation engine of the tori (asymptotic numerical method or pseudo-arclength Newton) "
+                   "[default: anm wherever the model's Taylor kernels allow it; newton otherwise].")
 @click.option("--from-simulation", "from_sim", is_flag=True,
               help="Start from a simulation at --start instead of an NS point: past --transient periods, the "
                    "frequencies from the spectrum, a least-squares fit of the torus's harmonics, then Newton.")
@@ -56,10 +59,11 @@ _DONE = ("range",)
               help="PNG of the tori's Poincare sections (theta1 = 0) and their rotation numbers.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmonics, torus_harmonics, truncation,
-              eps, from_sim, x0, transient, record, max_steps, out, plot, quiet):
+              eps, from_sim, x0, transient, record, max_steps, method, out, plot, quiet):
     """Quasi-periodic solutions (tori) born at a Neimark-Sacker point of a periodic branch.
 
-    Two-frequency AFT harmonic balance on the torus, continued by pseudo-arclength; the columns
+    Two-frequency AFT harmonic balance on the torus, continued by the ANM (or pseudo-arclength
+    Newton, --engine newton); the columns
     are both frequencies, the rotation number omega2/omega1, the torus size and the amplitudes,
     each with its estimated error (truncation + aliasing), and the torus's stability: its
     leading transverse Lyapunov exponent.
@@ -89,10 +93,10 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
         m = _load(model, param, param_values(set_, assignments))
         if from_sim:
             tb = _from_simulation(m, param, start, stop, x0, transient, record, torus_harmonics, truncation,
-                                  max_steps, quiet)
+                                  max_steps, quiet, method)
         else:
             tb = _from_ns(m, param, start, stop, hopf, index, harmonics, torus_harmonics, truncation, eps, max_steps,
-                          quiet)
+                          quiet, method)
     except FrictionkitError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"tori in {param}: {len(tb)} points, status {tb.status}: {tb.message}")
@@ -113,13 +117,15 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
                    f"{x['transverse_exponent'][i]:11.4e} {x['exponent_error'][i]:8.1e} "
                    f"{'?' if not np.isfinite(st) else 'yes' if st else 'no':>6}")
     c = tb.counters
-    click.echo(f"work: {c['unknowns']} unknowns, {c['steps']} steps, {c['factorizations']} LU factorizations")
+    click.echo(f"work ({tb.provenance['method']}): {c['unknowns']} unknowns, {c['steps']} steps, "
+               f"{c['factorizations']} LU factorizations")
     write_outputs(tb, out, plot if len(tb) else None, "torus branch")
     if tb.status not in _DONE:
         raise click.ClickException(f"the torus branch stopped early: {tb.message}")
 
 
-def _from_ns(m, param, start, stop, hopf, index, harmonics, torus_harmonics, truncation, eps, max_steps, quiet):
+def _from_ns(m, param, start, stop, hopf, index, harmonics, torus_harmonics, truncation, eps, max_steps, quiet,
+             method=None):
     """The periodic branch with multipliers, then the tori from its ``index``-th NS point."""
     from ..drivers._branches import periodic_branch
     from ..drivers._compose import _pick, run_continuation
@@ -137,10 +143,11 @@ def _from_ns(m, param, start, stop, hopf, index, harmonics, torus_harmonics, tru
     if not quiet:
         click.echo(f"Neimark-Sacker point at {param} = {point.param:.10g}: continuing the tori")
     return torus(per, point, lo, hi, harmonics=tuple(torus_harmonics), truncation=truncation, eps=eps,
-                 max_steps=max_steps)
+                 max_steps=max_steps, method=method)
 
 
-def _from_simulation(m, param, start, stop, x0, transient, record, torus_harmonics, truncation, max_steps, quiet):
+def _from_simulation(m, param, start, stop, x0, transient, record, torus_harmonics, truncation, max_steps, quiet,
+                     method=None):
     """The torus fitted to a simulation at ``start``, then continued towards ``stop``."""
     import numpy as np
 
@@ -160,4 +167,4 @@ def _from_simulation(m, param, start, stop, x0, transient, record, torus_harmoni
         click.echo(f"simulating at {param} = {start:.10g} ({transient:g} + {record:g} periods)")
     return torus_from_simulation(m, start, state, lo, hi, harmonics=tuple(torus_harmonics), truncation=truncation,
                                  transient=transient, record=record, direction=1.0 if stop >= start else -1.0,
-                                 max_steps=max_steps)
+                                 max_steps=max_steps, method=method)

@@ -30,8 +30,11 @@ the sine coefficient of one chosen harmonic of the phase state is zero (one harm
 ``k2 != 0`` fixes the phase of ``theta2``, one with ``k2 = 0, k1 > 0`` that of ``theta1``; a
 shift ``theta -> theta + phi`` turns the pair ``(c_k, s_k)`` by ``k . phi``).
 
-The ANM's Taylor kernels would apply pointwise as for periodic orbits, but that recurrence is
-not wired here: tori are continued by the pseudo-arclength Newton engine.
+The ANM (DESIGN §5.0) continues tori as it does periodic orbits of the AFT: along the path
+``Z(a) = sum_q a^q Z_q`` the generated Taylor kernels of the recast (``Model.taylor``) give the
+coefficients of ``f`` at the grid points (``_pointwise.PointwiseSeries``, the grid's times held
+fixed), ``fft2`` their harmonics, and the frequencies add ``sum_r (w1_r D1 + w2_r D2) U_{p-r}``
+(:meth:`TorusAFT.series_rhs`); the phase conditions are linear.
 
 Error estimates (:class:`TorusErrors`) follow ``_error.py``'s for periodic orbits (the
 deferred-correction estimate of Ascher, Mattheij & Russell, *Numerical Solution of Boundary
@@ -51,6 +54,7 @@ from ..errors import InputError
 from ..model._interface import Model
 from ._base import Discretization
 from ._error import relative_change
+from ._pointwise import PointwiseSeries
 
 __all__ = ["TorusAFT", "TorusErrors", "harmonic_set"]
 
@@ -130,8 +134,9 @@ class TorusAFT(Discretization):
 
     Notes
     -----
-    Implements the contract of ``_base.py`` (kind ``"torus-aft"``); no quadratic part, no
-    ANM series (pseudo-arclength only), no Floquet route (``floquet_route`` None: the
+    Implements the contract of ``_base.py`` (kind ``"torus-aft"``); no quadratic part, the
+    ANM's right-hand side from the pointwise Taylor kernels where the model has them
+    (:attr:`supports_anm`, :meth:`series_rhs`), no Floquet route (``floquet_route`` None: the
     stability of tori is their Lyapunov exponents, ``drivers/_torus.torus_lyapunov``).
     """
 
@@ -195,6 +200,7 @@ class TorusAFT(Discretization):
         self._th2 = 2 * np.pi * np.arange(self.N2) / self.N2
         self.n_residuals = self.n_jacobians = 0
         self._cache = None
+        self._series = PointwiseSeries(model, self._series_split, self._grid_states, self._kernel_times)
 
     # -- layout --------------------------------------------------------------------------
     def set_phase_harmonics(self, phase_harmonics=None, states=None):
@@ -313,6 +319,22 @@ class TorusAFT(Discretization):
             return np.zeros(self.M)
         return np.repeat(self._th1 / w1, self.N2)
 
+    def _kernel_times(self, w1):
+        """What the Taylor kernel takes as its ``t`` on the grid (as the periodic AFT's): the times
+        ``theta1 / w1`` (held fixed along an ANM step), or, for a kernel in the forcing phase
+        (``Model.taylor_in_phase``), the phases ``theta1``."""
+        if self.forced and self.model.taylor_in_phase:
+            return np.repeat(self._th1, self.N2)
+        return self._times(w1)
+
+    def _grid_states(self, U):
+        return self.to_grid(U).reshape(self.n, self.M)
+
+    def _series_split(self, Z):
+        """``(U, w1, lam)`` of a point or of a series term (``PointwiseSeries``'s ``split``)."""
+        U, w1, _, lam = self.split(Z)
+        return U, w1, lam
+
     def _f(self, x, w1, lam):
         """``f`` on the grid (n, M) for states ``x`` (n, M)."""
         return np.asarray(self.model.rhs(self._times(w1), x, lam), dtype=float)
@@ -374,6 +396,51 @@ class TorusAFT(Discretization):
             J[:self.n_coef, self.lam_index] -= self._deriv_k(U, k1).reshape(-1)
         J[self.n_coef + np.arange(self.n_phase), self.phase_rows] = 1.0
         return J
+
+    @property
+    def supports_anm(self) -> bool:
+        """Whether the ANM can continue these tori (contract item 6): as for the periodic AFT,
+        the pointwise Taylor kernels of the recast exist (analytic laws) and hold what the grid
+        holds fixed: the times, or the forcing phases when the forcing frequency itself is
+        continued (``Model.taylor_in_phase``)."""
+        return (not self.model.sampled) and bool(self.model.has_taylor) and (
+            not self.omega_is_lam or bool(self.model.taylor_in_phase))
+
+    def series_rhs(self, terms, origin=None):
+        """Order-p right-hand side of the ANM from the pointwise recast (DESIGN §5.0), as
+        ``AFTDiscretization.series_rhs`` on the grid of the two angles.
+
+        The order-p coefficient of ``R`` along ``Z(a) = sum_q a^q Z_q`` is
+        ``FFT2(f_p) - sum_{r=0..p} (w1_r D1 + w2_r D2) U_{p-r}``; its part linear in ``Z_p``
+        is ``J Z_p``, so the right-hand side is that coefficient with ``x_p = lam_p = 0``:
+        ``FFT2(f_p|_{x_p=0}) - sum_{r=1..p-1} (w1_r D1 + w2_r D2) U_{p-r}`` (``w1_r = 0`` for a
+        fixed forcing frequency, ``lam_r`` for a continued one); the phase rows are linear: 0.
+        """
+        if not self.supports_anm:
+            what = ("a non-analytic friction law (no recast)" if self.model.sampled else
+                    "its Taylor kernel holds the grid's times fixed, which the continued forcing "
+                    "frequency moves (regenerate the model with `frictionkit codegen`)" if self.omega_is_lam else
+                    "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
+            raise NotImplementedError(
+                f"the ANM cannot continue the tori of model {self.model.name!r}: {what}; "
+                "use method='newton' (pseudo-arclength)")
+        if origin is None:
+            raise InputError("the pointwise ANM right-hand side needs the series origin: "
+                             "call series_rhs(terms, origin=Z0)")
+        F, om, U = self._series.f_order(terms, origin)
+        p = len(terms) + 1
+        out = np.zeros(self.m)
+        R = self.from_grid(F.reshape(self.n, self.N1, self.N2))
+        if p > 1:
+            # sum_{r=1..p-1} w_r D U_{p-r} = D W, W = sum_r w_r U_{p-r} (D1, D2 linear)
+            Up = U[p - 1:0:-1].reshape(p - 1, -1)                  # U_{p-1} .. U_1
+            w2 = np.array([t[self.w2_index] for t in terms])      # w2_1 .. w2_{p-1}
+            R -= self._deriv_k((w2 @ Up).reshape(self.n, self.nb), self.K[1:, 1].astype(float))
+            if self.autonomous or self.omega_is_lam:
+                W1 = (om[1:p] @ Up).reshape(self.n, self.nb)
+                R -= self._deriv_k(W1, self.K[1:, 0].astype(float))
+        out[:self.n_coef] = R.reshape(-1)
+        return out
 
     def _deriv_k(self, U, k):
         out = np.zeros_like(U)

@@ -16,10 +16,12 @@ choice in ``(0, pi)`` keeps the harmonics of the small torus at ``|k1|`` near 0)
 integrated here from the balanced orbit's Fourier series (``scipy.integrate.solve_ivp``,
 rtol 1e-10).  The start is then corrected by the one Newton of the engine with the torus's
 projection on the critical mode held at ``eps`` (``lam`` free: the first point of the torus
-branch, which leaves the periodic orbit transversally), and the branch is followed by the
-engine's pseudo-arclength loop.  Torus sizes grow like ``sqrt(|lam - lam_ns|)`` near a
-generic NS point.  Each torus gets an error estimate (``discretizations/_torus.TorusErrors``)
-and its transverse Lyapunov exponents (:func:`torus_lyapunov`).
+branch, which leaves the periodic orbit transversally), and the branch is followed by one of
+the engine's two loops: the ANM (``method="anm"``, the default wherever the model's Taylor
+kernels apply, ``TorusAFT.supports_anm``) or pseudo-arclength Newton (``method="newton"``).
+Torus sizes grow like ``sqrt(|lam - lam_ns|)`` near a generic NS point.  Each torus gets an
+error estimate (``discretizations/_torus.TorusErrors``) and its transverse Lyapunov exponents
+(:func:`torus_lyapunov`).
 
 Limitation: where the rotation number is a rational ``p/q`` inside a resonance (Arnold) tongue
 the flow on the torus is phase-locked, not quasi-periodic, and the torus has no
@@ -33,14 +35,16 @@ from dataclasses import dataclass, field
 import json
 
 import numpy as np
+import scipy.optimize
 from scipy.integrate import solve_ivp
 
 from .._version import __version__
 from ..discretizations._aft import _expm_batch, magnus_exponents
 from ..discretizations._torus import TorusAFT, TorusErrors, choose_phase_harmonics
+from ..engine._anm import anm
 from ..engine._bordered import Counters
 from ..engine._newton import correct, tangent_at
-from ..engine._options import NewtonOptions
+from ..engine._options import ANMOptions, NewtonOptions
 from ..engine._predictor_corrector import pseudo_arclength
 from ..errors import ConvergenceError, InputError
 from ..results._atomic import atomic_path, read_hdf5
@@ -339,22 +343,76 @@ def _phase_shift_of(disc, U, U0):
 
 
 class _TorusRecorder:
-    """Engine recorder (``engine/_recorder.py`` protocol) of a torus branch: stops on the
-    bounds of ``lam`` (the last point corrected onto the bound) or after ``max_steps`` points."""
+    """Engine recorder (``engine/_recorder.py`` protocol, both engines) of a torus branch:
+    stops on the bounds of ``lam`` (the last point corrected onto the bound) or after
+    ``max_steps`` points."""
 
     def __init__(self, disc, lam_bounds, max_steps, xtol):
         self.disc, self.bounds, self.max_steps, self.xtol = disc, lam_bounds, max_steps, xtol
         self.counters = Counters()
         self.points, self.tangents = [], []
         self.status, self.message, self.done = "failed", "", False
+        self._bound = None            # the bound the last ANM step was clipped to
 
     def note_det_sign(self, Z, t, sign):
         pass
 
-    def add(self, Zn, tn, step_length=None):
+    # -- the ANM's part of the protocol (items 2, 4, 6, 7) ---------------------------------
+    def clip(self, series, a_max):
+        """End of an ANM step: ``a_max``, or where ``lam`` first reaches a bound on the series
+        (a scan of 65 points, then Brent's method)."""
+        self._bound = None
+        a = np.linspace(0.0, a_max, 65)
+        lam = series.components(a, [self.disc.size - 1])[:, 0]
+        hits = []
+        for b in self.bounds:
+            if np.isfinite(b):
+                i = np.flatnonzero((lam[1:] - b) * (lam[:-1] - b) < 0)
+                if i.size:
+                    hits.append((int(i[0]), b))
+        if not hits:
+            return a_max
+        i, b = min(hits)
+        self._bound = b
+        return scipy.optimize.brentq(lambda s: series(s)[-1] - b, a[i], a[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
+
+    def unclip(self):
+        self._bound = None
+
+    @property
+    def stop_reason(self):
+        return None if self._bound is None else "range"
+
+    @property
+    def stop_bound(self):
+        return self._bound
+
+    def refine_tangent(self, Z, t_exact):
+        """The next ANM step's exact tangent at the last step end (``engine/_recorder.py``)."""
+        if np.array_equal(self.points[-1], Z) and float(t_exact @ self.tangents[-1]) > 0:
+            self.tangents[-1] = np.array(t_exact)
+
+    def add_intermediate(self, Z, t):
+        self.points.append(np.array(Z))
+        self.tangents.append(np.array(t))
+
+    def hopf_jump(self):
+        return None
+
+    def add(self, Zn, tn, step_length=None, series=None, on_bound=False):
         Z = self.points[-1]
         e = np.zeros(self.disc.size)
         e[-1] = 1.0
+        if self._bound is not None:
+            # an ANM step clipped to a bound: its end on the bound (corrected there unless the
+            # engine already did)
+            b = self._bound
+            Zb = np.array(Zn) if on_bound else correct(self.disc, Zn, e, b, counters=self.counters, xtol=self.xtol)[0]
+            Zb[-1] = b
+            self.points.append(Zb)
+            self.tangents.append(np.array(tn))
+            self.status, self.message, self.done = "range", f"reached lam = {b:g}", True
+            return
         for b in self.bounds:
             if np.isfinite(b) and (Z[-1] - b) * (Zn[-1] - b) < 0:
                 s = (b - Z[-1]) / (Zn[-1] - Z[-1])
@@ -370,9 +428,28 @@ class _TorusRecorder:
             self.status, self.message, self.done = "max_steps", f"step budget exhausted (max_steps = {self.max_steps})", True
 
 
+def _check_method(method):
+    if method not in (None, "anm", "newton"):
+        raise InputError(f"method = {method!r}: choose 'anm' (asymptotic numerical method) or 'newton' "
+                         "(pseudo-arclength)")
+
+
+def _engine(disc, method):
+    """The engine's name: ``method``, or by default the ANM where ``disc.supports_anm``."""
+    _check_method(method)
+    if method is None:
+        return "anm" if disc.supports_anm else "newton"
+    if method == "anm" and not disc.supports_anm:
+        raise InputError(f"the ANM cannot continue the tori of model {disc.model.name!r}: it needs the model's "
+                         "Taylor kernels (an analytic friction law, `frictionkit codegen`), and, when the forcing "
+                         "frequency is continued, kernels in the forcing phase; use method='newton'")
+    return method
+
+
 def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, max_steps=100, step=0.02,
-                   max_step=0.2, xtol=1e-10, info=None, errors=True, stability=True, direction=1.0) -> TorusBranch:
-    """Correct a torus guess and continue the torus branch by pseudo-arclength.
+                   max_step=0.2, xtol=1e-10, info=None, errors=True, stability=True, direction=1.0,
+                   method=None, order=20) -> TorusBranch:
+    """Correct a torus guess and continue the torus branch (ANM or pseudo-arclength Newton).
 
     Parameters
     ----------
@@ -396,6 +473,12 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
         one LU of the balance in a box 1.5 times larger per point).
     stability : bool
         The transverse Lyapunov exponents of each torus (:func:`torus_lyapunov`).
+    method : {"anm", "newton"}, optional
+        The continuation engine: the asymptotic numerical method (default wherever
+        ``disc.supports_anm``: the model's Taylor kernels apply) or pseudo-arclength Newton (the
+        default otherwise).  ``step`` is Newton's first step; ``max_step`` bounds both.
+    order : int
+        The ANM's series order.
 
     Returns
     -------
@@ -407,6 +490,7 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
     Z = np.asarray(Z, dtype=float)
     if Z.shape != (disc.size,):
         raise InputError(f"the torus guess has shape {Z.shape}, the discretization needs ({disc.size},)")
+    method = _engine(disc, method)
     if Z_orbit is not None:
         b = Z - np.asarray(Z_orbit, dtype=float)
         b[disc.n_coef:] = 0.0
@@ -416,8 +500,11 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
     else:
         b = np.zeros(disc.size)
         b[-1] = 1.0 if direction >= 0 else -1.0
-    opts = NewtonOptions(step=step, max_step=max_step, min_step=min(1e-10, step), target_iterations=4,
-                         max_correction=0.3, max_angle=20.0, newton_xtol=xtol, max_steps=max(max_steps, 1))
+    if method == "anm":
+        opts = ANMOptions(order=order, max_step=max_step, newton_xtol=xtol, max_steps=max(max_steps, 1))
+    else:
+        opts = NewtonOptions(step=step, max_step=max_step, min_step=min(1e-10, step), target_iterations=4,
+                             max_correction=0.3, max_angle=20.0, newton_xtol=xtol, max_steps=max(max_steps, 1))
     rec = _TorusRecorder(disc, (lam_min, lam_max), max_steps, xtol)
     r0, j0 = disc.n_residuals, disc.n_jacobians
     try:
@@ -434,14 +521,16 @@ def continue_torus(disc, Z, Z_orbit=None, *, lam_min=-np.inf, lam_max=np.inf, ma
     rec.tangents.append(t0)
     if max_steps == 0:
         rec.status, rec.message = "max_steps", "the corrected start only (max_steps = 0)"
-        return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {}, errors, stability)
+        return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {}, errors, stability,
+                       method)
     try:
-        pseudo_arclength(disc, Z0, t0, opts, rec)
+        (anm if method == "anm" else pseudo_arclength)(disc, Z0, t0, opts, rec)
     except KeyboardInterrupt:
         rec.status, rec.message = "interrupted", "interrupted by the user (Ctrl-C); the points so far are kept"
     except ConvergenceError as err:
         rec.status, rec.message = "failed", f"continuation of the torus failed after lam = {rec.points[-1][-1]:.10g}: {err}"
-    return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {}, errors, stability)
+    return _result(disc, rec, disc.n_residuals - r0, disc.n_jacobians - j0, info or {}, errors, stability,
+                   method)
 
 
 def torus_columns(disc, solutions, errors=True, stability=True):
@@ -474,14 +563,14 @@ def torus_columns(disc, solutions, errors=True, stability=True):
     return out
 
 
-def _result(disc, rec, n_res, n_jac, info, errors=True, stability=True):
+def _result(disc, rec, n_res, n_jac, info, errors=True, stability=True, method="newton"):
     P = np.array(rec.points)
     un = [disc.unpack(Z) for Z in P]
     model = disc.model
     counters = dict(rec.counters.as_dict(), residual_evaluations=n_res, jacobian_evaluations=n_jac,
                     points=len(P), unknowns=disc.size)
     prov = dict(model=model.name, model_hash=model.model_hash, continuation_parameter=model.continuation,
-                method="newton", discretization=disc.kind, harmonics=[disc.H1, disc.H2],
+                method=method, discretization=disc.kind, harmonics=[disc.H1, disc.H2],
                 truncation=disc.truncation, grid=[disc.N1, disc.N2], n_harmonics=int(disc.nk),
                 phase_harmonics=[list(k) for k in disc.phase_harmonics],
                 phase_states=[model.states[i] for i in disc.phase_states], forced=bool(disc.forced),
@@ -500,7 +589,8 @@ def _result(disc, rec, n_res, n_jac, info, errors=True, stability=True):
 
 
 def torus(branch, point, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 4), truncation="box", grid=None,
-          eps=1e-2, max_steps=100, step=0.02, max_step=0.2, xtol=1e-10, errors=True, stability=True) -> TorusBranch:
+          eps=1e-2, max_steps=100, step=0.02, max_step=0.2, xtol=1e-10, errors=True, stability=True,
+          method=None, order=20) -> TorusBranch:
     """The branch of tori born at a Neimark–Sacker point of a periodic branch.
 
     Parameters
@@ -518,8 +608,9 @@ def torus(branch, point, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 4), t
         Grid of the two angles (default ``4 H + 8`` rounded up to a fast FFT length, >= 16).
     eps : float
         Size of the first torus relative to the orbit's (the start leaves the orbit there).
-    max_steps, step, max_step, xtol, errors, stability :
-        As :func:`continue_torus`.
+    max_steps, step, max_step, xtol, errors, stability, method, order :
+        As :func:`continue_torus` (``method``: "anm" by default where the model's Taylor
+        kernels apply, else "newton").
 
     Returns
     -------
@@ -537,12 +628,13 @@ def torus(branch, point, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 4), t
     Notes
     -----
     Forced models: ``omega1`` is the forcing frequency and ``omega2`` unknown; autonomous
-    models: both unknown (two phase conditions).  Only the pseudo-arclength Newton engine
-    continues tori (the ANM's pointwise Taylor kernels are not wired into the torus AFT).
+    models: both unknown (two phase conditions).
     """
+    _check_method(method)
     disc, Z, Z0, info = torus_start_from_ns(branch, point, harmonics, truncation=truncation, grid=grid, eps=eps)
     return continue_torus(disc, Z, Z0, lam_min=lam_min, lam_max=lam_max, max_steps=max_steps, step=step,
-                          max_step=max_step, xtol=xtol, info=info, errors=errors, stability=stability)
+                          max_step=max_step, xtol=xtol, info=info, errors=errors, stability=stability,
+                          method=method, order=order)
 
 
 def _trace_mean(disc, Z):
@@ -839,14 +931,17 @@ def _lam_row(disc):
 
 def torus_from_simulation(model, lam, x0, lam_min=-np.inf, lam_max=np.inf, *, harmonics=(8, 8), truncation="box",
                           grid=None, transient=300.0, record=200.0, direction=1.0, max_steps=100, step=0.02,
-                          max_step=0.2, xtol=1e-10, errors=True, stability=True) -> TorusBranch:
+                          max_step=0.2, xtol=1e-10, errors=True, stability=True, method=None,
+                          order=20) -> TorusBranch:
     """The branch of tori through the attracting torus that a simulation at ``lam`` settles on.
 
     :func:`torus_start_from_simulation` (simulation, frequencies from the spectrum, 2-D Fourier
     fit), then :func:`continue_torus`: Newton at fixed ``lam`` and pseudo-arclength in
-    ``[lam_min, lam_max]``, up in ``lam`` (down if ``direction < 0``).  ``max_steps = 0`` gives
-    the corrected torus alone.  Other parameters as those two functions.
+    ``[lam_min, lam_max]``, up in ``lam`` (down if ``direction < 0``), by the ANM or Newton
+    (``method``, ``order``).  ``max_steps = 0`` gives the corrected torus alone.  Other
+    parameters as those two functions.
     """
+    _check_method(method)
     if not lam_min <= float(lam) <= lam_max:
         raise InputError(f"the simulation's {model.continuation} = {float(lam):g} is outside [{lam_min:g}, {lam_max:g}]")
     disc, Z, info = torus_start_from_simulation(model, lam, x0, harmonics, truncation=truncation, grid=grid,
@@ -863,4 +958,4 @@ def torus_from_simulation(model, lam, x0, lam_min=-np.inf, lam_max=np.inf, *, ha
             "the harmonics") from None
     return continue_torus(disc, Z, None, lam_min=lam_min, lam_max=lam_max, max_steps=max_steps, step=step,
                           max_step=max_step, xtol=xtol, info=dict(info, start="simulation"), errors=errors,
-                          stability=stability, direction=direction)
+                          stability=stability, direction=direction, method=method, order=order)

@@ -31,6 +31,11 @@ References, none of them computed from the torus's unknowns:
 * the self-excited (autonomous) path, two unknown frequencies: the hand-written
   ``tests/models/cycle_ns_handwritten.py``, whose torus past its NS point is known in closed
   form (``w1 = 1``, ``w2 = nu``, radius ``sqrt(lam)``).
+* the ANM (the default engine here: the model has Taylor kernels): its right-hand side
+  ``TorusAFT.series_rhs`` against the order-p coefficient of the residual along a polynomial
+  path (a Chebyshev interpolation of ``R(Z(a))``, a polynomial in ``a`` for the cubic law), and
+  its branch against pseudo-arclength Newton's (the tori corrected at the same A).  The
+  fixtures above (whose numbers were measured on them) are pseudo-arclength Newton branches.
 """
 import numpy as np
 import pytest
@@ -38,15 +43,19 @@ from click.testing import CliRunner
 from scipy.integrate import solve_ivp
 from scipy.optimize import minimize_scalar
 
+from numpy.polynomial import chebyshev
+
+from frictionkit.modelspec import ModelSpec
 from frictionkit.runtime import continue_torus, load_model, periodic_branch, periodic_start_from_orbit, torus
 from frictionkit.runtime.cli import main
 from frictionkit.runtime.discretizations._aft import AFTDiscretization
 from frictionkit.runtime.discretizations._torus import TorusAFT, harmonic_set
 from frictionkit.runtime.drivers._torus import STABILITY_NOTE, TorusBranch, torus_start_from_ns
+from frictionkit.runtime.engine._newton import correct
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.model._interface import Model
 from tests.models import cycle_ns_handwritten
-from tests.models.torus_specs import forced_cubic_belt
+from tests.models.torus_specs import cubic_law, forced_cubic_belt
 
 W = 2.5
 HARMONICS = (8, 9)
@@ -82,7 +91,7 @@ def periodic(model):
 @pytest.fixture(scope="module")
 def tori(periodic):
     br, ns = periodic
-    return torus(br, ns, 1.05, 1.3, harmonics=HARMONICS, eps=0.05, errors=False)
+    return torus(br, ns, 1.05, 1.3, harmonics=HARMONICS, eps=0.05, errors=False, method="newton")
 
 
 @pytest.fixture(scope="module")
@@ -91,14 +100,14 @@ def near_ns(periodic):
     br, ns = periodic
     disc, Z, Z0, info = torus_start_from_ns(br, ns, (6, 4), eps=2e-3)
     return continue_torus(disc, Z, Z0, lam_min=ns.param - 0.02, lam_max=ns.param + 0.1, step=2e-3, max_step=5e-3,
-                          max_steps=60, info=info, errors=False)
+                          max_steps=60, info=info, errors=False, method="newton")
 
 
 @pytest.fixture(scope="module")
 def small_box(periodic):
     """Tori at the small box (5, 4), with error estimates: their errors are well above rounding."""
     br, ns = periodic
-    return torus(br, ns, 0.98, 1.3, harmonics=(5, 4), eps=0.05)
+    return torus(br, ns, 0.98, 1.3, harmonics=(5, 4), eps=0.05, method="newton")
 
 
 def test_jacobian_is_the_derivative_of_the_residual(periodic):
@@ -223,6 +232,7 @@ def test_cli_torus(tmp_path):
     assert "Neimark-Sacker" not in res.output        # -q
     assert "leading transverse Lyapunov exponent" in res.output and res.output.count(" yes\n") >= 2
     assert "rotation       +-" in res.output                # every number with its error
+    assert "work (anm):" in res.output                      # the default engine where the kernels apply
     assert out.exists() and len(TorusBranch.load(out)) >= 2
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = CliRunner().invoke(main, ["torus", "tests/models/torus_specs.py", "--param", "A", "--start", "0.3",
@@ -243,6 +253,7 @@ def test_self_excited_torus_is_the_analytic_one():
     ns = br.special_points("ns")[0]
     tb = torus(br, ns, -0.1, 0.3, harmonics=(3, 3), eps=0.05)
     assert tb.status == "range" and tb.lam[-1] == pytest.approx(0.3, abs=1e-14) and len(tb) > 5
+    assert tb.provenance["method"] == "newton"        # no Taylor kernels: Newton by default
     assert tb.discretization.autonomous and tb.discretization.size == 4 * tb.discretization.nb + 3
     assert np.abs(tb.omega1 - 1).max() < 1e-12 and np.abs(tb.omega2 - 0.3).max() < 1e-12
     assert np.abs(tb.torus_size - np.sqrt(tb.lam)).max() < 1e-12
@@ -377,3 +388,87 @@ def test_cli_torus_from_simulation():
     assert "step budget exhausted" in res.output
     bad = CliRunner().invoke(main, args[:4] + ["--start", "1.5"] + args[4:])
     assert bad.exit_code == 1 and "A = 1.5" in bad.output and "periodic" in bad.output
+
+
+def _free_cubic_belt() -> ModelSpec:
+    """The belt oscillator of ``torus_specs.py`` without its forcing (an autonomous model)."""
+    m = ModelSpec("free_cubic_belt", "the unforced belt oscillator with the cubic friction characteristic")
+    zeta, fn, vb = m.parameter("zeta", 0.05), m.parameter("fn", 1.0), m.parameter("vb", 1.0)
+    mu0, m1, m3 = m.parameter("mu0", 0.4), m.parameter("m1", 0.45), m.parameter("m3", 0.1)
+    x, v = m.second_order("x", velocity="v")
+    m.ode(v, -2 * zeta * v - x + fn * m.friction("belt", cubic_law, vb - v, mu0=mu0, m1=m1, m3=m3))
+    return m
+
+
+@pytest.mark.parametrize("case", ["forced", "forcing frequency continued", "autonomous"])
+def test_series_rhs_is_the_taylor_coefficient_of_the_residual(model, case):
+    """Order p of ``R(Z(a))`` along ``Z(a) = Z0 + sum_{q<p} a^q Z_q`` (``Z_p = 0``, so that the part
+    linear in ``Z_p`` vanishes) is the ANM's right-hand side.  The cubic law makes ``R(Z(a))`` a
+    polynomial of degree ``3 (p - 1)`` in ``a``; its coefficients come from the Chebyshev
+    interpolation of the residual at ``3 (p - 1) + 3`` points of [-1, 1] (an independent route:
+    only ``residual`` is called).  Random ``Z0`` and terms (no torus needed).  Forced: ``w1``
+    fixed; the forcing frequency continued (``lam = w1``, kernels in the forcing phase):
+    ``w1_r = lam_r``; autonomous: ``w1`` unknown."""
+    if case == "forced":
+        m = model
+    elif case == "autonomous":
+        m = load_model(_free_cubic_belt(), "vb", backend="numpy")
+    else:
+        m = load_model(forced_cubic_belt(), "w", backend="numpy")
+    disc = TorusAFT(m, (4, 3))
+    assert disc.supports_anm and disc.autonomous == (case == "autonomous")
+    assert disc.omega_is_lam == (case == "forcing frequency continued")
+    rng = np.random.default_rng(3)
+    Z0 = 0.3 * rng.standard_normal(disc.size)
+    Z0[disc.w2_index], Z0[-1] = 1.0, 2.5
+    if disc.autonomous:
+        Z0[disc.w1_index] = 2.3
+    terms = [0.3 * rng.standard_normal(disc.size) for _ in range(5)]
+    for p in range(2, 7):                      # the series is formed order by order
+        rhs = disc.series_rhs(terms[:p - 1], origin=Z0)
+        deg = 3 * (p - 1) + 2
+        a = np.cos(np.pi * (np.arange(deg + 1) + 0.5) / (deg + 1))
+        R = np.array([disc.residual(Z0 + sum(s ** (q + 1) * terms[q] for q in range(p - 1))) for s in a])
+        cheb = chebyshev.chebfit(a, R, deg)
+        coef = np.array([np.pad(chebyshev.cheb2poly(cheb[:, i]), (0, deg + 1))[p] for i in range(R.shape[1])])
+        # measured 1e-14 (p = 2) to 3e-11 (p = 6): the interpolation's conditioning
+        assert np.abs(rhs - coef).max() < 1e-9 * np.abs(coef).max(), (case, p)
+        assert not rhs[disc.n_coef:].any()     # the phase conditions are linear
+
+
+def test_anm_needs_the_taylor_kernels(periodic):
+    """A model without Taylor kernels (the hand-written ``cycle_ns_handwritten``) has no ANM: a
+    clear error naming the way out, and pseudo-arclength Newton by default; an unknown engine is
+    a clear error."""
+    disc = TorusAFT(Model(cycle_ns_handwritten, {"lam": 0.1, "nu": 0.3}), (3, 3))
+    assert not disc.supports_anm
+    with pytest.raises(NotImplementedError, match="no Taylor kernel.*method='newton'"):
+        disc.series_rhs([np.zeros(disc.size)], origin=np.ones(disc.size))
+    with pytest.raises(InputError, match="Taylor kernels.*method='newton'"):
+        continue_torus(disc, np.ones(disc.size), method="anm")
+    br, ns = periodic
+    with pytest.raises(InputError, match="method = 'arclength'"):
+        torus(br, ns, 1.05, 1.3, harmonics=(4, 3), method="arclength")
+
+
+def test_anm_branch_is_the_newton_branch(tori, periodic):
+    """The default (ANM) branch over the range of the Newton branch ``tori``: at three values of
+    A, the nearest point of each corrected by Newton at that A gives the same rotation number
+    (measured: equal to the last bit; a torus is an isolated solution at fixed A, and the points
+    corrected lie 0.007-0.05 apart in A); the ANM takes fewer, longer steps (4 against 12)."""
+    br, ns = periodic
+    newton = tori
+    anm = torus(br, ns, 1.05, 1.3, harmonics=HARMONICS, eps=0.05, errors=False, stability=False)
+    assert anm.status == "range" and anm.lam[-1] == pytest.approx(1.05, abs=1e-13)
+    assert anm.provenance["method"] == "anm" and newton.provenance["method"] == "newton"
+    assert anm.counters["steps"] < newton.counters["steps"]
+    disc = anm.discretization
+    e = np.zeros(disc.size)
+    e[-1] = 1.0
+    for A in (1.19, 1.15, 1.10):
+        rho = []
+        for tb in (anm, newton):
+            i = int(np.argmin(np.abs(tb.lam - A)))
+            Z, _ = correct(tb.discretization, tb.solutions[i], e, A, xtol=1e-13)
+            rho.append(Z[disc.w2_index] / W)
+        assert abs(rho[0] - rho[1]) < 1e-9, (A, rho)

@@ -54,7 +54,8 @@ def torus_file(tmp_path_factory):
     amp = 0.3 / (1 - W * W)
     Z0 = disc.from_samples(np.vstack([0.4 + amp * np.cos(W * t), -amp * W * np.sin(W * t)]), W, 0.3)
     per = periodic_branch(disc, Z0, 0.3, 2.0, 1.0, options=dict(multiplier_stride=1))
-    tb = torus(per, per.special_points("ns")[0], 1.1, 1.3, harmonics=(6, 4), eps=0.05, max_steps=6)
+    tb = torus(per, per.special_points("ns")[0], 1.1, 1.3, harmonics=(6, 4), eps=0.05, max_steps=6,
+               method="newton")       # six short steps that stay near the NS point, where (6, 4) suffices
     path = tmp_path_factory.mktemp("torus") / "torus.h5"
     tb.save(path)
     return path, TorusBranch.load(path)

@@ -55,19 +55,9 @@ from frictionkit.runtime.engine._newton import correct
 from frictionkit.runtime.errors import InputError
 from frictionkit.runtime.model._interface import Model
 from tests.models import cycle_ns_handwritten
-from tests.models.torus_specs import cubic_law, forced_cubic_belt
+from tests.models.torus_specs import PARAMS, W, cubic_law, forced_cubic_belt, ode
 
-W = 2.5
 HARMONICS = (8, 9)
-PARAMS = dict(zeta=0.05, fn=1.0, vb=1.0, mu0=0.4, m1=0.45, m3=0.1)
-
-
-def ode(t, y, A):
-    """NumPy copy of the model's ODE (tests/models/torus_specs.py), written out by hand."""
-    x, v = y
-    vr = PARAMS["vb"] - v
-    mu = PARAMS["mu0"] - PARAMS["m1"] * vr + PARAMS["m3"] * vr ** 3
-    return [v, -2 * PARAMS["zeta"] * v - x + PARAMS["fn"] * mu + A * np.cos(W * t)]
 
 
 @pytest.fixture(scope="module")

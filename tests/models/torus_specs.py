@@ -20,6 +20,7 @@ picture of Nayfeh & Mook, *Nonlinear oscillations*, Wiley 1979, §7.4): the toru
 the orbit there like ``sqrt(A_ns - A)`` (supercritical: the torus exists on the side where the
 orbit is unstable, and is stable).
 """
+import numpy as np
 import sympy as sp
 
 from frictionkit.modelspec import ModelSpec
@@ -41,6 +42,20 @@ def forced_cubic_belt() -> ModelSpec:
     F = m.friction("belt", cubic_law, vb - v, mu0=mu0, m1=m1, m3=m3)
     m.ode(v, -2 * zeta * v - x + fn * F + A * sp.cos(w * m.t))
     return m
+
+
+#: the forcing frequency and parameter values the tests use, for :func:`ode`
+W = 2.5
+PARAMS = dict(zeta=0.05, fn=1.0, vb=1.0, mu0=0.4, m1=0.45, m3=0.1)
+
+
+def ode(t, y, A):
+    """NumPy copy of the model's ODE at :data:`PARAMS` and ``w =`` :data:`W`, written out by hand
+    (not generated from the declaration above): the independent integrations of the tests."""
+    x, v = y
+    vr = PARAMS["vb"] - v
+    mu = PARAMS["mu0"] - PARAMS["m1"] * vr + PARAMS["m3"] * vr ** 3
+    return [v, -2 * PARAMS["zeta"] * v - x + PARAMS["fn"] * mu + A * np.cos(W * t)]
 
 
 def model() -> ModelSpec:

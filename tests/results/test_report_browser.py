@@ -27,17 +27,9 @@ CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 INSTALL = ("the browser test needs Debian's chromium and chromium-driver: run "
            "`apt-get install -y --no-install-recommends chromium chromium-driver` (as root; `make test` "
            "does it when run as root)")
-# the forced cubic-friction belt of tests/models/torus_specs.py, written out here (as in
-# tests/drivers/test_torus.py) for the independent integration of the Poincaré map
-W = 2.5
-PARAMS = dict(zeta=0.05, fn=1.0, vb=1.0, mu0=0.4, m1=0.45, m3=0.1)
-
-
-def ode(t, y, A):
-    x, v = y
-    vr = PARAMS["vb"] - v
-    mu = PARAMS["mu0"] - PARAMS["m1"] * vr + PARAMS["m3"] * vr ** 3
-    return [v, -2 * PARAMS["zeta"] * v - x + PARAMS["fn"] * mu + A * np.cos(W * t)]
+# the forced cubic-friction belt written out by hand, for the independent integration of the
+# Poincaré map
+from tests.models.torus_specs import W, ode  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -95,6 +95,10 @@ them) are marked *abstract*; the others have defaults here.
     multipliers of the monodromy ``M`` that the stability analysis needs; a large structure
     returns only the leading ones, every one on or outside the unit circle among them
     (``_structured_monodromy.leading_multipliers``).
+25. ``point_coefficients(Z)`` (default ``{}``): the displacement Fourier coefficients
+    ``(2H+1,)`` of each named point of a structure on the orbit ``Z`` that ``state_names``
+    do not already hold, by column name ``y_<point>`` (the branch's amplitude, phase and rms
+    columns of the structure's points, issue 25).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -177,6 +181,10 @@ class Discretization(abc.ABC):
         """The model's states' Fourier coefficients on ``Z`` where ``state_names`` are others
         (contract item 23); None here."""
         return None
+
+    def point_coefficients(self, Z) -> dict:
+        """The named points' displacement coefficients on ``Z`` (contract item 25); none here."""
+        return {}
 
     def contact_velocity(self, x, t, params):
         """Relative velocity of each contact from samples of ``state_names`` (item 20)."""

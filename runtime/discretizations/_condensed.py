@@ -489,6 +489,17 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         out[st.n_lin:] = c["U"][st.n_in:]
         return out
 
+    def point_coefficients(self, Z) -> dict:
+        """The displacement coefficients ``(2H+1,)`` of every named point of the structure on
+        ``Z``, by column name ``y_<point>``, except the points whose displacement is already an
+        input (contract item 25; :meth:`point_response` with ``n_t = 0``).  None for a
+        recognised symbolic model (its own states are the columns)."""
+        basis = getattr(self.st, "basis", None)
+        if basis is None or not self.H:
+            return {}
+        return {f"y_{p}": self.point_response(Z, p, n_t=0) for p in basis.points
+                if f"y_{p}" not in self.names}
+
     def point_response(self, Z, point, quantity="displacement", n_t=None):
         """Recover the motion of any named point of a structure on the orbit ``Z`` (DESIGN §6:
         on demand, never stored per step): ``(t, samples (n_t,))``, or the Fourier coefficients

@@ -59,7 +59,9 @@ Datasets (float64 unless noted)
                                      Fourier series located by Newton on its derivative)
     ``amplitude/<state>``, ``phase/<state>`` (n_points, H)  periodic harmonic balances: the
                                      amplitude ``A_k`` and phase ``phi_k`` [rad] of harmonic
-                                     k = 1..H (column k-1) of each original state,
+                                     k = 1..H (column k-1) of each original state
+                                     and of each named point of a structure (``y_<point>``,
+                                     its displacement, where no state holds it),
                                      ``c_k cos(k omega t) + s_k sin(k omega t) = A_k cos(k omega
                                      t + phi_k)``: ``A_k = hypot(c_k, s_k)``, ``phi_k =
                                      atan2(-s_k, c_k)``; for a forced orbit ``t = 0`` is the
@@ -321,6 +323,13 @@ class Branch:
             mins, maxs = trig_extrema(U[:, :n])
             means = U[:, :n, 0]
             kw.update(_harmonic_columns(st, U[:, :n]) if disc.H else {})
+            points = [disc.point_coefficients(Z) for Z in sol] if disc.H and len(sol) else []
+            if points and points[0]:
+                # a structure's named points (contract item 25): their columns beside the states'
+                names = tuple(points[0])
+                more = _harmonic_columns(names, np.array([[p[x] for x in names] for p in points]))
+                for group in ("amplitude", "phase", "rms"):
+                    kw[group].update(more[group])
             if disc.H:
                 kw["dissipation"] = contact_dissipation(disc, sol)
             if not known:

@@ -51,7 +51,8 @@ def to_columns(branch) -> tuple[dict, dict]:
         for s in branch.states:
             cols[f"{what}_{s}"] = np.asarray(data[s], dtype=float)
             units[f"{what}_{s}"] = u.get(s, "")
-    for s in branch.states if branch.amplitude else ():
+    # the states', then a structure's named points' (``y_<point>``) columns
+    for s in (list(branch.states) + [p for p in branch.amplitude if p not in branch.states]) if branch.amplitude else ():
         cols[f"amp1_{s}"] = np.asarray(branch.amplitude[s], dtype=float)[:, 0]
         cols[f"phase1_{s}"] = np.asarray(branch.phase[s], dtype=float)[:, 0]
         cols[f"rms_{s}"] = np.asarray(branch.rms[s], dtype=float)

@@ -29,11 +29,12 @@ def _solve_at(model, W, H=20):
     return disc, Z
 
 
-def _steady_state(model, W, x0):
+def _steady_state(model, W, x0, point=None):
     """The forced steady state of the reduced modal ODE (NumPy, solve_ivp DOP853, rtol 1e-11), by
     Newton on the initial state over one forcing period from ``x0`` (the flow's sensitivity from
     the variational equation); the first harmonic (c1, s1) of the mid-span velocity by the
-    trapezoidal rule on 4096 samples (spectrally accurate for a periodic analytic signal)."""
+    trapezoidal rule on 4096 samples (spectrally accurate for a periodic analytic signal); of
+    the displacement of ``point`` if given."""
     b = model.structure.basis
     w, z = b.frequencies, b.damping
     pts = list(b.points)
@@ -68,6 +69,8 @@ def _steady_state(model, W, x0):
     t = T * np.arange(4096) / 4096
     v = phi_mid @ sol.sol(t)[m:]
     th = W * t
+    if point is not None:                       # that point's displacement instead
+        v = b.shapes[pts.index(point)] @ sol.sol(t)[:m]
     return 2 * np.mean(v * np.cos(th)), 2 * np.mean(v * np.sin(th))
 
 
@@ -86,6 +89,21 @@ def test_first_harmonic_matches_the_steady_state_of_the_modal_ode(beam, W):
     amp, ref = np.hypot(U[0, 1], U[0, 2]), np.hypot(c1, s1)
     assert abs(amp - ref) < 1e-7 * ref
     assert abs(np.arctan2(U[0, 2], U[0, 1]) - np.arctan2(s1, c1)) < 1e-7
+
+
+def test_the_named_points_columns_match_the_steady_state_of_the_modal_ode(beam):
+    """Issue 25 item 3: a structure's named points get amplitude/phase/rms columns (``y_tip``,
+    the forced tip that no law reads), checked against the modal ODE's steady state."""
+    from frictionkit.runtime.results._branch import Branch
+    W = 52.0
+    disc, Z = _solve_at(beam, W)
+    br = Branch.from_solutions(disc, Z[None], np.zeros((1, disc.size)))
+    assert "y_tip" in br.amplitude and "y_mid" in br.amplitude and "v_mid" in br.amplitude
+    C = disc.full_coefficients(Z)
+    c1, s1 = _steady_state(beam, W, C[:, 0] + C[:, 1::2].sum(axis=1), point="tip")
+    ref = np.hypot(c1, s1)
+    assert abs(br.amplitude["y_tip"][0, 0] - ref) < 1e-7 * ref
+    assert abs(br.phase["y_tip"][0, 0] - np.arctan2(-s1, c1)) < 1e-7
 
 
 def test_frequency_response_by_the_anm_one_factorization_per_step(beam):

@@ -68,7 +68,7 @@ from ._hbm import (
     samples_to_coefficients,
     shift_phase,
 )
-from ._pointwise import PointwiseSeries, compiled_loop
+from ._pointwise import PointwiseSeries, check_anm, compiled_loop
 
 __all__ = ["AFTDiscretization", "default_n_t"]
 
@@ -475,17 +475,7 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         ``x_p = 0`` and ``lam_p = 0``: ``FFT(f_p|_{x_p=0}) - sum_{r=1..p-1} omega_r D U_{p-r}``.
         The series' buffers (``_pointwise.PointwiseSeries``) make order p cost two kernel calls.
         """
-        if not self.supports_anm:
-            what = ("a non-analytic friction law (no recast)" if self.model.sampled else
-                    "its Taylor kernel holds the sample times fixed, which the continued forcing "
-                    "frequency moves (regenerate the model with `frictionkit codegen`)" if self.omega_is_lam else
-                    "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
-            raise NotImplementedError(
-                f"the ANM cannot continue the AFT system of model {self.model.name!r}: {what}; "
-                "use method='newton' (pseudo-arclength)")
-        if origin is None:
-            raise InputError("the pointwise ANM right-hand side needs the series origin: "
-                             "call series_rhs(terms, origin=Z0)")
+        check_anm(self, "AFT system", "the sample times", origin)
         F, om, U = self._series.f_order(terms, origin)
         p = len(terms) + 1
         out = np.empty(self.m)

@@ -28,11 +28,30 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["PointwiseSeries", "compiled_loop"]
+from ..errors import InputError
+
+__all__ = ["PointwiseSeries", "compiled_loop", "check_anm"]
 
 _LOOP: dict = {}
 #: the source of the compiled loop (shipped as package data beside the extension)
 PYX = Path(__file__).with_name("_pointwise_loop.pyx")
+
+
+def check_anm(disc, system: str, times: str, origin) -> None:
+    """Refuse the pointwise ANM right-hand side of ``disc`` (an AFT of periodic orbits or of
+    tori: ``system`` names it in the message, ``times`` what its Taylor kernel holds fixed)
+    where it does not apply, or without the series origin; say what to do instead."""
+    if not disc.supports_anm:
+        what = ("a non-analytic friction law (no recast)" if disc.model.sampled else
+                f"its Taylor kernel holds {times} fixed, which the continued forcing "
+                "frequency moves (regenerate the model with `frictionkit codegen`)" if disc.omega_is_lam else
+                "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
+        raise NotImplementedError(
+            f"the ANM cannot continue the {system} of model {disc.model.name!r}: {what}; "
+            "use method='newton' (pseudo-arclength)")
+    if origin is None:
+        raise InputError("the pointwise ANM right-hand side needs the series origin: "
+                         "call series_rhs(terms, origin=Z0)")
 
 
 def compiled_loop():

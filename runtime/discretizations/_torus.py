@@ -54,7 +54,7 @@ from ..errors import InputError
 from ..model._interface import Model
 from ._base import Discretization
 from ._error import relative_change
-from ._pointwise import PointwiseSeries
+from ._pointwise import PointwiseSeries, check_anm
 
 __all__ = ["TorusAFT", "TorusErrors", "harmonic_set"]
 
@@ -416,17 +416,7 @@ class TorusAFT(Discretization):
         ``FFT2(f_p|_{x_p=0}) - sum_{r=1..p-1} (w1_r D1 + w2_r D2) U_{p-r}`` (``w1_r = 0`` for a
         fixed forcing frequency, ``lam_r`` for a continued one); the phase rows are linear: 0.
         """
-        if not self.supports_anm:
-            what = ("a non-analytic friction law (no recast)" if self.model.sampled else
-                    "its Taylor kernel holds the grid's times fixed, which the continued forcing "
-                    "frequency moves (regenerate the model with `frictionkit codegen`)" if self.omega_is_lam else
-                    "no Taylor kernel (regenerate the model with `frictionkit codegen`)")
-            raise NotImplementedError(
-                f"the ANM cannot continue the tori of model {self.model.name!r}: {what}; "
-                "use method='newton' (pseudo-arclength)")
-        if origin is None:
-            raise InputError("the pointwise ANM right-hand side needs the series origin: "
-                             "call series_rhs(terms, origin=Z0)")
+        check_anm(self, "tori", "the grid's times", origin)
         F, om, U = self._series.f_order(terms, origin)
         p = len(terms) + 1
         out = np.zeros(self.m)

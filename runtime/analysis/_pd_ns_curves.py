@@ -258,6 +258,11 @@ def _insert_at_mu(sys_, pts, i_mu, mu_values, xtol):
         for k in range(len(out) - 1):
             a, b = out[k][i_mu] - target, out[k + 1][i_mu] - target
             if min(abs(a), abs(b)) <= 1e-13 * abs(target):     # a point there already (a bound)
+                # to the last bit, as an inserted point (the bound's correction leaves it within
+                # rounding, which differs with the BLAS's thread count)
+                j = k if abs(a) <= abs(b) else k + 1
+                out[j] = np.array(out[j], dtype=float)
+                out[j][i_mu] = target
                 break
             if a * b < 0:
                 e = np.zeros(sys_.size)

@@ -43,19 +43,39 @@ def _branches(paths):
     return items, curves
 
 
-def _with_orbits(items):
-    """Branches whose orbits are not their coefficients (collocation, shooting: harmonics -1)
-    get their discretization back (``attach_discretization``, the restart's rebuild) when
-    their model is a zoo model, so that the report and ``plot --orbit`` show their orbits; a
-    model file is never run (the orbit panels then stay empty and say so)."""
+def _attach(branch, model_file=None):
+    """``branch`` with its discretization rebuilt (``attach_discretization``): by its zoo model,
+    or by ``model_file`` (the user's ``--model``, checked against the hash the branch saved)
+    when the branch names a model file; raises FrictionkitError when neither serves."""
     from ..drivers._branches import attach_discretization
+    if model_file is not None:
+        try:
+            return attach_discretization(branch, model_file)
+        except FrictionkitError:
+            named = str((getattr(branch, "provenance", None) or {}).get("model_source") or "")
+            if named.endswith(".py") or "/" in named:
+                raise                       # a model file's branch: --model was meant for it
+    return attach_discretization(branch)
+
+
+def _with_orbits(items, model_file=None):
+    """Branches whose orbits are not their coefficients (collocation, shooting: harmonics -1)
+    get their discretization back (the restart's rebuild) when their model is a zoo model or
+    the ``--model`` file, so that the report and ``plot --orbit`` show their orbits; a model
+    file a branch names is never run (without --model the orbit panels stay empty and say
+    so)."""
     for x in items:
         if getattr(x, "harmonics", 0) == -1 and getattr(x, "discretization", True) is None:
             try:
-                attach_discretization(x)
+                _attach(x, model_file)
             except FrictionkitError:
                 pass
     return items
+
+
+_MODEL_HELP = ("The model file the branches were computed with, when they were not computed with a zoo "
+               "model (checked against the hash each branch saved): their multipliers and collocation "
+               "orbits are then computed. A model file a branch file names is never run without it.")
 
 
 @click.command("report")
@@ -68,10 +88,11 @@ def _with_orbits(items):
                    "(a page that opens offline).")
 @click.option("--multipliers/--saved-multipliers", default=True, show_default=True,
               help="Compute the Floquet multipliers of the points of periodic branches that have none (a "
-                   "continuation computes them at step ends only; zoo models) so that every click shows "
-                   "them, or show the saved ones only.")
+                   "continuation computes them at step ends only; zoo models, or the --model file) so that "
+                   "every click shows them, or show the saved ones only.")
+@click.option("--model", "model_file", default=None, metavar="MODEL_FILE", help=_MODEL_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the file written.")
-def report_cmd(files, out, state, cdn, multipliers, quiet):
+def report_cmd(files, out, state, cdn, multipliers, model_file, quiet):
     """Write one self-contained interactive HTML report of saved branches, curves and sweeps.
 
     Torus branches too (`frictionkit torus --out`).
@@ -90,6 +111,7 @@ def report_cmd(files, out, state, cdn, multipliers, quiet):
       frictionkit report belt.h5 -o report.html
       frictionkit report belt.h5 --cdn -o report_online.html
       frictionkit report belt.h5 belt_sweep.h5 -o report.html
+      frictionkit report lugre.h5 --model my_lugre.py -o report.html
     """
     # the report's module imports matplotlib's colours (0.3 s of CPU), which plot, export and
     # models, loaded with this module, do not need: imported here for laziness (not a cycle)
@@ -97,22 +119,22 @@ def report_cmd(files, out, state, cdn, multipliers, quiet):
     loaded = [(p, x) for p in files for x in _load(p)]
     items = [x for _, x in loaded]
     try:
-        items = _with_orbits(items)
+        items = _with_orbits(items, model_file)
         if multipliers:
-            _fill_multipliers(items, quiet)
+            _fill_multipliers(items, quiet, model_file)
         report(items, out, state=state, sources=[str(p) for p, _ in loaded], cdn=cdn)
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out}")
 
 
-def _fill_multipliers(items, quiet):
+def _fill_multipliers(items, quiet, model_file=None):
     """``--multipliers``: the Floquet multipliers of the periodic points that have none,
     computed by the analysis the continuation uses (``point_stability`` on the branch's
-    rebuilt discretization: a zoo model; a model file is never run, its points keep their note)."""
+    rebuilt discretization: a zoo model or the ``--model`` file; a model file a branch names
+    is never run, its points keep their note)."""
     import numpy as np
     from ..analysis._stability import point_stability
-    from ..drivers._branches import attach_discretization
     for br in items:
         if getattr(br, "kind", "") != "periodic" or getattr(br, "multipliers", None) is None:
             continue
@@ -120,10 +142,11 @@ def _fill_multipliers(items, quiet):
         if not todo.size:
             continue
         try:
-            disc = attach_discretization(br).discretization
+            disc = _attach(br, model_file).discretization
         except FrictionkitError as exc:
             if not quiet:
-                click.echo(f"--multipliers: {exc}; the saved multipliers are shown")
+                hint = "" if model_file else " (`frictionkit report FILE --model MODEL_FILE` computes them)"
+                click.echo(f"--multipliers: {exc}; the saved multipliers are shown{hint}")
             continue
         # the continuation's own settings (engine/_options.py: multiplier_rtol, the refined
         # monodromy's tolerance; 0 = the discretization's grid), as analysis/_pass.py passes them
@@ -145,13 +168,15 @@ def _fill_multipliers(items, quiet):
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Image file (.png, .pdf or .svg); default: FILE.png.")
 @click.option("--state", default=None, help="State whose amplitude is plotted (default: the first).")
-def plot_cmd(files, orbit, out, state):
+@click.option("--model", "model_file", default=None, metavar="MODEL_FILE", help=_MODEL_HELP)
+def plot_cmd(files, orbit, out, state, model_file):
     """Plot saved branches (bifurcation diagram) or the orbit of one point.
 
     \b
     Examples:
       frictionkit plot belt.h5 -o belt.pdf
       frictionkit plot belt.h5 --orbit 100 -o orbit.svg
+      frictionkit plot coll.h5 --orbit 10 --model my_model.py -o orbit.png
     """
     from ..results._export import replacing
     from ..results._plots import plot_branches, plot_orbit
@@ -170,7 +195,14 @@ def plot_cmd(files, orbit, out, state):
                 br = items[-1]
                 if not -len(br) <= orbit < len(br):
                     raise InputError(f"--orbit {orbit}: {files[-1]} has points 0..{len(br) - 1}")
-                plot_orbit(_with_orbits([br])[0], orbit, path=tmp)
+                if br.harmonics == -1 and br.discretization is None:
+                    try:
+                        _attach(br, model_file)
+                    except FrictionkitError as exc:
+                        hint = "" if model_file else "; give it with `frictionkit plot FILE --orbit INDEX --model MODEL_FILE`"
+                        raise InputError(f"--orbit {orbit}: the orbit of a collocation or shooting branch is sampled "
+                                         f"through its model: {exc}{hint}") from None
+                plot_orbit(br, orbit, path=tmp)
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out}")

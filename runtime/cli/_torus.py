@@ -106,6 +106,11 @@ def torus_cmd(model, assignments, param, start, stop, set_, hopf, index, harmoni
     click.echo(f"stability: exponent = the leading transverse Lyapunov exponent of the torus (per unit time; "
                f"{'1 zero exponent along the torus' if tb.discretization.forced else '2 zero exponents along the torus'}"
                " left out); stable = yes if exponent < -2 err, no if > 2 err, ? in between")
+    units = tb.provenance.get("units") or {}
+    if units.get("t") or units.get(param):
+        tu = units.get("t", "")
+        click.echo(f"units: {param} [{units.get(param) or '-'}]" + (f", omega1 and omega2 [rad/{tu}], exponent [1/{tu}]"
+                                                                     if tu else ""))
     click.echo(f"{param:>12} {'omega1':>14} {'+-':>8} {'omega2':>14} {'+-':>8} {'rotation':>14} {'+-':>8} "
                f"{'size':>11} {'+-':>8} {'orbit_err':>9} {'exponent':>11} {'+-':>8} {'stable':>6}")
     x = tb.columns()

@@ -95,7 +95,8 @@ class TorusBranch:
     counters : dict
         Work: ``steps``, ``factorizations`` (LUs), residuals, Jacobians, ``unknowns``.
     provenance : dict
-        Model hash, harmonics, truncation, grid, phase harmonics, the NS start, versions.
+        Model hash, harmonics, truncation, grid, phase harmonics, the NS start, the model's units
+        (``units``: by parameter, state and ``"t"``), versions.
     stability : str
         :data:`STABILITY_NOTE`, or :data:`NO_STABILITY_NOTE` if the exponents were not asked.
     """
@@ -575,6 +576,7 @@ def _result(disc, rec, n_res, n_jac, info, errors=True, stability=True, method="
                 phase_harmonics=[list(k) for k in disc.phase_harmonics],
                 phase_states=[model.states[i] for i in disc.phase_states], forced=bool(disc.forced),
                 parameters={k: float(v) for k, v in zip(model.parameters, model.param_vector())},
+                units=dict(model.units),
                 frictionkit_version=__version__, stability=STABILITY_NOTE if stability else NO_STABILITY_NOTE,
                 start={k: (v if not isinstance(v, complex) else [v.real, v.imag]) for k, v in info.items()})
     return TorusBranch(model=model.name, lam_name=model.continuation, lam=P[:, -1],

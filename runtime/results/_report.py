@@ -417,7 +417,8 @@ def _torus_figure(tori, go, make_subplots):
                                  customdata=[[t, i] for i in range(len(tb))], marker=dict(size=6),
                                  name=_text(f"{t}: tori of {tb.model} ({tb.stability})"),
                                  hovertemplate="%{x:.6g}, %{y:.8g}<extra>click: section</extra>"), row=1, col=1)
-    fig.update_xaxes(title_text=_text(tori[0].lam_name), row=1, col=1)
+    fig.update_xaxes(title_text=_text(axis_label(tori[0].lam_name, units_of(tori[0]).get(tori[0].lam_name, ""))),
+                     row=1, col=1)
     fig.update_yaxes(title_text="omega2 / omega1", row=1, col=1)
     fig.update_layout(height=460, template="plotly_white", hovermode="closest", clickmode="event",
                       margin=dict(t=60, b=50), legend=dict(orientation="h", y=-0.2, x=0))
@@ -453,9 +454,12 @@ def _torus_section(tb, i, n_points=128, n_map=60):
 
 
 def _torus_data(tb, t):
-    lam = tb.lam_name
-    keys = [lam, "omega1", "omega2", "rotation number omega2/omega1", "torus size",
-            *(f"peak-to-peak {s}" for s in tb.states), "stability", "point"]
+    units = units_of(tb)
+    tu = units.get("t", "")
+    per_t = f" [rad/{tu}]" if tu else ""
+    keys = [axis_label(tb.lam_name, units.get(tb.lam_name, "")), "omega1" + per_t, "omega2" + per_t,
+            "rotation number omega2/omega1", "torus size",
+            *(f"peak-to-peak {axis_label(s, units.get(s, ''))}" for s in tb.states), "stability", "point"]
     points = []
     for i in range(len(tb)):
         curve, pts = _torus_section(tb, i)
@@ -463,7 +467,7 @@ def _torus_data(tb, t):
                   _g(tb.torus_size[i]), *(_g(a) for a in tb.amplitudes[i]), str(tb.stability), str(i)]
         points.append(dict(c=_round(curve), m=_round(pts), v=values))
     return dict(label=f"{t}: tori of {tb.model}", keys=keys, states=list(tb.states),
-                labels=[_text(s) for s in tb.states], points=points)
+                labels=[_text(axis_label(s, units.get(s, ""))) for s in tb.states], points=points)
 
 
 def _is_torus(x) -> bool:

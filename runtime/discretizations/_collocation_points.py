@@ -126,7 +126,7 @@ class CollocationPointConditions:
         con = np.flatnonzero(self.nodal & ~self.mass_rows)
         nod = np.flatnonzero(self.nodal)
         gau = np.flatnonzero(~self.nodal)
-        nn, ng = nod.size, gau.size
+        nn = nod.size
         rows = (np.arange(N)[:, None] * G + np.arange(p)[None, :]).ravel()        # interval 0
         M = np.eye(dif.size)
         for i in range(n_int):

@@ -49,7 +49,6 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from ..errors import ConvergenceError
-from ._aft import AFTDiscretization
 from ._state_collocation import StateCollocationDiscretization
 
 __all__ = ["ERROR_COLUMNS", "orbit_errors", "relative_change", "decay_rate"]

@@ -584,7 +584,7 @@ class HBMDiscretization(HarmonicLayout, Discretization):
         """
         self.n_jacobians += 1
         U, omega, lam = self.split(Z)
-        N, nh = self.N, self.nh
+        nh = self.nh
         J = np.zeros((self.m, self.size), order="F") if out is None else out   # LAPACK order
         Lin = self.L0 + lam * self.L1 if self.has_L1 else self.L0
         # linear coupling blocks: Lin[i, j] * identity

@@ -361,7 +361,7 @@ class TorusAFT(Discretization):
         grid's ``f``, as the periodic AFT's fallback) (contract item 4)."""
         self.n_jacobians += 1
         U, w1, w2, lam = self.split(Z)
-        n, nb, nk = self.n, self.nb, self.nk
+        n, nb = self.n, self.nb
         x = self.to_grid(U).reshape(n, self.M)
         t = self._times(w1)
         Js = np.asarray(self.model.jac(t, x, lam), dtype=float).reshape(n, n, self.N1, self.N2)

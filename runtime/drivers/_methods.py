@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from ..analysis._equilibria import _use_aft
 from ..discretizations._collocation import CollocationDiscretization
-from ..discretizations._condensed import CondensedAFTDiscretization
 from ..discretizations._state_collocation import StateCollocationDiscretization
 from ..errors import InputError
 from ._choices import PERIODIC_METHODS

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy
 
-from frictionkit.modelspec.structure import StructureError
 
 from ..errors import InputError, ModelInterfaceError
 

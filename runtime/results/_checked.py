@@ -14,10 +14,14 @@ from __future__ import annotations
 import json
 import math
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
+
+if TYPE_CHECKING:                   # h5py is imported by the readers that call these
+    import h5py
 
 __all__ = ["Damaged", "checked", "dataset", "json_attr", "text_attr", "int_attr", "physical_memory"]
 

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy
 
-
 from ..errors import InputError, ModelInterfaceError
 
 __all__ = ["ModalBasis", "StructuralSystem", "reduce_structure", "structural_module"]

@@ -50,7 +50,8 @@ from ._aft import AFTDiscretization, default_n_t
 from ._base import Discretization
 from ._hbm import HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
 from ._pointwise import PointwiseSeries
-from ._structured_monodromy import applies as _closed_form_applies, leading_multipliers, structured_monodromy
+from ._structured_monodromy import (MonodromyOperator, applies as _closed_form_applies, leading_multipliers,
+                                    operator_applies, structured_monodromy)
 
 __all__ = ["CondensedAFTDiscretization"]
 
@@ -683,10 +684,19 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         M[m2:] = Zs.real
         return M
 
+    def monodromy_operator(self, Z, intervals: int | None = None):
+        """The monodromy as a linear operator (contract item 26, :class:`MonodromyOperator`: the
+        same integrator, applied to vectors in ``O(intervals x modes)``) for structures of
+        ``MIN_STATES_OPERATOR`` states or more; None below (:meth:`monodromy` is cheaper)."""
+        if self.H < 1 or not operator_applies(self):
+            return None
+        return MonodromyOperator(self, Z, intervals)
+
     def multipliers_of(self, M):
         """The Floquet multipliers that matter of this system's monodromy ``M``: all of them for
         small structures, the leading ones (every one of modulus above ``LEADING_FLOOR``, by
-        ARPACK) from ``MIN_STATES_LEADING`` states on (``leading_multipliers``)."""
+        ARPACK) from ``MIN_STATES_LEADING`` states on, or of a :meth:`monodromy_operator`
+        (``leading_multipliers``)."""
         return leading_multipliers(M)
 
     # -- results -------------------------------------------------------------------------------

@@ -72,6 +72,8 @@ def test_closed_form_monodromy_is_the_step_by_step_one(make, n_modes):
     Z = disc.pack(U, 2 * np.pi * 196.0 * 3.1, 0.25)
     a, b = disc.monodromy(Z, method="steps"), disc.monodromy(Z, method="closed")
     assert np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(a))
+    c = disc.monodromy(Z, method="chunks")       # (the same steps, CHUNK at a time)
+    assert np.max(np.abs(a - c)) <= 1e-12 * np.max(np.abs(a))
     mu_a, mu_b = np.linalg.eigvals(a), np.linalg.eigvals(b)
     for mu in mu_a[np.abs(mu_a) > 0.9]:
         assert np.min(np.abs(mu_b - mu)) <= 1e-8 * abs(mu)

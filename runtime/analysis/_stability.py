@@ -127,7 +127,7 @@ def _eigenvalues(disc, M):
 def _monodromy(disc, Z, intervals):
     """``disc.monodromy(Z, intervals)``, or its linear operator where the discretization has
     one (contract item 26: a very large structure's leading multipliers by ARPACK)."""
-    op = getattr(disc, "monodromy_operator", lambda *a: None)(Z, intervals)
+    op = disc.monodromy_operator(Z, intervals)
     return op if op is not None else disc.monodromy(Z, intervals=intervals)
 
 

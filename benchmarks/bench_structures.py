@@ -5,7 +5,8 @@
   from 0.6 down to 0.05 m/s, FN = 0.02 N) by the condensed harmonic balance (ANM), without and
   with stability; CPU of each phase, steps, factorizations, unknowns, and the process's maximum
   resident memory; the monodromy of the branch's middle orbit stepped and in closed form, and
-  its eigenvalues.
+  its eigenvalues; the monodromy by chunks of steps (the default from 64 states on), and the
+  leading multipliers by ARPACK on the monodromy applied to vectors (``MonodromyOperator``).
 * Why the branch's step count is not flat in N (the cost per step is): the same branches with
   a wider regularization of the law (``delta`` = 1e-2 m/s instead of 2e-3, N = 4, 16, 64,
   without stability).  The condensed unknowns are the same 2H + 3 at every N; the steps are
@@ -74,7 +75,7 @@ def _bow(n_modes, delta=None):
     # one orbit's monodromy (the middle of the branch): the integrator stepped one step at a
     # time against its closed form (the default from 256 states), and the eigenvalues
     Zm = br.solutions[len(br.solutions) // 2]
-    for method in ("steps", "closed"):
+    for method in ("steps", "closed", "chunks"):
         t = time.process_time()
         M = disc.monodromy(Zm, method=method)
         out[f"monodromy_{method}_s"] = time.process_time() - t
@@ -84,6 +85,12 @@ def _bow(n_modes, delta=None):
     t = time.process_time()
     disc.multipliers_of(M)                 # the leading ones only, from 256 states on
     out["monodromy_multipliers_s"] = time.process_time() - t
+    # the leading multipliers of the monodromy applied to vectors (never formed; the default
+    # from MIN_STATES_OPERATOR states on): the operator's setup and ARPACK on its products
+    from frictionkit.runtime.discretizations._structured_monodromy import MonodromyOperator, leading_multipliers
+    t = time.process_time()
+    leading_multipliers(MonodromyOperator(disc, Zm))
+    out["monodromy_operator_multipliers_s"] = time.process_time() - t
     return out
 
 

@@ -124,6 +124,13 @@ def _eigenvalues(disc, M):
     return disc.multipliers_of(M)
 
 
+def _monodromy(disc, Z, intervals):
+    """``disc.monodromy(Z, intervals)``, or its linear operator where the discretization has
+    one (contract item 26: a very large structure's leading multipliers by ARPACK)."""
+    op = disc.monodromy_operator(Z, intervals)
+    return op if op is not None else disc.monodromy(Z, intervals=intervals)
+
+
 def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: float = 1e-6,
                                 max_refinement: int = MAX_REFINEMENT) -> FloquetResult:
     """Floquet multipliers from a monodromy whose time grid is refined until their estimated
@@ -159,12 +166,12 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
         met ``rtol``, ``"variational (not converged)"`` otherwise.
     """
     N = int(n_t)
-    M = disc.monodromy(Z, intervals=N)
+    M = _monodromy(disc, Z, N)
     mu = _eigenvalues(disc, M)
     converged = False
     while True:
         N *= 2
-        M2 = disc.monodromy(Z, intervals=N)
+        M2 = _monodromy(disc, Z, N)
         mu2 = _eigenvalues(disc, M2)
         estimate = _spectral_change(mu, mu2, M.shape[0]) / 15
         Mx = (16 * M2 - M) / 15

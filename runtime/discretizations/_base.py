@@ -99,6 +99,11 @@ them) are marked *abstract*; the others have defaults here.
     ``(2H+1,)`` of each named point of a structure on the orbit ``Z`` that ``state_names``
     do not already hold, by column name ``y_<point>`` (the branch's amplitude, phase and rms
     columns of the structure's points, issue 25).
+26. ``monodromy_operator(Z, intervals=None)`` (default None, not available): the monodromy of
+    the orbit ``Z`` on ``intervals`` steps as a ``scipy.sparse.linalg.LinearOperator`` (its
+    products with vectors, never the matrix), where that is the cheaper route to the leading
+    multipliers (``multipliers_of`` takes it: a very large structure,
+    ``_structured_monodromy.MonodromyOperator``).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -295,3 +300,8 @@ class Discretization(abc.ABC):
         """The eigenvalues of the monodromy ``M`` the stability analysis needs (contract item
         24): all of them."""
         return np.linalg.eigvals(M)
+
+    def monodromy_operator(self, Z, intervals=None):
+        """The monodromy as a linear operator (contract item 26); None: not available (the
+        caller forms :meth:`monodromy`)."""
+        return None

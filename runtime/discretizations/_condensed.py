@@ -50,7 +50,8 @@ from ._aft import AFTDiscretization, default_n_t
 from ._base import Discretization
 from ._hbm import HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
 from ._pointwise import PointwiseSeries
-from ._structured_monodromy import applies as _closed_form_applies, leading_multipliers, structured_monodromy
+from ._structured_monodromy import (MonodromyOperator, chunks_apply as _chunks_apply, leading_multipliers,
+                                    operator_applies, structured_monodromy)
 
 __all__ = ["CondensedAFTDiscretization"]
 
@@ -650,13 +651,19 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
 
         ``method``: ``"steps"`` propagates the identity step by step; ``"closed"`` sums the same
         steps in closed form by one block-triangular solve and level-3 products
-        (``_structured_monodromy``: four times faster at 512 states); ``"auto"`` takes the
-        closed form for large structures (``_structured_monodromy.applies``).
+        (``_structured_monodromy``); ``"chunks"`` takes the steps ``CHUNK`` at a time
+        (:class:`MonodromyOperator` applied to the identity: level-3 products, memory linear in
+        the modes; 1.8 times faster than step by step at 128 states, 1.5 times faster than the
+        closed form at 512 states on 400 steps); ``"auto"`` takes the chunks from
+        ``MIN_STATES_CHUNKS`` states on.
         """
-        if method not in ("auto", "steps", "closed"):
-            raise InputError(f"monodromy method={method!r}: choose 'auto', 'steps' or 'closed'")
-        if method == "closed" or (method == "auto" and _closed_form_applies(self)):
+        if method not in ("auto", "steps", "closed", "chunks"):
+            raise InputError(f"monodromy method={method!r}: choose 'auto', 'steps', 'closed' or 'chunks'")
+        if method == "closed":
             return structured_monodromy(self, Z, intervals)
+        if method == "chunks" or (method == "auto" and _chunks_apply(self)):
+            op = MonodromyOperator(self, Z, intervals)
+            return op.matmat(np.eye(op.shape[0]))
         st = self.st
         v = self.variational_steps(Z, intervals)
         E, CE_all, bB_all, Pf, Pz = v["E"], v["CE"], v["bB"], v["Pf"], v["Pz"]
@@ -683,10 +690,19 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         M[m2:] = Zs.real
         return M
 
+    def monodromy_operator(self, Z, intervals: int | None = None):
+        """The monodromy as a linear operator (contract item 26, :class:`MonodromyOperator`: the
+        same integrator, applied to vectors in ``O(intervals x modes)``) for structures of
+        ``MIN_STATES_OPERATOR`` states or more; None below (:meth:`monodromy` is cheaper)."""
+        if self.H < 1 or not operator_applies(self):
+            return None
+        return MonodromyOperator(self, Z, intervals)
+
     def multipliers_of(self, M):
         """The Floquet multipliers that matter of this system's monodromy ``M``: all of them for
         small structures, the leading ones (every one of modulus above ``LEADING_FLOOR``, by
-        ARPACK) from ``MIN_STATES_LEADING`` states on (``leading_multipliers``)."""
+        ARPACK) from ``MIN_STATES_LEADING`` states on, or of a :meth:`monodromy_operator`
+        (``leading_multipliers``)."""
         return leading_multipliers(M)
 
     # -- results -------------------------------------------------------------------------------

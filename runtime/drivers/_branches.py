@@ -22,7 +22,7 @@ import math
 import numpy as np
 import scipy
 
-from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues,
+from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues, hopf_eigenpair,
                                     find_equilibrium)
 from ..discretizations._aft import AFTDiscretization
 from ..discretizations._condensed import CondensedAFTDiscretization
@@ -168,10 +168,9 @@ def _add_hopf_points(br, model, disc, ev, spacing):
                 Zh = _locate_hopf(disc, model, Za, Zb, test, counters, tangents=(ta, tb), bracket=bracket)
             except (ConvergenceError, ValueError):
                 continue
-            w, V = eigenvalues(model, Zh[:n], Zh[-1], vectors=True)
-            k = int(np.argmin(np.abs(w.real) + (w.imag <= 0) * 1e300))
-            br.special.append(SpecialPoint("hopf", float(Zh[-1]), float(w[k].imag), int(i), Zh,
-                                           data=dict(eigenvalue=complex(w[k]), eigenvector=V[:, k])))
+            mu, v = hopf_eigenpair(model, Zh[:n], Zh[-1])
+            br.special.append(SpecialPoint("hopf", float(Zh[-1]), float(mu.imag), int(i), Zh,
+                                           data=dict(eigenvalue=mu, eigenvector=v)))
     br.special.sort(key=lambda s: s.index)     # stable: two Hopf points of one step stay in branch order
     br.counters["analysis_factorizations"] = br.counters.get("analysis_factorizations", 0) + counters.factorizations
     for key in ("jacobian_evaluations", "residual_evaluations"):

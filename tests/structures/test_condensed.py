@@ -111,7 +111,7 @@ def test_orbits_match_time_integration_of_the_modal_ode(string4):
     assert checked == 3
 
 
-@pytest.mark.parametrize("method", ["steps", "closed"])
+@pytest.mark.parametrize("method", ["steps", "closed", "chunks"])
 def test_structured_monodromy_matches_the_variational_equation(string4, method):
     _, _, disc, br = string4
     i = len(br) // 2
@@ -160,7 +160,7 @@ def test_condensed_and_uncondensed_are_one_discrete_system(string8):
     assert abs(a[0].omega - b[0].omega) < 1e-8 * b[0].omega
 
 
-@pytest.mark.parametrize("method", ["steps", "closed"])
+@pytest.mark.parametrize("method", ["steps", "closed", "chunks"])
 def test_multipliers_against_the_uncondensed_monodromy_and_hill(string8, method):
     model, cond, full = string8
     disc = cond.discretization

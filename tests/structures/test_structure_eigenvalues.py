@@ -7,7 +7,8 @@ import sympy as sp
 
 from frictionkit.modelspec import ModelSpec, Structure
 from frictionkit.runtime import equilibrium_branch, find_equilibrium, load_model
-from frictionkit.runtime.analysis._equilibria import eigenvalues, structural_eigenvalue
+from frictionkit.runtime.analysis._equilibria import (eigenvalues, structural_eigenvalue, structural_eigenvalues,
+                                                      structural_eigenvector)
 from frictionkit.runtime.discretizations._condensed import CondensedAFTDiscretization
 
 from ._models import string, string_shapes
@@ -42,6 +43,36 @@ def test_structural_eigenvalues_match_the_dense_eigenvalues(make, lam):
         assert abs(s - mu) <= 1e-11 * abs(mu)
 
 
+@pytest.mark.parametrize("make, lams", [(lambda: string(64), (0.6, 0.2, 0.05)), (_bristle_string, (0.3, 0.1))])
+def test_all_structural_eigenvalues_are_the_dense_ones(make, lams):
+    """Every eigenvalue at once (Aberth's iteration on the characteristic polynomial through the
+    contacts' characteristic matrix) against the dense eigenvalues of the whole Jacobian, at
+    equilibria with 0 to many unstable pairs; the bristle string has an own state."""
+    model = load_model(make(), continuation="Vb")
+    n = model.n
+    unstable = set()
+    for lam in lams:
+        _, Z = find_equilibrium(model, lam)
+        ev = np.linalg.eigvals(np.asarray(model.jac(0.0, Z[:n], Z[-1]), dtype=float))
+        es = structural_eigenvalues(model, Z[:n], Z[-1])
+        assert es is not None and es.size == n
+        d = np.abs(ev[:, None] - es[None, :])
+        assert np.all(d.min(axis=1) <= 1e-11 * np.maximum(1.0, np.abs(ev)))
+        assert np.all(d.min(axis=0) <= 1e-11 * np.maximum(1.0, np.abs(es)))
+        assert np.sum(es.real > 0) == np.sum(ev.real > 0)
+        unstable.add(int(np.sum(ev.real > 0)))
+        # the eigenvectors of the pairs nearest the axis against numpy's (same line in C^n), of
+        # the modes the contact moves (a mode with a node at the bow keeps its pole, unseen)
+        J = np.asarray(model.jac(0.0, Z[:n], Z[-1]), dtype=float)
+        w, V = np.linalg.eig(J)
+        seen = np.abs(w[:, None] - model.structure.poles[None, :]).min(axis=1) > 1e-6 * np.abs(w)
+        for k in np.argsort(np.abs(w.real) + ((w.imag <= 0) | ~seen) * 1e300)[:3]:
+            v = structural_eigenvector(model, Z[:n], Z[-1], w[k])
+            assert abs(np.linalg.norm(v) - 1) <= 1e-12
+            assert abs(abs(np.vdot(v, V[:, k])) - 1) <= 1e-9
+    assert len(unstable) >= 2 if n > 20 else True
+
+
 def test_hopf_points_are_where_the_dense_eigenvalues_cross():
     """16 modes: every Hopf point located (tracked by the characteristic matrix) has a pair of
     dense eigenvalues on the imaginary axis, at its frequency."""
@@ -72,6 +103,8 @@ def test_closed_form_monodromy_is_the_step_by_step_one(make, n_modes):
     Z = disc.pack(U, 2 * np.pi * 196.0 * 3.1, 0.25)
     a, b = disc.monodromy(Z, method="steps"), disc.monodromy(Z, method="closed")
     assert np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(a))
+    c = disc.monodromy(Z, method="chunks")       # (the same steps, CHUNK at a time)
+    assert np.max(np.abs(a - c)) <= 1e-12 * np.max(np.abs(a))
     mu_a, mu_b = np.linalg.eigvals(a), np.linalg.eigvals(b)
     for mu in mu_a[np.abs(mu_a) > 0.9]:
         assert np.min(np.abs(mu_b - mu)) <= 1e-8 * abs(mu)

@@ -194,12 +194,18 @@ def _folder_after(names, build, cwd, reuse=True):
     commands only write files in the folder, so the block that needs them sees the same
     files).  Returns what ``build`` returned, None for a copy."""
     import shutil
-    from filelock import FileLock
+    from filelock import FileLock, Timeout
     root = _folders() / "readme-folders"
     root.mkdir(exist_ok=True)
     key = "+".join(names)
     kept, partial = root / key, root / f"{key}.partial"
-    with FileLock(str(root / f"{key}.lock")):
+    lock = FileLock(str(root / f"{key}.lock"))
+    try:
+        # the named block's own test does not wait for another test building the folder
+        lock.acquire(timeout=-1 if reuse else 0)
+    except Timeout:
+        return build(cwd)
+    try:
         if not kept.is_dir():
             result = build(cwd)
             shutil.rmtree(partial, ignore_errors=True)
@@ -209,6 +215,8 @@ def _folder_after(names, build, cwd, reuse=True):
         if reuse:
             shutil.copytree(kept, cwd, dirs_exist_ok=True)
             return None
+    finally:
+        lock.release()
     return build(cwd)                      # the named block's own test: run as written
 
 

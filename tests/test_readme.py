@@ -176,26 +176,80 @@ def _run_sh(code, cwd):
     return "\n".join(out)
 
 
+def _folders():
+    """The folder shared by this test session's processes (pytest-xdist workers included)
+    where the folder a chain of shell blocks leaves is kept (:func:`_run`)."""
+    base = _BASETEMP[0]
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+_BASETEMP: list = []
+
+
+def _folder_after(names, build, cwd, reuse=True):
+    """``build(cwd)``: the shell blocks ``names`` (a chain ending in a named block) run in the
+    fresh folder ``cwd``.  The first test of the session that runs them (whole, in a fresh
+    folder: as its own test or as the chain of another block) keeps the folder they leave;
+    with ``reuse``, a later one gets a copy of it instead of running them again (their
+    commands only write files in the folder, so the block that needs them sees the same
+    files).  Returns what ``build`` returned, None for a copy."""
+    import shutil
+    from filelock import FileLock, Timeout
+    root = _folders() / "readme-folders"
+    root.mkdir(exist_ok=True)
+    key = "+".join(names)
+    kept, partial = root / key, root / f"{key}.partial"
+    lock = FileLock(str(root / f"{key}.lock"))
+    try:
+        # the named block's own test does not wait for another test building the folder
+        lock.acquire(timeout=-1 if reuse else 0)
+    except Timeout:
+        return build(cwd)
+    try:
+        if not kept.is_dir():
+            result = build(cwd)
+            shutil.rmtree(partial, ignore_errors=True)
+            shutil.copytree(cwd, partial)
+            partial.rename(kept)
+            return result
+        if reuse:
+            shutil.copytree(kept, cwd, dirs_exist_ok=True)
+            return None
+    finally:
+        lock.release()
+    return build(cwd)                      # the named block's own test: run as written
+
+
 def _run(block, cwd):
     lang, code, opts, _ = block
     for _, c, o, _ in _chain(opts) + [block]:
         if "save-as" in o:
             (Path(cwd) / o["save-as"]).write_text(_reduced(c, o) + "\n", encoding="utf-8")
     chain = [b for b in _chain(opts) if "skip" not in b[2]]     # skipped ones are only saved
+
+    def run_chain(folder):
+        for l2, c, o, _ in chain:
+            if lang == "sh" or l2 == "sh":                         # python ones join the block's process
+                (_run_sh if l2 == "sh" else _run_python)(_reduced(c, o), folder)
+
+    if chain and all(b[0] == "sh" for b in chain):
+        _folder_after([b[2]["name"] for b in chain], run_chain, cwd)
+    else:
+        run_chain(cwd)
     if lang == "python":
         prefix = "\n".join(_reduced(c, o) for l2, c, o, _ in chain if l2 == "python")
-        for l2, c, o, _ in chain:
-            if l2 == "sh":
-                _run_sh(_reduced(c, o), cwd)
         checked, _ = _with_checks(_reduced(code, opts))
         return _run_python(prefix + "\n" + checked, cwd)
-    for l2, c, o, _ in chain:
-        (_run_sh if l2 == "sh" else _run_python)(_reduced(c, o), cwd)
+    if "name" in opts and not chain and any(opts["name"] in b[2].get("needs", "").split(",") for b in RUN):
+        # a named shell block other blocks need: its folder is kept for them
+        return _folder_after([opts["name"]], lambda folder: _run_sh(_reduced(code, opts), folder), cwd,
+                             reuse=False)
     return _run_sh(_reduced(code, opts), cwd)
 
 
 @pytest.mark.parametrize("block", RUN, ids=[f"line{b[3]}" for b in RUN])
-def test_readme_block_runs_as_written(block, tmp_path):
+def test_readme_block_runs_as_written(block, tmp_path, tmp_path_factory):
+    _BASETEMP[:] = [tmp_path_factory.getbasetemp()]
     if "skip" in block[2]:
         pytest.skip(f"README line {block[3]}: {block[2]['skip']}")     # says why, in the README too
     out = _run(block, tmp_path)

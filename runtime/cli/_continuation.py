@@ -661,6 +661,7 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
     """
     from ..analysis._curves import fold_curve
     from ..drivers._compose import _pick, run_continuation
+    from ..drivers._methods import periodic_kind
     try:
         _check_curve_outputs(out, plot)
         _check_curve_range(mu_min, mu_max, direction)
@@ -675,6 +676,10 @@ def fold_curve_cmd(model, assignments, param, start, stop, set_, second, mu_min,
         params = param_values(set_, assignments)
         m = _load(model, param, params)
         params.pop(param, None)
+        if periodic_kind(m, discretization) == "collocation-recast":
+            # refused before the branch is computed (fold_curve would refuse it after)
+            raise InputError(f"fold_curve: a collocation-recast branch cannot be rebuilt with another {second} (no "
+                             "on_model); continue the fold on an AFT, HBM or collocation-of-the-states branch")
         try:
             _, per = run_continuation(m, start, stop, start="hopf", hopf_index=hopf, harmonics=harmonics,
                                       options=dict(stability=False), progress=not quiet,

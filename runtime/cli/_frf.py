@@ -91,11 +91,17 @@ def frf_cmd(model, param, start, stop, set_, harmonics, tolerance, discretizatio
         params.pop(param, None)
         m = load_model(model, continuation=param, params=params)
         m.value(param)
+        peaks = None if (peaks or "").lower() == "none" else (peaks or "auto")
+        if peaks not in (None, "auto") and m.structure is None and peaks not in m.states:
+            # refused before the branch is computed (a structure's condensed harmonic balance
+            # has its contacts' inputs among its variables: the driver checks those)
+            raise InputError(f"peaks: {peaks!r} is not a state of model {m.name!r}; its states are "
+                             f"{', '.join(m.states)}")
         bar = _Progress(start, stop, "frequency response") if not quiet else None
         try:
             br = frequency_response(m, start, stop, harmonics=harmonics, tolerance=tolerance, method=method,
                                     options=dict(max_steps=max_steps), initial=initial,
-                                    peaks=None if (peaks or "").lower() == "none" else (peaks or "auto"),
+                                    peaks=peaks,
                                     discretization=discretization, progress=bar)
         finally:
             if bar:

@@ -26,8 +26,10 @@ def _shaw_rhs(t, y, w, p=SHAW):
     return np.array([v, (p["beta"] * np.cos(w * t) - 2 * p["alpha"] * v - x + mu) / p["m"]])
 
 
-def _shaw_first_harmonic(w, periods=300):
-    """``A`` of ``x ~ A cos(w t + phi)`` on the attracting periodic response at ``w``."""
+def _shaw_first_harmonic(w, periods=30):
+    """``A`` of ``x ~ A cos(w t + phi)`` on the attracting periodic response at ``w``: ``periods``
+    forcing periods from rest bring the state near it, then shooting converges on it to 1e-13
+    (at w = 0.9, 30 and 300 periods give the same A to 1e-13 relative: 2.5 s against 15.7 s)."""
     T = 2 * np.pi / w
     kw = dict(method="DOP853", rtol=1e-11, atol=1e-13, args=(w,))
     y = scipy.integrate.solve_ivp(_shaw_rhs, (0, periods * T), [0.0, 0.0], **kw).y[:, -1]

@@ -78,6 +78,14 @@ def chunks_apply(disc) -> bool:
     return disc.st.n_lin + disc.st.n_z >= MIN_STATES_CHUNKS
 
 
+def _powers(E, k):
+    """``E^l`` for ``l = 0..k`` of the diagonal step propagator ``E`` (m2,): (k + 1, m2) complex."""
+    out = np.empty((k + 1, E.size), dtype=complex)
+    out[0] = 1.0
+    np.cumprod(np.broadcast_to(E, (k, E.size)), axis=0, out=out[1:])
+    return out
+
+
 def structured_monodromy(disc, Z, intervals: int | None = None) -> np.ndarray:
     """Monodromy of the whole reduced system along the orbit ``Z`` of a condensed harmonic
     balance, by the block-triangular closed form of the module notes: the matrix of
@@ -101,9 +109,7 @@ def structured_monodromy(disc, Z, intervals: int | None = None) -> np.ndarray:
     a, b = CE.shape[0], bB.shape[1]
     m2, nz = st.n_lin, st.n_z
     n, p = m2 + nz, N * size
-    Epow = np.empty((N + 1, m2), dtype=complex)                 # E^l, l = 0..N
-    Epow[0] = 1.0
-    np.cumprod(np.broadcast_to(E, (N, m2)), axis=0, out=Epow[1:])
+    Epow = _powers(E, N)                                         # E^l, l = 0..N
     # the structure's Markov parameters Gamma_d = CE diag(E^d) bB, d = 0..N-2
     Gam = (CE[None, :, :] * Epow[:N - 1, None, :]) @ bB         # (N-1, a, b)
     L = np.zeros((N, size, N, size), dtype=complex)
@@ -187,9 +193,7 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
         super().__init__(dtype=np.dtype(float), shape=(n, n))
         c = max(1, min(int(chunk or CHUNK), N))
         a, b, m2, nz = CE.shape[0], bB.shape[1], st.n_lin, st.n_z
-        Epow = np.empty((c + 1, m2), dtype=complex)                # E^i, i = 0..c
-        Epow[0] = 1.0
-        np.cumprod(np.broadcast_to(E, (c, m2)), axis=0, out=Epow[1:])
+        Epow = _powers(E, c)                                        # E^i, i = 0..c
         Gam = (CE[None, :, :] * Epow[:max(c - 1, 0), None, :]) @ bB   # Gamma_d, d = 0..c-2
         self._C0 = (CE[None, :, :] * Epow[:c, None, :]).reshape(c * a, m2)       # [CE E^i]_i
         self._chunks = []

@@ -144,8 +144,8 @@ def test_mesh_estimate_within_factor_10_of_true_error():
 
 def test_the_kept_lu_solves_a_nearby_matrix_or_is_replaced():
     """The estimates' solver (``_FrozenLU``) against numpy's direct solve: a matrix 1e-3 away
-    from the factored one is solved by GMRES on the kept LU to its stated accuracy (``RTOL``,
-    1e-3 relative), with no new factorization; a matrix far away (the kept LU no preconditioner for it) is factored."""
+    from the factored one is solved by refinement sweeps on the kept LU, one 5e-2 away by GMRES
+    after them, both to the stated accuracy (``RTOL``, 1e-3 relative) with no new factorization; a matrix far away (the kept LU no preconditioner for it) is factored."""
     from frictionkit.runtime.discretizations._error import _FrozenLU
     rng = np.random.default_rng(7)
     n = 120
@@ -155,8 +155,13 @@ def test_the_kept_lu_solves_a_nearby_matrix_or_is_replaced():
     assert np.allclose(frozen.solve(A0.copy(order="F"), B), np.linalg.solve(A0, B), rtol=1e-12, atol=1e-12)
     near = A0 + 1e-3 * rng.standard_normal((n, n))
     X = frozen.solve(near.copy(order="F"), B)
-    assert frozen.factorizations == 1
+    assert frozen.factorizations == 1 and frozen.last_iterations <= _FrozenLU.SWEEPS     # the refinement sweeps
     assert np.linalg.norm(X - np.linalg.solve(near, B)) <= _FrozenLU.RTOL * np.linalg.norm(X)
+    # farther: the sweeps contract too slowly, GMRES on the same LU finishes (no new factorization)
+    mid = A0 + 0.05 * np.random.default_rng(11).standard_normal((n, n))
+    X = frozen.solve(mid.copy(order="F"), B)
+    assert frozen.factorizations == 1 and frozen.last_iterations > _FrozenLU.SWEEPS
+    assert np.linalg.norm(X - np.linalg.solve(mid, B)) <= _FrozenLU.RTOL * np.linalg.norm(X)
     far = rng.standard_normal((n, n)) + n ** 0.5 * np.eye(n)
     X = frozen.solve(far.copy(order="F"), B)
     assert frozen.factorizations == 2

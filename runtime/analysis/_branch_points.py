@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import scipy
 
+from .._roots import bracketed_root
 from ..engine._bordered import Counters, bordered_factor
 from ..engine._locate import hermite_chord
 from ..engine._newton import correct
@@ -94,7 +95,7 @@ def locate_branch_point(disc, Za, Zb, counters: Counters | None = None, *, xtol:
             bracket[2:4] = x, fx
         return fx
     try:
-        return point(scipy.optimize.brentq(bracketed, 0.0, 1.0, xtol=1e-13))
+        return point(bracketed_root(bracketed, 0.0, 1.0, xtol=1e-13))
     except ConvergenceError:
         x0, _, x1, _ = bracket
     if abs(x1 - x0) <= 1e-10:

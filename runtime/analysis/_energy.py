@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 import scipy
 
+from .._roots import bracketed_root
 from ..errors import ConvergenceError, InputError
 
 __all__ = ["energy_ratio", "energy_ratio_exponential", "exponential_law", "v_lw_exponential", "v_lw", "v_up"]
@@ -118,11 +119,11 @@ def v_lw(law, xi, bracket):
     a, b = bracket
     if damping(a) * damping(b) > 0:
         raise ConvergenceError(f"no sign change of the damping in [{a}, {b}]: widen the bracket")
-    return scipy.optimize.brentq(damping, a, b, xtol=1e-14, rtol=1e-13)
+    return bracketed_root(damping, a, b, xtol=1e-14, rtol=1e-13)
 
 
 def v_up(xi=SEED002["xi"], bracket=(0.05, 10.0), law=None, model=None, contact=None, omega=None):
-    """Upper bound ``v_up``: ``W_f / E_v = 1`` with ``A omega = v_d`` (seed 002 §3), by brentq.
+    """Upper bound ``v_up``: ``W_f / E_v = 1`` with ``A omega = v_d`` (seed 002 §3), by Brent's method.
 
     Without ``law`` or ``model``: seed 002's exact law and parameters (``v_up() = 1.8414``).
     """
@@ -138,4 +139,4 @@ def v_up(xi=SEED002["xi"], bracket=(0.05, 10.0), law=None, model=None, contact=N
                 "touches sticking: load it with delta=1e-7, or give no model (seed 002's exact law)"
                 if model is not None else "")
         raise ConvergenceError(f"W_f/E_v - 1 has no sign change in [{a}, {b}]: widen the bracket{hint}")
-    return scipy.optimize.brentq(g, a, b, xtol=1e-13, rtol=1e-12)
+    return bracketed_root(g, a, b, xtol=1e-13, rtol=1e-12)

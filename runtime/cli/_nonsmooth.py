@@ -118,7 +118,7 @@ def compare_coulomb_cmd(assignments, param, start, stop, points, branches, label
     existence limit, Figs. 3, 6).
     """
     import numpy as np
-    import scipy
+    from .._roots import bracketed_root
     from ..nonsmooth import (coulomb_branch, coulomb_cycle, load_coulomb_branch, max_belt_speed,
                              min_normal_force)
     from ..nonsmooth._plots import plot_coulomb_comparison, plot_coulomb_phase
@@ -157,7 +157,7 @@ def compare_coulomb_cmd(assignments, param, start, stop, points, branches, label
             return coulomb_cycle(p.with_(**{param: val})).ptp["y"] - phase_amplitude
         lo, hi = (min(start, limit) * 1e-3, limit) if param == "Vb" else (limit, stop)
         if gap(lo) * gap(hi) < 0:
-            val = scipy.optimize.brentq(gap, lo, hi, rtol=1e-12)
+            val = bracketed_root(gap, lo, hi, rtol=1e-12)
             cycles.append(coulomb_cycle(p.with_(**{param: val})))
             names.append(f"ptp(y)={phase_amplitude:.3g} m at {param}={val:.4g}")
     except (ValueError, InputError):

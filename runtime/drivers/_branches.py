@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy
 
+from .._roots import bracketed_root
 from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues, hopf_eigenpair,
                                     find_equilibrium)
 from ..discretizations._aft import AFTDiscretization
@@ -323,7 +323,7 @@ def periodic_start_from_simulation(model, lam, harmonics, x0=None, omega_guess=N
     up = np.flatnonzero((y[:-1] < ym) & (y[1:] >= ym))
     if len(up) < 3:
         raise ConvergenceError(f"no oscillation found in the simulation at {model.continuation} = {lam:g}")
-    crossings = [scipy.optimize.brentq(f, tt[i], tt[i + 1], xtol=1e-15) for i in up]
+    crossings = [bracketed_root(f, tt[i], tt[i + 1], xtol=1e-15) for i in up]
     T = float(np.median(np.diff(crossings)))
     n_grid = max(8 * int(harmonics) + 8, 256)
     ts = crossings[0] + T * np.arange(n_grid) / n_grid

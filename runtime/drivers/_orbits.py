@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy
 
+from .._roots import bracketed_root
 from ..analysis._stability import PeriodDoublingPoint
 from ..discretizations._collocation import CollocationDiscretization
 from ..discretizations._shooting import (
@@ -208,7 +209,7 @@ def locate_period_doubling(model: Model, lam_a: float, lam_b: float, x0, T: floa
     if fa * fb > 0:
         raise InputError(f"no period doubling between lam={lam_a} and lam={lam_b}: min Re(multiplier) + 1 is "
                          f"{fa:.3g} and {fb:.3g} (same sign); widen or move the bracket")
-    lam = scipy.optimize.brentq(test, lam_a, lam_b, xtol=xtol, rtol=4 * np.finfo(float).eps)
+    lam = bracketed_root(test, lam_a, lam_b, xtol=xtol, rtol=4 * np.finfo(float).eps)
     orbit = orbit_at(lam)
     w, V = np.linalg.eig(orbit.monodromy)
     k = int(np.argmin(np.abs(w + 1)))

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 import json
 
 import numpy as np
-import scipy.optimize
 from scipy.integrate import solve_ivp
 
+from .._roots import bracketed_root
 from .._version import __version__
 from ..discretizations._aft import _expm_batch, magnus_exponents
 from ..discretizations._torus import TorusAFT, TorusErrors, choose_phase_harmonics
@@ -375,7 +375,7 @@ class _TorusRecorder:
             return a_max
         i, b = min(hits)
         self._bound = b
-        return scipy.optimize.brentq(lambda s: series(s)[-1] - b, a[i], a[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
+        return bracketed_root(lambda s: series(s)[-1] - b, a[i], a[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
 
     def unclip(self):
         self._bound = None

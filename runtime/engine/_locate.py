@@ -6,8 +6,8 @@ component and refined by a root-find along the branch (DESIGN §6).
 from __future__ import annotations
 
 import numpy as np
-import scipy
 
+from .._roots import CubicHermite, bracketed_root
 from ..errors import ConvergenceError
 from ..results._branch import SpecialPoint
 from ._newton import correct, tangent_at
@@ -23,14 +23,12 @@ def hermite_chord(Za, ta, Zb, tb):
 
     Returns
     -------
-    scipy.interpolate.CubicHermiteSpline
+    CubicHermite
         ``Z(s)``, vector valued.
     """
     Za, Zb = np.asarray(Za, dtype=float), np.asarray(Zb, dtype=float)
     hc = np.linalg.norm(Zb - Za)
-    return scipy.interpolate.CubicHermiteSpline([0.0, 1.0], np.vstack([Za, Zb]),
-                                                hc * np.vstack([np.asarray(ta, dtype=float),
-                                                                np.asarray(tb, dtype=float)]))
+    return CubicHermite(Za, hc * np.asarray(ta, dtype=float), Zb, hc * np.asarray(tb, dtype=float))
 
 
 def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15, ends=None):
@@ -92,7 +90,7 @@ def _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, who):
             cache[c] = (Z, test(Z))
         return cache[c]
 
-    c = scipy.optimize.brentq(lambda c: point(c)[1], ca, cb, xtol=stol, rtol=1e-15, maxiter=200)
+    c = bracketed_root(lambda c: point(c)[1], ca, cb, xtol=stol, rtol=1e-15, maxiter=200)
     return point(c)[0]
 
 
@@ -151,7 +149,7 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     fa, fb = ends[0][2], ends[1][2]
     if not (np.isfinite(fa) and np.isfinite(fb)) or fa * fb > 0:
         raise ConvergenceError("locate_on_interpolant: the test function does not change sign")
-    s0 = scipy.optimize.brentq(on_interpolant, sa, sb, xtol=1e-14, rtol=1e-15)
+    s0 = bracketed_root(on_interpolant, sa, sb, xtol=1e-14, rtol=1e-15)
     lo, hi = ends
 
     def tightened(lo, hi, c, Z, g):

@@ -29,8 +29,8 @@ the branch.
 from __future__ import annotations
 
 import numpy as np
-import scipy
 
+from .._roots import bracketed_root, lagrange_value
 from ..errors import ConvergenceError
 from ..results._branch import SpecialPoint
 from ._locate import hermite_chord
@@ -73,14 +73,9 @@ def _series_turning_point(series, a_end):
         return series.tangent(a)[-1]
     if slope(0.0) * slope(a_end) >= 0:
         return None
-    a = scipy.optimize.brentq(slope, 0.0, a_end, xtol=1e-14 * a_end, rtol=1e-14)
+    a = bracketed_root(slope, 0.0, a_end, xtol=1e-14 * a_end, rtol=1e-14)
     h = 1e-3 * a_end
     return series(a), series.tangent(a), (slope(a + h) - slope(a - h)) / (2 * h)
-
-
-def _lagrange(x, Y, x0):
-    """Value at ``x0`` of the polynomial through the points ``(x[i], Y[i])`` (vector ``Y[i]``)."""
-    return scipy.interpolate.BarycentricInterpolator(x, np.asarray(Y, dtype=float))(x0)
 
 
 class Recorder:
@@ -146,12 +141,12 @@ class Recorder:
                 if o.stop_on_equilibrium:
                     events.append((idx[0], fun, "equilibrium", None))
                 else:
-                    a_h = scipy.optimize.brentq(fun, a_grid[idx[0]], a_grid[idx[0] + 1], xtol=1e-15 * a_max)
+                    a_h = bracketed_root(fun, a_grid[idx[0]], a_grid[idx[0] + 1], xtol=1e-15 * a_max)
                     self._hopf_on_series = (a_h, series(a_h))
         if not events:
             return a_max
         i, fun, name, bound = min(events, key=lambda e: e[0])
-        a_star = scipy.optimize.brentq(fun, a_grid[i], a_grid[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
+        a_star = bracketed_root(fun, a_grid[i], a_grid[i + 1], xtol=1e-15 * a_max, rtol=1e-15)
         self._stop_reason = (name, bound)
         return a_star
 
@@ -314,7 +309,7 @@ class Recorder:
         idx = self.step_ends[-3:]
         A = np.array([self.amp(self.points[i]) for i in idx])
         if len(idx) == 3 and np.all(A * A[0] > 0) and np.all(np.abs(np.diff(A)) > 0.1 * np.abs(A[1:])):
-            Zh = _lagrange(A, [self.points[i] for i in idx], 0.0)
+            Zh = lagrange_value(A, [self.points[i] for i in idx], 0.0)
             return float(Zh[-1]), Zh
         Z = self.points[-1]
         return float(Z[-1] - t[-1] * self.amp(Z) / (2 * float(t @ self.amp_w))), Z
@@ -350,7 +345,7 @@ class Recorder:
                 pts.append(self._at_amplitude(Z + (a / A0) * (np.asarray(Zprev) - Z), a))
         except ConvergenceError:
             return float(Z[-1]), Z
-        Zh = _lagrange(targets, pts, 0.0)
+        Zh = lagrange_value(targets, pts, 0.0)
         return float(Zh[-1]), Zh
 
     def hopf_jump(self):
@@ -384,13 +379,13 @@ class Recorder:
             return None
         target = -A[1]
         P = [self.points[i] for i in idx]
-        Zg = _lagrange(A, P, target)
+        Zg = lagrange_value(A, P, target)
         try:
             Z = self._at_amplitude(Zg, target)
-            t = tangent_at(self.disc, Z, _lagrange(A, P, target + 1e-3 * target) - Zg, self.counters)
+            t = tangent_at(self.disc, Z, lagrange_value(A, P, target + 1e-3 * target) - Zg, self.counters)
         except ConvergenceError:
             return None
-        Zh = _lagrange(np.array([A[1], A[2], target]), [P[1], P[2], Z], 0.0)
+        Zh = lagrange_value(np.array([A[1], A[2], target]), [P[1], P[2], Z], 0.0)
         om = Zh[self.disc.omega_index] if self.disc.omega_index is not None else np.nan
         self._add_hopf(SpecialPoint("hopf", float(Zh[-1]), float(om), len(self.points) - 1, Zh))
         self._travel += np.linalg.norm(Z - self.points[-1])
@@ -403,7 +398,7 @@ class Recorder:
     def _hermite_zero(Zprev, tprev, Z, t, w):
         """Zero of the functional ``w . Z`` on the cubic Hermite interpolant between two points."""
         herm = hermite_chord(Zprev, tprev, Z, t)
-        s = scipy.optimize.brentq(lambda s: float(herm(s) @ w), 0.0, 1.0, xtol=1e-14)
+        s = bracketed_root(lambda s: float(herm(s) @ w), 0.0, 1.0, xtol=1e-14)
         return herm(s)
 
     def _newton_events(self, Zprev, Z, t):

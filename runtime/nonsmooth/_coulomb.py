@@ -23,8 +23,9 @@ import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy.optimize import brentq, newton
+from scipy.optimize import newton
 
+from .._roots import bracketed_root
 from ..errors import InputError, ConvergenceError
 
 __all__ = ["BeltParameters", "CoulombCycle", "coulomb_cycle", "stick_slip_margin",
@@ -263,7 +264,7 @@ def coulomb_cycle(params: BeltParameters | None = None, **values) -> CoulombCycl
     t1 is found by Newton's method started from the undamped estimate
     ``(pi - 2 phi) / omega_A`` (seed 000 §3.4); it is accepted only if it lies in the
     interval between the first minimum and the first maximum of y', where y' - V_b has
-    exactly one root, otherwise that bracket is handed to ``brentq``.
+    exactly one root, otherwise that bracket is handed to Brent's method (``bracketed_root``).
     """
     p = (params or BeltParameters()).with_(**values)
     y0, A, phi, psi = _amplitude_phase(p)
@@ -292,7 +293,7 @@ def coulomb_cycle(params: BeltParameters | None = None, **values) -> CoulombCycl
         except (RuntimeError, OverflowError):
             t1 = math.nan
         if not (t_min < t1 <= tY) or abs(g(t1)) > 1e-12 * p.Vb:
-            t1 = brentq(g, t_min, tY, xtol=1e-15 * tY, rtol=1e-15, maxiter=200)
+            t1 = bracketed_root(g, t_min, tY, xtol=1e-15 * tY, rtol=1e-15, maxiter=200)
     else:  # tangency: the stick starts exactly at the maximum of y'
         t1 = tY
     if not math.isfinite(t1):
@@ -323,7 +324,7 @@ def coulomb_cycle(params: BeltParameters | None = None, **values) -> CoulombCycl
 
 
 def _locate_limit(fun, lo, hi, rtol, what):
-    """Bisection-grade location (brentq) of the sign change of ``fun`` in [lo, hi].
+    """Bisection-grade location (Brent's method) of the sign change of ``fun`` in [lo, hi].
 
     Returns (inside, outside): the closest points found on the existing side (fun >= 0)
     and on the non-existing side (fun < 0), |inside - outside| <= rtol * |limit|.
@@ -333,7 +334,7 @@ def _locate_limit(fun, lo, hi, rtol, what):
     f_lo, f_hi = fun(lo), fun(hi)
     if not (f_lo >= 0 > f_hi or f_hi >= 0 > f_lo):
         raise ConvergenceError(f"{what}: no sign change of the stick-slip margin in [{lo:.6g}, {hi:.6g}]")
-    root = brentq(fun, lo, hi, xtol=1e-300, rtol=max(rtol * 0.05, 1e-15), maxiter=500)
+    root = bracketed_root(fun, lo, hi, xtol=1e-300, rtol=max(rtol * 0.05, 1e-15), maxiter=500)
     # step outwards until both sides are confirmed (exists / does not exist)
     h = 0.25 * rtol * abs(root)
     a, b = root - h, root + h
@@ -349,7 +350,7 @@ def _locate_limit(fun, lo, hi, rtol, what):
 def max_belt_speed(params: BeltParameters | None = None, rtol: float = 1e-9, **values):
     """Maximal belt speed V_max(F_N) of the stick-slip cycle (seed 000 §3.3).
 
-    Located by ``brentq`` on the margin of inequality (16) and confirmed on both sides.
+    Located by Brent's method on the margin of inequality (16) and confirmed on both sides.
 
     Parameters
     ----------

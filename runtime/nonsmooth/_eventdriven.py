@@ -32,8 +32,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.optimize import brentq
 
+from .._roots import bracketed_root
 from ..errors import InputError, ConvergenceError
 
 __all__ = ["BeltChain", "EventDrivenResult", "integrate_stick_slip", "belt_oscillator",
@@ -326,7 +326,7 @@ def _fired_events(chain, mode, sol, tags, t):
     """Indices into ``tags`` of the transitions that end the phase ``sol`` (started at ``t``).
 
     A fired ``extremum`` event (``_phase_events``) is replaced by the ``vr0`` crossing it
-    reveals, if any: ``sol`` is then cut at that crossing, located by ``brentq`` on the dense
+    reveals, if any: ``sol`` is then cut at that crossing, located by Brent's method on the dense
     output.
     """
     n, Vb = chain.n, chain.belt_speed
@@ -347,7 +347,7 @@ def _fired_events(chain, mode, sol, tags, t):
         ta = next((a for a in (sol.t[-2] if sol.t.size > 1 else t, t) if vr_fun(a) > 0), None)
         if ta is None:
             continue  # rounding-level excursion at the slip onset, not a crossing
-        tc = brentq(lambda s_: vr_fun(s_), ta, te, xtol=1e-15 * max(abs(te), 1.0), rtol=1e-15)
+        tc = bracketed_root(lambda s_: vr_fun(s_), ta, te, xtol=1e-15 * max(abs(te), 1.0), rtol=1e-15)
         zc = sol.sol(tc)
         keep = sol.t < tc
         sol.t = np.append(sol.t[keep], tc)
@@ -520,7 +520,7 @@ def one_mass_cycle(chain: BeltChain, n_samples: int = 200, start: str = "xmax", 
         k = np.nonzero((vg[0, :-1] > 0) & (vg[0, 1:] <= 0))[0]
         if k.size == 0:
             raise ConvergenceError("the cycle has no maximum of x with v = 0 (it never moves backwards)")
-        t0 = brentq(lambda s: one.evaluate(s)[1][0, 0], grid[k[0]], grid[k[0] + 1], xtol=1e-15, rtol=1e-15)
+        t0 = bracketed_root(lambda s: one.evaluate(s)[1][0, 0], grid[k[0]], grid[k[0] + 1], xtol=1e-15, rtol=1e-15)
     elif start != "release":
         raise InputError(f"start={start!r}: use 'xmax' or 'release'")
     t = np.arange(int(n_samples)) * period / int(n_samples)

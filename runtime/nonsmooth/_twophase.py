@@ -24,8 +24,8 @@ from typing import Callable
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.optimize import brentq
 
+from .._roots import bracketed_root
 from ..errors import InputError
 
 __all__ = ["TwoPhaseResult", "two_phase_explicit", "two_phase_event_driven", "shaw_forcing",
@@ -230,7 +230,7 @@ def two_phase_event_driven(b: Callable, m: float, f_d: float, f_s: float, x0: fl
     """Phase-by-phase integration of the two-phase model of seed 001 §2.2-2.4.
 
     Static phases: the first time ``|b(x_j, 0, t)| > f_s`` is bracketed on a grid of
-    ``scan_step`` and located by ``brentq``.  Dynamic sub-phases: ``m x'' = b - eps f_d``
+    ``scan_step`` and located by Brent's method.  Dynamic sub-phases: ``m x'' = b - eps f_d``
     (eq. 10) by DOP853 with a terminal event at x' = 0.
 
     Parameters
@@ -264,7 +264,7 @@ def two_phase_event_driven(b: Callable, m: float, f_d: float, f_s: float, x0: fl
             while a < t_end:
                 c = min(a + scan_step, t_end)
                 if excess(c) > 0:
-                    t_exit = brentq(excess, a, c, xtol=1e-15, rtol=1e-15) if excess(a) <= 0 else a
+                    t_exit = bracketed_root(excess, a, c, xtol=1e-15, rtol=1e-15) if excess(a) <= 0 else a
                     break
                 a = c
             if t_exit is None:

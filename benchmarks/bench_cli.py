@@ -29,8 +29,8 @@ in-process CLI).  The children run with Python's bytecode cache on, as in a user
 (``PYTHONDONTWRITEBYTECODE`` removed from their environment: with it, the 70 modules of
 frictionkit a run imports are compiled from source every time).
 
-``imports`` says what the belt diagram imports: whether sympy, frictionkit.codegen or
-matplotlib are among the modules (``sys.modules`` at the end of the process), and the shares
+``imports`` says what the belt diagram imports: whether sympy, frictionkit.codegen,
+matplotlib, scipy.optimize or scipy.interpolate are among the modules (``sys.modules`` at the end of the process), and the shares
 of its import time by top-level package (``python -X importtime``, one run).
 
 Run: ``python benchmarks/run.py cli`` (writes ``benchmarks/results/cli.json``); AUTO-07p
@@ -56,7 +56,7 @@ BELT_DEFAULT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop"
                 "--from-hopf", "1", "--out", "belt_default.h5", "-q"]
 BELT = BELT_DEFAULT[:-3] + ["-H", "30", "--out", "belt.h5", "-q"]
 BELT_H48 = BELT_DEFAULT[:-3] + ["-H", "48", "--out", "belt48.h5", "-q"]
-FORBIDDEN = ("sympy", "frictionkit.codegen", "matplotlib")
+FORBIDDEN = ("sympy", "frictionkit.codegen", "matplotlib", "scipy.optimize", "scipy.interpolate")
 AUTO_NTST = 100
 
 

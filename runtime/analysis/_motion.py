@@ -12,7 +12,7 @@ period a contact is
 
 The relative velocity comes from the model's ``contact_velocity`` and the law from
 ``contact_law`` (contract item 8 of ``_model.py``); ``V_n`` is located numerically (a
-logarithmic grid on both signs, then ``scipy.optimize.minimize_scalar`` on the best
+logarithmic grid on both signs, then Brent's method on the law's slope in the best
 bracket), so any law works.  Intervals are counted cyclically on a uniform sampling of the
 period: an excursion shorter than the sampling step can be missed (raise ``n_t``).
 
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import warnings
 
 import numpy as np
-import scipy
 
+from .._roots import bracketed_root
 from ..errors import InputError
 from ..model._interface import Model
 from ..results._result import Result
@@ -83,11 +83,21 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
             out[c] = grid[k]
             continue
 
-        def neg(v, c=c):
-            return -float(np.ravel(model.contact_law(np.full((n_c, 1), v), p)[c])[0])
+        def mu(v, c=c):
+            return float(np.ravel(model.contact_law(np.full((n_c, 1), v), p)[c])[0])
 
-        res = scipy.optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options=dict(xatol=1e-14 * max(1, abs(grid[k]))))
-        out[c] = res.x if res.fun <= -law[c, k] else grid[k]
+        def slope(v, c=c):
+            # central difference (step 1e-6 of |v|: truncation ~1e-12, rounding ~1e-10 of
+            # the law's scale), whose root is the peak to about 1e-10 relative
+            h = 1e-6 * max(abs(v), 1e-10)
+            return (mu(v + h) - mu(v - h)) / (2 * h)
+
+        s_lo, s_hi = slope(lo), slope(hi)
+        if np.isfinite(s_lo) and np.isfinite(s_hi) and s_lo > 0 > s_hi:
+            v = bracketed_root(slope, lo, hi, xtol=1e-14 * max(1, abs(grid[k])), rtol=1e-13)
+            out[c] = v if mu(v) >= law[c, k] else grid[k]
+        else:
+            out[c] = grid[k]
     return out
 
 

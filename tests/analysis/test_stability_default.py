@@ -64,9 +64,14 @@ def test_default_finds_the_pair_of_period_doublings_within_a_stride(lugre_model)
     assert np.all(br.stable[(br.param < first - 1e-4) & (br.param > 0.03)] == 1.0)
     between = (br.param > first + 1e-4) & (br.param < second - 1e-4)
     assert between.any() and np.all(br.stable[between] == 0.0)
-    # a stride of 8 step ends misses the pair (the reason for the default)
+    # the reason for the default: with a stride of 8 step ends, consecutive points with
+    # multipliers are further apart near the pair than the pair's own interval, so both
+    # crossings can fall between two of them and go unseen (whether they do depends on
+    # where the steps land: a rounding-level change of the start moves them)
     coarse = periodic_branch(disc, br.solutions[0], 0.0, 0.1, br.tangents[0], options=dict(multiplier_stride=8))
-    assert not [s for s in coarse.special if s.kind == "pd"]
+    sampled = np.sort(coarse.param[np.isfinite(coarse.stable)])
+    near = sampled[(sampled > first - 0.01) & (sampled < second + 0.01)]
+    assert np.diff(near).max() > second - first, (np.diff(near).max(), second - first)
 
 
 def test_refined_monodromy_gives_the_multipliers_of_the_slip_cycle_at_vb_1(lugre_model):

@@ -1,5 +1,7 @@
 """A zoo model whose compiled module is cached loads without sympy and without codegen (issue 29):
-``frictionkit continue belt ...`` on a warm cache imports neither, nor matplotlib, and computes
+``frictionkit continue belt ...`` on a warm cache imports neither, nor matplotlib, nor
+scipy.optimize and scipy.interpolate (0.35 s of CPU: the runtime's root finder and interpolants
+are ``runtime/_roots.py``), and computes
 the same branch as the full path through codegen; the manifest that allows it
 (``runtime/model/_fast_load.py``) is trusted only while everything it records holds.
 
@@ -25,7 +27,7 @@ BELT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12", 
         "--from-hopf", "1", "-H", "48", "-q"]
 AUTO_FOLD = 10.2874838639                   # AUTO-07p NTST 100 and 200, NCOL 4 (DESIGN §6)
 AUTO_HOPF = [0.14173100578, 3.6555597017]   # AUTO-07p's HB labels on the equilibria
-FORBIDDEN = ("sympy", "frictionkit.codegen", "matplotlib")
+FORBIDDEN = ("sympy", "frictionkit.codegen", "matplotlib", "scipy.optimize", "scipy.interpolate")
 
 
 # the full path: sympy and codegen imported first, the manifest never consulted
@@ -70,7 +72,7 @@ def runs(tmp_path_factory):
     return tmp, modules
 
 
-def test_warm_belt_continue_imports_no_sympy_codegen_or_matplotlib(runs):
+def test_warm_belt_continue_imports_no_sympy_codegen_matplotlib_or_scipy_optimize(runs):
     _, modules = runs
     assert "frictionkit.runtime.model._fast_load" in modules and "click" in modules   # the log is read
     wrong = sorted(m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN))

@@ -78,7 +78,9 @@ and the frictionkit half still runs.  CPU times count the process and its childr
 (``getrusage``, microseconds); the machine is shared, the codes alternate, medians are quoted.
 
 Run: ``python benchmarks/run.py structure_peers`` (writes
-``benchmarks/results/structure_peers.json``).
+``benchmarks/results/structure_peers.json``; about 25 min).  One case again:
+``FK_PEERS_PARTS=string FK_STRING_MODES=16 python benchmarks/run.py structure_peers``; what is
+not rerun is kept from the last file and marked ``"rerun": false``.
 """
 import importlib.metadata
 import importlib.util
@@ -121,6 +123,12 @@ PH_STEPS = tuple(0.4 / 2 ** k for k in range(8))   # pyHarm's ds: 0.4 halved dow
 
 # -- part 2: the bowed string --------------------------------------------------------------------
 STRING_MODES = (16, 32)
+# a partial rerun (the whole bench takes about 25 min, AUTO-07p at N = 32 most of it):
+# FK_PEERS_PARTS=string FK_STRING_MODES=16 reruns that case only; the parts and cases not rerun
+# are kept from the last results file, each marked ``"rerun": false``
+PARTS = tuple(p for p in os.environ.get("FK_PEERS_PARTS", "beam,string").split(",") if p)
+if os.environ.get("FK_STRING_MODES"):
+    STRING_MODES = tuple(int(n) for n in os.environ["FK_STRING_MODES"].split(","))
 STRING_SET = dict(FN=0.02, delta=0.05)
 VB_START, VB_STOP, VB_PROBE = 0.6, 0.05, 0.19
 STRING_HARMONICS = 48
@@ -848,8 +856,16 @@ def targets(beam, string):
 def main() -> dict:
     from benchmarks.bench_auto import _one_blas_thread
     _one_blas_thread()
-    beam = beam_comparison()
-    string = string_comparison()
+    previous = {}
+    path = Path(__file__).resolve().parent / "results" / "structure_peers.json"
+    if path.is_file() and (set(PARTS) != {"beam", "string"} or set(STRING_MODES) != {16, 32}):
+        previous = json.loads(path.read_text())
+    beam = beam_comparison() if "beam" in PARTS else dict(previous.get("beam", {}), rerun=False)
+    string = string_comparison() if "string" in PARTS else dict(previous.get("string", {}), rerun=False)
+    if "string" in PARTS:
+        for n, case in previous.get("string", {}).get("cases", {}).items():
+            if n not in string["cases"]:
+                string["cases"][n] = dict(case, rerun=False)
     return dict(rounds=dict(beam=ROUNDS, string=AUTO_ROUNDS), beam=beam, string=string,
                 targets=targets(beam, string))
 

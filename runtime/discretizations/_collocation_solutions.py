@@ -2,7 +2,8 @@
 ``tau``, exact extrema, the readable form (contract item 7).
 
 Part of :class:`~._collocation.CollocationDiscretization`; a mixin reading its layout
-(``N``, ``G``, ``degree``, ``n_intervals``, ``h``, ``_parts``).
+(``N``, ``G``, ``degree``, ``n_intervals``, ``h``, ``_parts``; a non-uniform mesh: ``uniform``
+False, boundaries ``mesh`` and lengths ``hs``).
 """
 from __future__ import annotations
 
@@ -51,8 +52,12 @@ class CollocationSolutions:
         """States (the n first variables, nodal) at normalised times ``tau``, shape (n, M)."""
         U, _, _ = self._parts(Z)
         tau = np.mod(np.asarray(tau, dtype=float).ravel(), 1.0)
-        i = np.minimum((tau / self.h).astype(int), self.n_intervals - 1)
-        s = tau / self.h - i
+        if getattr(self, "uniform", True):
+            i = np.minimum((tau / self.h).astype(int), self.n_intervals - 1)
+            s = tau / self.h - i
+        else:                      # a non-uniform mesh (boundaries ``mesh``, lengths ``hs``)
+            i = np.clip(np.searchsorted(self.mesh, tau, side="right") - 1, 0, self.n_intervals - 1)
+            s = (tau - self.mesh[i]) / self.hs[i]
         L = np.vander(s, self.degree + 1, increasing=True) @ self._Vinv      # (M, p+1)
         idx = (i[:, None] * self.degree + np.arange(self.degree + 1)[None, :]) % self.G
         n = self.model.n

@@ -295,23 +295,40 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         x, dx = self._gauss_values(U)
         t = self._times(omega)
         Js = np.asarray(self.model.jac(t, x, lam), dtype=float).reshape(n, n, G)
-        blocks = [[None] * n for _ in range(n)]
-        for r in range(n):
-            for s in range(n):
-                blk = scipy.sparse.diags(-Js[r, s]) @ self.E if np.any(Js[r, s]) else None
-                if r == s:
-                    dm = (omega / (2 * np.pi)) * self.Dm
-                    blk = dm if blk is None else blk + dm
-                blocks[r][s] = blk
-        cols = [scipy.sparse.bmat(blocks, format="csr")]
+        # assembled as one COO matrix (block (r, s): -diag(J_rs) E, plus omega / 2 pi Dm on
+        # the diagonal; then the omega and lam columns and the phase row)
+        Er, Ec, Ev, Dr, Dc, Dv = self._patterns()
+        r_, s_ = np.divmod(np.arange(n * n), n)
+        rows = [(r_[:, None] * G + Er[None, :]).ravel(), (np.arange(n)[:, None] * G + Dr[None, :]).ravel()]
+        cols = [(s_[:, None] * G + Ec[None, :]).ravel(), (np.arange(n)[:, None] * G + Dc[None, :]).ravel()]
+        vals = [(-Js.reshape(n * n, G)[:, Er] * Ev[None, :]).ravel(),
+                np.tile((omega / (2 * np.pi)) * Dv, n)]
+        col = n * G
         if self.autonomous:
-            cols.append(scipy.sparse.csr_matrix(dx.reshape(-1, 1) / (2 * np.pi)))
-        dlam = -np.asarray(self.model.dfdlam(t, x, lam), dtype=float).reshape(-1, 1)
-        cols.append(scipy.sparse.csr_matrix(dlam))
-        J = scipy.sparse.hstack(cols, format="csr")
+            rows.append(np.arange(n * G))
+            cols.append(np.full(n * G, col))
+            vals.append(dx.ravel() / (2 * np.pi))
+            col += 1
+        rows.append(np.arange(n * G))
+        cols.append(np.full(n * G, col))
+        vals.append(-np.asarray(self.model.dfdlam(t, x, lam), dtype=float).ravel())
         if self.autonomous:
-            J = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(np.append(self._phase_row(), [0.0, 0.0]))], format="csr")
+            ph = self._phase_row()
+            nz = np.flatnonzero(ph)
+            rows.append(np.full(nz.size, n * G))
+            cols.append(nz)
+            vals.append(ph[nz])
+        J = scipy.sparse.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                                    shape=(self.m, self.m + 1)).tocsr()
+        J.eliminate_zeros()
         return J
+
+    def _patterns(self):
+        """Rows, columns and values of ``E`` and ``Dm`` (COO, kept)."""
+        if getattr(self, "_pattern_cache", None) is None:
+            E, D = self.E.tocoo(), self.Dm.tocoo()
+            self._pattern_cache = (E.row, E.col, E.data, D.row, D.col, D.data)
+        return self._pattern_cache
 
     def series_rhs(self, terms, origin=None):
         """Order-p right-hand side of the ANM from the pointwise Taylor kernels (module docstring).

@@ -2,13 +2,26 @@
 ``tau``, exact extrema, the readable form (contract item 7).
 
 Part of :class:`~._collocation.CollocationDiscretization`; a mixin reading its layout
-(``N``, ``G``, ``degree``, ``n_intervals``, ``h``, ``_parts``).
+(``N``, ``G``, ``degree``, ``n_intervals``, ``h``, ``_parts``; a non-uniform mesh: ``uniform``
+False, boundaries ``mesh`` and lengths ``hs``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 __all__ = ["CollocationSolutions"]
+
+
+def _monomial_to_bernstein(p):
+    """Matrix ``B`` (p+1, p+1): the Bernstein coefficients of degree ``p`` on [0, 1] of the
+    polynomial with monomial coefficients ``a`` are ``B @ a``
+    (``b_k = sum_{j <= k} C(k, j) / C(p, j) a_j``, Farouki & Rajan, CAGD 5, 1988)."""
+    from math import comb
+    B = np.zeros((p + 1, p + 1))
+    for k in range(p + 1):
+        for j in range(k + 1):
+            B[k, j] = comb(k, j) / comb(p, j)
+    return B
 
 
 class CollocationSolutions:
@@ -51,8 +64,12 @@ class CollocationSolutions:
         """States (the n first variables, nodal) at normalised times ``tau``, shape (n, M)."""
         U, _, _ = self._parts(Z)
         tau = np.mod(np.asarray(tau, dtype=float).ravel(), 1.0)
-        i = np.minimum((tau / self.h).astype(int), self.n_intervals - 1)
-        s = tau / self.h - i
+        if getattr(self, "uniform", True):
+            i = np.minimum((tau / self.h).astype(int), self.n_intervals - 1)
+            s = tau / self.h - i
+        else:                      # a non-uniform mesh (boundaries ``mesh``, lengths ``hs``)
+            i = np.clip(np.searchsorted(self.mesh, tau, side="right") - 1, 0, self.n_intervals - 1)
+            s = (tau - self.mesh[i]) / self.hs[i]
         L = np.vander(s, self.degree + 1, increasing=True) @ self._Vinv      # (M, p+1)
         idx = (i[:, None] * self.degree + np.arange(self.degree + 1)[None, :]) % self.G
         n = self.model.n
@@ -65,11 +82,22 @@ class CollocationSolutions:
         U, _, _ = self._parts(Z)
         n, p = self.model.n, self.degree
         idx = (np.arange(self.n_intervals)[:, None] * p + np.arange(p + 1)[None, :]) % self.G
+        to_bernstein = _monomial_to_bernstein(p)
         out = np.empty(n)
         for r in range(n):
             vals = U[r][idx]                                   # (N_int, p+1) nodal values
             coef = vals @ self._Vinv.T                          # monomial coefficients in s
             lo, hi = vals.min(), vals.max()
+            # only an interval whose polynomial may pass the nodal extremes can move them: its
+            # Bernstein coefficients bound it on [0, 1] (convex hull property), so the others
+            # are skipped (the same result; the roots of the many small companion matrices
+            # cost most of the continuation of a fine mesh otherwise)
+            bern = coef @ to_bernstein.T
+            cand = np.flatnonzero((bern.max(axis=1) > hi) | (bern.min(axis=1) < lo))
+            if cand.size == 0:
+                out[r] = hi - lo
+                continue
+            coef = coef[cand]
             for i, s_ in self._derivative_roots(coef[:, 1:] * np.arange(1, p + 1)):
                 v = np.polynomial.polynomial.polyval(s_, coef[i].T, tensor=False)
                 if v.size:

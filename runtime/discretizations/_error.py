@@ -289,12 +289,19 @@ class _MeshErrors:
 
     def __init__(self, disc):
         self.disc = disc
-        self.fine = StateCollocationDiscretization(disc.model, 2 * disc.n_intervals, disc.degree,
-                                                   phase_state=disc.sizes.get("phase_state", 0))
+        if getattr(disc, "uniform", True):
+            self.fine = StateCollocationDiscretization(disc.model, 2 * disc.n_intervals, disc.degree,
+                                                       phase_state=disc.sizes.get("phase_state", 0))
+        else:                    # every interval of a non-uniform mesh halved
+            mid = 0.5 * (disc.mesh[:-1] + disc.mesh[1:])
+            self.fine = disc.with_mesh(np.sort(np.concatenate([disc.mesh, mid])))
 
     def _map(self, Z, omega, lam):
         """The fine mesh's unknowns of the piecewise polynomials of ``Z`` (an orbit or a
         tangent: linear in the nodal values) over the period ``2 pi / omega``."""
+        if not getattr(self.disc, "uniform", True):
+            # the halved mesh holds the polynomials exactly (same degree): evaluated at its nodes
+            return self.disc.to_mesh(Z, self.fine)
         T = 2 * np.pi / omega
         return self.fine.from_states(lambda t: self.disc.states_at(Z, np.asarray(t, dtype=float) / T), lam, omega)
 

@@ -56,6 +56,8 @@ product of the ``N_int`` step propagators of the Gauss Runge-Kutta method of ord
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy
 
@@ -102,12 +104,9 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
     #: never reach ``xtol = 1e-11``; a tenth of the recast collocation's floor
     noise_floor = 1e-9
 
-    # the extremum phase row and the signed amplitude of the quadratic collocation read only
-    # the mesh (N, G, degree, h, Lder0, weights, E, phase_state): the same functions serve here
-    _phase_row = CollocationDiscretization._phase_row
-    amplitude_weights = CollocationDiscretization.amplitude_weights
 
-    def __init__(self, model: Model, n_intervals: int = 50, degree: int = 4, *, phase_state: int = 0):
+    def __init__(self, model: Model, n_intervals: int = 50, degree: int = 4, *, phase_state: int = 0,
+                 mesh=None):
         if not isinstance(model, Model):
             raise InputError("StateCollocationDiscretization needs a frictionkit Model (Model(module, params))")
         if int(n_intervals) != n_intervals or n_intervals < 2:
@@ -126,20 +125,29 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
                 "(AFTDiscretization) or choose another continuation parameter")
         self.omega_is_lam = False
         self.n_intervals = int(n_intervals)
+        self.mesh, self.uniform = _check_mesh(mesh, self.n_intervals)
         self.degree = p = int(degree)
         self.phase_state = int(phase_state)
         self.N = self.n = model.n
         self.G = G = p * self.n_intervals
-        self.h = 1.0 / self.n_intervals
+        #: the interval lengths (N_int,); ``h`` the common one of a uniform mesh (the shared
+        #: readers of the recast collocation's layout), None otherwise
+        self.hs = np.full(self.n_intervals, 1.0 / self.n_intervals) if self.uniform else np.diff(self.mesh)
+        self.h = 1.0 / self.n_intervals if self.uniform else None
         self.nodal = self.mass_rows = np.ones(self.n, dtype=bool)     # every unknown is a state
         self.m = self.n * G + (1 if self.autonomous else 0)
         self.omega_index = self.n * G if self.autonomous else None
         self.lam_index = self.m
         (self.nodes, self.gauss, self.weights, self.Lval, self.Lder, self.Lder0,
          self._Vinv) = _lagrange_tables(p)
-        self.E, self.Dm = _mesh_matrices(self.n_intervals, p, self.Lval, self.Lder)
-        self.tau_gauss = ((np.arange(self.n_intervals)[:, None] + self.gauss[None, :]) * self.h).ravel()
-        self.tau_nodes = np.arange(G) / G
+        if self.uniform:
+            self.E, self.Dm = _mesh_matrices(self.n_intervals, p, self.Lval, self.Lder)
+            self.tau_gauss = ((np.arange(self.n_intervals)[:, None] + self.gauss[None, :]) * self.h).ravel()
+            self.tau_nodes = np.arange(G) / G
+        else:
+            self.E, self.Dm = _graded_matrices(self.hs, p, self.Lval, self.Lder)
+            self.tau_gauss = (self.mesh[:-1, None] + self.gauss[None, :] * self.hs[:, None]).ravel()
+            self.tau_nodes = (self.mesh[:-1, None] + self.nodes[None, :-1] * self.hs[:, None]).ravel()
         self.n_residuals = 0
         self.n_jacobians = 0
         # series_rhs's buffers for one ANM step (the states at the Gauss points)
@@ -148,8 +156,94 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
 
     @property
     def sizes(self) -> dict:
-        """Contract: what rebuilds this discretization for a restart (its phase condition too)."""
-        return dict(n_intervals=self.n_intervals, degree=self.degree, phase_state=self.phase_state)
+        """Contract: what rebuilds this discretization for a restart (its phase condition too;
+        the interval boundaries ``mesh`` of a non-uniform mesh)."""
+        out = dict(n_intervals=self.n_intervals, degree=self.degree, phase_state=self.phase_state)
+        if not self.uniform:
+            out["mesh"] = [float(v) for v in self.mesh]
+        return out
+
+    # -- the mesh -----------------------------------------------------------------------------
+    def _phase_row(self):
+        """Coefficients (length n G) of the phase condition ``dx_k/dtau(0) = 0`` (the first
+        interval's derivative at its left end)."""
+        if self.uniform:
+            return CollocationDiscretization._phase_row(self)
+        row = np.zeros(self.n * self.G)
+        k, p = self.phase_state, self.degree
+        np.add.at(row, k * self.G + (np.arange(p + 1) % self.G), self.Lder0 / self.hs[0])
+        return row
+
+    @property
+    def amplitude_weights(self):
+        """Weights of the signed amplitude ``w . Z`` (as the recast collocation's): the phase
+        state at ``tau = 0`` minus its mean over the period (Gauss quadrature on each interval)."""
+        if self.uniform:
+            return CollocationDiscretization.amplitude_weights.fget(self)
+        k, G = self.phase_state, self.G
+        w = np.zeros(self.size)
+        wq = (self.weights[None, :] * self.hs[:, None]).ravel()
+        w[k * G:(k + 1) * G] = -(self.E.T @ wq)
+        w[k * G] += 1.0
+        return w
+
+    def with_mesh(self, mesh):
+        """The same discretization (model, degree, phase condition) on the interval boundaries
+        ``mesh`` (any number of intervals)."""
+        mesh = np.asarray(mesh, dtype=float)
+        return StateCollocationDiscretization(self.model, mesh.size - 1, self.degree,
+                                              phase_state=self.phase_state, mesh=mesh)
+
+    def mesh_density(self, Z) -> np.ndarray:
+        """De Boor's monitor of the orbit ``Z`` on each interval (N_int,): ``|u^(p+1)|^(1/(p+1))``.
+
+        The ``p``-th derivative of interval ``i``'s polynomial is a constant ``c_i``; the
+        ``(p+1)``-th derivative between intervals ``i`` and ``i+1`` is estimated by
+        ``2 |c_(i+1) - c_i| / (h_i + h_(i+1))`` (periodically), and an interval takes the mean
+        of its two sides (de Boor, "Good approximation by splines with variable knots II",
+        Lecture Notes in Math. 363, 1974; the mesh adaptation of AUTO-07p, Doedel et al.,
+        AUTO-07p manual, §"NTST / IAD").  The states are scaled by their peak-to-peak values
+        (a small bristle state weighs as much as the displacement); the states' values combine
+        in the 2-norm."""
+        U, _, _ = self._parts(Z)
+        n, p, K = self.n, self.degree, self.n_intervals
+        idx = (np.arange(K)[:, None] * p + np.arange(p + 1)[None, :]) % self.G
+        # leading monomial coefficient of each interval's polynomial in s = (tau - tau_i) / h_i
+        lead = U[:, idx] @ self._Vinv[p]                                       # (n, K)
+        c = math.factorial(p) * lead / self.hs[None, :] ** p                   # d^p u / dtau^p
+        scale = np.ptp(U, axis=1)
+        scale = np.maximum(scale, 1e-9 * max(float(scale.max()), 1e-300))[:, None]
+        side = 2 * np.abs(np.roll(c, -1, axis=1) - c) / (self.hs + np.roll(self.hs, -1))[None, :] / scale
+        d = np.sqrt(np.sum((0.5 * (side + np.roll(side, 1, axis=1))) ** 2, axis=0))
+        return d ** (1.0 / (p + 1))
+
+    def equidistributed_mesh(self, Z, n_intervals: int | None = None, floor: float = 0.05) -> np.ndarray:
+        """Interval boundaries (``n_intervals + 1``, default this mesh's count) on which every
+        interval carries an equal share of the integral of :meth:`mesh_density` (de Boor's
+        equidistribution; the density piecewise constant on this mesh, its integral piecewise
+        linear, inverted exactly).  ``floor``: the density is raised to at least that share of
+        its mean, so that the smooth parts keep some intervals."""
+        K = self.n_intervals if n_intervals is None else int(n_intervals)
+        if K < 2:
+            raise InputError(f"n_intervals={K}: a mesh needs at least 2 intervals")
+        rho = self.mesh_density(Z)
+        mean = float(np.sum(rho * self.hs))
+        if not np.isfinite(mean) or mean <= 0:
+            return np.arange(K + 1) / K
+        rho = np.maximum(rho, floor * mean)
+        cum = np.concatenate([[0.0], np.cumsum(rho * self.hs)])
+        out = np.interp(np.arange(K + 1) / K * cum[-1], cum, self.mesh)
+        out[0], out[-1] = 0.0, 1.0
+        return out
+
+    def to_mesh(self, Z, other) -> np.ndarray:
+        """The orbit (or tangent) ``Z`` as the unknowns of the collocation ``other`` (same model
+        and state count, any mesh): its piecewise polynomials evaluated at ``other``'s nodes
+        (exact where ``other``'s mesh refines this one at the same degree), ``omega`` and
+        ``lam`` carried over.  Linear in ``Z``."""
+        U = self.states_at(Z, other.tau_nodes)
+        tail = Z[self.n * self.G:]
+        return np.concatenate([U.ravel(), tail])
 
     @property
     def supports_anm(self) -> bool:
@@ -201,23 +295,40 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         x, dx = self._gauss_values(U)
         t = self._times(omega)
         Js = np.asarray(self.model.jac(t, x, lam), dtype=float).reshape(n, n, G)
-        blocks = [[None] * n for _ in range(n)]
-        for r in range(n):
-            for s in range(n):
-                blk = scipy.sparse.diags(-Js[r, s]) @ self.E if np.any(Js[r, s]) else None
-                if r == s:
-                    dm = (omega / (2 * np.pi)) * self.Dm
-                    blk = dm if blk is None else blk + dm
-                blocks[r][s] = blk
-        cols = [scipy.sparse.bmat(blocks, format="csr")]
+        # assembled as one COO matrix (block (r, s): -diag(J_rs) E, plus omega / 2 pi Dm on
+        # the diagonal; then the omega and lam columns and the phase row)
+        Er, Ec, Ev, Dr, Dc, Dv = self._patterns()
+        r_, s_ = np.divmod(np.arange(n * n), n)
+        rows = [(r_[:, None] * G + Er[None, :]).ravel(), (np.arange(n)[:, None] * G + Dr[None, :]).ravel()]
+        cols = [(s_[:, None] * G + Ec[None, :]).ravel(), (np.arange(n)[:, None] * G + Dc[None, :]).ravel()]
+        vals = [(-Js.reshape(n * n, G)[:, Er] * Ev[None, :]).ravel(),
+                np.tile((omega / (2 * np.pi)) * Dv, n)]
+        col = n * G
         if self.autonomous:
-            cols.append(scipy.sparse.csr_matrix(dx.reshape(-1, 1) / (2 * np.pi)))
-        dlam = -np.asarray(self.model.dfdlam(t, x, lam), dtype=float).reshape(-1, 1)
-        cols.append(scipy.sparse.csr_matrix(dlam))
-        J = scipy.sparse.hstack(cols, format="csr")
+            rows.append(np.arange(n * G))
+            cols.append(np.full(n * G, col))
+            vals.append(dx.ravel() / (2 * np.pi))
+            col += 1
+        rows.append(np.arange(n * G))
+        cols.append(np.full(n * G, col))
+        vals.append(-np.asarray(self.model.dfdlam(t, x, lam), dtype=float).ravel())
         if self.autonomous:
-            J = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(np.append(self._phase_row(), [0.0, 0.0]))], format="csr")
+            ph = self._phase_row()
+            nz = np.flatnonzero(ph)
+            rows.append(np.full(nz.size, n * G))
+            cols.append(nz)
+            vals.append(ph[nz])
+        J = scipy.sparse.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                                    shape=(self.m, self.m + 1)).tocsr()
+        J.eliminate_zeros()
         return J
+
+    def _patterns(self):
+        """Rows, columns and values of ``E`` and ``Dm`` (COO, kept)."""
+        if getattr(self, "_pattern_cache", None) is None:
+            E, D = self.E.tocoo(), self.Dm.tocoo()
+            self._pattern_cache = (E.row, E.col, E.data, D.row, D.col, D.data)
+        return self._pattern_cache
 
     def series_rhs(self, terms, origin=None):
         """Order-p right-hand side of the ANM from the pointwise Taylor kernels (module docstring).
@@ -262,9 +373,9 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         x, _ = self._gauss_values(U)
         Js = np.asarray(self.model.jac(self._times(omega), x, lam), dtype=float).reshape(n, n, K, p)
         Js = np.moveaxis(Js, 2, 0)                                            # (K, s, j, l)
-        # B[i, s, l, j, k] = delta_sj (omega / 2 pi) Lder[l, k] / h - J_sj(g_il) Lval[l, k]
+        # B[i, s, l, j, k] = delta_sj (omega / 2 pi) Lder[l, k] / h_i - J_sj(g_il) Lval[l, k]
         B = -np.einsum("isjl,lk->isljk", Js, self.Lval)
-        B += np.einsum("sj,lk->sljk", np.eye(n), (omega / (2 * np.pi)) * self.Lder / self.h)[None]
+        B += np.einsum("i,sj,lk->isljk", (omega / (2 * np.pi)) / self.hs, np.eye(n), self.Lder)
         B = B.reshape(K, n * p, n, p + 1)
         X = np.linalg.solve(B[..., 1:].reshape(K, n * p, n * p), -B[..., 0])   # (K, (j, k=1..p), n)
         P = X[:, np.arange(n) * p + p - 1, :]                                  # end nodes: (K, n, n)
@@ -333,4 +444,36 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
 
     def on_model(self, model):
         """The same mesh of another model (contract item 17)."""
-        return StateCollocationDiscretization(model, self.n_intervals, self.degree, phase_state=self.phase_state)
+        return StateCollocationDiscretization(model, self.n_intervals, self.degree, phase_state=self.phase_state,
+                                              mesh=None if self.uniform else self.mesh)
+
+
+def _check_mesh(mesh, n_intervals):
+    """``(boundaries, uniform)`` of the mesh option (class docstring): None is the uniform mesh
+    of ``n_intervals``; otherwise a strictly increasing array from 0 to 1 of ``n_intervals + 1``
+    boundaries."""
+    if mesh is None:
+        return np.arange(n_intervals + 1) / n_intervals, True
+    try:
+        m = np.asarray(mesh, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"mesh={mesh!r}: the interval boundaries must be an array of numbers") from None
+    if m.ndim != 1 or m.size != n_intervals + 1:
+        raise InputError(f"mesh: {n_intervals} intervals need {n_intervals + 1} boundaries (an array from 0 to 1); "
+                         f"got shape {m.shape}")
+    if not np.all(np.isfinite(m)) or m[0] != 0.0 or m[-1] != 1.0 or not np.all(np.diff(m) > 0):
+        raise InputError("mesh: the interval boundaries must increase strictly from 0 to 1 (the normalised period)")
+    return m.copy(), False
+
+
+def _graded_matrices(hs, p, Lval, Lder):
+    """Interpolation ``E`` and derivative ``Dm = d/dtau`` (both (G, G) CSR) of a mesh of interval
+    lengths ``hs`` (:func:`~._collocation._mesh_matrices` with ``h`` per interval)."""
+    K = hs.size
+    G = p * K
+    i, l, j = np.meshgrid(np.arange(K), np.arange(p), np.arange(p + 1), indexing="ij")
+    rows, cols = (i * p + l).ravel(), ((i * p + j) % G).ravel()
+    ev = np.broadcast_to(Lval[None], (K, p, p + 1)).ravel()
+    dv = (Lder[None] / hs[:, None, None]).ravel()
+    return (scipy.sparse.csr_matrix((ev, (rows, cols)), shape=(G, G)),
+            scipy.sparse.csr_matrix((dv, (rows, cols)), shape=(G, G)))

@@ -45,12 +45,13 @@ import math
 import numpy as np
 
 from ..discretizations._aft import default_n_t
-from ..discretizations._error import ERROR_COLUMNS, _AFTErrors, orbit_errors
+from ..discretizations._error import ERROR_COLUMNS, _AFTErrors, _MeshErrors, orbit_errors
+from ..engine._newton import correct
 from ..errors import ConvergenceError
 from ..discretizations._hbm import fast_length
 from ..results._branch import Branch
 
-__all__ = ["attach_accuracy", "error_of", "adaptive_branch", "stitch_segments",
+__all__ = ["attach_accuracy", "error_of", "adaptive_branch", "adaptive_mesh_branch", "stitch_segments",
            "HARMONICS_FIRST", "HARMONICS_MAX"]
 
 #: first harmonic count of the adaptive search, and its ceiling
@@ -128,6 +129,9 @@ def summary(br, tolerance=None):
     if "harmonics" in acc:
         lo, hi = int(np.nanmin(acc["harmonics"])), int(np.nanmax(acc["harmonics"]))
         parts.append(f"H = {lo}" if lo == hi else f"H = {lo}..{hi} along the branch")
+    if "intervals" in acc:
+        lo, hi = int(np.nanmin(acc["intervals"])), int(np.nanmax(acc["intervals"]))
+        parts.append(f"{lo} intervals (adaptive mesh)" if lo == hi else f"{lo}..{hi} intervals (adaptive mesh)")
     line = "  accuracy: " + "; ".join(parts)
     if tolerance is not None and worst > tolerance:
         line += f"  (above the tolerance {tolerance:g}"
@@ -240,12 +244,17 @@ def point_errors(disc):
     """``errors(Z, t) -> dict`` of one point, as :func:`orbit_errors` forms them (NaN where it
     cannot); for the AFT (the adaptive count's discretization) with its estimator built once
     (``orbit_errors`` builds it, a balance of ``2H`` harmonics, per call)."""
-    if disc.kind != "aft" or disc.H == 0 or disc.nu != 1:
+    if disc.kind == "collocation-states":
+        one = _MeshErrors(disc)
+        names = ERROR_COLUMNS["collocation-states"]
+    elif disc.kind != "aft" or disc.H == 0 or disc.nu != 1:
         return lambda Z, t: {k: float(v[0]) for k, v in orbit_errors(disc, Z[None, :], t[None, :]).items()}
-    one = _AFTErrors(disc)
+    else:
+        one = _AFTErrors(disc)
+        names = ERROR_COLUMNS["aft"]
 
     def errors(Z, t):
-        out = dict.fromkeys(ERROR_COLUMNS["aft"], math.nan)
+        out = dict.fromkeys(names, math.nan)
         try:
             values = one(Z, t)
         except (ConvergenceError, ValueError, np.linalg.LinAlgError, FloatingPointError):
@@ -283,7 +292,10 @@ def _segment_accuracy(seg, cols):
             v[i] = cols[i][name]
         out[name] = v
     _fill_inside(out, ends)
-    out["harmonics"] = np.full(n, float(disc.H))
+    if disc.H is not None:
+        out["harmonics"] = np.full(n, float(disc.H))
+    else:
+        out["intervals"] = np.full(n, float(disc.n_intervals))
     return out
 
 
@@ -396,6 +408,15 @@ def _padded(rows, H, disc):
     return out
 
 
+def _on_mesh(rows, coll, disc):
+    """Collocation vectors (rows) of the mesh ``coll`` as vectors of the mesh ``disc`` (their
+    piecewise polynomials evaluated at ``disc``'s nodes; the same rows if the meshes agree)."""
+    rows = np.asarray(rows, dtype=float).reshape(-1, coll.size)
+    if coll is disc or (coll.n_intervals == disc.n_intervals and np.array_equal(coll.mesh, disc.mesh)):
+        return rows.copy()
+    return np.array([coll.to_mesh(r, disc) for r in rows]).reshape(-1, disc.size)
+
+
 #: the per-point arrays of the analysis passes (``analysis/_stability.py``)
 _POINT_ARRAYS = ("multipliers", "max_multiplier", "trivial_multiplier_error", "multiplier_agreement")
 
@@ -411,11 +432,18 @@ def stitch_segments(segments):
     """
     if len(segments) == 1:
         return segments[0]
-    big = max(segments, key=lambda s: s.discretization.H)
-    disc = big.discretization
+    if segments[0].discretization.H is None:
+        # collocation meshes (adaptive_mesh_branch): the last one, whose intervals are the most
+        big = segments[-1]
+        disc = big.discretization
+        converters = {id(s): (lambda rows, s=s: _on_mesh(rows, s.discretization, disc)) for s in segments}
+    else:
+        big = max(segments, key=lambda s: s.discretization.H)
+        disc = big.discretization
+        converters = {id(s): (lambda rows, s=s: _padded(rows, s.discretization.H, disc)) for s in segments}
     parts = [(s, 0 if k == 0 else 1) for k, s in enumerate(segments)]
-    sols = np.vstack([_padded(s.solutions[a:], s.discretization.H, disc) for s, a in parts])
-    tans = np.vstack([_padded(s.tangents[a:], s.discretization.H, disc) for s, a in parts])
+    sols = np.vstack([converters[id(s)](s.solutions[a:]) for s, a in parts])
+    tans = np.vstack([converters[id(s)](s.tangents[a:]) for s, a in parts])
     offsets = np.cumsum([0] + [len(s) - a for s, a in parts])[:-1]
     shift = [int(o) - a for o, (s, a) in zip(offsets, parts)]        # segment index -> branch index
     special = []
@@ -424,8 +452,11 @@ def stitch_segments(segments):
             if sp.index < a:
                 continue
             sp.index += d
-            sp.solution = _padded(sp.solution, s.discretization.H, disc)[0]
-            sp.data.setdefault("harmonics", int(s.discretization.H))
+            sp.solution = converters[id(s)](sp.solution)[0]
+            if s.discretization.H is not None:
+                sp.data.setdefault("harmonics", int(s.discretization.H))
+            else:
+                sp.data.setdefault("intervals", int(s.discretization.n_intervals))
             special.append(sp)
     def joined(get, width=None):
         """The per-point arrays ``get(segment)`` of the segments, joined (zero-padded to
@@ -439,7 +470,9 @@ def stitch_segments(segments):
         return np.concatenate(blocks)
 
     states = segments[0].states
+    # (the collocations have no ``rms``)
     per_state = {name: {x: joined(lambda s, x=x: getattr(s, name)[x]) for x in states}
+                 if all(x in getattr(s, name) for s in segments for x in states) else {}
                  for name in ("ptp", "min", "max", "mean", "rms")}
     harmonic = {name: {x: joined(lambda s, x=x: getattr(s, name)[x], disc.H) for x in states}
                 for name in ("amplitude", "phase") if all(getattr(s, name) for s in segments)}
@@ -455,7 +488,7 @@ def stitch_segments(segments):
     prov = dict(last.provenance)
     prov["sizes"] = dict(big.provenance.get("sizes", {}))
     # the columns of the padded orbits are the segments' own (the same orbits)
-    br = Branch(kind=big.kind, states=states, variables=big.variables, harmonics=disc.H,
+    br = Branch(kind=big.kind, states=states, variables=big.variables, harmonics=big.harmonics,
                 index_omega=big.index_omega, solutions=sols, tangents=tans,
                 param=joined(lambda s: s.param), omega=joined(lambda s: s.omega),
                 ptp=per_state["ptp"], vmin=per_state["min"], vmax=per_state["max"], mean=per_state["mean"],
@@ -472,6 +505,8 @@ def stitch_segments(segments):
     br.stable = np.concatenate([s.stable[a:] for s, a in parts])
     br.accuracy = {k: np.concatenate([np.asarray(s.accuracy.get(k, np.full(len(s), np.nan)))[a:] for s, a in parts])
                    for k in segments[0].accuracy}
+    if "mesh" in prov["sizes"]:
+        prov["sizes"] = dict(disc.sizes)
     for name in _POINT_ARRAYS:
         have = [getattr(s, name) for s in segments if getattr(s, name) is not None]
         if not have:
@@ -487,4 +522,153 @@ def stitch_segments(segments):
     br.stability_method = next((s.stability_method for s in segments if s.stability_method), "")
     if all(s.motion is not None for s in segments):
         br.motion = [m for s, a in parts for m in list(s.motion)[a:]]
+    return br
+
+
+# -- the adaptive mesh of the collocation of the states ------------------------------------------
+#: the interval count of an adaptive collocation stops here
+INTERVALS_MAX = 400
+#: the least growth of the interval count when the tolerance is not met
+INTERVAL_GROWTH = 1.25
+#: a mesh that has served :data:`REMESH_STEPS` steps is equidistributed again where the mesh
+#: defect passes this share of the tolerance (or the tolerance itself)
+REMESH_AT, REMESH_STEPS = 0.5, 3
+#: equidistribution passes at the start of the branch (each one a Newton correction at fixed lam)
+START_PASSES = 2
+
+
+def grown_intervals(disc, err, tolerance):
+    """The interval count the mesh defect ``err`` of ``disc`` asks for: the error of the states
+    between the mesh points falls like ``N_int^-(p+1)`` (de Boor & Swartz 1973), aimed at the
+    tolerance over :data:`GROW_TO`; at least :data:`INTERVAL_GROWTH` times more intervals."""
+    N, p = disc.n_intervals, disc.degree
+    want = N * (GROW_TO * err / tolerance) ** (1.0 / (p + 1)) if err > 0 and np.isfinite(err) else 2 * N
+    return int(max(math.ceil(INTERVAL_GROWTH * N), math.ceil(want)))
+
+
+class _MeshSegment:
+    """The per-step check of one segment of an adaptive collocation (the engine's ``progress``
+    callback, as :class:`_Segment` for the harmonic count).
+
+    At every step end the mesh defect ``err_mesh`` of the new point is formed (one sparse solve
+    on the mesh with every interval halved) and kept.  Above :data:`REMESH_AT` of the
+    tolerance, after at least :data:`REMESH_STEPS` steps on this mesh, the run stops there
+    (``"remesh"``: the same count, equidistributed for the orbit as it is now); above the
+    tolerance the step is removed and the run stops at the last good point: ``"remesh"`` again
+    if the mesh has served that many steps, ``"grow"`` (more intervals) if a fresh mesh
+    failed."""
+
+    def __init__(self, disc, tolerance, may_grow):
+        self.disc, self.tol, self.may_grow = disc, tolerance, may_grow
+        self.cols = {}
+        self._one = None
+        self.decision = None
+
+    def __call__(self, rec):
+        i = len(rec.points) - 1
+        if not rec.step_ends or rec.step_ends[-1] != i or i in self.cols:
+            return
+        if self._one is None:
+            self._one = point_errors(self.disc)
+        self.cols[i] = one = self._one(rec.points[i], rec.tangents[i])
+        err = one["err_mesh"]
+        served = len(rec.step_ends) - 1 > REMESH_STEPS       # steps on this mesh before this one
+        if err > self.tol and len(rec.step_ends) > 1 and (served or self.may_grow):
+            self.decision = ("remesh" if served else "grow", self.cols.pop(i))
+            _drop_last_step(rec)
+            _Segment._stop(rec, f"estimated error {err:.1e} above the tolerance")
+        elif served and err > REMESH_AT * self.tol:
+            self.decision = ("remesh", one)
+            _Segment._stop(rec, f"estimated error {err:.1e} near the tolerance: a new mesh")
+
+
+def equidistributed_start(disc, Z, passes=START_PASSES, n_intervals=None):
+    """``(disc, Z)`` after ``passes`` equidistributions of the mesh (the first to ``n_intervals``
+    if given), each orbit corrected at its fixed ``lam`` by the engine's Newton."""
+    for k in range(passes):
+        new = disc.with_mesh(disc.equidistributed_mesh(Z, n_intervals if k == 0 else None))
+        e = np.zeros(new.size)
+        e[-1] = 1.0
+        Zn, _ = correct(new, disc.to_mesh(Z, new), e, float(Z[-1]), max_iter=30)
+        disc, Z = new, Zn
+    return disc, Z
+
+
+def adaptive_mesh_branch(disc, Z, direction, run_segment, tolerance, max_steps):
+    """A periodic branch of the collocation of the states whose mesh follows the orbit
+    (de Boor's equidistribution, AUTO-07p's adaptation) and whose interval count grows until
+    the mesh defect meets ``tolerance`` (:class:`_MeshSegment`).
+
+    The start is equidistributed (:func:`equidistributed_start`); the branch is continued in
+    segments, each one engine run on one mesh (``run_segment(disc, Z, direction, max_steps,
+    check)`` as for :func:`adaptive_branch`).  At a segment's end the last point is
+    interpolated onto the new mesh (:meth:`~StateCollocationDiscretization.to_mesh`, exact
+    polynomial evaluation), with its tangent, and the next run corrects it on the hyperplane
+    orthogonal to that tangent and starts a new ANM series there.  The segments are stitched
+    (:func:`stitch_segments`): solutions stored on the last mesh, ``accuracy["intervals"]`` the
+    count each point was computed with, special points and stability columns those of their
+    segment; ``provenance["adaptive_mesh"]`` records each segment's mesh size, range and
+    worst estimate.
+    """
+    first = disc
+    disc, Z = equidistributed_start(disc, Z)
+    if np.ndim(direction) != 0:
+        direction = first.to_mesh(np.asarray(direction, dtype=float), disc)
+        direction /= np.linalg.norm(direction)
+    segments, record, steps, note = [], [], 0, ""
+    start = None
+    while True:
+        check = _MeshSegment(disc, tolerance, may_grow=disc.n_intervals < INTERVALS_MAX)
+        try:
+            seg = run_segment(disc, Z, direction, max(1, max_steps - steps), check)
+        except (ConvergenceError, KeyboardInterrupt) as exc:
+            if not segments:
+                raise
+            last = segments[-1]
+            last.success = False
+            last.status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+            last.message = (f"interrupted at {last.param[-1]:.10g}; the branch so far is kept"
+                            if isinstance(exc, KeyboardInterrupt) else
+                            f"the continuation on {disc.n_intervals} intervals could not start from "
+                            f"{last.param[-1]:.10g}: {exc}")
+            break
+        steps += int(seg.counters.get("steps", 0))
+        if start is not None:
+            check.cols.setdefault(0, start)
+        seg.accuracy = _segment_accuracy(seg, check.cols)
+        segments.append(seg)
+        err = error_of(seg.accuracy)
+        worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
+        record.append(dict(intervals=disc.n_intervals, points=len(seg), worst_error=worst,
+                           start=float(seg.param[0]), end=float(seg.param[-1])))
+        if check.decision is None or seg.status != "max_steps" or steps >= max_steps:
+            if check.decision is not None:
+                seg.status, seg.success = "max_steps", False
+                seg.message = f"step budget exhausted (max_steps = {max_steps})"
+            break
+        what, info = check.decision
+        record[-1]["next"] = what
+        N2 = disc.n_intervals
+        if what == "grow":
+            N2 = grown_intervals(disc, info["err_mesh"], tolerance)
+            if N2 > INTERVALS_MAX:
+                note = (f"; the estimated orbit error {info['err_mesh']:.1e} would need about {N2} intervals "
+                        f"(above {INTERVALS_MAX}) near {seg.param[-1]:.6g}: give a larger --degree")
+                N2 = INTERVALS_MAX
+        start = None
+        Zend, tend = seg.solutions[-1], seg.tangents[-1]
+        new = disc.with_mesh(disc.equidistributed_mesh(Zend, N2))
+        Z, direction = disc.to_mesh(Zend, new), disc.to_mesh(tend, new)
+        direction /= np.linalg.norm(direction)
+        disc = new
+    # a segment of its start alone (a fresh mesh whose first step failed) repeats the previous
+    # segment's end, which the next segment starts from again
+    kept = [s for k, s in enumerate(segments) if len(s) > 1 or k in (0, len(segments) - 1)]
+    br = stitch_segments(kept)
+    err = error_of(br.accuracy)
+    worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
+    if not note and worst > tolerance:
+        note = f"; the estimated orbit error {worst:.1e} is above the tolerance {tolerance:g}"
+    br.message += note
+    br.provenance["adaptive_mesh"] = dict(tolerance=float(tolerance), segments=record)
     return br

@@ -609,7 +609,8 @@ def _restart_discretization(branch, model, index, harmonics):
     if kind in COLLOCATION_KINDS:
         if harmonics is not None:
             raise InputError("harmonics: a collocation branch has no harmonics (restart keeps its intervals)")
-        disc = build_collocation(model, kind, sizes["n_intervals"], sizes["degree"], sizes.get("phase_state", 0))
+        disc = build_collocation(model, kind, sizes["n_intervals"], sizes["degree"], sizes.get("phase_state", 0),
+                                 sizes.get("mesh"))
     elif kind in ("hbm", "aft", "equilibria", "aft-condensed"):
         H = H0 if harmonics is None else int(harmonics)
         if branch.kind == "equilibrium" and H != 0:

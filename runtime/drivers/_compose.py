@@ -22,7 +22,7 @@ from ._branches import (
     periodic_start_from_simulation,
 )
 from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
-from ._accuracy import HARMONICS_MAX, adaptive_branch, summary as accuracy_summary
+from ._accuracy import HARMONICS_MAX, adaptive_branch, adaptive_mesh_branch, summary as accuracy_summary
 from ..engine._options import ContinuationOptions
 from ._orbits import find_periodic_orbit
 
@@ -232,16 +232,45 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             if start == "hopf":
                 disc, Z, direction = _away_from_hopf(disc, Z, direction, lo, hi, method)
             disc, Z, direction = _to_collocation(model, disc, Z, int(intervals), int(degree), direction, kind)
+        opts = _periodic_options(options, method)
+        adapt_mesh = colloc and kind == "collocation-states" and opts.pop("adaptive_mesh", True) is not False
+        opts.pop("adaptive_mesh", None)
+        if adapt_mesh:
+            label = f"collocation {intervals}x{degree} (adaptive mesh)"
         bar = _Progress(lam_start, lam_stop, label) if progress else None
         try:
-            opts = _periodic_options(options, method)
-            per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts,
-                                  progress=wrap("periodic branch", bar))
+            if adapt_mesh:
+                per = _adaptive_collocation(disc, Z, direction, lo, hi, method, opts, wrap("periodic branch", bar))
+            else:
+                per = periodic_branch(disc, Z, lo, hi, direction, method=method, options=opts,
+                                      progress=wrap("periodic branch", bar))
         finally:
             if bar:
                 bar.close()
         echo(_summary(per) + _accuracy_line(per, _tolerance(opts)))
     return eq, per
+
+
+def _adaptive_collocation(disc, Z, direction, lo, hi, method, opts, shown):
+    """The collocation branch of the states on an adaptive mesh (``drivers/_accuracy.py``,
+    :func:`adaptive_mesh_branch`) for the option ``error_tolerance``."""
+    tol = _tolerance(opts)
+    wanted = {k: opts.get(k, True) for k in ("stability", "branch_points")}
+
+    def run_segment(disc, Z, direction, steps, check):
+        def each_step(rec):
+            check(rec)
+            if shown is not None:
+                shown(rec)
+        return periodic_branch(disc, Z, lo, hi, direction, method=method,
+                               options=dict(opts, **wanted, max_steps=steps, error_estimates=False),
+                               progress=each_step)
+    per = adaptive_mesh_branch(disc, Z, direction, run_segment, tol, int(opts["max_steps"]))
+    estimates = opts.get("error_estimates", True) is not False
+    per.provenance.setdefault("options", {}).update(wanted, error_estimates=estimates)
+    if not estimates:
+        per.accuracy = {}
+    return per
 
 
 #: the harmonic count of the discretizations whose count is not chosen for a tolerance (the

@@ -102,12 +102,17 @@ def periodic_kind(model, name) -> str:
     return "aft" if _use_aft(model, name) else "hbm"
 
 
-def build_collocation(model, kind, n_intervals, degree, phase_state=0):
+def build_collocation(model, kind, n_intervals, degree, phase_state=0, mesh=None):
     """A collocation discretization of ``kind`` (a key of :data:`COLLOCATION_KINDS`) on
     ``n_intervals`` sub-intervals of degree ``degree``, extremum of state ``phase_state`` at
-    ``tau = 0`` (both collocations' default phase condition); its constructor checks the sizes."""
+    ``tau = 0`` (both collocations' default phase condition); its constructor checks the sizes.
+    ``mesh``: the interval boundaries of a non-uniform mesh (the collocation of the states)."""
     try:
         cls = COLLOCATION_KINDS[kind]
     except KeyError:
         raise InputError(f"{kind!r} is not a collocation ({', '.join(COLLOCATION_KINDS)})") from None
+    if mesh is not None:
+        if kind != "collocation-states":
+            raise InputError(f"a non-uniform mesh is a collocation of the states, not {kind!r}")
+        return cls(model, int(n_intervals), int(degree), phase_state=int(phase_state), mesh=mesh)
     return cls(model, int(n_intervals), int(degree), phase_state=int(phase_state))

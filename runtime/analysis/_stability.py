@@ -146,7 +146,12 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
     §II.9; the Magnus integrator is symmetric, so the next term is of order 6).  The grid is
     doubled from the discretization's ``n_t`` until ``|mu(M_2N) - mu(M_N)| / 15``, the
     estimated error of the finer grid's multipliers, is below ``rtol max(1, |mu|_max)``, up to
-    ``max_refinement n_t`` steps; the multipliers are those of the extrapolated matrix.  On the
+    ``max_refinement n_t`` steps; the multipliers are those of the extrapolated matrix.  The
+    estimate is read as ``|mu(M_x) - mu(M_2N)|`` (``M_x - M_2N = (M_2N - M_N) / 15`` exactly,
+    so the two agree to first order in the multipliers' change): the eigenvalues of the
+    extrapolated matrix, which are returned, and of ``M_2N`` only, two eigenvalue problems per
+    doubling instead of three (the multipliers returned are the same; at 512 states each costs
+    about as much as a monodromy).  On the
     LuGre belt of issue 26 at vb = 1 (orbit exact to 1e-11) the multipliers on ``n_t`` = 128
     steps are 3.7e-3 off (tests/analysis/test_stability_default.py: against shooting with
     solve_ivp).
@@ -167,21 +172,21 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
     """
     N = int(n_t)
     M = _monodromy(disc, Z, N)
-    mu = _eigenvalues(disc, M)
     converged = False
     while True:
         N *= 2
         M2 = _monodromy(disc, Z, N)
         mu2 = _eigenvalues(disc, M2)
-        estimate = _spectral_change(mu, mu2, M.shape[0]) / 15
         Mx = (16 * M2 - M) / 15
-        M, mu = M2, mu2
-        if estimate <= rtol * max(1.0, float(np.max(np.abs(mu)))):
+        mux = _eigenvalues(disc, Mx)
+        estimate = _spectral_change(mux, mu2, M.shape[0])       # = |mu(M2) - mu(M)| / 15 to 1st order
+        M = M2
+        if estimate <= rtol * max(1.0, float(np.max(np.abs(mu2)))):
             converged = True
             break
         if N >= max_refinement * int(n_t):
             break
-    return _result(_eigenvalues(disc, Mx), not disc.forced, "variational" if converged
+    return _result(mux, not disc.forced, "variational" if converged
                    else "variational (not converged)", tol, monodromy=Mx)
 
 
@@ -547,6 +552,19 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
     (:func:`branch_stability`, ``locate``)."""
     P = branch.solutions
     nxt = {i: j for i, j in zip(done[:-1], done[1:])}     # the next computed point
+    # the multipliers of every point met here, by its bytes: the branch points already computed
+    # (the ends of an interpolant's bracket), and the located point the last test evaluated
+    # (its multipliers are recorded again below); the results are functions of Z alone
+    memo = {}
+    for i in done:
+        for which in ("both", "primary"):
+            memo[(np.asarray(P[i], dtype=float).tobytes(), which)] = (prim[i], refs[i])
+
+    def stability_at(disc, Z, *, tol, which="both", rtol=None):
+        key = (np.asarray(Z, dtype=float).tobytes(), which)
+        if key not in memo:
+            memo[key] = point_stability(disc, Z, tol=tol, which=which, rtol=rtol)
+        return memo[key]
 
     def located(i, fun, results, stol=1e-13, interpolant=False):
         """Root of fun(FloquetResult) between point i and the next computed one (None if no
@@ -554,7 +572,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
         correct only next to its root (``locate_on_interpolant``), for a bracket of adjacent
         points, whose interpolant is accurate."""
         def test(Z):
-            return fun(point_stability(disc, Z, tol=tol, which="primary", rtol=rtol)[results])
+            return fun(stability_at(disc, Z, tol=tol, which="primary", rtol=rtol)[results])
         j = nxt.get(i, i + 1)
         try:
             if interpolant and j == i + 1:
@@ -586,7 +604,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
             Zc = located(i, _near_one_product, 0, stol=1e-8, interpolant=True)
             if Zc is None and f.index != i:
                 Zc = located(f.index, _near_one_product, 0, stol=1e-8, interpolant=True)
-            at = point_stability(disc, f.solution, tol=tol, rtol=rtol)
+            at = stability_at(disc, f.solution, tol=tol, rtol=rtol)
             f.data.update(multipliers=at[0].multipliers,
                           crossing_param=float(Zc[-1]) if Zc is not None else np.nan)
             if at[1] is not None:
@@ -595,7 +613,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
                                                                            counters))
             continue
         if owner is not None:
-            at = point_stability(disc, owner.solution, tol=tol, which="primary", rtol=rtol)[0]
+            at = stability_at(disc, owner.solution, tol=tol, which="primary", rtol=rtol)[0]
             owner.data.update(multipliers=at.multipliers)
             continue
         if kind == "fold":
@@ -611,7 +629,7 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
         if not ok:       # keep the better of the two bracketing points
             Zc = P[i] if abs(branch.max_multiplier[i] - 1) <= abs(branch.max_multiplier[j] - 1) else P[j]
         om = disc.unpack(Zc)["omega"]
-        at = point_stability(disc, Zc, tol=tol, which="primary", rtol=rtol)[0]
+        at = stability_at(disc, Zc, tol=tol, which="primary", rtol=rtol)[0]
         new.append(SpecialPoint(kind_sp, float(Zc[-1]), float(om), int(i), np.array(Zc),
                                 data=dict(detected_by=detected, located=ok, multipliers=at.multipliers)))
     branch.special.extend(new)

@@ -219,6 +219,52 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
             S = self._S(Epow, bB, cc) if cc < c or l0 == 0 else self._chunks[0][3]
             self._chunks.append((cc, Kw, Kz, S, Epow[cc] if cc == c else Epow[cc].copy()))
         self._a, self._b = a, b
+        self._real = self._real_form(st, E, CE, bB, c)
+
+    def _real_form(self, st, E, CE, bB, c):
+        """The chunks in real arithmetic on one mode of every conjugate pair, or None.
+
+        The structure is real: its poles come in conjugate pairs (``lambda_j = conj
+        lambda_i``) with conjugate columns of ``CE`` and rows of ``bB``, and the modal
+        coordinates of real states are then conjugate too, ``xi_j = conj xi_i``, at every
+        step (the recursion maps such vectors to such vectors: the stage inputs ``[CE E^i] xi``
+        and the stage forces are real).  So the ``k`` of each pair is propagated alone, its
+        real and imaginary parts apart, and the stage inputs are ``Re(sum_k w_k C0_k xi_k)``
+        with ``w_k = 2`` for a pair, 1 for a real pole: a quarter of the real operations of
+        the complex products on all the modes.  None (the complex products of ``_matmat``)
+        when a pole, column or row has no conjugate partner to 1e-12 relative, or the
+        chunks' maps are not real to that tolerance.
+        """
+        poles = np.asarray(st.poles, dtype=complex)
+        n = poles.size
+        scale = max(1.0, float(np.abs(poles).max()))
+        partner = np.argmin(np.abs(poles[:, None] - np.conj(poles)[None, :]), axis=1)
+        if np.any(np.abs(poles[partner] - np.conj(poles)) > 1e-12 * scale) \
+                or np.any(partner[partner] != np.arange(n)):
+            return None
+
+        def conjugate(A, axis):                    # A's entries of the partners are conjugate
+            B = np.take(A, partner, axis=axis)
+            return np.abs(B - np.conj(A)).max(initial=0.0) <= 1e-12 * max(np.abs(A).max(initial=0.0), 1e-300)
+
+        x = np.cos(np.arange(n) * 0.7 + 0.3)      # a generic real vector of the linear states
+        if not (conjugate(CE, 1) and conjugate(bB, 0) and conjugate(st.from_states(x), 0)):
+            return None
+        for cc, Kw, Kz, S, Ec in self._chunks:
+            for K in (Kw, Kz):
+                if K is not None and np.abs(K.imag).max(initial=0.0) > 1e-12 * max(np.abs(K).max(initial=0.0), 1e-300):
+                    return None
+        keep = np.flatnonzero(partner >= np.arange(n))                   # one of every pair
+        w = np.where(partner[keep] == keep, 1.0, 2.0)
+        C0 = self._C0[:, keep] * w[None, :]
+        chunks = []
+        for cc, Kw, Kz, S, Ec in self._chunks:
+            Sk = S[keep]
+            chunks.append((cc, np.ascontiguousarray(Kw.real), None if Kz is None else np.ascontiguousarray(Kz.real),
+                           np.ascontiguousarray(Sk.real), np.ascontiguousarray(Sk.imag),
+                           Ec[keep].real.copy(), Ec[keep].imag.copy()))
+        return dict(keep=keep, partner=partner, C0r=np.ascontiguousarray(C0.real),
+                    C0i=np.ascontiguousarray(C0.imag), chunks=chunks)
 
     @staticmethod
     def _S(Epow, bB, cc):
@@ -227,6 +273,8 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
 
     def _matmat(self, X):
         X = np.asarray(X)
+        if self._real is not None and not np.iscomplexobj(X):
+            return self._matmat_real(X)
         st, m2, nz, a, b = self._st, self._m2, self._nz, self._a, self._b
         xi = st.from_states(X[:m2].astype(complex))
         z = X[m2:].astype(complex)
@@ -239,6 +287,31 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
         out = np.empty(X.shape, dtype=float)
         out[:m2] = st.to_states(xi).real
         out[m2:] = z.real
+        return out
+
+    def _matmat_real(self, X):
+        """:meth:`_matmat` on one mode of every conjugate pair, in real arithmetic
+        (:meth:`_real_form`)."""
+        st, m2, nz, a, b, r = self._st, self._m2, self._nz, self._a, self._b, self._real
+        xi = st.from_states(X[:m2])[r["keep"]]
+        xr, xm = np.ascontiguousarray(xi.real), np.ascontiguousarray(xi.imag)
+        z = np.array(X[m2:], dtype=float)
+        C0r, C0i = r["C0r"], r["C0i"]
+        for cc, Kw, Kz, Sr, Si, Er, Ei in r["chunks"]:
+            w = C0r[:cc * a] @ xr - C0i[:cc * a] @ xm             # the stage inputs (real)
+            G = Kw @ w
+            if nz:
+                G += Kz @ z
+                z = z + G[cc * b:]
+            F = G[:cc * b]
+            xr, xm = (Er[:, None] * xr - Ei[:, None] * xm + Sr @ F,
+                      Er[:, None] * xm + Ei[:, None] * xr + Si @ F)
+        full = np.empty((m2, X.shape[1]), dtype=complex)
+        full[r["keep"]] = xr + 1j * xm
+        full[r["partner"][r["keep"]]] = xr - 1j * xm
+        out = np.empty(X.shape, dtype=float)
+        out[:m2] = st.to_states(full).real
+        out[m2:] = z
         return out
 
     def _matvec(self, x):

@@ -369,12 +369,13 @@ class StructuralSystem:
         lam = self.poles
         coef = np.linalg.inv(np.vander(c, increasing=True))      # column j: L_j's monomial coefficients
 
-        def integrals(tau):                # [L_j] -> int_0^tau e^{lambda (tau - u)} L_j(u / h) du
-            mom = [math.factorial(k) * tau ** (k + 1) * _phi(lam * tau, k + 1) / h ** k for k in range(s)]
-            return np.array([sum(coef[k, j] * mom[k] for k in range(s)) for j in range(s)])
-
-        a = np.array([integrals(ci * h) for ci in c])
-        return np.exp(lam * h), np.exp(np.outer(c * h, lam)), a, integrals(h)
+        # [L_j] -> int_0^tau e^{lambda (tau - u)} L_j(u / h) du at tau = c_1 h .. c_s h and h,
+        # all at once: the moments k! tau^(k+1) phi_(k+1)(lambda tau) / h^k, (s, s + 1, n_lin)
+        tau = np.append(c * h, h)[:, None]
+        z = lam[None, :] * tau
+        mom = np.array([math.factorial(k) * tau ** (k + 1) * _phi(z, k + 1) / h ** k for k in range(s)])
+        ints = np.einsum("kj,ktn->tjn", coef, mom)                  # (s + 1, s, n_lin)
+        return np.exp(lam * h), np.exp(np.outer(c * h, lam)), ints[:s], ints[s]
 
     def modal_coordinates(self):
         """``(Cm, Bm)``: ``C V`` (n_in, n_lin) and ``V^-1 B`` (n_lin, n_F), complex."""

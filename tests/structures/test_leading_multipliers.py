@@ -89,3 +89,23 @@ def test_monodromy_operator_gives_the_dense_multipliers(string64, monkeypatch):
     assert a.method == b.method and a.stable == b.stable
     err, n_b, n_a = _matched(a.multipliers, b.multipliers, 0.97)
     assert n_a == n_b and err <= 1e-8
+
+
+def test_monodromy_operator_in_real_arithmetic_on_conjugate_pairs(string64, monkeypatch):
+    """The operator's real form (one mode of every conjugate pair, real and imaginary parts
+    apart) equals the stepped monodromy (the complex recursion on every mode) and the operator's
+    own complex products; without conjugate partners (a pole moved) it is not used."""
+    disc, Z = string64
+    M = disc.monodromy(Z, method="steps")
+    X = np.random.default_rng(2).standard_normal((M.shape[0], 4))
+    for chunk in (1, 7, disc.n_t):
+        op = MonodromyOperator(disc, Z, chunk=chunk)
+        assert op._real is not None and op._real["keep"].size == disc.st.n_lin // 2
+        real, cplx = op @ X, op.matmat(X.astype(complex))          # complex input: every mode
+        scale = np.abs(M @ X).max()
+        assert np.abs(real - M @ X).max() <= 1e-12 * scale
+        assert np.abs(cplx - M @ X).max() <= 1e-12 * scale
+    poles = np.array(disc.st.poles)
+    poles[0] += 1e-6 * abs(poles[0])
+    monkeypatch.setattr(disc.st, "poles", poles)
+    assert MonodromyOperator(disc, Z)._real is None

@@ -207,15 +207,21 @@ class _Segment:
         self._one = None              # the estimator of ``disc`` (its 2H balance), built once
         self.decision = None          # ("grow" | "shrink", estimates of the deciding point)
 
-    def __call__(self, rec):
+    def _step_end_estimate(self, rec):
+        """``(i, estimates)`` of the recorder's newest point ``i`` when it is a step end not
+        estimated yet, else None (the estimator of ``disc`` built on first use)."""
         i = len(rec.points) - 1
         if not rec.step_ends or rec.step_ends[-1] != i or i in self.cols:
-            return
+            return None
         if self._one is None:
             self._one = point_errors(self.disc)
-        one = self._one(rec.points[i], rec.tangents[i])
-        if not one:
+        return i, self._one(rec.points[i], rec.tangents[i])
+
+    def __call__(self, rec):
+        got = self._step_end_estimate(rec)
+        if got is None or not got[1]:
             return
+        i, one = got
         self.cols[i] = one
         err = self.cols[i]["err_trunc"] + self.cols[i]["err_alias"]
         if self.may_grow and err > self.tol and len(rec.step_ends) > 1:
@@ -299,6 +305,52 @@ def _segment_accuracy(seg, cols):
     return out
 
 
+def _run_segment(run_segment, disc, Z, direction, budget, check, segments, size):
+    """One segment of an adaptive branch (``run_segment``'s engine run), or None when it could
+    not start (its start did not converge, or Ctrl-C before its first point) after earlier
+    segments: those are then the branch, the last one marked failed or interrupted."""
+    try:
+        return run_segment(disc, Z, direction, budget, check)
+    except (ConvergenceError, KeyboardInterrupt) as exc:
+        if not segments:
+            raise
+        last = segments[-1]
+        last.success = False
+        last.status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        last.message = (f"interrupted at {last.param[-1]:.10g}; the branch so far is kept"
+                        if isinstance(exc, KeyboardInterrupt) else
+                        f"the continuation {size} could not start from {last.param[-1]:.10g}: {exc}")
+        return None
+
+
+def _add_segment(seg, check, start, segments) -> int:
+    """Attach the segment's estimates (its start's from the previous end when given) and keep
+    it; its step count."""
+    if start is not None:
+        check.cols.setdefault(0, start)
+    seg.accuracy = _segment_accuracy(seg, check.cols)
+    segments.append(seg)
+    return int(seg.counters.get("steps", 0))
+
+
+def _segment_record(seg) -> dict:
+    """The provenance entry of a segment: points, worst estimate, parameter range."""
+    err = error_of(seg.accuracy)
+    worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
+    return dict(points=len(seg), worst_error=worst, start=float(seg.param[0]), end=float(seg.param[-1]))
+
+
+def _ends_branch(seg, check, steps, max_steps) -> bool:
+    """True when ``seg`` is the last segment: no change was asked for, or its run stopped for
+    another reason than its step budget, or the branch's budget is spent (then marked so)."""
+    if check.decision is None or seg.status != "max_steps" or steps >= max_steps:
+        if check.decision is not None:
+            seg.status, seg.success = "max_steps", False
+            seg.message = f"step budget exhausted (max_steps = {max_steps})"
+        return True
+    return False
+
+
 def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first=HARMONICS_FIRST):
     """A periodic AFT branch whose harmonic count changes along it (module docstring).
 
@@ -330,33 +382,13 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
     note = ""
     while True:
         check = _Segment(disc, tolerance, may_grow=H < HARMONICS_MAX, may_shrink=H > HARMONICS_LEAST)
-        try:
-            seg = run_segment(disc, Z, direction, max(1, max_steps - steps), check)
-        except (ConvergenceError, KeyboardInterrupt) as exc:
-            if not segments:
-                raise
-            # the new count's start did not converge (or Ctrl-C before its first point): the
-            # segments so far are the branch
-            last = segments[-1]
-            last.success = False
-            last.status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-            last.message = (f"interrupted at {last.param[-1]:.10g}; the branch so far is kept"
-                            if isinstance(exc, KeyboardInterrupt) else
-                            f"the continuation at {H} harmonics could not start from {last.param[-1]:.10g}: {exc}")
+        seg = _run_segment(run_segment, disc, Z, direction, max(1, max_steps - steps), check, segments,
+                           f"at {H} harmonics")
+        if seg is None:
             break
-        steps += int(seg.counters.get("steps", 0))
-        if start is not None:
-            check.cols.setdefault(0, start)
-        seg.accuracy = _segment_accuracy(seg, check.cols)
-        segments.append(seg)
-        err = error_of(seg.accuracy)
-        worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
-        record.append(dict(harmonics=H, n_t=int(disc.n_t), points=len(seg), worst_error=worst,
-                           start=float(seg.param[0]), end=float(seg.param[-1])))
-        if check.decision is None or seg.status != "max_steps" or steps >= max_steps:
-            if check.decision is not None:
-                seg.status, seg.success = "max_steps", False
-                seg.message = f"step budget exhausted (max_steps = {max_steps})"
+        steps += _add_segment(seg, check, start, segments)
+        record.append(dict(harmonics=H, n_t=int(disc.n_t), **_segment_record(seg)))
+        if _ends_branch(seg, check, steps, max_steps):
             break
         what, info = check.decision
         record[-1]["next"] = what
@@ -546,7 +578,7 @@ def grown_intervals(disc, err, tolerance):
     return int(max(math.ceil(INTERVAL_GROWTH * N), math.ceil(want)))
 
 
-class _MeshSegment:
+class _MeshSegment(_Segment):
     """The per-step check of one segment of an adaptive collocation (the engine's ``progress``
     callback, as :class:`_Segment` for the harmonic count).
 
@@ -565,12 +597,11 @@ class _MeshSegment:
         self.decision = None
 
     def __call__(self, rec):
-        i = len(rec.points) - 1
-        if not rec.step_ends or rec.step_ends[-1] != i or i in self.cols:
+        got = self._step_end_estimate(rec)
+        if got is None:
             return
-        if self._one is None:
-            self._one = point_errors(self.disc)
-        self.cols[i] = one = self._one(rec.points[i], rec.tangents[i])
+        i, one = got
+        self.cols[i] = one
         err = one["err_mesh"]
         served = len(rec.step_ends) - 1 > REMESH_STEPS       # steps on this mesh before this one
         if err > self.tol and len(rec.step_ends) > 1 and (served or self.may_grow):
@@ -619,32 +650,13 @@ def adaptive_mesh_branch(disc, Z, direction, run_segment, tolerance, max_steps):
     start = None
     while True:
         check = _MeshSegment(disc, tolerance, may_grow=disc.n_intervals < INTERVALS_MAX)
-        try:
-            seg = run_segment(disc, Z, direction, max(1, max_steps - steps), check)
-        except (ConvergenceError, KeyboardInterrupt) as exc:
-            if not segments:
-                raise
-            last = segments[-1]
-            last.success = False
-            last.status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-            last.message = (f"interrupted at {last.param[-1]:.10g}; the branch so far is kept"
-                            if isinstance(exc, KeyboardInterrupt) else
-                            f"the continuation on {disc.n_intervals} intervals could not start from "
-                            f"{last.param[-1]:.10g}: {exc}")
+        seg = _run_segment(run_segment, disc, Z, direction, max(1, max_steps - steps), check, segments,
+                           f"on {disc.n_intervals} intervals")
+        if seg is None:
             break
-        steps += int(seg.counters.get("steps", 0))
-        if start is not None:
-            check.cols.setdefault(0, start)
-        seg.accuracy = _segment_accuracy(seg, check.cols)
-        segments.append(seg)
-        err = error_of(seg.accuracy)
-        worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
-        record.append(dict(intervals=disc.n_intervals, points=len(seg), worst_error=worst,
-                           start=float(seg.param[0]), end=float(seg.param[-1])))
-        if check.decision is None or seg.status != "max_steps" or steps >= max_steps:
-            if check.decision is not None:
-                seg.status, seg.success = "max_steps", False
-                seg.message = f"step budget exhausted (max_steps = {max_steps})"
+        steps += _add_segment(seg, check, start, segments)
+        record.append(dict(intervals=disc.n_intervals, **_segment_record(seg)))
+        if _ends_branch(seg, check, steps, max_steps):
             break
         what, info = check.decision
         record[-1]["next"] = what

@@ -199,27 +199,13 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     if start in ("hopf", "simulation") and adaptive:
         opts = _periodic_options(options, method)
         tol = _tolerance(opts)
-        wanted = {k: opts.get(k, True) for k in ("stability", "branch_points")}
         bar = _Progress(lam_start, lam_stop, "periodic (adaptive H)") if progress else None
-        shown = wrap("periodic branch", bar)
-
-        def run_segment(disc, Z, direction, steps, check):
-            def each_step(rec):
-                check(rec)
-                if shown is not None:
-                    shown(rec)
-            return periodic_branch(disc, Z, lo, hi, direction, method=method,
-                                   options=dict(opts, **wanted, max_steps=steps, error_estimates=False),
-                                   progress=each_step)
         try:
-            per = adaptive_branch(start_at, run_segment, tol, int(opts["max_steps"]))
+            run_segment, finish = _segments(lo, hi, method, opts, wrap("periodic branch", bar))
+            per = finish(adaptive_branch(start_at, run_segment, tol, int(opts["max_steps"])))
         finally:
             if bar:
                 bar.close()
-        estimates = opts.get("error_estimates", True) is not False
-        per.provenance.setdefault("options", {}).update(wanted, error_estimates=estimates)
-        if not estimates:
-            per.accuracy = {}
         echo(_summary(per) + _accuracy_line(per, tol))
         return eq, per
     if start == "hopf":
@@ -254,7 +240,15 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
 def _adaptive_collocation(disc, Z, direction, lo, hi, method, opts, shown):
     """The collocation branch of the states on an adaptive mesh (``drivers/_accuracy.py``,
     :func:`adaptive_mesh_branch`) for the option ``error_tolerance``."""
-    tol = _tolerance(opts)
+    run_segment, finish = _segments(lo, hi, method, opts, shown)
+    return finish(adaptive_mesh_branch(disc, Z, direction, run_segment, _tolerance(opts), int(opts["max_steps"])))
+
+
+def _segments(lo, hi, method, opts, shown):
+    """``(run_segment, finish)`` of an adaptive branch (harmonic count or mesh): one engine run
+    of a segment, whose steps the segment's check sees before the progress display, with the
+    estimates left to the check; and the stitched branch's provenance and estimates as the
+    options asked (``error_estimates=False``: none kept)."""
     wanted = {k: opts.get(k, True) for k in ("stability", "branch_points")}
 
     def run_segment(disc, Z, direction, steps, check):
@@ -265,12 +259,14 @@ def _adaptive_collocation(disc, Z, direction, lo, hi, method, opts, shown):
         return periodic_branch(disc, Z, lo, hi, direction, method=method,
                                options=dict(opts, **wanted, max_steps=steps, error_estimates=False),
                                progress=each_step)
-    per = adaptive_mesh_branch(disc, Z, direction, run_segment, tol, int(opts["max_steps"]))
-    estimates = opts.get("error_estimates", True) is not False
-    per.provenance.setdefault("options", {}).update(wanted, error_estimates=estimates)
-    if not estimates:
-        per.accuracy = {}
-    return per
+
+    def finish(per):
+        estimates = opts.get("error_estimates", True) is not False
+        per.provenance.setdefault("options", {}).update(wanted, error_estimates=estimates)
+        if not estimates:
+            per.accuracy = {}
+        return per
+    return run_segment, finish
 
 
 #: the harmonic count of the discretizations whose count is not chosen for a tolerance (the

@@ -87,8 +87,8 @@ def limit_velocity(model: Model, lam: float | None = None, *, v_max: float = 1e3
             return float(np.ravel(model.contact_law(np.full((n_c, 1), v), p)[c])[0])
 
         def slope(v, c=c):
-            # central difference (step 1e-6 of |v|: truncation ~1e-12, rounding ~1e-10 of
-            # the law's scale), whose root is the peak to about 1e-10 relative
+            # central difference, step 1e-6 of |v|; its root is the peak to the 1e-7 that
+            # tests/analysis/test_motion_internal_states.py checks against the closed form
             h = 1e-6 * max(abs(v), 1e-10)
             return (mu(v + h) - mu(v - h)) / (2 * h)
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import os
+from collections import OrderedDict
 import warnings
 
 import numpy as np
@@ -547,24 +548,34 @@ def _note_uncertain(branch, done):
     warnings.warn(note, RuntimeWarning, stacklevel=4)
 
 
+#: the evaluated points whose multipliers crossing location keeps (besides the branch's own)
+RECENT_POINTS = 4
+
+
 def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
     """Special points from the multiplier crossings between the points ``done``
     (:func:`branch_stability`, ``locate``)."""
     P = branch.solutions
     nxt = {i: j for i, j in zip(done[:-1], done[1:])}     # the next computed point
-    # the multipliers of every point met here, by its bytes: the branch points already computed
-    # (the ends of an interpolant's bracket), and the located point the last test evaluated
-    # (its multipliers are recorded again below); the results are functions of Z alone
-    memo = {}
+    # the multipliers of the points met here, by their bytes: the branch points already
+    # computed (the ends of an interpolant's bracket: held by the caller anyway), and the last
+    # few points the tests evaluated (the located point's multipliers are read again below);
+    # only those few are kept, each holds its monodromy (2 MB at 512 states, and a branch
+    # locates about 70 points); the results are functions of Z alone
+    memo, recent = {}, OrderedDict()
     for i in done:
         for which in ("both", "primary"):
             memo[(np.asarray(P[i], dtype=float).tobytes(), which)] = (prim[i], refs[i])
 
     def stability_at(disc, Z, *, tol, which="both", rtol=None):
         key = (np.asarray(Z, dtype=float).tobytes(), which)
-        if key not in memo:
-            memo[key] = point_stability(disc, Z, tol=tol, which=which, rtol=rtol)
-        return memo[key]
+        if key in memo:
+            return memo[key]
+        if key not in recent:
+            recent[key] = point_stability(disc, Z, tol=tol, which=which, rtol=rtol)
+            while len(recent) > RECENT_POINTS:
+                recent.popitem(last=False)
+        return recent[key]
 
     def located(i, fun, results, stol=1e-13, interpolant=False):
         """Root of fun(FloquetResult) between point i and the next computed one (None if no

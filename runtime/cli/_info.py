@@ -32,7 +32,9 @@ def _describe(branch, echo):
          f"{branch.status}: {branch.message}")
     method = prov.get("discretization", "?")
     sizes = prov.get("sizes") or {}
-    size = ", ".join(f"{k} {v}" for k, v in sizes.items()) if isinstance(sizes, dict) else ""
+    # a non-uniform mesh's boundaries are data (up to 400 numbers): said, not listed
+    size = ", ".join(f"{k} {v}" if k != "mesh" else "non-uniform mesh" for k, v in sizes.items()
+                     if v is not None) if isinstance(sizes, dict) else ""
     echo(f"  model {prov.get('model', '?')} ({prov.get('model_source') or '?'}), {method}"
          + (f" ({size})" if size else "") + f", engine {prov.get('method', '?')}")
     if n:

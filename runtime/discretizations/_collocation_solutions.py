@@ -76,14 +76,20 @@ class CollocationSolutions:
         return np.einsum("mj,rmj->rm", L, U[:n][:, idx])
 
     def ptp(self, Z) -> np.ndarray:
-        """Peak-to-peak of each state: extrema of the piecewise polynomials located exactly
-        (real roots in (0, 1) of each interval's derivative, from the eigenvalues of the
-        stacked companion matrices; intervals whose derivative loses its degree, ``np.roots``)."""
+        """Peak-to-peak of each state (:meth:`extrema`)."""
+        lo, hi = self.extrema(Z)
+        return hi - lo
+
+    def extrema(self, Z) -> tuple[np.ndarray, np.ndarray]:
+        """``(minimum, maximum)`` of each state over the period: extrema of the piecewise
+        polynomials located exactly (real roots in (0, 1) of each interval's derivative, from
+        the eigenvalues of the stacked companion matrices; intervals whose derivative loses its
+        degree, ``np.roots``), not the largest of samples."""
         U, _, _ = self._parts(Z)
         n, p = self.model.n, self.degree
         idx = (np.arange(self.n_intervals)[:, None] * p + np.arange(p + 1)[None, :]) % self.G
         to_bernstein = _monomial_to_bernstein(p)
-        out = np.empty(n)
+        mins, maxs = np.empty(n), np.empty(n)
         for r in range(n):
             vals = U[r][idx]                                   # (N_int, p+1) nodal values
             coef = vals @ self._Vinv.T                          # monomial coefficients in s
@@ -94,16 +100,14 @@ class CollocationSolutions:
             # cost most of the continuation of a fine mesh otherwise)
             bern = coef @ to_bernstein.T
             cand = np.flatnonzero((bern.max(axis=1) > hi) | (bern.min(axis=1) < lo))
-            if cand.size == 0:
-                out[r] = hi - lo
-                continue
-            coef = coef[cand]
-            for i, s_ in self._derivative_roots(coef[:, 1:] * np.arange(1, p + 1)):
-                v = np.polynomial.polynomial.polyval(s_, coef[i].T, tensor=False)
-                if v.size:
-                    lo, hi = min(lo, v.min()), max(hi, v.max())
-            out[r] = hi - lo
-        return out
+            if cand.size:
+                coef = coef[cand]
+                for i, s_ in self._derivative_roots(coef[:, 1:] * np.arange(1, p + 1)):
+                    v = np.polynomial.polynomial.polyval(s_, coef[i].T, tensor=False)
+                    if v.size:
+                        lo, hi = min(lo, v.min()), max(hi, v.max())
+            mins[r], maxs[r] = lo, hi
+        return mins, maxs
 
     @staticmethod
     def _derivative_roots(d):

@@ -301,7 +301,9 @@ class Branch:
         """Compute the columns of each solution of any discretization (contract items 7, 9, 10).
 
         Harmonic balances: the extrema of every point's Fourier series in one batch
-        (:func:`trig_extrema`); other discretizations: from 1024 samples of each orbit.
+        (:func:`trig_extrema`); the collocations: the exact extrema of their piecewise
+        polynomials (``disc.extrema``), the means from 1024 samples; other discretizations:
+        from 1024 samples of each orbit.
         ``validity`` (``{variable: relative}``, one value per point), when the caller has
         measured it (the engine's check of every point), is taken as is; otherwise a harmonic
         balance's columns are measured here (:func:`validity_columns`).
@@ -338,6 +340,12 @@ class Branch:
             # any other discretization (collocation, shooting): contract item 6
             x = orbit_samples(disc, sol, 1024)
             mins, maxs, means = x.min(axis=2), x.max(axis=2), x.mean(axis=2)
+            if hasattr(disc, "extrema") and len(sol):
+                # the collocations' piecewise polynomials: their extrema located exactly (the
+                # largest of 1024 samples misses a peak by up to (pi / 1024)^2 / 2 of its size)
+                ext = [disc.extrema(Z) for Z in sol]
+                mins = np.array([e[0] for e in ext])[:, :n]
+                maxs = np.array([e[1] for e in ext])[:, :n]
         mins, maxs, means = (np.asarray(a, dtype=float).reshape(-1, n) for a in (mins, maxs, means))
         ptp = {s: maxs[:, i] - mins[:, i] for i, s in enumerate(st)}
         H = disc.H if disc.H is not None else -1

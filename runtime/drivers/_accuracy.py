@@ -52,6 +52,7 @@ from ..discretizations._hbm import fast_length
 from ..results._branch import Branch
 
 __all__ = ["attach_accuracy", "error_of", "adaptive_branch", "adaptive_mesh_branch", "stitch_segments",
+           "fourier_tangents_on_mesh",
            "HARMONICS_FIRST", "HARMONICS_MAX"]
 
 #: first harmonic count of the adaptive search, and its ceiling
@@ -108,12 +109,14 @@ def _fill_inside(cols, ends):
 
 
 def error_of(accuracy):
-    """The estimated relative error of each orbit (module docstring), or None."""
-    if "err_trunc" in accuracy:
-        return np.asarray(accuracy["err_trunc"]) + np.asarray(accuracy["err_alias"])
+    """The estimated relative error of each orbit (module docstring), or None; on a branch
+    whose method changed along it (:func:`adaptive_branch`'s ``beyond``), each point's own
+    method's."""
+    hb = np.asarray(accuracy["err_trunc"]) + np.asarray(accuracy["err_alias"]) if "err_trunc" in accuracy else None
     if "err_mesh" in accuracy:
-        return np.asarray(accuracy["err_mesh"])
-    return None
+        mesh = np.asarray(accuracy["err_mesh"])
+        return mesh if hb is None else np.where(np.isnan(hb), mesh, hb)
+    return hb
 
 
 def summary(br, tolerance=None):
@@ -351,7 +354,7 @@ def _ends_branch(seg, check, steps, max_steps) -> bool:
     return False
 
 
-def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first=HARMONICS_FIRST):
+def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first=HARMONICS_FIRST, beyond=None):
     """A periodic AFT branch whose harmonic count changes along it (module docstring).
 
     Parameters
@@ -367,19 +370,28 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
         Relative error of the orbit to meet.
     max_steps : int
         The step budget of the whole branch.
+    beyond : callable, optional
+        ``beyond(disc, Z, tangent, max_steps) -> Branch``: the rest of the branch by another
+        method where the count the estimates ask for passes :data:`HARMONICS_MAX` (the
+        command's default: the collocation of the states on an adaptive mesh, from the last
+        good point ``Z`` of ``disc`` with its tangent); its branch is stitched after the
+        harmonic-balance segments (:func:`stitch_segments`).  If it raises
+        :class:`ConvergenceError` (the other method could not start there), or is None, the
+        count stops at :data:`HARMONICS_MAX` and the message says what the estimates ask for.
 
     Returns
     -------
     Branch
         The segments stitched (:func:`stitch_segments`), with ``accuracy["harmonics"]`` per
         point and ``provenance["adaptive_harmonics"]``: the tolerance and each segment's
-        harmonic count, parameter range and worst estimate.
+        harmonic count, parameter range and worst estimate; after a switch to ``beyond``,
+        ``provenance["method_switch"]``: where, why and to which discretization.
     """
     H, oversampling = int(harmonics_first), 1
     disc, Z, direction = start_at(H, None)
     start = None              # the estimates of a grown segment's start: its previous end's
     segments, record, steps = [], [], 0
-    note = ""
+    note, switch = "", None
     while True:
         check = _Segment(disc, tolerance, may_grow=H < HARMONICS_MAX, may_shrink=H > HARMONICS_LEAST)
         seg = _run_segment(run_segment, disc, Z, direction, max(1, max_steps - steps), check, segments,
@@ -401,6 +413,11 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
             # (they stay doubled: the orbits only sharpen where the count grows)
             if info["err_alias"] > (1 - TRUNCATION_SHARE) * tolerance:
                 oversampling *= OVERSAMPLING
+            if H2 > HARMONICS_MAX and beyond is not None:
+                switch = _switch(beyond, seg, info, H2, max(1, max_steps - steps))
+                if switch is not None:
+                    record[-1].update(at={k: float(v) for k, v in info.items()}, next="switch")
+                    break
             if H2 > HARMONICS_MAX:
                 note = (f"; the estimated orbit error {info['err_trunc'] + info['err_alias']:.1e} would need "
                         f"about {H2} harmonics (above {HARMONICS_MAX}) near {seg.param[-1]:.6g}: give "
@@ -415,16 +432,45 @@ def adaptive_branch(start_at, run_segment, tolerance, max_steps, harmonics_first
         disc, Z = disc.resize(Zend, H2, n_t=n_t)
         direction /= np.linalg.norm(direction)
         H = H2
+    rest, where = switch if switch is not None else (None, None)
+    if rest is not None:
+        segments.append(rest)
     br = stitch_segments(segments)
     err = error_of(br.accuracy)
     worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan
-    if not note and worst > tolerance:
+    if switch is None and not note and worst > tolerance:
         why = (f"the harmonic count stops at {HARMONICS_MAX}" if max(r["harmonics"] for r in record) >= HARMONICS_MAX
                else "on a segment's first step, which the adaptive count keeps")
         note = f"; the estimated orbit error {worst:.1e} is above the tolerance {tolerance:g} ({why}; give --harmonics)"
     br.message += note
     br.provenance["adaptive_harmonics"] = dict(tolerance=float(tolerance), segments=record)
+    if rest is not None:
+        br.provenance["method_switch"] = where
     return br
+
+
+def _switch(beyond, seg, info, H2, steps):
+    """The rest of an adaptive harmonic-balance branch by ``beyond`` from the end of ``seg``
+    (:func:`adaptive_branch`; ``info`` the estimates of the failed step's end, which asked for
+    ``H2`` harmonics): ``(branch, record)``; ``(None, None)`` after Ctrl-C before the other
+    method's first segment (the harmonic-balance segments are kept, the last one marked
+    interrupted); None when ``beyond`` could not start there (the count then stops at its
+    ceiling)."""
+    try:
+        rest = beyond(seg.discretization, seg.solutions[-1], seg.tangents[-1], steps)
+    except ConvergenceError:
+        return None
+    except KeyboardInterrupt:
+        seg.success, seg.status = False, "interrupted"
+        seg.message = f"interrupted at {seg.param[-1]:.10g}; the branch so far is kept"
+        return None, None
+    err = float(info["err_trunc"] + info["err_alias"])
+    where = dict(at=float(seg.param[-1]), harmonics=int(seg.discretization.H), harmonics_needed=int(H2),
+                 error=err, to=rest.discretization.kind)
+    rest.message += (f"; from {seg.param[-1]:.6g} on by the collocation of the states (adaptive mesh): the "
+                     f"harmonic balance would need about {H2} harmonics (above {HARMONICS_MAX}) for the "
+                     f"estimated orbit error {err:.1e} there")
+    return rest, where
 
 
 def _padded(rows, H, disc):
@@ -449,6 +495,33 @@ def _on_mesh(rows, coll, disc):
     return np.array([coll.to_mesh(r, disc) for r in rows]).reshape(-1, disc.size)
 
 
+def _fourier_on_mesh(rows, aft, coll):
+    """Harmonic-balance vectors (rows) of ``aft`` as vectors of the collocation ``coll``: each
+    orbit's ``2H + 1`` samples, whose trigonometric polynomial it is, evaluated at ``coll``'s
+    nodes (:meth:`~StateCollocationDiscretization.from_states`: the time origin moved to the
+    collocation's phase condition), ``omega`` and ``lam`` carried over."""
+    rows = np.asarray(rows, dtype=float).reshape(-1, aft.size)
+    out = []
+    for Z in rows:
+        u = aft.unpack(Z)
+        out.append(coll.from_states(u["samples"](2 * aft.H + 1), u["lam"], u["omega"]))
+    return np.array(out).reshape(-1, coll.size)
+
+
+def fourier_tangents_on_mesh(tangents, base, aft, coll, h=1e-6):
+    """The tangents (rows) at the orbits ``base`` of ``aft`` as tangents of ``coll``'s vectors:
+    the central difference of :func:`_fourier_on_mesh` along each (the move of the time origin
+    makes the map nonlinear), normalized."""
+    tangents = np.asarray(tangents, dtype=float).reshape(-1, aft.size)
+    base = np.asarray(base, dtype=float).reshape(-1, aft.size)
+    out = []
+    for t, Z in zip(tangents, base):
+        d = h * max(1.0, float(np.linalg.norm(Z))) / max(float(np.linalg.norm(t)), 1e-300)
+        v = (_fourier_on_mesh(Z + d * t, aft, coll)[0] - _fourier_on_mesh(Z - d * t, aft, coll)[0]) / (2 * d)
+        out.append(v / np.linalg.norm(v))
+    return np.array(out).reshape(-1, coll.size)
+
+
 #: the per-point arrays of the analysis passes (``analysis/_stability.py``)
 _POINT_ARRAYS = ("multipliers", "max_multiplier", "trivial_multiplier_error", "multiplier_agreement")
 
@@ -464,18 +537,29 @@ def stitch_segments(segments):
     """
     if len(segments) == 1:
         return segments[0]
-    if segments[0].discretization.H is None:
-        # collocation meshes (adaptive_mesh_branch): the last one, whose intervals are the most
+    tangent_of = {}
+    if segments[-1].discretization.H is None:
+        # collocation meshes (adaptive_mesh_branch): the last one, whose intervals are the most;
+        # harmonic-balance segments before a switch of method (adaptive_branch's ``beyond``)
+        # are evaluated on it
         big = segments[-1]
         disc = big.discretization
-        converters = {id(s): (lambda rows, s=s: _on_mesh(rows, s.discretization, disc)) for s in segments}
+        converters = {}
+        for s in segments:
+            if s.discretization.H is None:
+                converters[id(s)] = lambda rows, s=s: _on_mesh(rows, s.discretization, disc)
+            else:
+                converters[id(s)] = lambda rows, s=s: _fourier_on_mesh(rows, s.discretization, disc)
+                tangent_of[id(s)] = lambda rows, base, s=s: fourier_tangents_on_mesh(rows, base, s.discretization,
+                                                                                      disc)
     else:
         big = max(segments, key=lambda s: s.discretization.H)
         disc = big.discretization
         converters = {id(s): (lambda rows, s=s: _padded(rows, s.discretization.H, disc)) for s in segments}
     parts = [(s, 0 if k == 0 else 1) for k, s in enumerate(segments)]
     sols = np.vstack([converters[id(s)](s.solutions[a:]) for s, a in parts])
-    tans = np.vstack([converters[id(s)](s.tangents[a:]) for s, a in parts])
+    tans = np.vstack([tangent_of[id(s)](s.tangents[a:], s.solutions[a:]) if id(s) in tangent_of
+                      else converters[id(s)](s.tangents[a:]) for s, a in parts])
     offsets = np.cumsum([0] + [len(s) - a for s, a in parts])[:-1]
     shift = [int(o) - a for o, (s, a) in zip(offsets, parts)]        # segment index -> branch index
     special = []
@@ -535,8 +619,9 @@ def stitch_segments(segments):
     br.det_signs = {int(i) + d: v for (s, a), d in zip(parts, shift)
                     for i, v in getattr(s, "det_signs", {}).items() if i >= a}
     br.stable = np.concatenate([s.stable[a:] for s, a in parts])
+    names = list(dict.fromkeys(k for s in segments for k in s.accuracy))     # a switch of method: both kinds
     br.accuracy = {k: np.concatenate([np.asarray(s.accuracy.get(k, np.full(len(s), np.nan)))[a:] for s, a in parts])
-                   for k in segments[0].accuracy}
+                   for k in names}
     if "mesh" in prov["sizes"]:
         prov["sizes"] = dict(disc.sizes)
     for name in _POINT_ARRAYS:
@@ -551,7 +636,7 @@ def stitch_segments(segments):
             v = np.full((len(s),) + tail, np.nan, dtype=dtype) if v is None else np.asarray(v)
             blocks.append(v[a:])
         setattr(br, name, np.concatenate(blocks))
-    br.stability_method = next((s.stability_method for s in segments if s.stability_method), "")
+    br.stability_method = " + ".join(dict.fromkeys(s.stability_method for s in segments if s.stability_method))
     if all(s.motion is not None for s in segments):
         br.motion = [m for s, a in parts for m in list(s.motion)[a:]]
     return br
@@ -625,6 +710,26 @@ def equidistributed_start(disc, Z, passes=START_PASSES, n_intervals=None):
     return disc, Z
 
 
+#: the most interval-count growths of the start (:func:`_start_within`)
+START_GROWTHS = 4
+
+
+def _start_within(disc, Z, tolerance):
+    """``(disc, Z)`` of a start whose mesh defect meets ``tolerance``: while it does not, the
+    count grows as in a segment (:func:`grown_intervals`, at most :data:`START_GROWTHS` times
+    and up to :data:`INTERVALS_MAX`), the mesh equidistributed and the orbit corrected at its
+    ``lam`` (the engine checks only the ends of its steps, never the start it is given)."""
+    fixed_lam = np.zeros(disc.size)
+    fixed_lam[-1] = 1.0
+    for _ in range(START_GROWTHS):
+        err = point_errors(disc)(Z, fixed_lam)["err_mesh"]
+        if not err > tolerance or disc.n_intervals >= INTERVALS_MAX:
+            break
+        N2 = min(grown_intervals(disc, err, tolerance), INTERVALS_MAX)
+        disc, Z = equidistributed_start(disc, Z, passes=1, n_intervals=N2)
+    return disc, Z
+
+
 def adaptive_mesh_branch(disc, Z, direction, run_segment, tolerance, max_steps):
     """A periodic branch of the collocation of the states whose mesh follows the orbit
     (de Boor's equidistribution, AUTO-07p's adaptation) and whose interval count grows until
@@ -643,6 +748,7 @@ def adaptive_mesh_branch(disc, Z, direction, run_segment, tolerance, max_steps):
     """
     first = disc
     disc, Z = equidistributed_start(disc, Z)
+    disc, Z = _start_within(disc, Z, tolerance)
     if np.ndim(direction) != 0:
         direction = first.to_mesh(np.asarray(direction, dtype=float), disc)
         direction /= np.linalg.norm(direction)

@@ -22,7 +22,8 @@ from ._branches import (
     periodic_start_from_simulation,
 )
 from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
-from ._accuracy import HARMONICS_MAX, adaptive_branch, adaptive_mesh_branch, summary as accuracy_summary
+from ._accuracy import (HARMONICS_MAX, adaptive_branch, adaptive_mesh_branch, fourier_tangents_on_mesh,
+                        summary as accuracy_summary)
 from ..engine._options import ContinuationOptions
 from ._orbits import find_periodic_orbit
 
@@ -147,6 +148,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
     :data:`DEFAULT_HARMONICS`.
     """
     wrap = checkpoint or (lambda label, bar: bar)
+    chosen = discretization
     kind = periodic_kind(model, discretization)
     colloc = kind in COLLOCATION_KINDS
     if colloc:
@@ -198,11 +200,21 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             return disc, Z, 1.0 if lam_stop > lam_start else -1.0
     if start in ("hopf", "simulation") and adaptive:
         opts = _periodic_options(options, method)
+        switch = opts.pop("method_switch", True) is not False and chosen is None and _collocates(model)
+        opts.pop("adaptive_mesh", None)
         tol = _tolerance(opts)
         bar = _Progress(lam_start, lam_stop, "periodic (adaptive H)") if progress else None
         try:
             run_segment, finish = _segments(lo, hi, method, opts, wrap("periodic branch", bar))
-            per = finish(adaptive_branch(start_at, run_segment, tol, int(opts["max_steps"])))
+
+            def beyond(disc, Z, tangent, steps):
+                # the collocation of the states from the harmonic balance's last good point
+                coll, Zc, _ = _to_collocation(model, disc, Z, SWITCH_INTERVALS, SWITCH_DEGREE,
+                                              float(np.sign(tangent[-1]) or 1.0), kind="collocation-states")
+                direction = fourier_tangents_on_mesh(tangent, Z, disc, coll)[0]
+                return adaptive_mesh_branch(coll, Zc, direction, run_segment, tol, steps)
+            per = finish(adaptive_branch(start_at, run_segment, tol, int(opts["max_steps"]),
+                                         beyond=beyond if switch else None))
         finally:
             if bar:
                 bar.close()
@@ -235,6 +247,22 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
                 bar.close()
         echo(_summary(per) + _accuracy_line(per, _tolerance(opts)))
     return eq, per
+
+
+#: the first mesh of the collocation that continues a default branch where the harmonic count
+#: would pass its ceiling (``drivers/_accuracy.py``, ``adaptive_branch``'s ``beyond``): the
+#: collocation's own default degree; the adaptive mesh then equidistributes and grows it
+SWITCH_INTERVALS, SWITCH_DEGREE = 40, 4
+
+
+def _collocates(model) -> bool:
+    """Whether ``model`` has the collocation of the states (an analytic law with its Taylor
+    kernels: the ANM continues it), which a default branch switches to where the harmonic
+    balance would need more than ``HARMONICS_MAX`` harmonics."""
+    try:
+        return periodic_kind(model, "collocation") == "collocation-states"
+    except InputError:
+        return False
 
 
 def _adaptive_collocation(disc, Z, direction, lo, hi, method, opts, shown):

@@ -4,6 +4,8 @@ for more than ``HARMONICS_MAX`` harmonics, and the branch goes on by the colloca
 states on an adaptive mesh.  Checked against the independent shooting reference
 (``tests/analysis/_lugre_shooting.py``: solve_ivp DOP853, rtol 1e-12).
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,23 @@ def test_a_chosen_method_is_kept(model):
                               progress=False, echo=lambda *a: None)
     assert "method_switch" not in per.provenance and per.discretization.kind == "aft"
     assert per.discretization.H <= HARMONICS_MAX
+
+
+def test_the_command(tmp_path):
+    """The README's command (to vb = 0.06): the summary says where the method changed, and the
+    saved branch is the collocation with both parts."""
+    from click.testing import CliRunner
+
+    from frictionkit.runtime.cli import main
+    from frictionkit.runtime.results._branch import load_branch
+    spec = str(Path(__file__).resolve().parents[1] / "models" / "state_law_specs.py")
+    out = tmp_path / "lugre.h5"
+    r = CliRunner().invoke(main, ["continue", spec, "--param", "vb", "--start", "0.01", "--stop", str(STOP),
+                                  "--from-hopf", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "by the collocation of the states (adaptive mesh)" in r.output
+    assert "H = 30.." in r.output and "intervals (adaptive mesh)" in r.output
+    br = load_branch(out)            # the file says it by its message and each point's columns
+    assert br.provenance["discretization"] == "collocation-states" and "by the collocation" in br.message
+    assert np.isfinite(br.accuracy["harmonics"][0]) and np.isnan(br.accuracy["intervals"][0])
+    assert np.isnan(br.accuracy["harmonics"][-1]) and np.isfinite(br.accuracy["intervals"][-1])

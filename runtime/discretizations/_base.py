@@ -104,6 +104,10 @@ them) are marked *abstract*; the others have defaults here.
     products with vectors, never the matrix), where that is the cheaper route to the leading
     multipliers (``multipliers_of`` takes it: a very large structure,
     ``_structured_monodromy.MonodromyOperator``).
+27. ``extrema(Z)`` (default None, not available): ``(minimum, maximum)`` of each state over
+    the orbit ``Z``, located exactly (the collocations: the roots of each interval's
+    polynomial derivative); the branch's min, max and ptp columns take them, else the
+    extremes of 1024 samples (the harmonic balances have their own, ``trig_extrema``).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -185,6 +189,10 @@ class Discretization(abc.ABC):
     def full_coefficients(self, Z):
         """The model's states' Fourier coefficients on ``Z`` where ``state_names`` are others
         (contract item 23); None here."""
+        return None
+
+    def extrema(self, Z):
+        """``(minimum, maximum)`` of each state, exact (contract item 27); None here."""
         return None
 
     def point_coefficients(self, Z) -> dict:

@@ -84,7 +84,7 @@ class CollocationSolutions:
         """``(minimum, maximum)`` of each state over the period: extrema of the piecewise
         polynomials located exactly (real roots in (0, 1) of each interval's derivative, from
         the eigenvalues of the stacked companion matrices; intervals whose derivative loses its
-        degree, ``np.roots``), not the largest of samples."""
+        degree, ``np.roots``), not the largest of samples (contract item 27)."""
         U, _, _ = self._parts(Z)
         n, p = self.model.n, self.degree
         idx = (np.arange(self.n_intervals)[:, None] * p + np.arange(p + 1)[None, :]) % self.G

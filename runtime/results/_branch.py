@@ -340,10 +340,11 @@ class Branch:
             # any other discretization (collocation, shooting): contract item 6
             x = orbit_samples(disc, sol, 1024)
             mins, maxs, means = x.min(axis=2), x.max(axis=2), x.mean(axis=2)
-            if hasattr(disc, "extrema") and len(sol):
-                # the collocations' piecewise polynomials: their extrema located exactly (the
-                # largest of 1024 samples misses a peak by up to (pi / 1024)^2 / 2 of its size)
-                ext = [disc.extrema(Z) for Z in sol]
+            ext = [disc.extrema(Z) for Z in sol]
+            if ext and ext[0] is not None:
+                # the collocations' piecewise polynomials: their extrema located exactly (contract
+                # item 27; the largest of 1024 samples misses a peak by up to (pi / 1024)^2 / 2
+                # of its size)
                 mins = np.array([e[0] for e in ext])[:, :n]
                 maxs = np.array([e[1] for e in ext])[:, :n]
         mins, maxs, means = (np.asarray(a, dtype=float).reshape(-1, n) for a in (mins, maxs, means))

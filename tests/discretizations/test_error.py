@@ -188,3 +188,35 @@ def test_estimate_with_the_engines_factorization_within_factor_10_of_true_error(
             assert true / 10 <= est[i] <= 10 * true, (i, est[i], true)
             checked += 1
     assert checked >= 4
+
+
+@pytest.mark.parametrize("H", [12, 130])
+def test_the_bordered_system_reduced_by_the_kinematic_rows_is_the_full_solve(H):
+    """``_BorderedSystem`` (the estimates' solver: the kinematic identity rows eliminated, then a
+    direct LU below ``DIRECT_BELOW`` unknowns, the kept LU above) against numpy's solve of the
+    full bordered matrix ``[J; t^T]`` assembled from the discretization's own Jacobian: at H = 12
+    (13 reduced unknowns: direct) at points spread along the belt's branch, to rounding; at
+    H = 130 (263 left) with the kept LU forced (``DIRECT_BELOW`` lowered), at consecutive points
+    of the branch (what it is kept for), to its acceptance tolerance ``RTOL``."""
+    from frictionkit.runtime.discretizations._error import _BorderedSystem, _FrozenLU
+    _, br = _branch("belt", H=12)
+    small = br.discretization
+    disc = small.resize(br.solutions[0], H)[0]
+    system = _BorderedSystem(disc)
+    assert system.red is not None
+    if H > 12:
+        system.DIRECT_BELOW = 200
+        points, tol = range(len(br) // 2, len(br) // 2 + 4), _FrozenLU.RTOL
+    else:
+        points, tol = np.linspace(1, len(br) - 2, 4).astype(int), 1e-9
+    rng = np.random.default_rng(3)
+    for i in points:
+        Z = small.resize(br.solutions[i], H)[1]
+        t = small.resize(br.tangents[i], H)[1]
+        t /= np.linalg.norm(t)
+        B = rng.standard_normal((disc.size, 2))
+        X = system.solve(Z, t, B)
+        ref = np.linalg.solve(np.vstack([disc.jacobian(Z), t]), B)
+        assert np.linalg.norm(X - ref) <= tol * np.linalg.norm(ref), i
+    if H > 12:
+        assert system.frozen.factorizations < len(points)

@@ -87,7 +87,10 @@ def decay_rate(U) -> float:
     sel = (k >= H // 2) & (amp > 1e-15)
     if sel.sum() < 3:
         return 1.0
-    slope = np.polyfit(k[sel], np.log(amp[sel]), 1)[0]
+    # the least-squares slope in closed form (what ``np.polyfit(k, y, 1)[0]`` solves, without
+    # its scaled lstsq: 0.25 ms a call, each step end of the adaptive count makes one)
+    x, y = k[sel] - k[sel].mean(), np.log(amp[sel])
+    slope = float(x @ (y - y.mean())) / float(x @ x)
     return float(min(np.exp(slope), 1.0))
 
 

@@ -20,12 +20,13 @@ against AUTO-07p's whole process.
   the ``continue`` command run a second time in the same process (every module imported, the
   model loaded once before), AUTO's the CPU of its two runs after ``import bifpy``
   (compilation included, as in ``bench_auto.py``); ``cli_h30_outside_the_command_s`` is the
-  rest of the CLI's whole process: the interpreter's start, the imports, first-use loads.
+  rest of the CLI's whole process: the interpreter's start, the imports, first-use loads
+  (the same at the default H: ``cli_in_process_default``, ``cli_default_outside_the_command_s``).
 
 Each figure is the CPU time (user + system) of the finished child process and its own finished
 children (gfortran, the AUTO executable), read with ``getrusage(RUSAGE_CHILDREN)`` around it;
 medians over the rounds, the commands alternating within a round (CLI, AUTO, CLI at H = 48,
-in-process CLI).  The children run with Python's bytecode cache on, as in a user's shell
+CLI at the default H, in-process CLI at H = 30 and at the default H).  The children run with Python's bytecode cache on, as in a user's shell
 (``PYTHONDONTWRITEBYTECODE`` removed from their environment: with it, the 70 modules of
 frictionkit a run imports are compiled from source every time).
 
@@ -226,7 +227,7 @@ def main(rounds=ROUNDS, help_rounds=HELP_ROUNDS) -> dict:
             for name, argv in [("version", ["--version"]), ("help", ["--help"]), *helps.items()]:
                 help_runs[name].append(round(child_cpu([EXE, *argv], cwd)[0], 3))
         runs = {"cli_h30": [], "cli_h48": [], "cli_default": [], "auto": [], "cli_in_process_h30": [],
-                "auto_in_process": []}
+                "cli_in_process_default": [], "auto_in_process": []}
         auto_out = None
         for _ in range(rounds):
             runs["cli_h30"].append(child_cpu([EXE, *BELT], cwd)[0])
@@ -239,6 +240,8 @@ def main(rounds=ROUNDS, help_rounds=HELP_ROUNDS) -> dict:
             runs["cli_default"].append(child_cpu([EXE, *BELT_DEFAULT], cwd)[0])
             _, out = child_cpu([sys.executable, "-c", _IN_PROCESS, *BELT], cwd)
             runs["cli_in_process_h30"].append(_tagged(out, "IN_PROCESS")["second_s"])
+            _, out = child_cpu([sys.executable, "-c", _IN_PROCESS, *BELT_DEFAULT], cwd)
+            runs["cli_in_process_default"].append(_tagged(out, "IN_PROCESS")["second_s"])
         modules = imported_modules(BELT, cwd)
         forbidden = [f for f in FORBIDDEN if any(m == f or m.startswith(f + ".") for m in modules)]
         imports = dict(forbidden_imported=forbidden, **imports_by_package(BELT, cwd))
@@ -255,7 +258,9 @@ def main(rounds=ROUNDS, help_rounds=HELP_ROUNDS) -> dict:
         belt["whole_process_ratio_h48"] = med["cli_h48"] / med["auto"]
         belt["whole_process_ratio_default"] = med["cli_default"] / med["auto"]
         belt["in_process_ratio_h30"] = med["cli_in_process_h30"] / med["auto_in_process"]
+        belt["in_process_ratio_default"] = med["cli_in_process_default"] / med["auto_in_process"]
     belt["cli_h30_outside_the_command_s"] = med["cli_h30"] - med["cli_in_process_h30"]
+    belt["cli_default_outside_the_command_s"] = med["cli_default"] - med["cli_in_process_default"]
     targets = {"version_cpu_s": [helps_med["version"], 0.3, helps_med["version"] < 0.3],
                "help_cpu_s": [helps_med["help"], 0.3, helps_med["help"] < 0.3],
                "every_command_help_cpu_s": [helps_med[slowest_help], 0.3, helps_med[slowest_help] < 0.3,

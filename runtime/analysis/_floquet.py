@@ -254,17 +254,23 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
     # the first level's Gauss points lie on equidistant grids (n_start steps and their
     # 2 n_start halves, each shifted by a Gauss point): the orbit there by inverse FFTs
     # (O(N log N)) instead of the H x 2N cosines and sines of the direct sum
-    P = propagators(a, h, _on_shifted_grids(c, n_start))
-    halves = _on_shifted_grids(c, 2 * n_start)
-    first = (None, None)
-    if halves is not None:          # half steps: the first halves start at the even grid points
+    whole, halves = _on_shifted_grids(c, n_start), _on_shifted_grids(c, 2 * n_start)
+    if halves is not None:
+        # the whole steps and both halves in one batch (the first halves start at the even
+        # grid points): one Jacobian evaluation and one exponential of 3 n_start steps instead
+        # of three calls, whose fixed cost of numpy calls on small stacks dominates at the
+        # belt's 128 steps
         halves = halves.reshape(n, 2 * n_start, 2)
-        first = (halves[:, 0::2].reshape(n, -1), halves[:, 1::2].reshape(n, -1))
+        x = np.concatenate([whole, halves[:, 0::2].reshape(n, -1), halves[:, 1::2].reshape(n, -1)], axis=1)
+        P, P1, P2 = np.split(propagators(np.concatenate([a, a, a + h / 2]),
+                                         np.concatenate([h, h / 2, h / 2]), x), 3)
+    else:
+        P = propagators(a, h, whole)
     starts, widths, props = [], [], []
     converged = True
     for level in range(max_halvings + 1):
-        x1, x2 = first if level == 0 else (None, None)
-        P1, P2 = propagators(a, h / 2, x1), propagators(a + h / 2, h / 2, x2)
+        if level or halves is None:
+            P1, P2 = propagators(a, h / 2), propagators(a + h / 2, h / 2)
         F = P2 @ P1
         D = (F - P) / 15
         err = np.linalg.norm(D, axis=(1, 2)) / np.maximum(1.0, np.linalg.norm(F, axis=(1, 2)))

@@ -131,7 +131,19 @@ def magnus_exponents(model, lam, t, x, h):
     J = np.moveaxis(J.reshape(n, n, N, 2), (2, 3), (0, 1))             # (N, 2, n, n)
     A1, A2 = J[:, 0], J[:, 1]
     hh = np.reshape(h, (N, 1, 1))
-    return A1, A2, 0.5 * hh * (A1 + A2) + (np.sqrt(3) / 12) * hh * hh * (A2 @ A1 - A1 @ A2)
+    if n == 2:
+        # the commutator of 2 x 2 matrices entry by entry: numpy's stacked matmul of 256 such
+        # pairs took 110 us, the four expressions 15 us
+        a, b = A1, A2
+        da, db = a[:, 0, 0] - a[:, 1, 1], b[:, 0, 0] - b[:, 1, 1]
+        C = np.empty_like(a)
+        C[:, 0, 0] = b[:, 0, 1] * a[:, 1, 0] - a[:, 0, 1] * b[:, 1, 0]
+        C[:, 1, 1] = -C[:, 0, 0]
+        C[:, 0, 1] = a[:, 0, 1] * db - b[:, 0, 1] * da
+        C[:, 1, 0] = b[:, 1, 0] * da - a[:, 1, 0] * db
+    else:
+        C = A2 @ A1 - A1 @ A2
+    return A1, A2, 0.5 * hh * (A1 + A2) + (np.sqrt(3) / 12) * hh * hh * C
 
 
 def ordered_product(P):

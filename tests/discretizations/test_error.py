@@ -188,3 +188,36 @@ def test_estimate_with_the_engines_factorization_within_factor_10_of_true_error(
             assert true / 10 <= est[i] <= 10 * true, (i, est[i], true)
             checked += 1
     assert checked >= 4
+
+
+@pytest.mark.parametrize("H", [12, 130])
+def test_the_bordered_system_reduced_by_the_kinematic_rows_is_the_full_solve(H):
+    """``_BorderedSystem`` (the estimates' solver: below ``DIRECT_BELOW`` unknowns the kinematic
+    identity rows eliminated and an LU at every point, above it the full matrix and the kept LU)
+    against numpy's solve of the full bordered matrix ``[J; t^T]`` assembled from the
+    discretization's own Jacobian: at H = 12 (27 reduced unknowns: the reduction) at points
+    spread along the belt's branch, to rounding; at H = 130 (263 reduced unknowns) with
+    ``DIRECT_BELOW`` lowered to 200 (the kept LU on the full matrix), at points spread along the
+    branch as well, to its acceptance tolerance ``RTOL``."""
+    from frictionkit.runtime.discretizations._error import _BorderedSystem, _FrozenLU
+    _, br = _branch("belt", H=12)
+    small = br.discretization
+    disc = small.resize(br.solutions[0], H)[0]
+    system = _BorderedSystem(disc)
+    assert system.red is not None
+    if H > 12:
+        system.DIRECT_BELOW = 200
+        tol = _FrozenLU.RTOL
+    else:
+        tol = 1e-9
+    points = np.linspace(1, len(br) - 2, 4).astype(int)
+    rng = np.random.default_rng(3)
+    for i in points:
+        Z = small.resize(br.solutions[i], H)[1]
+        t = small.resize(br.tangents[i], H)[1]
+        t /= np.linalg.norm(t)
+        B = rng.standard_normal((disc.size, 2))
+        X = system.solve(Z, t, B)
+        ref = np.linalg.solve(np.vstack([disc.jacobian(Z), t]), B)
+        assert np.linalg.norm(X - ref) <= tol * np.linalg.norm(ref), i
+    assert (system.frozen.factorizations > 0) == (H > 12)       # the kept LU's path was the one taken

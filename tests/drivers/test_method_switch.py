@@ -94,7 +94,8 @@ def test_a_chosen_method_is_kept(model):
     _, per = run_continuation(model, 0.01, 0.052, start="hopf", hopf_index=1, discretization="aft",
                               progress=False, echo=lambda *a: None)
     assert "method_switch" not in per.provenance and per.discretization.kind == "aft"
-    assert per.discretization.H <= HARMONICS_MAX
+    assert per.discretization.H == HARMONICS_MAX
+    assert f"above {HARMONICS_MAX}" in per.message and "--method collocation" in per.message
 
 
 def test_the_command(tmp_path):

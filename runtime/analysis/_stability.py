@@ -138,29 +138,30 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
     error is below ``rtol``.
 
     The monodromy of a balanced orbit is a quadrature of the variational equation on equal
-    steps (the fourth-order Magnus integrator of ``AFTDiscretization.monodromy``); its error
-    is set by the stiffest part of the orbit (the bristle state of a LuGre law in slip:
+    steps, by a rule of order ``p = disc.monodromy_order`` (contract item 28: the AFT's
+    fourth-order Magnus rule, the condensed structure's sixth-order Gauss collocation); its
+    error is set by the stiffest part of the orbit (the bristle state of a LuGre law in slip:
     ``|dz'/dz| = s0 |vr| / g`` of several hundred), not by the harmonics of the orbit.  With
-    the monodromies ``M_N`` and ``M_2N`` on ``N`` and ``2N`` steps, the error of a fourth-order
-    rule is ``(M_N - M_2N) 16/15`` on ``N`` steps, and Richardson's extrapolation
-    ``(16 M_2N - M_N) / 15`` removes it (Hairer, Nørsett and Wanner, Solving ODEs I, 2nd ed.,
-    §II.9; the Magnus integrator is symmetric, so the next term is of order 6).  The grid is
-    doubled from the discretization's ``n_t`` until ``|mu(M_2N) - mu(M_N)| / 15``, the
-    estimated error of the finer grid's multipliers, is below ``rtol max(1, |mu|_max)``, up to
-    ``max_refinement n_t`` steps; the multipliers are those of the extrapolated matrix.  The
-    estimate is read as ``|mu(M_x) - mu(M_2N)|`` (``M_x - M_2N = (M_2N - M_N) / 15`` exactly,
-    so the two agree to first order in the multipliers' change): the eigenvalues of the
-    extrapolated matrix, which are returned, and of ``M_2N`` only, two eigenvalue problems per
-    doubling instead of three (the multipliers returned are the same; at 512 states each costs
-    about as much as a monodromy).  On the
-    LuGre belt of issue 26 at vb = 1 (orbit exact to 1e-11) the multipliers on ``n_t`` = 128
-    steps are 3.7e-3 off (tests/analysis/test_stability_default.py: against shooting with
-    solve_ivp).
+    the monodromies ``M_N`` and ``M_2N`` on ``N`` and ``2N`` steps, the error of ``M_2N`` is
+    ``(M_N - M_2N) / (2^p - 1)``, and Richardson's extrapolation
+    ``M_x = (2^p M_2N - M_N) / (2^p - 1)`` removes it (Hairer, Nørsett and Wanner, Solving
+    ODEs I, 2nd ed., §II.9; both rules are symmetric, so the next term is of order ``p + 2``).
+    The grid is doubled from the discretization's ``n_t`` until the estimated error of the
+    finer grid's multipliers is below ``rtol max(1, |mu|_max)``, up to ``max_refinement n_t``
+    steps; the multipliers are those of the extrapolated matrix.  The estimate is read as
+    ``|mu(M_x) - mu(M_2N)|`` (``M_x - M_2N = (M_2N - M_N) / (2^p - 1)`` exactly, so the two
+    agree to first order in the multipliers' change): the eigenvalues of the extrapolated
+    matrix, which are returned, and of ``M_2N`` only, two eigenvalue problems per doubling
+    instead of three (the multipliers returned are the same; at 512 states each costs about
+    as much as a monodromy).  On the LuGre belt of issue 26 at
+    vb = 1 (orbit exact to 1e-11) the multipliers on ``n_t`` = 128 steps are 3.7e-3 off
+    (tests/analysis/test_stability_default.py: against shooting with solve_ivp).
 
     Parameters
     ----------
     disc : Discretization
-        Whose ``monodromy(Z, intervals)`` integrates on ``intervals`` equal steps.
+        Whose ``monodromy(Z, intervals)`` integrates on ``intervals`` equal steps by a rule of
+        order ``monodromy_order``.
     Z : ndarray
     n_t : int
         The grid to start from (the discretization's own, ``unpack(Z)["n_t"]``).
@@ -171,16 +172,21 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
         ``monodromy`` the extrapolated one; ``method`` is ``"variational"`` when the estimate
         met ``rtol``, ``"variational (not converged)"`` otherwise.
     """
+    order = disc.monodromy_order
+    if order is None:
+        raise InputError(f"refined_monodromy_stability: the monodromy of a {disc.kind} system is not a "
+                         "fixed-step rule (contract item 28, monodromy_order); use orbit_stability")
+    gain = 2.0 ** int(order)
     N = int(n_t)
     M = _monodromy(disc, Z, N)
     converged = False
     while True:
         N *= 2
         M2 = _monodromy(disc, Z, N)
-        mu2 = _eigenvalues(disc, M2)
-        Mx = (16 * M2 - M) / 15
+        Mx = (gain * M2 - M) / (gain - 1)
         mux = _eigenvalues(disc, Mx)
-        estimate = _spectral_change(mux, mu2, M.shape[0])       # = |mu(M2) - mu(M)| / 15 to 1st order
+        mu2 = _eigenvalues(disc, M2)
+        estimate = _spectral_change(mux, mu2, M.shape[0])     # = |mu(M2) - mu(M)| / (2^p - 1) to 1st order
         M = M2
         if estimate <= rtol * max(1.0, float(np.max(np.abs(mu2)))):
             converged = True

@@ -542,6 +542,11 @@ class AFTDiscretization(HarmonicLayout, Discretization):
         n x n; :meth:`monodromy`); Hill's method on the same orbit is the cross-check."""
         return "monodromy" if self.H >= 1 else None
 
+    @property
+    def monodromy_order(self):
+        """4: :meth:`monodromy`'s Magnus rule (contract item 28)."""
+        return 4
+
     def monodromy(self, Z, intervals: int | None = None):
         """Monodromy matrix of the variational equation ``y' = df/dx(x(t)) y`` along the
         balanced orbit ``x(t)`` (its Fourier series, evaluated exactly at any time).

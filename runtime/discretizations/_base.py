@@ -108,6 +108,12 @@ them) are marked *abstract*; the others have defaults here.
     the orbit ``Z``, located exactly (the collocations: the roots of each interval's
     polynomial derivative); the branch's min, max and ptp columns take them, else the
     extremes of 1024 samples (the harmonic balances have their own, ``trig_extrema``).
+28. ``monodromy_order`` (default None): the order ``p`` of the fixed-step rule by which
+    ``monodromy(Z, intervals)`` integrates the variational equation (its error falls like
+    ``intervals^-p``), which the Richardson extrapolation and error estimate of
+    ``analysis._stability.refined_monodromy_stability`` need: 4 for the AFT's Magnus rule, 6
+    for the condensed structure's exponential collocation at three Gauss points; None where
+    the monodromy is not such a rule (shooting's is integrated to a tolerance).
 
 HBM layout (DESIGN §5.1): ``Y[i*(2H+1) + k]`` is coefficient k of variable i with
 k = 0 the mean, k = 2j-1 the cos(j w t) and k = 2j the sin(j w t) coefficient; for
@@ -312,4 +318,10 @@ class Discretization(abc.ABC):
     def monodromy_operator(self, Z, intervals=None):
         """The monodromy as a linear operator (contract item 26); None: not available (the
         caller forms :meth:`monodromy`)."""
+        return None
+
+    @property
+    def monodromy_order(self):
+        """Order of :meth:`monodromy`'s fixed-step rule in its ``intervals`` (contract item
+        28); None: not such a rule."""
         return None

@@ -478,6 +478,15 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
     def floquet_route(self):
         return "monodromy" if self.H >= 1 else None
 
+    @property
+    def monodromy_order(self):
+        """6: :meth:`monodromy`'s collocation at the three Gauss points of each step (contract
+        item 28: collocation at the ``s`` Gauss points has order ``2 s`` at the step ends,
+        Hairer, Nørsett and Wanner, Solving ODEs I, 2nd ed., §II.7; measured on the bowed
+        string with 16 modes, H = 48: the leading multipliers' differences between grids of
+        200, 400, 800 and 1600 steps fall by 47 to 165 per doubling)."""
+        return 6
+
     def full_coefficients(self, Z):
         """Real Fourier coefficients (n, 2H+1) of the whole reduced system's states (modal
         coordinates, modal velocities, own states) on the orbit ``Z``: the modal response

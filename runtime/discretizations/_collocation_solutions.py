@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
+from ._hbm import samples_to_coefficients
+
 __all__ = ["CollocationSolutions"]
 
 
@@ -29,13 +32,18 @@ class CollocationSolutions:
 
     # -- building and reading solutions --------------------------------------------------
     def from_states(self, states, lam: float, omega: float) -> np.ndarray:
-        """Unknown vector ``Z`` from a callable giving the states at times ``t`` (s).
+        """Unknown vector ``Z`` from a callable giving the states at times ``t`` (s), or from
+        the states at equispaced times of one period.
 
         Parameters
         ----------
-        states : callable
+        states : callable or array (n, M)
             ``states(t) -> (n, M)`` for an array of physical times ``t`` in one period
-            (e.g. :meth:`frictionkit.runtime._shooting.PeriodicOrbit.at`).
+            (e.g. :meth:`frictionkit.runtime._shooting.PeriodicOrbit.at`), or the states at
+            ``M >= 3`` equispaced times from ``t = 0`` (e.g. ``unpack(Z)["samples"](2H + 1)``
+            of a harmonic balance orbit), interpolated by their trigonometric polynomial
+            (exact for such an orbit).  The time origin stays (Newton then meets the phase
+            condition).
         lam, omega : float
             Parameter value and angular frequency of the orbit (``omega`` ignored for
             forced models, whose frequency is the forcing one).
@@ -45,6 +53,17 @@ class CollocationSolutions:
             omega_used = float(omega)
         elif self.omega_is_lam:
             omega_used = float(lam) / self.nu
+        if not callable(states):
+            x = np.asarray(states, dtype=float)
+            if x.ndim != 2 or x.shape[0] != self.model.n or x.shape[1] < 3:
+                raise InputError(f"states must be (n={self.model.n}, M >= 3) samples of one period; "
+                                 f"got shape {x.shape}")
+            C = samples_to_coefficients(x, (x.shape[1] - 1) // 2)
+            k = np.arange(1, C.shape[1] // 2 + 1)[:, None]
+
+            def states(t, C=C, k=k, w=omega_used):
+                th = w * np.asarray(t, dtype=float)[None, :]
+                return C[:, :1] + C[:, 1::2] @ np.cos(k * th) + C[:, 2::2] @ np.sin(k * th)
         T = 2 * np.pi / omega_used
         d = self.nodal
         t_nodes, t_gauss = self.tau_nodes * T, self.tau_gauss * T

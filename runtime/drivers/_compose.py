@@ -22,8 +22,8 @@ from ._branches import (
     periodic_start_from_simulation,
 )
 from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
-from ._accuracy import (HARMONICS_MAX, adaptive_branch, adaptive_mesh_branch, fourier_tangents_on_mesh,
-                        summary as accuracy_summary)
+from ._accuracy import (HARMONICS_MAX, _fourier_on_mesh, adaptive_branch, adaptive_mesh_branch,
+                        fourier_tangents_on_mesh, summary as accuracy_summary)
 from ..engine._options import ContinuationOptions
 from ._orbits import find_periodic_orbit
 
@@ -81,31 +81,24 @@ def _to_collocation(model, disc, Z, n_intervals, degree, direction, kind="colloc
     """A harmonic-balance periodic start (HBM or AFT) as the unknown vector of the collocation
     ``kind`` (``drivers/_methods.py``), corrected at fixed ``lam``.
 
-    The harmonic-balance orbit is evaluated at the times the collocation asks for (its
-    ``from_states``); Newton then also enforces the collocation phase condition.
-    ``direction`` (the HBM start's direction) gives the sign of the first step in ``lam``.
+    The harmonic-balance orbit is evaluated at the collocation's times (``_fourier_on_mesh``:
+    its ``2H + 1`` samples given to ``from_states``); Newton then also enforces the
+    collocation phase condition.  ``direction`` (the HBM start's direction) gives the sign of
+    the first step in ``lam``.
     """
-    U, omega, lam = disc.split(Z)
-    n, H = model.n, disc.H
-    k = np.arange(1, H + 1)
-
-    def states(t):
-        th = omega * np.asarray(t, dtype=float)[None, :]
-        c, s_ = np.cos(k[:, None] * th), np.sin(k[:, None] * th)
-        return U[:n, :1] + U[:n, 1::2] @ c + U[:n, 2::2] @ s_
-
     coll = build_collocation(model, kind, n_intervals, degree)
     e = np.zeros(coll.size)
     e[-1] = 1.0
     try:
-        Zc, _ = correct(coll, coll.from_states(states, lam, omega), e, lam, max_iter=30)
+        Zc, _ = correct(coll, _fourier_on_mesh(Z, disc, coll)[0], e, disc.split(Z)[2], max_iter=30)
     except ConvergenceError:
         # a truncated HBM orbit can be a poor guess (e.g. a validity dip of a sqrt auxiliary
         # of the recast collocation): refine it by shooting on the original ODE first
-        xs = states(np.arange(512) * (2 * np.pi / omega) / 512)
+        u = disc.unpack(Z)
+        xs = u["samples"](512)
         x0 = xs[:, int(np.argmax(xs[0]))]         # shooting's phase: an extremum of the first state
-        orbit = find_periodic_orbit(model, lam, x0, 2 * np.pi / omega if coll.autonomous else None)
-        Zc, _ = correct(coll, coll.from_orbit(orbit), e, lam, max_iter=30)
+        orbit = find_periodic_orbit(model, u["lam"], x0, 2 * np.pi / u["omega"] if coll.autonomous else None)
+        Zc, _ = correct(coll, coll.from_orbit(orbit), e, u["lam"], max_iter=30)
     if np.ndim(direction) == 0:
         return coll, Zc, float(np.sign(direction) or 1.0)
     t = tangent_at(disc, Z, direction)

@@ -161,6 +161,27 @@ def test_forced_linear_oscillator_analytic_amplitude():
     assert disc.unpack(Z)["omega"] == w
 
 
+def test_from_states_takes_equispaced_samples_of_a_trigonometric_orbit():
+    """Samples of the linear oscillator's analytic steady state (one harmonic, 7 samples) give
+    the collocation vector of that state: its interpolant is exact, so the vector's states at
+    the collocation's nodes equal the analytic ones; a wrong shape is named."""
+    model = Model(duffing_handwritten, {"b": 0.0, "c": 0.1, "F": 0.5})
+    w = 1.2
+    amp, phase = 0.5 / np.hypot(1 - w**2, 0.1 * w), np.arctan2(0.1 * w, 1 - w**2)
+
+    def exact(t):
+        t = np.asarray(t, dtype=float)
+        return np.array([amp * np.cos(w * t - phase), -amp * w * np.sin(w * t - phase)])
+
+    disc = CollocationDiscretization(model, 40, 3)
+    Z = disc.from_states(exact(np.arange(7) * (2 * np.pi / w) / 7), w, w)
+    tau = disc.tau_nodes
+    assert tau.size > 40
+    np.testing.assert_allclose(disc.states_at(Z, tau), exact(tau * 2 * np.pi / w), atol=1e-13 * amp * w)
+    with pytest.raises(InputError, match="states must be"):
+        disc.from_states(np.zeros((3, 7)), w, w)
+
+
 def test_forced_duffing_collocation_agrees_with_forced_shooting():
     model = Model(duffing_handwritten)
     w = 1.2

@@ -25,9 +25,7 @@ def load_model(model, continuation: str | None = None, backend: str = "auto", pr
     continuation : str
         The continuation parameter (required unless ``model`` is a module).
     backend : {"auto", "cython", "numpy"}
-        See :func:`frictionkit.codegen.generate_module`.  The contacts of a structure (a
-        structural model, or a symbolic one recognised as linear but for its contacts) take
-        ``"numpy"`` under ``"auto"`` (:data:`PORT_BACKEND`); ``"cython"`` compiles them.
+        See :func:`frictionkit.codegen.generate_module`.
     progress : bool, optional
         Progress of the code generation on stderr: always (True), never (False), or for models
         of 20 states and more (None); see :func:`frictionkit.codegen.generate_module`.
@@ -127,21 +125,6 @@ def _zoo_model(module, params, name):
     return loaded
 
 
-#: the backend of a structure's contact model (its "port": the laws of the few contact
-#: coordinates, DESIGN §6) under ``backend="auto"``.  Its kernels are evaluated on whole arrays
-#: of samples, where NumPy is as fast as the compiled module, and compiling them costs more
-#: than the rest of a first run: the 16-mode bowed string of ``examples/bowed_string.py``
-#: (``frictionkit continue ... --from-hopf 1 -H 48``, one core), whole process, cold cache 8.2 s
-#: of CPU compiled (5.3 s of it the build) against 3.2 s with NumPy; warm cache, 4 alternating
-#: runs each, 2.0-2.7 s both ways (the machine was shared).
-PORT_BACKEND = "numpy"
-
-
-def _port_backend(backend):
-    """The backend of a structure's contact model for the ``backend`` asked (:data:`PORT_BACKEND`)."""
-    return PORT_BACKEND if backend == "auto" else backend
-
-
 def _structural(spec, continuation, backend):
     """The model module of a structural spec (DESIGN §6): the port model generated (its size
     does not depend on the structure's), the structure reduced, both joined
@@ -149,7 +132,7 @@ def _structural(spec, continuation, backend):
     from frictionkit.codegen import generate_module  # public codegen API only
     spec.validate(continuation)
     port_spec, layout = spec.port_model()
-    port = generate_module(port_spec, continuation, backend=_port_backend(backend))
+    port = generate_module(port_spec, continuation, backend=backend)
     basis = reduce_structure(layout.structure, [point for _, point in layout.forces])
     return structural_module(port, layout, ModalSystem(basis, layout, port), layout.structure.fingerprint())
 
@@ -160,7 +143,7 @@ def _recognised(spec, split, continuation, backend):
     parameter values (again when those that enter it change) and diagonalised."""
     from frictionkit.codegen import generate_module  # public codegen API only
     spec.validate(continuation)
-    port = generate_module(split.port, continuation, backend=_port_backend(backend))
+    port = generate_module(split.port, continuation, backend=backend)
     names = list(port.PARAMETERS)
     evaluate = split.evaluator(names)
 

@@ -301,25 +301,3 @@ def test_refined_monodromy_extrapolates_at_the_integrators_sixth_order():
     assert res.method == "variational"
     finer = error(np.linalg.eigvals(disc.monodromy(Z, 2 * n_t)))
     assert error(res.multipliers) < 1e-10 < finer
-
-
-def test_the_contacts_are_numpy_by_default_and_compiled_on_request():
-    """A structure's contact model takes the NumPy backend under ``backend="auto"`` (its build
-    would cost more than the rest of a first run, ``model/_load.py: PORT_BACKEND``), the compiled
-    one when asked; the compiled model's orbit meets time integration of the modal ODE as the
-    default one does (``test_orbits_match_time_integration_of_the_modal_ode``)."""
-    assert load_model(string(4), continuation="Vb").backend == "numpy"
-    model = load_model(string(4), continuation="Vb", backend="cython")
-    assert model.backend == "cython"
-    eq = equilibrium_branch(model, 0.6, 0.05)
-    hopf = max(eq.special_points("hopf"), key=lambda h: h.param)
-    disc, Z, d = periodic_start_from_hopf(model, hopf, harmonics=40)
-    br = periodic_branch(disc, Z, 0.05, 0.6, d, options=dict(stability=False, max_steps=6))
-    i = len(br) - 1
-    Z = br.solutions[i]
-    omega = disc.unpack(Z)["omega"]
-    C = disc.full_coefficients(Z)
-    x, T, sol, phi, _ = _shoot(4, br.param[i], C[:, 0] + C[:, 1::2].sum(axis=1), 2 * np.pi / omega, fix=4)
-    assert abs(T - 2 * np.pi / omega) < 1e-7 * T
-    ptp = _ptp(sol, phi, 4, T)
-    assert abs(ptp - br.ptp["v_bow"][i]) < 1e-7 * ptp

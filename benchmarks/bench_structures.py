@@ -18,7 +18,7 @@
   ``codegen/structure.py``), N = 4, 32, 128: the whole ``frictionkit continue`` process from a
   cold cache (codegen, build, equilibria, the branch from the first Hopf point, defaults).
 * The clamped beam of ``examples/fe_beam_damper.py`` with 5000 elements (10^4 degrees of
-  freedom): CPU of the reduction (modes below 2000 rad/s plus the static correction at the two
+  freedom): CPU of the reduction (modes below 15000 rad/s plus the static correction at the two
   loaded points), and the CPU per step of its frequency response (ANM, forcing frequency 30 to
   80 rad/s) against the same damper on a structure of its first ten modes given as modal data.
 

@@ -13,7 +13,7 @@ import click
 
 from ..drivers._choices import PERIODIC_METHODS
 from ..errors import ConvergenceError, FrictionkitError, InputError
-from ._params import ASSIGNMENT, check_sizes, param_values, save_or_rescue, write_outputs
+from ._params import ASSIGNMENT, check_sizes, param_values, runtime_loaded_frozen, save_or_rescue, write_outputs
 
 # The runtime (NumPy, SciPy, h5py, the drivers and the results) is imported by the functions
 # that use it, not here: `frictionkit continue --help` (demo, hopf-curve, fold-curve) imports
@@ -208,6 +208,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "stability changes (1: every step end; a larger K saves CPU but misses two crossings "
                    "that cancel within K steps).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@runtime_loaded_frozen(".engine._checkpoint", ".drivers._compose")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
                  discretization_renamed, harmonics, intervals, degree, max_steps, out, plot, no_clobber,
                  checkpoint_steps, checkpoint_seconds, restart, restart_model, append, direction, validity,

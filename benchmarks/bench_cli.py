@@ -50,7 +50,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-ROUNDS = 5
+# 9 rounds of the belt diagram: on the shared 2-core machine one command's CPU varies by +-20 %
+# from round to round (2.2 to 3.3 s at the default H in one run of 5), which moved the medians of 5
+# by 0.2 s between two runs of the same code
+ROUNDS = 9
 HELP_ROUNDS = 3
 EXE = str(Path(sys.executable).with_name("frictionkit"))
 BELT_DEFAULT = ["continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12", "--set", "n=10", "FN=5",

@@ -13,7 +13,7 @@ import click
 
 from ..drivers._choices import PERIODIC_METHODS
 from ..errors import ConvergenceError, FrictionkitError, InputError
-from ._params import ASSIGNMENT, check_sizes, param_values, save_or_rescue, write_outputs
+from ._params import ASSIGNMENT, check_sizes, param_values, runtime_loaded_frozen, save_or_rescue, write_outputs
 
 # The runtime (NumPy, SciPy, h5py, the drivers and the results) is imported by the functions
 # that use it, not here: `frictionkit continue --help` (demo, hopf-curve, fold-curve) imports
@@ -176,10 +176,11 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Image file of the bifurcation diagram (.png, .pdf, .svg, ...).")
 @click.option("--no-clobber", is_flag=True, help="Refuse to replace an existing --out or --plot file.")
-@click.option("--checkpoint-steps", type=click.IntRange(min=0), default=100, show_default=True,
-              help="Save the branch so far to --out every this many steps (0: never).")
+@click.option("--checkpoint-steps", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also save the branch so far to --out every this many steps (0: by time only, so "
+                   "that a run shorter than --checkpoint-seconds writes no checkpoint).")
 @click.option("--checkpoint-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True,
-              help="... and every this many seconds (0: never).")
+              help="Save the branch so far to --out every this many seconds (0: never).")
 @click.option("--restart", "restart", default=None, metavar="FILE.h5[@POINT]",
               help="Continue the branch saved in FILE from its POINT, like AUTO's IRS: an index "
                    "(default: the last; negative counts from the end), a special point (fold, hopf2, "
@@ -207,6 +208,7 @@ def _finish_branch(main_branch, branches, out, plot, t0, interrupted=False, save
                    "stability changes (1: every step end; a larger K saves CPU but misses two crossings "
                    "that cancel within K steps).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@runtime_loaded_frozen(".engine._checkpoint", ".drivers._compose")
 def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, method, discretization,
                  discretization_renamed, harmonics, intervals, degree, max_steps, out, plot, no_clobber,
                  checkpoint_steps, checkpoint_seconds, restart, restart_model, append, direction, validity,
@@ -214,8 +216,9 @@ def continue_cmd(model, assignments, param, start, stop, set_, mode, hopf, metho
     """Continue equilibria or periodic orbits of MODEL in --param from --start to --stop.
 
     --stop may lie below --start (the continuation then runs downwards).  With --out, the
-    branch so far is saved every --checkpoint-steps steps or --checkpoint-seconds seconds,
-    and on Ctrl-C or SIGTERM; every file is replaced only after the new one is complete.
+    branch so far is saved every --checkpoint-seconds seconds (and every --checkpoint-steps
+    steps if given), and on Ctrl-C or SIGTERM; every file is replaced only after the new one
+    is complete.
 
     \b
     Examples:
@@ -291,7 +294,13 @@ def check_run_options(out, plot, no_clobber, max_steps, harmonics):
 
 
 def _checkpointer(out, every_steps, every_seconds):
-    """The ``checkpoint`` hook of :func:`run_continuation`: saves to ``out`` (None: no checkpoints)."""
+    """The ``checkpoint`` hook of :func:`run_continuation`: saves to ``out`` (None: no checkpoints).
+
+    By default the trigger is time only (``--checkpoint-seconds 60``, ``--checkpoint-steps 0``):
+    a checkpoint bounds what a SIGKILL loses in time, and a run shorter than the interval pays
+    nothing for it (a step count forced one save, about 0.15 s of CPU, into the 2-second
+    seed-000 diagram, ``benchmarks/bench_cli.py``).  Ctrl-C and SIGTERM do not depend on it:
+    they save the branch so far whenever they come (``tests/engine/test_restart_and_interrupts.py``)."""
     from ..engine._checkpoint import Checkpoint
     from ..engine._run import _provenance as run_provenance
     if out is None or not (every_steps or every_seconds):

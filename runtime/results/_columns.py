@@ -244,30 +244,57 @@ def contact_dissipation(disc, solutions) -> dict:
         B[vel] = np.asarray(st.B, dtype=float)[vel]                  # forces on the velocity rows
         recover = None if tuple(disc.state_names) == tuple(model.states) else disc.full_coefficients
     n_s = max(8 * H + 8, VALIDITY_SAMPLES)
-    grid = np.arange(n_s) / n_s
-    out = {c: np.empty(len(sol)) for c in model.contacts}
-    for p, Z in enumerate(sol):
-        info = disc.unpack(Z)
-        omega = info["omega"]
-        params = model.param_vector(info.get("model_lam", info["lam"]))
-        C = info["coefficients"] if recover is None else recover(Z)
-        if C is None:                                   # no way to the model's states (contract item 23)
+    infos = [disc.unpack(Z) for Z in sol]
+    C = [info["coefficients"] if recover is None else recover(Z) for info, Z in zip(infos, sol)]
+    if any(c is None for c in C):                       # no way to the model's states (contract item 23)
+        return {}
+    # every point at once: the samples of all orbits in one inverse FFT, the forces in one call
+    x = np.moveaxis(coefficients_to_samples(np.array(C, dtype=float), n_s), 0, 1)     # (n, P, n_s)
+    omega = np.array([info["omega"] for info in infos], dtype=float)
+    params = np.array([model.param_vector(info.get("model_lam", info["lam"])) for info in infos])
+    t = (2 * np.pi / omega)[:, None] * (np.arange(n_s) / n_s)                           # (P, n_s)
+    if st is None:
+        F = _at_every_point(model.contact_force, x, t, params)                       # (n_c, n, P, n_s)
+        if F is None:
             return {}
-        C = np.asarray(C, dtype=float)
-        x = coefficients_to_samples(C, n_s)                      # (n, n_s)
-        t = (2 * np.pi / omega) * grid
-        if st is None:
-            F = model.contact_force(x, t, params)
-            if F is None:
-                return {}
-            power = np.sum(F[:, vel] * x[vel][None], axis=1)      # (n_c, n_s)
-        else:
-            F = st.port.contact_force(st.port_states(x), t, params) if hasattr(st.port, "contact_force") else None
-            if F is None:
-                return {}
-            F = np.asarray(F, dtype=float)[:, st.rows_F]
-            v = B.T @ x[:st.n_lin]                                # (n_F, n_s): the loaded points' velocities
-            power = np.sum(F * v[None], axis=1)
-        for k, c in enumerate(model.contacts):
-            out[c][p] = -(2 * np.pi / omega) * power[k].mean()
+        power = np.sum(F[:, vel] * x[vel][None], axis=1)                              # (n_c, P, n_s)
+    else:
+        if not hasattr(st.port, "contact_force"):
+            return {}
+        F = _at_every_point(lambda xs, ts, ps: st.port.contact_force(st.port_states(xs), ts, ps), x, t, params)
+        if F is None:
+            return {}
+        v = np.tensordot(B.T, x[:st.n_lin], axes=1)               # (n_F, P, n_s): the loaded points' velocities
+        power = np.sum(F[:, st.rows_F] * v[None], axis=1)
+    energy = -(2 * np.pi / omega) * power.mean(axis=-1)                                # (n_c, P)
+    out = dict(zip(model.contacts, energy))
     return {c: e for c, e in out.items() if np.all(np.isfinite(e))}
+
+
+def _at_every_point(force, x, t, params):
+    """``force(x, t, p)`` (contract item 16) of P points at once, shape (n_c, n, P, M), from
+    their samples ``x`` (n, P, M), times ``t`` (P, M) and parameter vectors ``params`` (P, n_p);
+    None where ``force`` gives None (a module without it).
+
+    The contract gives ``p`` as one vector; generated modules compute the forces elementwise,
+    so each parameter with a trailing axis of the points (``p`` of shape (n_p, P, 1)) gives
+    every point in one call.  Whether the module does is checked at the first and the last
+    point against its own call with that point's vector (two points whose continuation
+    parameters differ); a module that does not (an error, another shape, other values) is
+    called point by point, as the contract says."""
+    P = x.shape[1]
+    one = [force(x[:, i], t[i], params[i]) for i in sorted({0, P - 1})]
+    if one[0] is None:
+        return None
+    one = [np.asarray(f, dtype=float) for f in one]
+    if P > 1:
+        try:
+            every = np.asarray(force(x, t, params.T[:, :, None]), dtype=float)
+        except (TypeError, ValueError, IndexError):
+            every = None
+        if (every is not None and every.shape == one[0].shape[:-1] + (P,) + one[0].shape[-1:]
+                and all(np.allclose(every[..., i, :], f, rtol=1e-13, atol=0.0, equal_nan=True)
+                        for i, f in zip(sorted({0, P - 1}), one))):
+            return every
+    return np.stack([one[0]] + [np.asarray(force(x[:, i], t[i], params[i]), dtype=float)
+                                for i in range(1, P - 1)] + one[1:], axis=-2)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ._hbm import samples_to_coefficients
+from ._hbm import coefficients_at, samples_to_coefficients
 
 __all__ = ["CollocationSolutions"]
 
@@ -59,11 +59,9 @@ class CollocationSolutions:
                 raise InputError(f"states must be (n={self.model.n}, M >= 3) samples of one period; "
                                  f"got shape {x.shape}")
             C = samples_to_coefficients(x, (x.shape[1] - 1) // 2)
-            k = np.arange(1, C.shape[1] // 2 + 1)[:, None]
 
-            def states(t, C=C, k=k, w=omega_used):
-                th = w * np.asarray(t, dtype=float)[None, :]
-                return C[:, :1] + C[:, 1::2] @ np.cos(k * th) + C[:, 2::2] @ np.sin(k * th)
+            def states(t, C=C, w=omega_used):
+                return coefficients_at(C, w * np.asarray(t, dtype=float))
         T = 2 * np.pi / omega_used
         d = self.nodal
         t_nodes, t_gauss = self.tau_nodes * T, self.tau_gauss * T

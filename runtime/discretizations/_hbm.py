@@ -49,7 +49,8 @@ except ImportError:               # (a private module: should numpy move it, the
     _IRFFT = _RFFT_EVEN = _RFFT_ODD = None
 
 __all__ = ["HBMDiscretization", "equilibrium_discretization", "n_samples", "fast_length",
-           "coefficients_to_samples", "samples_to_coefficients", "shift_phase", "to_subharmonic"]
+           "coefficients_to_samples", "coefficients_at", "samples_to_coefficients", "shift_phase",
+           "to_subharmonic"]
 
 
 def fast_length(n: int) -> int:
@@ -116,6 +117,25 @@ def coefficients_to_samples(coef: np.ndarray, n_t: int) -> np.ndarray:
     if _IRFFT is None:
         return np.fft.irfft(spec, n=n_t, axis=-1, norm="forward")
     return _IRFFT(spec, 1.0, out=np.empty(spec.shape[:-1] + (n_t,)))    # norm="forward": no factor
+
+
+def coefficients_at(coef: np.ndarray, theta) -> np.ndarray:
+    """Evaluate real Fourier series at any phases ``theta`` (radians), where
+    :func:`coefficients_to_samples` needs equidistant ones.
+
+    Parameters
+    ----------
+    coef : ndarray, shape (n, 2H+1)
+        Coefficients ``[u0, c1, s1, ..., cH, sH]`` of each row.
+    theta : array_like, shape (M,)
+
+    Returns
+    -------
+    ndarray, shape (n, M)
+    """
+    coef = np.asarray(coef, dtype=float)
+    k = np.arange(1, (coef.shape[-1] - 1) // 2 + 1)[:, None] * np.asarray(theta, dtype=float).ravel()[None, :]
+    return coef[:, :1] + coef[:, 1::2] @ np.cos(k) + coef[:, 2::2] @ np.sin(k)
 
 
 def _signs(H: int, a: float) -> np.ndarray:

@@ -66,7 +66,7 @@ from ..model._interface import Model
 from ._base import Discretization
 from ._collocation import CollocationDiscretization, _lagrange_tables, _mesh_matrices
 from ._collocation_solutions import CollocationSolutions
-from ._hbm import coefficients_to_samples, samples_to_coefficients
+from ._hbm import coefficients_at, coefficients_to_samples, samples_to_coefficients
 from ._pointwise import PointwiseSeries
 
 __all__ = ["StateCollocationDiscretization"]
@@ -419,8 +419,7 @@ class StateCollocationDiscretization(CollocationSolutions, Discretization):
         H = (x.shape[1] - 1) // 2
         C = samples_to_coefficients(x, H)                      # (n, 2H+1), layout of _hbm.py
         shift = self._extremum_shift(C[self.phase_state]) if self.autonomous else 0.0
-        k = np.arange(1, H + 1)[:, None] * (2 * np.pi * (self.tau_nodes + shift))[None, :]
-        U = C[:, :1] + C[:, 1::2] @ np.cos(k) + C[:, 2::2] @ np.sin(k)
+        U = coefficients_at(C, 2 * np.pi * (self.tau_nodes + shift))
         return self.pack(U, omega_used, lam)
 
     def _extremum_shift(self, c):

@@ -192,6 +192,22 @@ def shrunk_harmonics(H, accuracy, tolerance):
     return H2 if H2 <= min(H - SHRINK_LEAST, SHRINK_FACTOR * H) else H
 
 
+def _ends_at_hopf(rec, one) -> bool:
+    """Whether the step end just recorded is where the branch reached an equilibrium (the
+    recorder stopped on a zero amplitude: a Hopf point).  Its orbit has no amplitude, so an
+    error relative to the orbit's size means nothing there: its orbit errors (``one``'s
+    ``err_*``) become NaN and no change of the discretization is asked for (that point ends
+    the branch anyway; its ``lam`` is located by the recorder).  Without this the estimate
+    there, 1.0 (all of a vanishing orbit), grew the belt's 100-interval collocation to 400
+    intervals at its last step under one BLAS kernel's rounding and not under another's."""
+    if rec.status != "equilibrium":
+        return False
+    for k in one:
+        if k.startswith("err"):
+            one[k] = math.nan
+    return True
+
+
 class _Segment:
     """The per-step check of one segment (the engine's ``progress`` callback).
 
@@ -226,6 +242,8 @@ class _Segment:
             return
         i, one = got
         self.cols[i] = one
+        if _ends_at_hopf(rec, one):
+            return
         err = self.cols[i]["err_trunc"] + self.cols[i]["err_alias"]
         if self.may_grow and err > self.tol and len(rec.step_ends) > 1:
             self.decision = ("grow", self.cols.pop(i))
@@ -687,6 +705,8 @@ class _MeshSegment(_Segment):
             return
         i, one = got
         self.cols[i] = one
+        if _ends_at_hopf(rec, one):
+            return
         err = one["err_mesh"]
         served = len(rec.step_ends) - 1 > REMESH_STEPS       # steps on this mesh before this one
         if err > self.tol and len(rec.step_ends) > 1 and (served or self.may_grow):

@@ -112,6 +112,19 @@ class Recorder:
         s = np.sign(values)
         return np.flatnonzero(s[1:] * s[:-1] < 0)
 
+    def _amplitude_watched(self, a0, values) -> bool:
+        """Whether a sign change of the amplitude on the step from the last point is a passage
+        through a Hopf point.  After the first step, always.  On the first step, unless the
+        start is at the Hopf point itself (its amplitude, ``a0``, at the rounding level of
+        the step's amplitudes ``values``), where the sign is noise: a run that starts on a
+        branch (a segment of an adaptive branch, a restart) and reaches a Hopf point within
+        its first step stops there like any other (without this, the belt's collocation
+        branch on Zen's rounding went through the second Hopf point inside the first step of
+        a new mesh and retraced itself back to the first)."""
+        if len(self.points) > 1:
+            return True
+        return abs(a0) > 1e-6 * float(np.max(np.abs(values)))
+
     def clip(self, series, a_max):
         """End of the ANM step: ``a_max`` or the first bound / amplitude-zero crossing."""
         o = self.options
@@ -133,9 +146,9 @@ class Recorder:
                 if len(idx):
                     events.append((idx[0], lambda a, b=bound: series(a)[-1] - b, name, bound))
         self._hopf_on_series = None
-        if self.amp_w is not None and len(self.points) > 1:
+        if self.amp_w is not None:
             amp = series.linear(a_grid, self.amp_w, weights=W)
-            idx = self._crossings(amp)
+            idx = self._crossings(amp) if self._amplitude_watched(amp[0], amp) else ()
             if len(idx):
                 fun = lambda a: float(series(a) @ self.amp_w)   # noqa: E731
                 if o.stop_on_equilibrium:
@@ -215,8 +228,9 @@ class Recorder:
         if name_bound is not None and name_bound[0] == "range" and series is not None and not on_bound:
             # ANM end point exactly on the bound: correct with lam fixed
             Z = self._on_bound(Z, name_bound[1])
-        if (self.amp_w is not None and not o.stop_on_equilibrium and name_bound is None and len(self.points) > 1
-                and self.amp(Zprev) * self.amp(Z) < 0):
+        if (self.amp_w is not None and not o.stop_on_equilibrium and name_bound is None
+                and self.amp(Zprev) * self.amp(Z) < 0
+                and self._amplitude_watched(self.amp(Zprev), [self.amp(Zprev), self.amp(Z)])):
             # passing through a Hopf point (zero amplitude) into the half-period-shifted copy
             hs = getattr(self, "_hopf_on_series", None)
             Zh = hs[1] if hs is not None else self._hermite_zero(Zprev, self.tangents[-1], Z, t, self.amp_w)
@@ -302,14 +316,19 @@ class Recorder:
         Next to a Hopf point the branch is a smooth function of its signed amplitude ``A``
         (``lam = lam_H + c A^2 + O(A^4)``: the orbit of amplitude ``-A`` is the half-period
         shift of ``+A``), so the last three step ends, whose amplitudes halve, are extrapolated
-        to ``A = 0`` by the quadratic through them (error ``O(A^3)``, with ``A`` below 1e-3 of
-        the largest).  With fewer than three such points,
+        to ``A = 0``: the orbit by the quadratic in ``A`` through them (error ``O(A^3)``, with
+        ``A`` below 1e-3 of the largest), ``lam`` by the quadratic in ``A^2`` (error ``O(A^6)``).  With fewer than three such points,
         the end's tangent: ``c = lam' / (2 A A')``, ``lam_H = lam - lam' A / (2 A')``.
         """
         idx = self.step_ends[-3:]
         A = np.array([self.amp(self.points[i]) for i in idx])
         if len(idx) == 3 and np.all(A * A[0] > 0) and np.all(np.abs(np.diff(A)) > 0.1 * np.abs(A[1:])):
             Zh = lagrange_value(A, [self.points[i] for i in idx], 0.0)
+            # lam is even in A: the quadratic in A^2 (error O(A^6)); the one in A (with a linear
+            # term that is only the fit's) was 3.4e-7 off the equilibria's Hopf point on the
+            # belt's 100 x 4 collocation when its far point sat at A = 3e-3 (one BLAS kernel's
+            # rounding ended the branch that way, another's by a zero crossing)
+            Zh[-1] = float(lagrange_value(A ** 2, [self.points[i][-1] for i in idx], 0.0))
             return float(Zh[-1]), Zh
         Z = self.points[-1]
         return float(Z[-1] - t[-1] * self.amp(Z) / (2 * float(t @ self.amp_w))), Z
@@ -410,8 +429,8 @@ class Recorder:
                 Zb = self._on_bound(Zg, bound)
                 self._stop_reason = ("range", bound)
                 return Zb, tangent_at(self.disc, Zb, t, self.counters)
-        if (o.stop_on_equilibrium and self.amp_w is not None and len(self.points) > 1
-                and self.amp(Zprev) * self.amp(Z) < 0):
+        if (o.stop_on_equilibrium and self.amp_w is not None and self.amp(Zprev) * self.amp(Z) < 0
+                and self._amplitude_watched(self.amp(Zprev), [self.amp(Zprev), self.amp(Z)])):
             # cubic Hermite interpolation with the end tangents (the point itself is nearly
             # singular: the periodic branch meets the family of equilibria there)
             self._stop_reason = ("equilibrium", None)

@@ -431,7 +431,8 @@ class Branch:
         (:func:`~frictionkit.runtime.results._atomic.atomic_path`): an interrupted or failed
         save leaves the previous file intact.  ``extra(f)``, if given, adds datasets to the
         open :class:`h5py.File` within the same atomic write.  ``path`` may also be a binary
-        file-like object (e.g. :class:`io.BytesIO`, as the sweep store uses), written directly.
+        file-like object (e.g. :class:`io.BytesIO`), written directly (in memory without one:
+        :meth:`to_image`).
         """
         if hasattr(path, "write"):
             self._write(path, extra)
@@ -540,10 +541,32 @@ class Branch:
             datasets); the message names the path and the problem.
         """
         import h5py
-        if hasattr(path, "read"):          # a binary file-like object (the sweep store's)
+        if hasattr(path, "read"):          # a binary file-like object
             with h5py.File(path, "r") as f:
                 return cls._read(_pick_group(f, which, "the given file"))
         return read_hdf5(path, lambda f: cls._read(_pick_group(f, which, f"branch file {path}")))
+
+    def to_image(self) -> bytes:
+        """The branch as the bytes of an HDF5 file of this module's layout (what :meth:`save`
+        writes), made in memory by HDF5's own core driver.
+
+        No Python file object takes part: h5py holds its global lock while it calls the
+        methods of one, which its documentation warns can deadlock a process whose other
+        threads use h5py or collect garbage (the sweep's in-process Dask workers are threads;
+        ``runtime/sweeps/_tasks.py``).  :meth:`from_image` reads the bytes back."""
+        import h5py
+        with h5py.File.in_memory() as f:
+            self._write_group(f)
+            f.flush()
+            return bytes(f.id.get_file_image())
+
+    @classmethod
+    def from_image(cls, data: bytes, which=None):
+        """The branch in ``data``, the bytes of an HDF5 file (:meth:`to_image`), read in
+        memory by HDF5's core driver; the layout is checked as by :meth:`load`."""
+        import h5py
+        with h5py.File.in_memory(data) as f:
+            return cls._read(_pick_group(f, which, "the given HDF5 image"))
 
     @classmethod
     def _read(cls, f):

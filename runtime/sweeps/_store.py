@@ -28,7 +28,6 @@ from the writer's memory, so the table and the tasks always agree.
 """
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 import shutil
@@ -164,13 +163,14 @@ class SweepStore:
             key = f"tasks/{_name(index)}/{name}"
             if key not in f:
                 raise InputError(f"{self.path}: task {index} has no {name!r} branch")
-            buf = io.BytesIO()
-            with h5py.File(buf, "w") as out:
+            with h5py.File.in_memory() as out:          # no Python file object (Branch.to_image)
                 for k, v in f[key].attrs.items():
                     out.attrs[k] = v
                 for child in f[key]:
                     f.copy(f[key][child], out, name=child)
-        return Branch.load(io.BytesIO(buf.getvalue()))
+                out.flush()
+                data = out.id.get_file_image()
+        return Branch.from_image(data)
 
     # -- writing ------------------------------------------------------------------------
     def commit(self, results: list) -> None:
@@ -232,7 +232,7 @@ class SweepStore:
         g.attrs["row"] = json.dumps(res["row"])
         g.attrs["seconds"] = float(res.get("seconds", np.nan))
         for bname, data in res["branches"].items():
-            with h5py.File(io.BytesIO(data), "r") as src:
+            with h5py.File.in_memory(data) as src:        # (Branch.from_image)
                 dst = g.create_group(bname)
                 for k, v in src.attrs.items():
                     dst.attrs[k] = v

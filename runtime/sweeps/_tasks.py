@@ -16,7 +16,6 @@ retries the task elsewhere.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 import os
@@ -69,10 +68,6 @@ def task_model(spec: SweepSpec, index: int):
     return model
 
 
-def _to_bytes(branch: Branch) -> bytes:
-    buf = io.BytesIO()
-    branch.save(buf)
-    return buf.getvalue()
 
 
 def stable_intervals(branch) -> list:
@@ -279,4 +274,4 @@ def run_task(spec_json: str, index: int) -> dict:
                        f"model's range ({message})")
         row, branches = {"status": "failed", "message": message}, {}
     return {"index": int(index), "row": {**point, **row},
-            "branches": {k: _to_bytes(b) for k, b in branches.items()}, "seconds": time.perf_counter() - t0}
+            "branches": {k: b.to_image() for k, b in branches.items()}, "seconds": time.perf_counter() - t0}

@@ -800,8 +800,11 @@ def adaptive_mesh_branch(disc, Z, direction, run_segment, tolerance, max_steps):
         direction /= np.linalg.norm(direction)
         disc = new
     # a segment of its start alone (a fresh mesh whose first step failed) repeats the previous
-    # segment's end, which the next segment starts from again
-    kept = [s for k, s in enumerate(segments) if len(s) > 1 or k in (0, len(segments) - 1)]
+    # segment's end, or the branch's start, which the next segment starts from again on its
+    # finer mesh (the first one's kept, the belt's 40 x 3 branch began with its start on the
+    # coarser mesh, 1.4e-6 above the tolerance, next to the same point within it)
+    last = len(segments) - 1
+    kept = [s for k, s in enumerate(segments) if len(s) > 1 or k == last]
     br = stitch_segments(kept)
     err = error_of(br.accuracy)
     worst = float(np.nanmax(err)) if err is not None and np.any(np.isfinite(err)) else math.nan

@@ -86,6 +86,18 @@ def test_exported_collocation_orbit_is_the_integrated_orbit(coll, tmp_path, labe
     assert np.max(np.abs(y[:, :-1] - np.roll(x, 1, axis=1)) / scale) > 10 * TOL
 
 
+def test_the_adaptive_branch_meets_its_tolerance_and_ends_at_the_second_hopf_point(coll):
+    """The 40 x 3 start grows its mesh where it must: every point's estimate is within the
+    default tolerance 1e-6 (its start was once kept on the coarser first mesh, 1.4e-6), and the
+    branch ends at the equilibria's second Hopf point (under some BLAS kernels it once went
+    through it and retraced itself to the first: tests/faults/test_blas_kernels.py)."""
+    from frictionkit.runtime.results._branch import load_branch
+    per = load_branch(coll)
+    assert np.nanmax(per.accuracy["err_mesh"]) <= 1e-6
+    hopf2 = load_branch(coll, "equilibria").special_points("hopf")[1].param
+    assert per.status == "equilibrium" and per.special[-1].param == pytest.approx(hopf2, rel=1e-7)
+
+
 def test_fold_label_is_the_saved_point_nearest_the_fold(coll, tmp_path):
     from frictionkit.runtime.results._branch import load_branch
     per = load_branch(coll)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..discretizations._aft import MAGNUS_GAUSS, _expm_batch, magnus_exponents, ordered_product
-from ..discretizations._hbm import coefficients_to_samples
+from ..discretizations._hbm import coefficients_at, coefficients_to_samples
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
 from ..results._result import Result
@@ -238,14 +238,12 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
     n, H = model.n, int(harmonics)
     c = np.asarray(coefficients, dtype=float)[: n * (2 * H + 1)].reshape(n, 2 * H + 1)
     T = 2 * np.pi / omega
-    k = np.arange(1, H + 1)
     count = dict(evaluations=0)
 
     def propagators(a, h, x=None):
         t = (a[:, None] + h[:, None] * MAGNUS_GAUSS[None, :]).ravel()
         if x is None:
-            th = np.outer(k, omega * t)
-            x = c[:, :1] + c[:, 1::2] @ np.cos(th) + c[:, 2::2] @ np.sin(th)
+            x = coefficients_at(c, omega * t)
         count["evaluations"] += t.size
         return _expm_batch(magnus_exponents(model, lam, t, x, h)[2])
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..discretizations._hbm import coefficients_at
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
 from ._floquet import FloquetResult, _result
@@ -19,10 +20,7 @@ def hbm_states_on_grid(coefficients, n: int, harmonics: int, n_t: int) -> np.nda
     """
     H = int(harmonics)
     c = np.asarray(coefficients, dtype=float)[: n * (2 * H + 1)].reshape(n, 2 * H + 1)
-    theta = 2 * np.pi * np.arange(n_t) / n_t
-    j = np.arange(1, H + 1)
-    cos, sin = np.cos(np.outer(j, theta)), np.sin(np.outer(j, theta))
-    return c[:, :1] + c[:, 1::2] @ cos + c[:, 2::2] @ sin
+    return coefficients_at(c, 2 * np.pi * np.arange(n_t) / n_t)
 
 
 def hbm_coefficients_from_samples(samples, harmonics: int) -> np.ndarray:

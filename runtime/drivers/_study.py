@@ -70,6 +70,7 @@ import numpy as np
 from ..discretizations._collocation import CollocationDiscretization
 from ..discretizations._hbm import (
     HBMDiscretization,
+    coefficients_at,
     coefficients_to_samples,
     samples_to_coefficients,
     shift_phase,
@@ -662,10 +663,7 @@ def _collocation_errors(model, rdisc, Ur, omega_r, lam_r, intervals, degree, k_e
     theta0 = 2 * np.pi * np.argmax(coefficients_to_samples(Ur[:1], 1 << 16)[0]) / (1 << 16)
 
     def ref_states(t):
-        theta = theta0 + omega_r * np.asarray(t)
-        kk = np.arange(1, rdisc.H + 1)
-        C, S = np.cos(np.outer(kk, theta)), np.sin(np.outer(kk, theta))
-        return Ur[:n, :1] + Ur[:n, 1::2] @ C + Ur[:n, 2::2] @ S
+        return coefficients_at(Ur[:n], theta0 + omega_r * np.asarray(t))
 
     states, lam_g, omega_g = ref_states, lam_r, omega_r
     for i in np.argsort(intervals)[::-1]:

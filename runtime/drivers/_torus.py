@@ -40,6 +40,7 @@ from scipy.integrate import solve_ivp
 from .._roots import bracketed_root
 from .._version import __version__
 from ..discretizations._aft import _expm_batch, magnus_exponents
+from ..discretizations._hbm import coefficients_at
 from ..discretizations._torus import TorusAFT, TorusErrors, choose_phase_harmonics
 from ..engine._anm import anm
 from ..engine._bordered import Counters
@@ -221,12 +222,9 @@ class TorusBranch:
 def _orbit_function(disc, Z):
     """``x(t)`` of the balanced periodic orbit ``Z`` of an AFT discretization at any times."""
     U, omega, lam = disc.split(Z)
-    k = np.arange(1, disc.H + 1)
 
     def x(t):
-        t = np.atleast_1d(np.asarray(t, dtype=float))
-        ph = np.outer(k, omega * t)
-        return U[:, :1] + U[:, 1::2] @ np.cos(ph) + U[:, 2::2] @ np.sin(ph)
+        return coefficients_at(U, omega * np.atleast_1d(np.asarray(t, dtype=float)))
     return x, omega, lam
 
 

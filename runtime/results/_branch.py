@@ -390,9 +390,8 @@ class Branch:
         if H == 0 or not np.isfinite(om):
             return np.linspace(0, 1, n_t), np.repeat(U[:, :1], n_t, axis=1)
         theta = 2 * np.pi * periods * np.arange(n_t) / n_t
-        k = np.arange(1, H + 1)
-        x = U[:, :1] + U[:, 1::2] @ np.cos(np.outer(k, theta)) + U[:, 2::2] @ np.sin(np.outer(k, theta))
-        return theta / om, x
+        from ..discretizations._hbm import coefficients_at
+        return theta / om, coefficients_at(U, theta)
 
     def _sampled_time_series(self, Z, n_t, periods):
         """:meth:`time_series` of a branch without Fourier coefficients."""

@@ -317,8 +317,9 @@ class Recorder:
         (``lam = lam_H + c A^2 + O(A^4)``: the orbit of amplitude ``-A`` is the half-period
         shift of ``+A``), so the last three step ends, whose amplitudes halve, are extrapolated
         to ``A = 0``: the orbit by the quadratic in ``A`` through them (error ``O(A^3)``, with
-        ``A`` below 1e-3 of the largest), ``lam`` by the quadratic in ``A^2`` (error ``O(A^6)``).  With fewer than three such points,
-        the end's tangent: ``c = lam' / (2 A A')``, ``lam_H = lam - lam' A / (2 A')``.
+        ``A`` below 1e-3 of the largest), ``lam`` by the quadratic in ``A^2`` (error
+        ``O(A^6)``).  With fewer than three such points, the end's tangent:
+        ``c = lam' / (2 A A')``, ``lam_H = lam - lam' A / (2 A')``.
         """
         idx = self.step_ends[-3:]
         A = np.array([self.amp(self.points[i]) for i in idx])

@@ -68,8 +68,6 @@ def task_model(spec: SweepSpec, index: int):
     return model
 
 
-
-
 def stable_intervals(branch) -> list:
     """``[[lo, hi], ...]``: the parameter ranges covered by runs of stable points of ``branch``
     (``stable == 1``), merged where they overlap (a folded branch covers a range twice).

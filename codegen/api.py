@@ -185,9 +185,7 @@ def _cached_sources(model, continuation: str, backends, progress=None) -> tuple[
     """
     spec = resolve_spec(model)
     backends = tuple(backends)
-    text = "\0".join([spec.canonical(), continuation, _generator_digest(), *backends])
-    full_key = hashlib.sha256(text.encode()).hexdigest()
-    path = cache_dir() / "sources" / f"{module_stem(spec.name, continuation)}_{full_key[:20]}.json"
+    path, full_key = _sources_path(spec, continuation, backends)
     hit, problem = _read_entry(path, backends, full_key, spec.name)
     if hit is not None:
         return hit
@@ -202,6 +200,21 @@ def _cached_sources(model, continuation: str, backends, progress=None) -> tuple[
     if problem is not None:
         rebuilt(path, problem)
     return meta, src
+
+
+def _sources_path(spec: ModelSpec, continuation: str, backends: tuple) -> tuple[Path, str]:
+    """Where :func:`_cached_sources` keeps the sources of ``backends`` of ``spec`` and
+    ``continuation``, and their whole key."""
+    text = "\0".join([spec.canonical(), continuation, _generator_digest(), *backends])
+    full_key = hashlib.sha256(text.encode()).hexdigest()
+    return cache_dir() / "sources" / f"{module_stem(spec.name, continuation)}_{full_key[:20]}.json", full_key
+
+
+def _first_use(spec: ModelSpec, continuation: str) -> bool:
+    """Whether no load of ``spec`` and ``continuation`` has left its sources in the cache yet:
+    neither the NumPy sources a deferred first load keeps nor the sources of both backends a
+    compiled load keeps (:func:`generate_module`'s ``defer``)."""
+    return not any(_sources_path(spec, continuation, b)[0].exists() for b in (("numpy",), ("numpy", "cython")))
 
 
 def _entry_digest(entry: dict) -> str:
@@ -346,7 +359,8 @@ def _module_from_source(source: str, name: str):
     return mod
 
 
-def generate_module(model, continuation: str, backend: str = "auto", progress: bool | None = None):
+def generate_module(model, continuation: str, backend: str = "auto", progress: bool | None = None,
+                    defer: bool = False):
     """Generated model module for ``model`` and ``continuation``.
 
     Parameters
@@ -362,6 +376,15 @@ def generate_module(model, continuation: str, backend: str = "auto", progress: b
         A progress bar of the code generation on stderr (True), none (False), or one for
         models of at least :data:`PROGRESS_MIN_STATES` states (None, the default); a model
         whose sources are cached is not generated again and shows none.
+    defer : bool
+        With ``backend="auto"``: the first load of a model (no sources of it in the cache)
+        returns its NumPy module without rendering the Cython source or compiling it; the
+        NumPy sources that load keeps in the cache make the next load (in any process)
+        compile as ``auto`` does.  For models whose kernels are a small part of a run (the
+        contact port of a structure, DESIGN §6), where a build costs more than a one-off run:
+        the bowed string's port with 16 modes, 1.9 s of build against a 12-step branch
+        0.02 s slower on its NumPy kernels (``benchmarks/bench_structure_peers.py``).
+        ``FRICTIONKIT_REQUIRE_COMPILED=1`` compiles at the first load.
 
     Notes
     -----
@@ -379,12 +402,14 @@ def generate_module(model, continuation: str, backend: str = "auto", progress: b
         pyx_path = GENERATED_DIR / f"{stem}.pyx"
         pyx = pyx_path.read_text(encoding="utf-8") if backend != "numpy" and pyx_path.exists() else None
     else:
+        first = (defer and backend == "auto" and os.environ.get("FRICTIONKIT_REQUIRE_COMPILED") != "1"
+                 and _first_use(model, continuation))
         meta, src = _cached_sources(model, continuation,
-                                    ("numpy",) if backend == "numpy" else ("numpy", "cython"), progress)
+                                    ("numpy",) if backend == "numpy" or first else ("numpy", "cython"), progress)
         np_mod = _numpy_module(src["numpy"], stem, f"_fk_np_{stem}_{meta.model_hash}")
         pyx = src.get("cython")
-    if backend == "numpy" or getattr(np_mod, "SAMPLED", False):
-        return np_mod
+    if backend == "numpy" or getattr(np_mod, "SAMPLED", False) or pyx is None:
+        return np_mod                  # (pyx None: a deferred first load)
     try:
         kernels, _ = compile_module(pyx, stem)
     except BuildError as exc:

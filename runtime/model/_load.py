@@ -132,7 +132,7 @@ def _structural(spec, continuation, backend):
     from frictionkit.codegen import generate_module  # public codegen API only
     spec.validate(continuation)
     port_spec, layout = spec.port_model()
-    port = generate_module(port_spec, continuation, backend=backend)
+    port = generate_module(port_spec, continuation, backend=backend, defer=True)
     basis = reduce_structure(layout.structure, [point for _, point in layout.forces])
     return structural_module(port, layout, ModalSystem(basis, layout, port), layout.structure.fingerprint())
 
@@ -143,7 +143,7 @@ def _recognised(spec, split, continuation, backend):
     parameter values (again when those that enter it change) and diagonalised."""
     from frictionkit.codegen import generate_module  # public codegen API only
     spec.validate(continuation)
-    port = generate_module(split.port, continuation, backend=backend)
+    port = generate_module(split.port, continuation, backend=backend, defer=True)
     names = list(port.PARAMETERS)
     evaluate = split.evaluator(names)
 

@@ -248,12 +248,13 @@ def contact_dissipation(disc, solutions) -> dict:
     C = [info["coefficients"] if recover is None else recover(Z) for info, Z in zip(infos, sol)]
     if any(c is None for c in C):                       # no way to the model's states (contract item 23)
         return {}
-    # every point at once: the samples of all orbits in one inverse FFT, the forces in one call
-    x = np.moveaxis(coefficients_to_samples(np.array(C, dtype=float), n_s), 0, 1)     # (n, P, n_s)
+    C = np.moveaxis(np.array(C, dtype=float), 0, 1)                                     # (n, P, 2H+1)
     omega = np.array([info["omega"] for info in infos], dtype=float)
     params = np.array([model.param_vector(info.get("model_lam", info["lam"])) for info in infos])
     t = (2 * np.pi / omega)[:, None] * (np.arange(n_s) / n_s)                           # (P, n_s)
+    # every point at once: the samples of all orbits in one inverse FFT, the forces in one call
     if st is None:
+        x = coefficients_to_samples(C, n_s)                                            # (n, P, n_s)
         F = _at_every_point(model.contact_force, x, t, params)                       # (n_c, n, P, n_s)
         if F is None:
             return {}
@@ -261,11 +262,16 @@ def contact_dissipation(disc, solutions) -> dict:
     else:
         if not hasattr(st.port, "contact_force"):
             return {}
-        F = _at_every_point(lambda xs, ts, ps: st.port.contact_force(st.port_states(xs), ts, ps), x, t, params)
+        # a structure: only the port's states and the loaded points' velocities are sampled,
+        # both linear in the states, so taken of the coefficients first (the 256-mode string:
+        # 3 + 1 rows instead of 512, 0.53 s and 690 MB of samples for its 440 points before)
+        port = st.port_states(C)                                      # (n_port, P, 2H+1)
+        vc = np.tensordot(B.T, C[:st.n_lin], axes=1)                  # (n_F, P, 2H+1)
+        xs = coefficients_to_samples(np.concatenate([port, vc]), n_s)
+        F = _at_every_point(st.port.contact_force, xs[:len(port)], t, params)
         if F is None:
             return {}
-        v = np.tensordot(B.T, x[:st.n_lin], axes=1)               # (n_F, P, n_s): the loaded points' velocities
-        power = np.sum(F[:, st.rows_F] * v[None], axis=1)
+        power = np.sum(F[:, st.rows_F] * xs[len(port):][None], axis=1)   # the loaded points' velocities
     energy = -(2 * np.pi / omega) * power.mean(axis=-1)                                # (n_c, P)
     out = dict(zip(model.contacts, energy))
     return {c: e for c, e in out.items() if np.all(np.isfinite(e))}

@@ -15,7 +15,8 @@ writes one sentence and ends the process with code 130 (128 + SIGINT, as shells 
 nothing has been computed or written while the command line loads, and Python's
 ``KeyboardInterrupt`` would otherwise surface in any import (click, NumPy, ...) with a
 traceback.  The command group gives SIGINT back (:func:`_release_interrupt`) as it starts a
-command, whose own handling (partial results saved, its message) then applies.  The handler
+command, whose own handling (partial results saved, its message) then applies, and ignores it
+once the command has ended (:func:`_ignore_interrupt_at_exit`).  The handler
 lives in this file, not a module of its own, so that no import precedes it; ``_signal`` (built
 in) rather than ``signal`` (which imports ``enum``).  What runs before this file (the
 interpreter's ``site`` and the environment's ``.pth`` files) is out of frictionkit's reach.
@@ -34,10 +35,28 @@ def _interrupted(signum, frame):
         _os._exit(130)
 
 
+_released = []
+
+
 def _release_interrupt():
     """Give SIGINT back to Python's ``KeyboardInterrupt`` if the start-up handler holds it."""
     if _signal.getsignal(_signal.SIGINT) is _interrupted:
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+        _released.append(True)
+
+
+def _ignore_interrupt_at_exit():
+    """Once the command has ended (its results written, its message and exit status set),
+    ignore SIGINT in a process whose start-up handler :func:`_release_interrupt` released: a
+    Ctrl-C in the last milliseconds, while click and the interpreter wind down, would otherwise
+    turn a finished command's status into 1 with a bare ``KeyboardInterrupt``, click's
+    ``Aborted!`` or an ignored exception's traceback (seen under load in
+    ``tests/faults/test_startup_interrupt.py``)."""
+    if _released:
+        try:
+            _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+        except ValueError:               # not the main thread
+            pass
 
 
 if (_os.path.basename(str((getattr(_sys, "argv", None) or [""])[0])).removesuffix(".exe") == "frictionkit"

@@ -22,7 +22,7 @@ try:                                     # Ctrl-C while the command line itself 
 
     import click
 
-    from ... import _release_interrupt
+    from ... import _ignore_interrupt_at_exit, _release_interrupt
     from .._version import __version__
 except KeyboardInterrupt:
     sys.stderr.write(_INTERRUPTED.format("starting"))
@@ -112,6 +112,8 @@ class LazyGroup(click.Group):
             if errors is None or not isinstance(exc, errors.FrictionkitError):
                 raise
             raise click.ClickException(str(exc)) from None
+        finally:
+            _ignore_interrupt_at_exit()      # the command has ended: a late Ctrl-C changes nothing
 
     def format_commands(self, ctx, formatter):
         """The command list of ``--help`` from the table (no command module imported); a

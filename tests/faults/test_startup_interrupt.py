@@ -99,3 +99,30 @@ def test_importing_frictionkit_leaves_sigint_alone():
                           "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"],
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "True", out.stderr
+
+
+_LATE = """
+import os, signal, sys
+sys.argv[0] = "frictionkit"                  # the console script's name: the start-up handler is set
+import frictionkit
+from frictionkit.runtime.cli import main
+try:
+    main(["models"], prog_name="frictionkit", standalone_mode=False)
+finally:
+    print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN, flush=True)
+os.kill(os.getpid(), signal.SIGINT)          # Ctrl-C once the command has ended
+signal.getsignal(signal.SIGINT)              # (a pending Python handler would run here)
+print("after", flush=True)
+"""
+
+
+def test_ctrl_c_after_the_command_ended_changes_nothing():
+    """Deterministic form of the late Ctrl-C the loop above meets by chance under load (exit
+    status 1 with a bare ``KeyboardInterrupt``, or click's ``Aborted!``): once the command has
+    ended, the console script ignores SIGINT; a program calling ``main`` keeps Python's own."""
+    run = subprocess.run([sys.executable, "-c", _LATE], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert run.returncode == 0 and run.stdout.split()[-2:] == ["True", "after"], (run.returncode, run.stderr)
+    plain = subprocess.run([sys.executable, "-c", _LATE.replace('sys.argv[0] = "frictionkit"', "pass")],
+                           capture_output=True, text=True, timeout=120, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert plain.stdout.split()[-1:] == ["False"] and "KeyboardInterrupt" in plain.stderr, plain.stderr

@@ -382,8 +382,10 @@ def generate_module(model, continuation: str, backend: str = "auto", progress: b
         NumPy sources that load keeps in the cache make the next load (in any process)
         compile as ``auto`` does.  For models whose kernels are a small part of a run (the
         contact port of a structure, DESIGN §6), where a build costs more than a one-off run:
-        the bowed string's port with 16 modes, 1.9 s of build against a 12-step branch
-        0.02 s slower on its NumPy kernels (``benchmarks/bench_structure_peers.py``).
+        the bowed string's port with 16 modes, 1.9 s of build against the equilibria and the
+        12-step branch of ``benchmarks/bench_structure_peers.py``'s command, 0.19 s of CPU on
+        the NumPy kernels and 0.15 s on the compiled ones (medians of 7 alternated runs in one
+        process).
         ``FRICTIONKIT_REQUIRE_COMPILED=1`` compiles at the first load.
 
     Notes

@@ -35,14 +35,15 @@ def _interrupted(signum, frame):
         _os._exit(130)
 
 
-_released = []
+_released = False                        # whether _release_interrupt gave SIGINT back
 
 
 def _release_interrupt():
     """Give SIGINT back to Python's ``KeyboardInterrupt`` if the start-up handler holds it."""
+    global _released
     if _signal.getsignal(_signal.SIGINT) is _interrupted:
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
-        _released.append(True)
+        _released = True
 
 
 def _ignore_interrupt_at_exit():

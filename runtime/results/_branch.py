@@ -148,6 +148,7 @@ import json
 
 import numpy as np
 
+from ..discretizations._hbm import coefficients_at
 from ..errors import InputError
 from ._atomic import atomic_path, read_hdf5
 from ._checked import COMPLEX, INTEGERS, STRINGS, Damaged, checked, dataset, int_attr, json_attr, json_text, text_attr
@@ -390,7 +391,6 @@ class Branch:
         if H == 0 or not np.isfinite(om):
             return np.linspace(0, 1, n_t), np.repeat(U[:, :1], n_t, axis=1)
         theta = 2 * np.pi * periods * np.arange(n_t) / n_t
-        from ..discretizations._hbm import coefficients_at
         return theta / om, coefficients_at(U, theta)
 
     def _sampled_time_series(self, Z, n_t, periods):
@@ -558,6 +558,12 @@ class Branch:
             self._write_group(f)
             f.flush()
             return bytes(f.id.get_file_image())
+
+    @classmethod
+    def from_group(cls, group):
+        """The branch :meth:`save` wrote into the open HDF5 group ``group`` (of any file: a
+        sweep store's task), read in place; the layout is checked as by :meth:`load`."""
+        return cls._read(group)
 
     @classmethod
     def from_image(cls, data: bytes, which=None):

@@ -163,14 +163,7 @@ class SweepStore:
             key = f"tasks/{_name(index)}/{name}"
             if key not in f:
                 raise InputError(f"{self.path}: task {index} has no {name!r} branch")
-            with h5py.File.in_memory() as out:          # no Python file object (Branch.to_image)
-                for k, v in f[key].attrs.items():
-                    out.attrs[k] = v
-                for child in f[key]:
-                    f.copy(f[key][child], out, name=child)
-                out.flush()
-                data = out.id.get_file_image()
-        return Branch.from_image(data)
+            return Branch.from_group(f[key])
 
     # -- writing ------------------------------------------------------------------------
     def commit(self, results: list) -> None:

@@ -60,8 +60,51 @@ def _ignore_interrupt_at_exit():
             pass
 
 
-if (_os.path.basename(str((getattr(_sys, "argv", None) or [""])[0])).removesuffix(".exe") == "frictionkit"
-        and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler):
+#: whether this process is the ``frictionkit`` console script (not a program importing frictionkit)
+_console_script = (_os.path.basename(str((getattr(_sys, "argv", None) or [""])[0])).removesuffix(".exe")
+                   == "frictionkit")
+
+#: NumPy's submodules that SciPy's array-API layer loads without using them
+_NUMPY_UNUSED = ("numpy.testing", "numpy.f2py")
+
+
+def _defer_unused_numpy():
+    """In the console script only, make :data:`_NUMPY_UNUSED` lazy modules
+    (``importlib.util.LazyLoader``): loaded at their first attribute access, not before.
+
+    SciPy's array-API layer (``scipy._lib.array_api_compat.numpy``, imported by every
+    ``scipy.linalg`` and ``scipy.sparse``) clones NumPy's namespace with ``from numpy import *``;
+    NumPy 2 lists its submodules in ``__all__`` and loads them on access, so that clone imports
+    ``numpy.testing`` (with ``unittest`` and ``importlib.metadata``) and ``numpy.f2py`` (with
+    ``charset_normalizer``), which no command uses: 0.03 s of CPU of the seed-000 diagram's
+    whole process (0.760 -> 0.729 s, medians of 9 alternated runs, ``python benchmarks/run.py
+    cli``).  The commands call this as they import the runtime
+    (``cli._params.runtime_loaded_frozen``), never for ``--help``.  A lazy module is the
+    module itself once touched.  Python 3.11's lazy modules are not safe to touch first from
+    two threads at once, hence only these two, which nothing in NumPy, SciPy or frictionkit
+    touches while computing (``numpy.ma``, as heavy, stays as it is: ``numpy.unique`` calls
+    it), and only in the console script.
+    """
+    if not _console_script:
+        return
+    import importlib.util
+
+    import numpy
+    for name in _NUMPY_UNUSED:
+        if name in _sys.modules:
+            continue
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            continue
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        module = importlib.util.module_from_spec(spec)
+        _sys.modules[name] = module
+        spec.loader.exec_module(module)
+        # what the import system does once a submodule is loaded: ``numpy.<name>`` is it
+        setattr(numpy, name.rpartition(".")[2], module)
+
+
+if _console_script and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
     try:
         _signal.signal(_signal.SIGINT, _interrupted)
     except ValueError:                   # not the main thread: signal handlers cannot be set there

@@ -14,6 +14,7 @@ import time
 
 import click
 
+from ... import _defer_unused_numpy
 from ..errors import FrictionkitError, InputError
 
 
@@ -52,7 +53,9 @@ _FREEZE_AT_EXIT: list = []
 def runtime_loaded_frozen(*modules):
     """Decorator of a command: import ``modules`` (``".engine"``: relative to ``frictionkit.runtime``) with the
     cyclic garbage collector paused, then run the command with every object alive at that point
-    frozen (:func:`gc.freeze`), and unfreeze them when it ends, however it ends.
+    frozen (:func:`gc.freeze`), and unfreeze them when it ends, however it ends.  In the
+    console script, NumPy's test and Fortran-wrapper packages, which SciPy's import would load
+    unused, are made lazy modules first (:func:`frictionkit._defer_unused_numpy`).
 
     Importing NumPy, SciPy and the runtime creates some 40 000 objects that live as long as the
     process and form almost no garbage (about 700 unreachable objects after them); while they
@@ -81,6 +84,7 @@ def runtime_loaded_frozen(*modules):
             enabled = gc.isenabled()
             gc.disable()
             try:
+                _defer_unused_numpy()        # the console script only: before SciPy is imported
                 for name in modules:
                     importlib.import_module(name, "frictionkit.runtime")
             finally:

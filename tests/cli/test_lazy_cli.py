@@ -124,3 +124,39 @@ def test_the_fft_lengths_are_scipys():
     from frictionkit.runtime.discretizations._hbm import fast_length
     for n in list(range(1, 5000)) + [99991, 2 ** 20 + 1, 3 ** 11 - 1]:
         assert fast_length(n) == scipy.fft.next_fast_len(n, real=True), n
+
+
+def test_a_command_leaves_numpys_test_and_fortran_packages_unloaded(tmp_path):
+    """The belt diagram from the installed script: SciPy's ``from numpy import *`` no longer
+    loads ``numpy.testing`` (with ``unittest``) and ``numpy.f2py`` (with ``charset_normalizer``),
+    and the diagram is the one computed without the deferral (its fold of cycles)."""
+    out = tmp_path / "belt.h5"
+    names, _ = imported("continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12", "--set", "n=10",
+                        "FN=5", "--from-hopf", "1", "-H", "30", "--out", str(out), "-q")
+    assert "scipy.linalg" in names
+    assert not {"unittest", "charset_normalizer", "numpy.f2py.crackfortran", "numpy.testing._private.utils"} & names
+    code = ("import sys; from frictionkit.runtime.cli import main\n"
+            f"main(['continue', 'belt', '--param', 'Vb', '--start', '0.05', '--stop', '12', '--set', 'n=10', "
+            f"'FN=5', '--from-hopf', '1', '-H', '30', '--out', {str(tmp_path / 'plain.h5')!r}, '-q'], "
+            "standalone_mode=False)\n"
+            "assert 'unittest' in sys.modules")           # a program importing frictionkit: untouched
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    from frictionkit.runtime import load_branch
+    folds = [load_branch(p).special_points("fold")[0].param for p in (out, tmp_path / "plain.h5")]
+    assert folds[0] == folds[1]
+
+
+def test_the_deferred_numpy_packages_load_when_touched():
+    """In the console script the two packages are lazy modules that load at first use, and work."""
+    code = ("import sys; sys.argv[0] = 'frictionkit'\n"
+            "import frictionkit; frictionkit._defer_unused_numpy()\n"
+            "import numpy, scipy.linalg\n"
+            "assert 'unittest' not in sys.modules and 'numpy.testing' in sys.modules\n"
+            "numpy.testing.assert_allclose(scipy.linalg.inv([[2.0]]), [[0.5]])\n"
+            "from numpy.testing import assert_array_equal; assert_array_equal([1], [1])\n"
+            "import numpy.f2py; assert callable(numpy.f2py.run_main)\n"
+            "assert 'unittest' in sys.modules and 'numpy.f2py.crackfortran' in sys.modules\n"
+            "print('ok')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

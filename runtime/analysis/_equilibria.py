@@ -152,6 +152,7 @@ def _tracking_hopf_test(model, n, eigenvalue):
     structural = model.structure is not None
 
     def test(Z):
+        import scipy.sparse.linalg   # here: a model of a few states never imports scipy.sparse
         if structural:         # O(modes) per Newton step on the contacts' characteristic matrix
             s = structural_eigenvalue(model, Z[:n], Z[-1], complex(eigenvalue.real, abs(eigenvalue.imag)))
             if s is not None:

@@ -11,7 +11,6 @@ and the scaled systems (:class:`ScaledDiscretization`) honour it.
 from ._aft import AFTDiscretization, default_n_t
 from ._base import Discretization
 from ._collocation import CollocationDiscretization
-from ._condensed import CondensedAFTDiscretization
 from ._hbm import (
     HBMDiscretization,
     coefficients_to_samples,
@@ -30,3 +29,12 @@ __all__ = ["Discretization", "HBMDiscretization", "coefficients_to_samples", "eq
            "default_n_t", "CollocationDiscretization", "CondensedAFTDiscretization", "PeriodicOrbit",
            "ShootingDiscretization",
            "ScaledDiscretization", "StateCollocationDiscretization"]
+
+
+def __getattr__(name):
+    """``CondensedAFTDiscretization`` at first use: its module imports ``scipy.sparse`` (ARPACK,
+    sparse matrices), which a model of a few states never needs (0.01 s of every command)."""
+    if name == "CondensedAFTDiscretization":
+        from ._condensed import CondensedAFTDiscretization
+        return CondensedAFTDiscretization
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,9 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse
-import scipy.sparse.linalg
 
+from .._sparse import is_sparse
 from ..errors import ConvergenceError
 from ._reduction import _Reduction
 from ._state_collocation import StateCollocationDiscretization
@@ -190,7 +189,9 @@ class _FrozenLU:
                 self.last_iterations = sweep
                 X[:, cols] = x
                 return X
-        # contracting too slowly: GMRES, preconditioned by the same LU, from there
+        # contracting too slowly: GMRES, preconditioned by the same LU, from there (scipy.sparse
+        # imported here: the belt's estimates never get there, and it costs a command 0.01 s)
+        import scipy.sparse.linalg
         P = scipy.sparse.linalg.LinearOperator(A.shape, matvec=lambda v: _lu_solve(lu, v),
                                                dtype=float)
         self.last_iterations = self.SWEEPS
@@ -399,7 +400,8 @@ class _MeshErrors:
         R = fine.residual(Zf)
         J = fine.jacobian(Zf)
         b = np.append(-R, 0.0)
-        if scipy.sparse.issparse(J):         # the collocation's Jacobian is sparse (banded blocks)
+        if is_sparse(J):                    # the collocation's Jacobian is sparse (banded blocks)
+            import scipy.sparse.linalg
             dZ = scipy.sparse.linalg.spsolve(scipy.sparse.vstack([J, tf[None, :]], format="csc"), b)
         else:
             dZ = scipy.linalg.lu_solve(scipy.linalg.lu_factor(np.vstack([J, tf[None, :]]), check_finite=False), b,

@@ -25,7 +25,6 @@ from .._roots import bracketed_root
 from ..analysis._equilibria import (_hopf_brackets, _hopf_test, _locate_hopf, _use_aft, eigenvalues, hopf_eigenpair,
                                     find_equilibrium)
 from ..discretizations._aft import AFTDiscretization
-from ..discretizations._condensed import CondensedAFTDiscretization
 from ..discretizations._hbm import HBMDiscretization
 from ._forced_start import _integrate, forced_period_samples
 from ._orbits import find_periodic_orbit
@@ -198,6 +197,7 @@ def _orbit_to_start(model, x_samples, omega, lam, harmonics, phase_variable=None
         disc = AFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
         return disc, disc.from_samples(x_samples, omega, lam)
     if kind == "aft-condensed":
+        from ..discretizations._condensed import CondensedAFTDiscretization   # structures only (scipy.sparse)
         disc = CondensedAFTDiscretization(model, harmonics, phase_variable=phase_variable, n_t=n_t_aft)
         return disc, disc.from_samples(x_samples, omega, lam)
     disc = HBMDiscretization(model, harmonics, phase_variable=phase_variable)
@@ -615,7 +615,10 @@ def _restart_discretization(branch, model, index, harmonics):
         H = H0 if harmonics is None else int(harmonics)
         if branch.kind == "equilibrium" and H != 0:
             raise InputError("harmonics: an equilibrium branch has none; restart it without --harmonics")
-        cls = {"aft": AFTDiscretization, "aft-condensed": CondensedAFTDiscretization}.get(kind, HBMDiscretization)
+        if kind == "aft-condensed":
+            from ..discretizations._condensed import CondensedAFTDiscretization as cls   # structures only
+        else:
+            cls = AFTDiscretization if kind == "aft" else HBMDiscretization
         disc = cls(model, H, n_t=sizes.get("n_t") if H == H0 else None)
         if H != H0:
             Z = _resize_harmonics(Z, H0, disc)

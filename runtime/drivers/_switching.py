@@ -214,6 +214,7 @@ def switch_period_doubling_collocation(disc, special_point, *, amplitude: float 
     -------
     Branch
     """
+    import scipy.sparse.linalg   # here: a model of a few states never imports scipy.sparse
     if special_point.kind != "pd":
         raise InputError(f"switch_period_doubling_collocation needs a 'pd' special point, not {special_point.kind!r}")
     if disc.kind != "collocation-recast" or not disc.forced:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy
 
+from .._sparse import is_sparse
 from ..discretizations._reduction import _perm_parity, _Reduction
 from ..errors import ConvergenceError, NonFiniteError
 
@@ -91,7 +92,8 @@ class _Bordered:
                  checked: bool = False, elimination=None):
         self._workspace = None
         self._reduced = None
-        if scipy.sparse.issparse(J):
+        if is_sparse(J):
+            import scipy.sparse.linalg   # here: a model of a few states never imports scipy.sparse
             K = scipy.sparse.vstack([J, scipy.sparse.csr_matrix(border[None, :])]).tocsc()
             self._lu = scipy.sparse.linalg.splu(K)
             self._solve = self._lu.solve
@@ -252,7 +254,7 @@ def factor_jacobian(disc, Z, border, counters: Counters | None = None, *, scales
                          elimination=disc.elimination), scale
     J = disc.jacobian(Z)
     scale = row_scales(J, Z) if scales else None
-    if scipy.sparse.issparse(J):
+    if is_sparse(J):
         return _Bordered(J, border, counters), scale
     return _Bordered(J, border, counters, workspace=_Workspace.of(disc), elimination=disc.elimination), scale
 
@@ -267,7 +269,7 @@ def row_scales(J, Z, block: int = 256):
     tests/engine/test_periodic.py::test_closed_branch_returns_to_start.)
     """
     Z = np.abs(np.asarray(Z, dtype=float))
-    if scipy.sparse.issparse(J):
+    if is_sparse(J):
         s = np.asarray(abs(J) @ Z).ravel()
     else:
         s = np.zeros(J.shape[0])

@@ -38,7 +38,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy
+import scipy                 # scipy.sparse(.linalg): imported by the functions that use it, as
+                             # every model loads this module and few need scipy.sparse
 
 from ..errors import InputError, ModelInterfaceError
 
@@ -102,6 +103,7 @@ def reduce_structure(structure, loaded_points=()) -> ModalBasis:
         A mass that is not positive definite, a singular stiffness (a rigid-body mode), a
         cut-off with no mode below it, non-proportional damping, a critically damped mode.
     """
+    import scipy.sparse.linalg
     if structure.kind == "modal":
         d = structure.data
         return ModalBasis(d["frequencies"].copy(), d["damping"].copy(), d["shapes"].copy(), structure.points,
@@ -169,12 +171,14 @@ def reduce_structure(structure, loaded_points=()) -> ModalBasis:
 
 
 def _dense(A):
+    import scipy.sparse.linalg
     return A.toarray() if scipy.sparse.issparse(A) else A
 
 
 def _check_positive_definite(M, what):
     """Refuse a mass matrix that is not symmetric positive definite (its LDL^T pivots, from a
     sparse LU with symmetric pivoting, or a Cholesky factorization of a dense one)."""
+    import scipy.sparse.linalg
     if not scipy.sparse.issparse(M):
         try:
             np.linalg.cholesky(M)
@@ -199,6 +203,7 @@ def _check_positive_definite(M, what):
 
 def _factor(K):
     """``b -> K^-1 b`` by one factorization (sparse LU or dense LU)."""
+    import scipy.sparse.linalg
     try:
         if scipy.sparse.issparse(K):
             lu = scipy.sparse.linalg.splu(scipy.sparse.csc_matrix(K))
@@ -220,6 +225,7 @@ def _lowest_modes(M, K, solve_K, modes, cutoff, n):
     """The ``modes`` lowest modes, or those below ``cutoff``, by eigsh in shift-invert mode
     about 0 (the operator is ``K^-1``: ``solve_K``), doubling the count until one lies above
     the cut-off."""
+    import scipy.sparse.linalg
     op = scipy.sparse.linalg.LinearOperator((n, n), matvec=solve_K, dtype=float)
     k = int(modes) if modes is not None else min(n - 1, 12)
     while True:

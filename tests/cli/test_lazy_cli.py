@@ -129,12 +129,14 @@ def test_the_fft_lengths_are_scipys():
 def test_a_command_leaves_numpys_test_and_fortran_packages_unloaded(tmp_path):
     """The belt diagram from the installed script: SciPy's ``from numpy import *`` no longer
     loads ``numpy.testing`` (with ``unittest``) and ``numpy.f2py`` (with ``charset_normalizer``),
-    and the diagram is the one computed without the deferral (its fold of cycles)."""
+    nor ``scipy.sparse`` (the structures' modules import it), and the diagram is the one computed
+    without the deferral (its fold of cycles)."""
     out = tmp_path / "belt.h5"
     names, _ = imported("continue", "belt", "--param", "Vb", "--start", "0.05", "--stop", "12", "--set", "n=10",
                         "FN=5", "--from-hopf", "1", "-H", "30", "--out", str(out), "-q")
     assert "scipy.linalg" in names
-    assert not {"unittest", "charset_normalizer", "numpy.f2py.crackfortran", "numpy.testing._private.utils"} & names
+    assert not {"unittest", "charset_normalizer", "numpy.f2py.crackfortran", "numpy.testing._private.utils",
+                "scipy.sparse"} & names
     code = ("import sys; from frictionkit.runtime.cli import main\n"
             f"main(['continue', 'belt', '--param', 'Vb', '--start', '0.05', '--stop', '12', '--set', 'n=10', "
             f"'FN=5', '--from-hopf', '1', '-H', '30', '--out', {str(tmp_path / 'plain.h5')!r}, '-q'], "

@@ -178,7 +178,7 @@ def classify_motion(model: Model, lam: float, samples, *, omega: float | None = 
                             omegas=None if omega is None else [omega])[0]
 
 
-def classify_motions(model: Model, lams, samples, *, omegas=None, velocity=None) -> list[MotionResult]:
+def classify_motions(model: Model, lams, samples, *, omegas=None, velocity=None, v_n=None) -> list[MotionResult]:
     """:func:`classify_motion` of many orbits at once (e.g. every point of a branch).
 
     Parameters
@@ -194,6 +194,9 @@ def classify_motions(model: Model, lams, samples, *, omegas=None, velocity=None)
         ``velocity(x, t, params)``: the contacts' relative velocities from ``samples``
         (default ``model.contact_velocity``: samples of the model's states; a
         discretization's ``contact_velocity`` for samples of its ``state_names``).
+    v_n : ndarray (n_orbits, n_contacts), optional
+        :func:`limit_velocities` ``(model, lams)``, given by a caller that classifies a branch
+        in parts (and has warned of a law without ``V_n`` once); by default searched here.
 
     Returns
     -------
@@ -215,13 +218,11 @@ def classify_motions(model: Model, lams, samples, *, omegas=None, velocity=None)
     vr = np.array([np.atleast_2d(np.asarray(velocity(
         xi, 2 * np.pi / om * np.arange(m) / m if om and np.isfinite(om) else np.zeros(m),
         model.param_vector(lam)), dtype=float)) for xi, lam, om in zip(x, lams, oms)])
-    v_n = limit_velocities(model, lams)
+    if v_n is None:
+        v_n = limit_velocities(model, lams)
+        warn_unknown_limits(model, v_n, stacklevel=2)
+    v_n = np.asarray(v_n, dtype=float)
     unknown = np.isnan(v_n)                                 # (n_orbits, n_contacts)
-    if unknown.any():
-        names = [model.contacts[c] for c in np.flatnonzero(unknown.any(axis=0))]
-        warnings.warn(f"model {model.name!r}: the friction law of contact(s) {', '.join(map(repr, names))} is "
-                      "NaN as a function of the relative velocity (a law with internal states whose steady "
-                      f"sliding has no closed form): motion label {UNKNOWN_MOTION!r}", RuntimeWarning, stacklevel=2)
     stick = np.abs(vr) <= np.abs(v_n)[:, :, None]          # (n_orbits, n_contacts, n_t)
     # maximal runs of True, counted cyclically (all True: one run)
     counts = np.where(stick.all(axis=2), 1, np.sum(stick & ~np.roll(stick, 1, axis=2), axis=2))
@@ -237,6 +238,18 @@ def classify_motions(model: Model, lams, samples, *, omegas=None, velocity=None)
                                 stick_intervals=tuple(-1 if u else int(k) for u, k in zip(unknown[i], counts[i])),
                                 stick_fraction=tuple(float(f) for f in fractions[i]), v_n=v_n[i]))
     return out
+
+
+def warn_unknown_limits(model: Model, v_n, stacklevel: int = 2):
+    """The warning of :func:`classify_motions` where a contact's ``V_n`` is NaN (its label is
+    :data:`UNKNOWN_MOTION`)."""
+    unknown = np.isnan(np.asarray(v_n, dtype=float))
+    if unknown.any():
+        names = [model.contacts[c] for c in np.flatnonzero(unknown.any(axis=0))]
+        warnings.warn(f"model {model.name!r}: the friction law of contact(s) {', '.join(map(repr, names))} is "
+                      "NaN as a function of the relative velocity (a law with internal states whose steady "
+                      f"sliding has no closed form): motion label {UNKNOWN_MOTION!r}", RuntimeWarning,
+                      stacklevel=stacklevel + 1)
 
 
 def _check_contacts(model):

@@ -43,7 +43,7 @@ from ..results._columns import orbit_samples
 from ..results._result import Result
 from ._floquet import FloquetResult, _result, adaptive_magnus_monodromy, floquet_collocation
 from ._hill import hill_multipliers, hill_multipliers_hbm
-from ._motion import UNKNOWN_MOTION, classify_motions
+from ._motion import UNKNOWN_MOTION, classify_motions, limit_velocities, warn_unknown_limits
 
 
 # ---------------------------------------------------------------------------------------
@@ -409,21 +409,36 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     return prim
 
 
+#: samples per period of the motion labels, and the size of the samples of a part of a branch
+MOTION_SAMPLES, MOTION_PART_BYTES = 2048, 2 ** 20
+
+
 def _motion_labels(branch, disc):
     """The motion label of every point of ``branch`` (:func:`branch_stability`, ``motion``).
 
-    All points at once: one inverse FFT for the samples, ``V_n`` searched once if the law
-    does not involve ``lam`` (``classify_motions``).  The labels come last, from the model
-    module's own contact code: an error raised there (a hand-written ``contact_law`` that
-    fails, a module generated before internal states of friction laws were supported) gives
-    the label ``"unknown"`` and a warning, never the loss of the computed branch.
+    ``V_n`` searched once if the law does not involve ``lam`` (``limit_velocities``), the
+    points classified in parts of :data:`MOTION_PART_BYTES` of samples (one inverse FFT
+    each): the whole branch's samples at once (the belt's 717 points: 23 MB, with as much
+    again inside the FFT) cost a fresh process 0.06 s of CPU in first-touched memory, the
+    parts 0.008 s.  The labels come last, from the model module's own contact code: an error
+    raised there (a hand-written ``contact_law`` that fails, a module generated before
+    internal states of friction laws were supported) gives the label ``"unknown"`` and a
+    warning, never the loss of the computed branch.
     """
     model = disc.model
-    samples = orbit_samples(disc, branch.solutions, 2048)
+    params = np.asarray(branch.param, dtype=float)
+    omegas = np.asarray(branch.omega, dtype=float) if model.forced else None
+    labels = []
     try:
-        return [r.label for r in classify_motions(model, branch.param, samples,
-                                                  omegas=branch.omega if model.forced else None,
-                                                  velocity=disc.contact_velocity)]
+        v_n = limit_velocities(model, params)
+        warn_unknown_limits(model, v_n, stacklevel=2)
+        part = max(1, MOTION_PART_BYTES // (8 * MOTION_SAMPLES * max(1, len(disc.state_names))))
+        for i in range(0, len(params), part):
+            samples = orbit_samples(disc, branch.solutions[i:i + part], MOTION_SAMPLES)
+            labels += [r.label for r in classify_motions(
+                model, params[i:i + part], samples, omegas=None if omegas is None else omegas[i:i + part],
+                velocity=disc.contact_velocity, v_n=v_n[i:i + part])]
+        return labels
     except Exception as exc:     # the model module's code, after the branch is computed
         warnings.warn(f"motion labels of model {model.name!r} unknown: its contact_velocity/contact_law raised "
                       f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)

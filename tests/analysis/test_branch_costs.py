@@ -177,3 +177,18 @@ def test_multiplier_stride_option_and_the_report_of_an_inherited_point(belt_bran
         periodic_branch(disc, br.solutions[0], 0.0, 12.0, br.tangents[0], options=dict(multiplier_stride=0))
     i = int(np.flatnonzero(~np.isfinite(br.max_multiplier))[0])
     assert "not computed at this point" in _point(br, i, br.states[0], 64)["numbers"]["Floquet multipliers"]
+
+
+def test_motion_labels_in_parts_are_each_orbits_own(belt_branch, monkeypatch):
+    """The branch's motion labels, computed in parts of the branch (here of 5 points, to cross
+    part boundaries), are those of each orbit classified alone from its own time series."""
+    from frictionkit.runtime.analysis import _stability
+    from frictionkit.runtime.analysis._motion import classify_motion
+    br = belt_branch
+    monkeypatch.setattr(_stability, "MOTION_PART_BYTES", 5 * 8 * _stability.MOTION_SAMPLES * len(br.states))
+    labels = _stability._motion_labels(br, br.discretization)
+    model = br.discretization.model
+    alone = [classify_motion(model, br.param[i], br.time_series(i, n_t=_stability.MOTION_SAMPLES)[1]).label
+             for i in range(len(br))]
+    assert len(labels) == len(br) and labels == alone == list(br.motion)
+    assert {"slipping", "stick-slip"} <= set(labels)

@@ -14,7 +14,7 @@ import time
 
 import click
 
-from ... import _defer_unused_numpy
+from ... import _prepare_command
 from ..errors import FrictionkitError, InputError
 
 
@@ -54,8 +54,9 @@ def runtime_loaded_frozen(*modules):
     """Decorator of a command: import ``modules`` (``".engine"``: relative to ``frictionkit.runtime``) with the
     cyclic garbage collector paused, then run the command with every object alive at that point
     frozen (:func:`gc.freeze`), and unfreeze them when it ends, however it ends.  In the
-    console script, NumPy's test and Fortran-wrapper packages, which SciPy's import would load
-    unused, are made lazy modules first (:func:`frictionkit._defer_unused_numpy`).
+    console script, ``malloc`` first keeps freed memory for reuse and NumPy's test and
+    Fortran-wrapper packages, which SciPy's import would load unused, become lazy modules
+    (:func:`frictionkit._prepare_command`).
 
     Importing NumPy, SciPy and the runtime creates some 40 000 objects that live as long as the
     process and form almost no garbage (about 700 unreachable objects after them); while they
@@ -84,7 +85,7 @@ def runtime_loaded_frozen(*modules):
             enabled = gc.isenabled()
             gc.disable()
             try:
-                _defer_unused_numpy()        # the console script only: before SciPy is imported
+                _prepare_command()           # the console script only: before the runtime is imported
                 for name in modules:
                     importlib.import_module(name, "frictionkit.runtime")
             finally:

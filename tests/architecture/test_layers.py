@@ -15,7 +15,7 @@ RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 PACKAGE = "frictionkit.runtime"
 
 # Lowest first.  A module may import its own layer and the layers below it.
-LAYERS = ["_package", "_version", "errors", "_roots", "model", "discretizations", "results", "engine", "analysis", "drivers", "sweeps", "nonsmooth",
+LAYERS = ["_package", "_version", "errors", "_roots", "_sparse", "model", "discretizations", "results", "engine", "analysis", "drivers", "sweeps", "nonsmooth",
           "cli", "__init__"]
 
 

@@ -122,7 +122,7 @@ def _keep_freed_memory() -> bool:
     page faults, 17 200 with these values, and 0.70 -> 0.67 s of CPU (medians of 9 alternated
     runs of ``frictionkit continue belt ... -q`` under ``/usr/bin/time``), for 5-10 MB more
     resident memory.  Both are set or neither: setting one turns off glibc's adjustment of the
-    other (either alone made 100 000 faults and 0.85 s).  Elsewhere, and in a program
+    other (either alone: 100 000 to 150 000 faults and 0.84 to 0.91 s).  Elsewhere, and in a program
     importing frictionkit, nothing changes.
     """
     if not _console_script or not _sys.platform.startswith("linux"):

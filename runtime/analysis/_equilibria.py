@@ -152,12 +152,12 @@ def _tracking_hopf_test(model, n, eigenvalue):
     structural = model.structure is not None
 
     def test(Z):
-        import scipy.sparse.linalg   # here: a model of a few states never imports scipy.sparse
         if structural:         # O(modes) per Newton step on the contacts' characteristic matrix
             s = structural_eigenvalue(model, Z[:n], Z[-1], complex(eigenvalue.real, abs(eigenvalue.imag)))
             if s is not None:
                 return float(s.real)
         J = np.asarray(model.jac(0.0, np.asarray(Z[:n], dtype=float), Z[-1]), dtype=complex)
+        import scipy.sparse.linalg   # here: a model of a few states never imports scipy.sparse
         try:
             w = scipy.sparse.linalg.eigs(J, k=1, sigma=sigma, v0=v0, return_eigenvectors=False, tol=1e-14)
         except scipy.sparse.linalg.ArpackError:

@@ -41,6 +41,7 @@ import numpy as np
 import scipy                 # scipy.sparse(.linalg): imported by the functions that use it, as
                              # every model loads this module and few need scipy.sparse
 
+from .._sparse import is_sparse
 from ..errors import InputError, ModelInterfaceError
 
 __all__ = ["ModalBasis", "StructuralSystem", "reduce_structure", "structural_module"]
@@ -171,8 +172,7 @@ def reduce_structure(structure, loaded_points=()) -> ModalBasis:
 
 
 def _dense(A):
-    import scipy.sparse.linalg
-    return A.toarray() if scipy.sparse.issparse(A) else A
+    return A.toarray() if is_sparse(A) else A
 
 
 def _check_positive_definite(M, what):

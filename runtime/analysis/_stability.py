@@ -123,10 +123,11 @@ def _spectral_change(a, b, n: int | None = None) -> float:
     return float(max(d.min(axis=1).max(), d.min(axis=0).max()))
 
 
-def _eigenvalues(disc, M):
+def _eigenvalues(disc, M, start=None, with_start=False):
     """The monodromy's eigenvalues: all, or only the leading ones where the discretization
-    says which matter (contract item 24, ``multipliers_of``: a large structure's, issue 24)."""
-    return disc.multipliers_of(M)
+    says which matter (contract item 24, ``multipliers_of``: a large structure's, issue 24);
+    ``start``, ``with_start`` as there."""
+    return disc.multipliers_of(M, start=start, with_start=with_start)
 
 
 def _monodromy(disc, Z, intervals):
@@ -188,8 +189,8 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
         N *= 2
         M2 = _monodromy(disc, Z, N)
         Mx = (gain * M2 - M) / (gain - 1)
-        mux = _eigenvalues(disc, Mx)
-        mu2 = _eigenvalues(disc, M2)
+        mux, start = _eigenvalues(disc, Mx, with_start=True)
+        mu2 = _eigenvalues(disc, M2, start=start)       # close to Mx: ARPACK starts from its eigenvectors
         estimate = _spectral_change(mux, mu2, M.shape[0])     # = |mu(M2) - mu(M)| / (2^p - 1) to 1st order
         M = M2
         if estimate <= rtol * max(1.0, float(np.max(np.abs(mu2)))):

@@ -91,10 +91,13 @@ them) are marked *abstract*; the others have defaults here.
 23. ``full_coefficients(Z)`` (default None, not available): where ``state_names`` are not the
     model's states (a structure condensed onto its contacts), the Fourier coefficients
     (n, 2H+1) of the model's states on the orbit ``Z`` (the contacts' dissipation).
-24. ``multipliers_of(M)`` (default: every eigenvalue, ``numpy.linalg.eigvals``): the Floquet
-    multipliers of the monodromy ``M`` that the stability analysis needs; a large structure
-    returns only the leading ones, every one on or outside the unit circle among them
-    (``_structured_monodromy.leading_multipliers``).
+24. ``multipliers_of(M, start=None, with_start=False)`` (default: every eigenvalue,
+    ``numpy.linalg.eigvals``): the Floquet multipliers of the monodromy ``M`` that the
+    stability analysis needs; a large structure returns only the leading ones, every one on or
+    outside the unit circle among them (``_structured_monodromy.leading_multipliers``).
+    ``with_start``: return ``(multipliers, start)``, ``start`` a hint for the multipliers of a
+    matrix close to ``M`` (an iterative eigensolver's start vector; None for direct ones),
+    passed back as ``start`` for that matrix only.
 25. ``point_coefficients(Z)`` (default ``{}``): the displacement Fourier coefficients
     ``(2H+1,)`` of each named point of a structure on the orbit ``Z`` that ``state_names``
     do not already hold, by column name ``y_<point>`` (the branch's amplitude, phase and rms
@@ -310,10 +313,11 @@ class Discretization(abc.ABC):
         differences of :meth:`monodromy`)."""
         return None
 
-    def multipliers_of(self, M):
+    def multipliers_of(self, M, start=None, with_start=False):
         """The eigenvalues of the monodromy ``M`` the stability analysis needs (contract item
-        24): all of them."""
-        return np.linalg.eigvals(M)
+        24): all of them (``start`` unused; the hint returned with ``with_start`` is None)."""
+        mu = np.linalg.eigvals(M)
+        return (mu, None) if with_start else mu
 
     def monodromy_operator(self, Z, intervals=None):
         """The monodromy as a linear operator (contract item 26); None: not available (the

@@ -707,12 +707,12 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
             return None
         return MonodromyOperator(self, Z, intervals)
 
-    def multipliers_of(self, M):
+    def multipliers_of(self, M, start=None, with_start=False):
         """The Floquet multipliers that matter of this system's monodromy ``M``: all of them for
         small structures, the leading ones (every one of modulus above ``LEADING_FLOOR``, by
         ARPACK) from ``MIN_STATES_LEADING`` states on, or of a :meth:`monodromy_operator`
-        (``leading_multipliers``)."""
-        return leading_multipliers(M)
+        (``leading_multipliers``; ``start``, ``with_start``: contract item 24)."""
+        return leading_multipliers(M, start=start, with_start=with_start)
 
     # -- results -------------------------------------------------------------------------------
     def unpack(self, Z):

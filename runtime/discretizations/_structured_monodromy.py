@@ -330,7 +330,7 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
 
 
 def leading_multipliers(M, floor: float = LEADING_FLOOR, k: int = 16,
-                        min_states: int = MIN_STATES_LEADING) -> np.ndarray:
+                        min_states: int = MIN_STATES_LEADING, start=None, with_start: bool = False):
     """The eigenvalues of the monodromy ``M`` of largest modulus, every one above ``floor``.
 
     Only the multipliers near or outside the unit circle decide stability and bifurcations.
@@ -345,32 +345,55 @@ def leading_multipliers(M, floor: float = LEADING_FLOOR, k: int = 16,
     ``scipy.sparse.linalg.LinearOperator`` (:class:`MonodromyOperator`, or a combination of
     such): ARPACK then runs on its products at any size, and only the dense fallback forms it.
 
+    Parameters
+    ----------
+    start : ndarray (n,), optional
+        ARPACK's start vector (default a fixed one, ``ones / sqrt(n)``: reproducible
+        multipliers): the ``start`` returned for a matrix close to ``M`` (the finer grid's
+        monodromy of :func:`~frictionkit.runtime.analysis._stability.refined_monodromy_stability`),
+        which lies in the leading eigenvectors' span and halves ARPACK's products (the bowed
+        string at 512 states, four orbits of its branch: 102 to 146 products against 266 to
+        378 from the fixed vector).  Used only for such a partner: a start vector poor in an
+        eigenvector lets ARPACK miss its eigenvalue.
+    with_start : bool
+        Also return a start vector for a matrix close to ``M``: the sum of the real and
+        imaginary parts of the returned eigenvalues' eigenvectors, normalised (None from the
+        dense route).
+
     Returns
     -------
     ndarray (complex)
         Sorted by decreasing modulus: all eigenvalues for small matrices, else the leading ones
-        (at least every one of modulus >= ``floor``, and one below it).
+        (at least every one of modulus >= ``floor``, and one below it).  With ``with_start``,
+        ``(multipliers, start)``.
     """
     operator = isinstance(M, scipy.sparse.linalg.LinearOperator)
     if not operator:
         M = np.asarray(M, dtype=float)
     n = M.shape[0]
+    v_next = None
     if n < min_states and not operator:
         mu = np.linalg.eigvals(M)
     else:
-        v0 = np.ones(n) / np.sqrt(n)            # a fixed start vector: reproducible multipliers
+        v0 = np.ones(n) / np.sqrt(n) if start is None else np.asarray(start, dtype=float)
         k = max(2, int(k))
         mu = None
         while 2 * k < n:
             try:
-                vals = scipy.sparse.linalg.eigs(M, k=k, which="LM", v0=v0, return_eigenvectors=False,
-                                                tol=ARPACK_TOL, ncv=min(n - 1, max(2 * k + 1, ARPACK_NCV)))
+                out = scipy.sparse.linalg.eigs(M, k=k, which="LM", v0=v0, return_eigenvectors=with_start,
+                                               tol=ARPACK_TOL, ncv=min(n - 1, max(2 * k + 1, ARPACK_NCV)))
             except scipy.sparse.linalg.ArpackNoConvergence:
                 break                           # (dense below)
+            vals = out[0] if with_start else out
             if np.abs(vals).min() < floor:
                 mu = vals
+                if with_start:
+                    v = out[1].real.sum(axis=1) + out[1].imag.sum(axis=1)
+                    norm = float(np.linalg.norm(v))
+                    v_next = v / norm if norm > 0 and np.all(np.isfinite(v)) else None
                 break
             k *= 2
         if mu is None:
             mu = np.linalg.eigvals(M.matmat(np.eye(n)) if operator else M)
-    return mu[np.argsort(-np.abs(mu), kind="stable")]
+    mu = mu[np.argsort(-np.abs(mu), kind="stable")]
+    return (mu, v_next) if with_start else mu

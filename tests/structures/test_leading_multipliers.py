@@ -48,12 +48,29 @@ def test_leading_multipliers_equal_the_dense_ones(string64):
         assert err <= 1e-10
 
 
+def test_leading_multipliers_from_a_nearby_matrix_start_equal_the_dense_ones(string64):
+    """ARPACK started from the leading eigenvectors of a nearby matrix (the coarser grid's
+    monodromy, as ``refined_monodromy_stability`` does for its two grids) finds the same
+    leading eigenvalues as numpy's eigvals of the finer grid's monodromy."""
+    disc, Z = string64
+    n_t = disc.n_t
+    coarse, fine = disc.monodromy(Z, intervals=n_t), disc.monodromy(Z, intervals=2 * n_t)
+    mu, start = leading_multipliers(coarse, floor=0.97, min_states=0, with_start=True)
+    assert start.shape == (coarse.shape[0],) and abs(np.linalg.norm(start) - 1) < 1e-12
+    lead = leading_multipliers(fine, floor=0.97, min_states=0, start=start)
+    assert np.abs(lead).min() < 0.97
+    err, n_dense, n_lead = _matched(lead, np.linalg.eigvals(fine), 0.97)
+    assert n_lead == n_dense and err <= 1e-10
+    # the dense route has no start to give
+    assert leading_multipliers(coarse, with_start=True)[1] is None
+
+
 def test_refined_stability_with_leading_multipliers_equals_dense(string64, monkeypatch):
     """The refined monodromy's multipliers (``orbit_stability``) with the leading route equal
     those with every eigenvalue (the same route with ``numpy.linalg.eigvals``)."""
     disc, Z = string64
     dense = [orbit_stability(disc, Z, rtol=rtol) for rtol in (1e-6, None)]
-    monkeypatch.setattr(disc, "multipliers_of", lambda M: leading_multipliers(M, floor=0.97, min_states=0))
+    monkeypatch.setattr(disc, "multipliers_of", lambda M, **kw: leading_multipliers(M, floor=0.97, min_states=0, **kw))
     lead = [orbit_stability(disc, Z, rtol=rtol) for rtol in (1e-6, None)]
     for a, b in zip(lead, dense):
         assert b.multipliers.size == disc.st.n_lin + disc.st.n_z
@@ -80,7 +97,7 @@ def test_monodromy_operator_gives_the_dense_multipliers(string64, monkeypatch):
     err, n_dense, n_lead = _matched(lead, dense, 0.97)
     assert n_lead == n_dense and err <= 1e-8
     monkeypatch.setattr(_sm, "MIN_STATES_OPERATOR", 0)
-    monkeypatch.setattr(disc, "multipliers_of", lambda M: leading_multipliers(M, floor=0.97, min_states=0))
+    monkeypatch.setattr(disc, "multipliers_of", lambda M, **kw: leading_multipliers(M, floor=0.97, min_states=0, **kw))
     assert disc.monodromy_operator(Z) is not None
     a = orbit_stability(disc, Z, rtol=1e-6)
     monkeypatch.setattr(_sm, "MIN_STATES_OPERATOR", 10 ** 9)

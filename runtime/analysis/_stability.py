@@ -199,7 +199,7 @@ def refined_monodromy_stability(disc, Z, n_t: int, *, rtol: float = 1e-6, tol: f
         if N >= max_refinement * int(n_t):
             break
     return _result(mux, not disc.forced, "variational" if converged
-                   else "variational (not converged)", tol, monodromy=Mx)
+                   else "variational (not converged)", tol, monodromy=Mx, error=estimate, compared=mu2)
 
 
 def multiplier_crossings(results, *, tol: float = 1e-9) -> list[tuple[int, str]]:
@@ -607,19 +607,26 @@ def _locate_crossings(branch, disc, prim, refs, done, tol, counters, rtol=None):
         """Root of fun(FloquetResult) between point i and the next computed one (None if no
         sign change).  ``interpolant``: search the branch's Hermite interpolant first and
         correct only next to its root (``locate_on_interpolant``), for a bracket of adjacent
-        points, whose interpolant is accurate."""
+        points, whose interpolant is accurate.  The search ends where the test's value is
+        within its own estimated error of 0 (``FloquetResult.error_of``: the quadrature's, a
+        refined monodromy's), below which its sign is noise (the 256-mode bowed string:
+        Brent's method took 3 to 4 points to reach that, then 7 to 11 more at the same
+        parameter to 1e-10)."""
         def test(Z):
             return fun(stability_at(disc, Z, tol=tol, which="primary", rtol=rtol)[results])
+
+        def settled(Z, g):
+            return abs(g) <= stability_at(disc, Z, tol=tol, which="primary", rtol=rtol)[results].error_of(fun)
         j = nxt.get(i, i + 1)
         try:
             if interpolant and j == i + 1:
                 ta, tb = branch.tangents[i], branch.tangents[j]
                 chord = P[j] - P[i]
                 return locate_on_interpolant(disc, P[i], ta * np.sign(ta @ chord), P[j], tb * np.sign(tb @ chord),
-                                             test, counters, stol=stol)
+                                             test, counters, stol=stol, settled=settled)
             # the multipliers of the two ends were computed on these points: not again
             ends = (fun(prim[i]), fun(prim[j])) if results == 0 and prim[i] is not None and prim[j] is not None else None
-            return locate_on_branch(disc, P[i], P[j], test, counters, stol=stol, ends=ends)
+            return locate_on_branch(disc, P[i], P[j], test, counters, stol=stol, ends=ends, settled=settled)
         except (ConvergenceError, ValueError):
             return None
 

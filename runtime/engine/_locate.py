@@ -31,7 +31,7 @@ def hermite_chord(Za, ta, Zb, tb):
     return CubicHermite(Za, hc * np.asarray(ta, dtype=float), Zb, hc * np.asarray(tb, dtype=float))
 
 
-def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15, ends=None):
+def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15, ends=None, settled=None):
     """Root of a scalar ``test(Z)`` between two branch points, by Brent's method.
 
     Points in between are Newton-corrected on the hyperplane through ``Za + s (Zb - Za)``
@@ -40,7 +40,10 @@ def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15, 
     ``stol`` is the tolerance on the chord coordinate ``s`` in [0, 1].  ``ends``: the test's
     values at ``Za`` and ``Zb`` when the caller has them for these very points (then the two
     ends are taken as they are, not corrected again: a Jacobian, a factorization and a test
-    evaluation each).
+    evaluation each).  ``settled(Z, g)``: True where the test value ``g`` at the corrected
+    point ``Z`` cannot be told from 0 (within its own estimated error); the search ends at the
+    first such point (an end of the bracket included), since points closer to the root would
+    only follow the test's noise.
 
     Returns
     -------
@@ -58,10 +61,19 @@ def locate_on_branch(disc, Za, Zb, test, counters=None, xtol=1e-11, stol=1e-15, 
         lo, hi = (0.0, Za, float(ends[0])), (1.0, Zb, float(ends[1]))
     else:
         lo, hi = end(0.0, Za), end(1.0, Zb)
-    return _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, "locate_on_branch")
+    return _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, "locate_on_branch", settled)
 
 
-def _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, who):
+class _Settled(Exception):
+    """Raised inside a root search at a point whose test value is settled (``Z``: the point,
+    or the interpolant's parameter)."""
+
+    def __init__(self, Z):
+        super().__init__()
+        self.Z = Z
+
+
+def _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, who, settled=None):
     """Brent's method on the chord coordinate ``c`` between two corrected points.
 
     The point at ``c`` is Newton-corrected on the hyperplane ``chord . Z = chord . (Za + c
@@ -72,14 +84,21 @@ def _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, who):
     function sensitive to that scatter (the product of the multipliers nearest 1: 1e-10)
     would not keep its sign at a bracket end corrected a second time from another guess.
 
+    ``settled(Z, g)``: see :func:`locate_on_branch`.
+
     Returns
     -------
     Z : ndarray
-        The corrected point where the measured test values change sign, within ``stol``.
+        The corrected point where the measured test values change sign, within ``stol``, or
+        the first point found whose test value is ``settled``.
     """
     (ca, Zl, gl), (cb, Zh, gh) = sorted((lo, hi), key=lambda e: e[0])
     if not (np.isfinite(gl) and np.isfinite(gh)) or gl * gh > 0:
         raise ConvergenceError(f"{who}: the test function does not change sign")
+    if settled is not None:
+        for Z, g in sorted(((Zl, gl), (Zh, gh)), key=lambda e: abs(e[1])):
+            if settled(Z, g):
+                return Z
     cache = {ca: (Zl, gl), cb: (Zh, gh)}
 
     def point(c):
@@ -87,15 +106,21 @@ def _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, who):
             w = (c - ca) / (cb - ca)
             Z, _ = correct(disc, (1.0 - w) * Zl + w * Zh, chord, float(chord @ (Za + c * chord)),
                            counters=counters, xtol=xtol)
-            cache[c] = (Z, test(Z))
+            g = test(Z)
+            cache[c] = (Z, g)
+            if settled is not None and settled(Z, g):
+                raise _Settled(Z)
         return cache[c]
 
-    c = bracketed_root(lambda c: point(c)[1], ca, cb, xtol=stol, rtol=1e-15, maxiter=200)
+    try:
+        c = bracketed_root(lambda c: point(c)[1], ca, cb, xtol=stol, rtol=1e-15, maxiter=200)
+    except _Settled as done:
+        return done.Z
     return point(c)[0]
 
 
 def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11, stol=1e-15,
-                          bracket=(0.0, 1.0), max_corrections=8):
+                          bracket=(0.0, 1.0), max_corrections=8, settled=None):
     """Root of a scalar ``test(Z)`` between two branch points, with few corrected points.
 
     The root is first found by Brent's method on the cubic Hermite interpolant of the branch
@@ -122,6 +147,9 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
         ends ``test`` on the interpolant is finite and changes sign.
     stol : float
         Tolerance on the chord coordinate (0 at ``Za``, 1 at ``Zb``).
+    settled : callable, optional
+        ``settled(Z, g)``, as in :func:`locate_on_branch`, on corrected points: the search
+        ends at the first one where it is True.
 
     Returns
     -------
@@ -149,7 +177,21 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     fa, fb = ends[0][2], ends[1][2]
     if not (np.isfinite(fa) and np.isfinite(fb)) or fa * fb > 0:
         raise ConvergenceError("locate_on_interpolant: the test function does not change sign")
-    s0 = bracketed_root(on_interpolant, sa, sb, xtol=1e-14, rtol=1e-15)
+    if settled is None:
+        s0 = bracketed_root(on_interpolant, sa, sb, xtol=1e-14, rtol=1e-15)
+    else:
+        # on the interpolant too, a value within the test's error of 0 is as close as it gets
+
+        def on_interpolant_settled(s):
+            g = on_interpolant(s)
+            if settled(herm(s), g):
+                raise _Settled(s)
+            return g
+
+        try:
+            s0 = bracketed_root(on_interpolant_settled, sa, sb, xtol=1e-14, rtol=1e-15)
+        except _Settled as done:
+            s0 = done.Z
     lo, hi = ends
 
     def tightened(lo, hi, c, Z, g):
@@ -162,6 +204,8 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
 
     c0 = coord(herm(s0))
     Z0, g0 = corrected(c0, herm(s0))
+    if settled is not None and settled(Z0, g0):
+        return Z0
     # the interpolant's derivatives give the slope of test and of Z in the chord coordinate
     h = 1e-4 * max(sb - sa, 1e-12)
     s_lo, s_hi = max(s0 - h, 0.0), min(s0 + h, 1.0)
@@ -188,6 +232,8 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
         if step <= stol or previous_step < 1e-10 and step > 0.5 * previous_step:
             return Z0
         Z1, g1 = corrected(c1, Z0 + (c1 - c0) * dZ)
+        if settled is not None and settled(Z1, g1):
+            return Z1
         if g1 != g0:
             slope = (g1 - g0) / (c1 - c0)
         dZ = (Z1 - Z0) / (c1 - c0)
@@ -196,7 +242,7 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     # no convergence: Brent on corrected points within the bracket reached, whose ends keep
     # the values measured there (an end still on the interpolant is corrected first)
     lo, hi = ((e[0], e[1], e[2]) if e[3] else (e[0], *corrected(e[0], e[1])) for e in (lo, hi))
-    return _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, "locate_on_interpolant")
+    return _brent_on_chord(disc, Za, chord, test, lo, hi, counters, xtol, stol, "locate_on_interpolant", settled)
 
 
 def _fold_from_series(disc, rec, i, counters, opts):

@@ -99,3 +99,49 @@ def test_smooth_test_function_root_to_stol_in_few_corrections():
         assert counters.factorizations <= 12
         Zb_ = locate_on_branch(disc, Za, Zb, _noisy_test(x_root, 0.0), stol=1e-14)
         assert abs(Zb_[0] - x_root) < 1e-14
+
+
+def _counted(test):
+    calls = []
+
+    def counted(Z):
+        calls.append(Z)
+        return test(Z)
+    return counted, calls
+
+
+@pytest.mark.parametrize("where", ["branch", "interpolant"])
+def test_a_settled_test_value_ends_the_search_inside_twice_the_noise(where):
+    # settled(Z, g): |g| within the test's known error (its noise amplitude A here); the search
+    # ends at the first such corrected point, where the noise-free test is within 2 A of 0
+    # (|g| <= A plus the noise A), with fewer evaluations than the search to STOL
+    disc = _Circle()
+    Za, Zb = _on_circle(-0.3), _on_circle(0.4)
+
+    def settled(Z, g):
+        return abs(g) <= A
+
+    for x_root in ROOTS[::3]:
+        runs = {}
+        for stop in (None, settled):
+            test, calls = _counted(_noisy_test(x_root, A))
+            if where == "branch":
+                Z = locate_on_branch(disc, Za, Zb, test, stol=STOL, settled=stop)
+            else:
+                Z = locate_on_interpolant(disc, Za, _tangent(Za), Zb, _tangent(Zb), test, stol=STOL,
+                                          settled=stop)
+            runs[stop is None] = (Z, len(calls))
+        Z, n_settled = runs[False]
+        assert abs(disc.residual(Z)[0]) < 1e-14
+        assert abs(Z[0] - x_root) <= 2 * A
+        assert n_settled < runs[True][1]
+
+
+def test_a_settled_bracket_end_is_the_root():
+    # an end whose test value is within the error of 0: no point is corrected, that end returns
+    disc = _Circle()
+    Za, Zb = _on_circle(-0.3), _on_circle(0.4)
+    counters = Counters()
+    test, calls = _counted(_noisy_test(0.4 - 0.5 * A, 0.0))
+    Z = locate_on_branch(disc, Za, Zb, test, counters, stol=STOL, settled=lambda Z, g: abs(g) <= A)
+    assert np.array_equal(Z, Zb) and counters.factorizations == 2 and len(calls) == 2

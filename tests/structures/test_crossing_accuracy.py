@@ -1,0 +1,41 @@
+"""Bifurcations of cycles located from the multipliers of a structure (issue 24): the search
+ends where the test function is within its estimated error of 0 (``FloquetResult.error_of``:
+its change between the refined monodromy's two grids), and the located point is a root of
+the same test to twice that error by monodromies on grids four and eight times finer."""
+import numpy as np
+import pytest
+
+from frictionkit.runtime import equilibrium_branch, load_model, periodic_branch, periodic_start_from_hopf
+from frictionkit.runtime.analysis._stability import _ns_test, _pd_test, refined_monodromy_stability
+
+from ._models import string
+
+
+@pytest.fixture(scope="module")
+def string8_branch():
+    """The 8-mode string with the sharp law of examples/bowed_string.py (delta = 2e-3), from its
+    highest Hopf point down in bow speed, H = 48: its branch has period doublings and
+    Neimark-Sacker points."""
+    m = load_model(string(8, delta=2e-3), continuation="Vb", FN=0.02)
+    eq = equilibrium_branch(m, 0.6, 0.05)
+    hopf = max(eq.special_points("hopf"), key=lambda h: h.param)
+    disc, Z, d = periodic_start_from_hopf(m, hopf, harmonics=48)
+    return disc, periodic_branch(disc, Z, 0.05, 0.6, d)
+
+
+def test_located_crossings_are_roots_within_the_multipliers_error(string8_branch):
+    disc, br = string8_branch
+    located = [sp for sp in br.special if sp.kind in ("pd", "ns") and sp.data.get("located")]
+    assert {sp.kind for sp in located} == {"pd", "ns"}
+    n_t = int(disc.unpack(br.solutions[0])["n_t"])
+    for sp in located:
+        test = _pd_test if sp.kind == "pd" else _ns_test
+        here = refined_monodromy_stability(disc, sp.solution, n_t, rtol=1e-3)
+        error = here.error_of(test)
+        assert 0 <= error <= here.multiplier_error < 1e-6
+        assert abs(test(here)) <= error                 # where the search stopped
+        finer = refined_monodromy_stability(disc, sp.solution, 4 * n_t, rtol=1e-3)
+        # 1e-12: the rounding of the eigenvalues themselves (the monodromy's entries are of
+        # order 1-10; two eigenvalue computations of one point differ by up to 7e-14), which
+        # the grids' difference does not see where it is below
+        assert abs(test(finer)) <= 2 * error + 1e-12

@@ -181,6 +181,38 @@ def test_multiplier_crossings_classify_fold_pd_ns():
     assert multiplier_crossings(seq) == [(0, "ns"), (1, "ns")]
 
 
+def test_multiplier_crossings_by_class_counts_on_the_bowed_strings_multipliers():
+    """The classes' counts, on multipliers of the bowed string's branches (rounded): several
+    kinds within one step, a pair crossing next to a real multiplier nearer the circle, a
+    second period doubling, a period doubling followed by two real multipliers leaving the
+    axis; and the period-doubling test changes sign at that second period doubling."""
+    from frictionkit.runtime.analysis._floquet import FloquetResult
+    from frictionkit.runtime.analysis._stability import _pd_test, multiplier_crossings
+
+    def res(*others):
+        mult = np.array((1.0,) + others, dtype=complex)
+        return FloquetResult(multipliers=mult, trivial_multiplier_error=0.0, stable=bool(np.all(np.abs(others) < 1)),
+                             method="test")
+
+    def pair(r, theta):
+        return r * np.exp(1j * theta), r * np.exp(-1j * theta)
+
+    # 16 modes across the fold of cycles (Vb = 0.4564 -> 0.4570): three kinds enter at once
+    seq = [res(-1.018957, *pair(1.018588, 1.5708), 1.018057), res(-0.999446, *pair(0.999122, 1.5711), 0.996776)]
+    assert multiplier_crossings(seq) == [(0, "fold"), (0, "pd"), (0, "ns")]
+    # 8 modes (Vb = 0.2427 -> 0.2304): the pair near +-i leaves; -0.99988 stays inside, nearer
+    seq = [res(*pair(0.999631, 1.5700), -0.998840), res(*pair(1.000319, 1.5695), -0.999883)]
+    assert multiplier_crossings(seq) == [(0, "ns")]
+    # 64 modes (Vb = 0.1142 -> 0.1106): a second real multiplier passes -1
+    seq = [res(-1.002303, -0.999727), res(-1.001519, -1.000086)]
+    assert multiplier_crossings(seq) == [(0, "pd")]
+    assert _pd_test(seq[0]) * _pd_test(seq[1]) < 0
+    assert abs(_pd_test(seq[0])) == pytest.approx(2.73e-4) and abs(_pd_test(seq[1])) == pytest.approx(8.6e-5)
+    # 8 modes (Vb = 0.1565 -> 0.1530): -0.9990 passes -1 and meets -1.0026, the two leave the axis
+    seq = [res(-1.002592, *pair(1.001340, 1.5655), -0.999010), res(*pair(1.000271, 3.1412), *pair(1.000163, 1.5653))]
+    assert multiplier_crossings(seq) == [(0, "pd")]
+
+
 def test_forced_duffing_multipliers_three_ways_and_liouville():
     # forced orbit: no trivial multiplier; tr J = -c, so the product of the multipliers is
     # exp(-c T) exactly (Liouville) - an analytic check for all three routes

@@ -1,7 +1,8 @@
 """Bifurcations of cycles located from the multipliers of a structure (issue 24): the search
 ends where the test function is within its estimated error of 0 (``FloquetResult.error_of``:
 its change between the refined monodromy's two grids), and the located point is a root of
-the same test to twice that error by monodromies on grids four and eight times finer."""
+the same test to twice that error (or 1e-9, where the estimate is pre-asymptotic) by
+monodromies on grids four and eight times finer."""
 import numpy as np
 import pytest
 
@@ -35,7 +36,12 @@ def test_located_crossings_are_roots_within_the_multipliers_error(string8_branch
         assert 0 <= error <= here.multiplier_error < 1e-6
         assert abs(test(here)) <= error                 # where the search stopped
         finer = refined_monodromy_stability(disc, sp.solution, 4 * n_t, rtol=1e-3)
-        # 1e-12: the rounding of the eigenvalues themselves (the monodromy's entries are of
-        # order 1-10; two eigenvalue computations of one point differ by up to 7e-14), which
-        # the grids' difference does not see where it is below
-        assert abs(test(finer)) <= 2 * error + 1e-12
+        # FLOOR: below some 1e-9 the discretization's own grid is not yet in the asymptotic
+        # range of the sixth-order rule, and Richardson's estimate is not an upper bound there
+        # (this branch's Neimark-Sacker point near +-i at Vb = 0.2355: the test on 200, 400,
+        # 800, 1600 steps is 3.6e-9, 5.7e-11, 3.33e-10, 3.364e-10, so the estimate from 200
+        # and 400 steps, 5.7e-11, is 6 times below the extrapolated value's error, 3.4e-10)
+        assert abs(test(finer)) <= max(2 * error, FLOOR)
+
+
+FLOOR = 1e-9

@@ -671,8 +671,7 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         if method == "closed":
             return structured_monodromy(self, Z, intervals)
         if method == "chunks" or (method == "auto" and _chunks_apply(self)):
-            op = MonodromyOperator(self, Z, intervals)
-            return op.matmat(np.eye(op.shape[0]))
+            return MonodromyOperator(self, Z, intervals).matrix()
         st = self.st
         v = self.variational_steps(Z, intervals)
         E, CE_all, bB_all, Pf, Pz = v["E"], v["CE"], v["bB"], v["Pf"], v["Pz"]

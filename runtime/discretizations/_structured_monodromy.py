@@ -246,13 +246,10 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
         when a pole, column or row has no conjugate partner to 1e-12 relative, or the
         chunks' maps are not real to that tolerance.
         """
-        poles = np.asarray(st.poles, dtype=complex)
-        n = poles.size
-        scale = max(1.0, float(np.abs(poles).max()))
-        partner = np.argmin(np.abs(poles[:, None] - np.conj(poles)[None, :]), axis=1)
-        if np.any(np.abs(poles[partner] - np.conj(poles)) > 1e-12 * scale) \
-                or np.any(partner[partner] != np.arange(n)):
+        partner = st.conjugate_partner()
+        if partner is None:
             return None
+        n = partner.size
 
         def conjugate(A, axis):                    # A's entries of the partners are conjugate
             B = np.take(A, partner, axis=axis)
@@ -282,10 +279,15 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
         """``[E^(cc-1-i) bB]_(i<cc)``, shape (n_lin, cc n_F-columns)."""
         return (Epow[cc - 1::-1].T[:, :, None] * bB[:, None, :]).reshape(bB.shape[0], cc * bB.shape[1])
 
-    def _matmat(self, X):
+    def matrix(self) -> np.ndarray:
+        """The monodromy matrix: the operator applied to the identity (its modal coordinates on
+        one mode of every pair computed once per structure, ``identity_pairs``)."""
+        return self._matmat(np.eye(self.shape[0]), identity=True)
+
+    def _matmat(self, X, identity=False):
         X = np.asarray(X)
         if self._real is not None and not np.iscomplexobj(X):
-            return self._matmat_real(X)
+            return self._matmat_real(X, identity)
         st, m2, nz, a, b = self._st, self._m2, self._nz, self._a, self._b
         xi = st.from_states(X[:m2].astype(complex))
         z = X[m2:].astype(complex)
@@ -300,12 +302,17 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
         out[m2:] = z.real
         return out
 
-    def _matmat_real(self, X):
+    def _matmat_real(self, X, identity=False):
         """:meth:`_matmat` on one mode of every conjugate pair, in real arithmetic
-        (:meth:`_real_form`)."""
+        (:meth:`_real_form`); ``identity``: ``X`` is the identity."""
         st, m2, nz, a, b, r = self._st, self._m2, self._nz, self._a, self._b, self._real
-        xi = st.from_states(X[:m2])[r["keep"]]
-        xr, xm = np.ascontiguousarray(xi.real), np.ascontiguousarray(xi.imag)
+        if identity:
+            xr0, xm0 = st.identity_pairs()
+            xr, xm = np.zeros((xr0.shape[0], X.shape[1])), np.zeros((xr0.shape[0], X.shape[1]))
+            xr[:, :m2], xm[:, :m2] = xr0, xm0
+        else:
+            xi = st.from_states(X[:m2])[r["keep"]]
+            xr, xm = np.ascontiguousarray(xi.real), np.ascontiguousarray(xi.imag)
         z = np.array(X[m2:], dtype=float)
         C0r, C0i = r["C0r"], r["C0i"]
         for cc, Kw, Kz, Sr, Si, Er, Ei in r["chunks"]:
@@ -317,11 +324,8 @@ class MonodromyOperator(scipy.sparse.linalg.LinearOperator):
             F = G[:cc * b]
             xr, xm = (Er[:, None] * xr - Ei[:, None] * xm + Sr @ F,
                       Er[:, None] * xm + Ei[:, None] * xr + Si @ F)
-        full = np.empty((m2, X.shape[1]), dtype=complex)
-        full[r["keep"]] = xr + 1j * xm
-        full[r["partner"][r["keep"]]] = xr - 1j * xm
         out = np.empty(X.shape, dtype=float)
-        out[:m2] = st.to_states(full).real
+        out[:m2] = st.states_from_pairs(xr, xm)
         out[m2:] = z
         return out
 

@@ -27,6 +27,7 @@ formula) with the forms ``B``, ``C`` from central finite differences of ``model.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+import dataclasses
 from dataclasses import dataclass
 import os
 from collections import OrderedDict
@@ -432,7 +433,9 @@ def branch_stability(branch, disc=None, *, tol: float = 1e-6, motion: bool = Tru
     Returns
     -------
     list of FloquetResult
-        The primary result of every branch point (None where not computed, see ``points``).
+        The primary result of every branch point (None where not computed, see ``points``);
+        a monodromy of more than ``KEEP_MONODROMY_STATES`` states is not kept on them
+        (``monodromy`` None: memory linear in the size of a structure).
     """
     disc = disc if disc is not None else branch.discretization
     if disc is None:
@@ -486,6 +489,20 @@ def _motion_labels(branch, disc):
         return [UNKNOWN_MOTION] * len(branch.solutions)
 
 
+#: the results of a branch's points keep their monodromy up to this many states (128: 128 kB
+#: each); above, only the multipliers: the 256-mode bowed string's 110 step ends held 2 MB
+#: each, 220 MB at once
+KEEP_MONODROMY_STATES = 128
+
+
+def _without_large_monodromy(res):
+    """``res`` without its monodromy matrix if that has more than ``KEEP_MONODROMY_STATES``
+    states (None stays None)."""
+    if res is None or res.monodromy is None or np.shape(res.monodromy)[0] <= KEEP_MONODROMY_STATES:
+        return res
+    return dataclasses.replace(res, monodromy=None)
+
+
 def _multipliers_along(branch, disc, tol, points, workers, stride=1, rtol=None):
     """Primary and reference multipliers where :func:`branch_stability`'s rule needs them, and
     the inherited stable flags.
@@ -509,14 +526,16 @@ def _multipliers_along(branch, disc, tol, points, workers, stride=1, rtol=None):
     # shooting and collocation compute their multipliers one point at a time
     workers = (min(4, os.cpu_count() or 1) if disc.kind == "hbm" else 1) if workers is None else max(1, int(workers))
 
+    def one(i):
+        return tuple(_without_large_monodromy(r) for r in point_stability(disc, branch.solutions[i], tol=tol, rtol=rtol))
+
     def compute(indices):
         todo = sorted({int(i) for i in indices if prim[i] is None})
         if workers > 1 and len(todo) > 1:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(lambda i: point_stability(disc, branch.solutions[i], tol=tol, rtol=rtol),
-                                        todo))
+                results = list(pool.map(one, todo))
         else:
-            results = [point_stability(disc, branch.solutions[i], tol=tol, rtol=rtol) for i in todo]
+            results = [one(i) for i in todo]
         for i, res in zip(todo, results):
             prim[i], refs[i] = res
 

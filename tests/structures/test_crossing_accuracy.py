@@ -45,3 +45,19 @@ def test_located_crossings_are_roots_within_the_multipliers_error(string8_branch
 
 
 FLOOR = 1e-9
+
+
+def test_branch_results_keep_only_small_monodromies(string8_branch, monkeypatch):
+    """The pass keeps a point's monodromy (16 states here) up to KEEP_MONODROMY_STATES; above
+    it, only the multipliers, which are the same (the 256-mode string's 110 step ends held
+    2 MB each at once before: 367 MB peak, 205 MB without)."""
+    from frictionkit.runtime.analysis import _stability
+    disc, br = string8_branch
+    kept = _stability.branch_stability(br, disc, locate=False, motion=False)
+    assert all(r.monodromy is not None and r.monodromy.shape == (16, 16) for r in kept if r is not None)
+    monkeypatch.setattr(_stability, "KEEP_MONODROMY_STATES", 8)
+    dropped = _stability.branch_stability(br, disc, locate=False, motion=False)
+    pairs = [(a, b) for a, b in zip(kept, dropped) if a is not None]
+    assert len(pairs) == sum(r is not None for r in dropped) > 10
+    for a, b in pairs:
+        assert b.monodromy is None and np.array_equal(a.multipliers, b.multipliers)

@@ -138,12 +138,24 @@ def _keep_freed_memory() -> bool:
     return mallopt(_M_TRIM_THRESHOLD, _TRIM_BYTES) == 1
 
 
+def _warning_line(message, category, filename, lineno, line=None):
+    """A warning as the console script prints it: ``frictionkit: warning: <message>``, one
+    line of the words that say what happened and what to do, without Python's file name,
+    line number, category and source line (``warnings.formatwarning``'s)."""
+    return f"frictionkit: warning: {message}\n"
+
+
 def _prepare_command():
     """What the console script does as a command starts computing (before it imports the
-    runtime, ``cli._params.runtime_loaded_frozen``): :func:`_keep_freed_memory` and
-    :func:`_defer_unused_numpy`; nothing in a program importing frictionkit."""
+    runtime, ``cli._params.runtime_loaded_frozen``): :func:`_keep_freed_memory`,
+    :func:`_defer_unused_numpy`, and warnings printed as :func:`_warning_line`; nothing in a
+    program importing frictionkit."""
+    if not _console_script:
+        return
     _keep_freed_memory()
     _defer_unused_numpy()
+    import warnings
+    warnings.formatwarning = _warning_line
 
 
 if _console_script and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:

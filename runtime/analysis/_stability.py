@@ -345,7 +345,7 @@ def _pd_test(res: FloquetResult) -> float:
     the multipliers a leading set leaves out (inside the unit circle: real ones above -1) do
     not change its sign."""
     nt = res.nontrivial()
-    real = np.abs(nt.imag) <= 1e-9 * np.maximum(1.0, np.abs(nt))
+    real = np.abs(nt.imag) <= 1e-6 * np.maximum(1.0, np.abs(nt))      # as multiplier_crossings reads them
     sign = np.prod(np.sign(nt[real].real + 1))
     return float(sign * np.min(np.abs(nt[real].real + 1), initial=1.0))
 

@@ -145,3 +145,18 @@ def test_monodromy_matrix_from_the_pairs_equals_the_stepped_one(string64):
     assert np.abs(direct - M).max() <= 1e-12 * np.abs(M).max()
     assert np.array_equal(disc.monodromy(Z), direct)
     assert np.abs(direct - op.matmat(np.eye(M.shape[0]))).max() <= 1e-13 * np.abs(M).max()
+
+
+@pytest.mark.parametrize("N", [7, 40, 200])
+def test_orbit_at_the_stages_equals_the_series_summed_there(N):
+    """The port states at the Gauss points of every step (rotated coefficients and an inverse
+    FFT per stage, ``_samples_at_stages``) equal the series summed at those phases
+    (``_hbm.coefficients_at``); N = 7 is below 2H + 1 (summed directly)."""
+    from frictionkit.runtime.discretizations._condensed import _GAUSS3, _samples_at_stages
+    from frictionkit.runtime.discretizations._hbm import coefficients_at
+    H = 12
+    U = np.random.default_rng(3).standard_normal((3, 2 * H + 1)) / np.r_[1, np.repeat(np.arange(1, H + 1), 2)]
+    nodes = _GAUSS3[0]
+    theta = 2 * np.pi * (np.arange(N)[:, None] + nodes[None, :]).ravel() / N
+    ref = coefficients_at(U, theta)
+    assert np.abs(_samples_at_stages(U, nodes, N) - ref).max() <= 1e-14 * np.abs(ref).max()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..discretizations._aft import MAGNUS_GAUSS, _expm_batch, magnus_exponents, ordered_product
-from ..discretizations._hbm import coefficients_at, coefficients_to_samples
+from ..discretizations._hbm import coefficients_at, coefficients_to_samples, samples_on_shifted_grids
 from ..errors import ConvergenceError, InputError
 from ..model._interface import Model
 from ..results._result import Result
@@ -325,28 +325,10 @@ def adaptive_magnus_monodromy(model: Model, lam: float, coefficients, omega: flo
 
 
 def _on_shifted_grids(c, N):
-    """The real Fourier series ``c`` (n, 2H+1) at ``theta = 2 pi (j + g) / N``, ``j = 0..N-1``,
-    for the two Magnus Gauss fractions ``g``: (n, 2N) ordered ``(j, g)`` as the Gauss times
-    of :func:`adaptive_magnus_monodromy`'s equal steps; None when ``N <= 2H`` (the grid does
-    not resolve the harmonics: the caller sums the series directly).
-
-    The shift by ``phi = 2 pi g / N`` rotates each harmonic's pair,
-    ``(c_k, s_k) -> (c_k cos k phi + s_k sin k phi, s_k cos k phi - c_k sin k phi)``, and the
-    rotated series on the plain grid is one inverse FFT (``coefficients_to_samples``)."""
-    n, H = c.shape[0], (c.shape[1] - 1) // 2
-    if N <= 2 * H:
-        return None
-    k = np.arange(1, H + 1)
-    out = np.empty((n, N, 2))
-    for g, frac in enumerate(MAGNUS_GAUSS):
-        phi = 2 * np.pi * frac / N
-        co, si = np.cos(k * phi), np.sin(k * phi)
-        r = np.empty_like(c)
-        r[:, 0] = c[:, 0]
-        r[:, 1::2] = c[:, 1::2] * co + c[:, 2::2] * si
-        r[:, 2::2] = c[:, 2::2] * co - c[:, 1::2] * si
-        out[:, :, g] = coefficients_to_samples(r, N)
-    return out.reshape(n, 2 * N)
+    """The real Fourier series ``c`` (n, 2H+1) at the two Magnus Gauss times of each of
+    :func:`adaptive_magnus_monodromy`'s ``N`` equal steps, (n, 2N) ordered ``(j, g)``; None when
+    ``N <= 2H`` (the caller sums the series directly): ``_hbm.samples_on_shifted_grids``."""
+    return samples_on_shifted_grids(c, MAGNUS_GAUSS, N)
 
 
 # ---------------------------------------------------------------------------------------

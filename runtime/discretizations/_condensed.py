@@ -48,7 +48,8 @@ from ..errors import InputError
 from ..model._interface import Model
 from ._aft import AFTDiscretization, default_n_t
 from ._base import Discretization
-from ._hbm import HarmonicLayout, _product_matrix, coefficients_to_samples, samples_to_coefficients, shift_phase
+from ._hbm import (HarmonicLayout, _product_matrix, coefficients_at, coefficients_to_samples,
+                   samples_on_shifted_grids, samples_to_coefficients, shift_phase)
 from ._pointwise import PointwiseSeries
 from ._structured_monodromy import (MonodromyOperator, chunks_apply as _chunks_apply, leading_multipliers,
                                     operator_applies, structured_monodromy)
@@ -59,29 +60,12 @@ __all__ = ["CondensedAFTDiscretization"]
 def _samples_at_stages(U, nodes, N):
     """The real Fourier series ``U`` (rows ``[u0, c1, s1, ..., cH, sH]``) at the phases
     ``2 pi (l + c_i) / N`` of the stages ``c_i`` of ``N`` equal steps, ordered step by step:
-    ``(rows, N s)``.  A shift by ``delta_i = 2 pi c_i / N`` rotates harmonic ``k`` by
-    ``k delta_i``, then :func:`coefficients_to_samples` gives the ``N`` equidistant values;
-    with ``N <= 2H`` (too few for it) the series is summed at the points."""
-    U = np.asarray(U, dtype=float)
-    H = (U.shape[-1] - 1) // 2
-    frac = (np.arange(N)[:, None] + np.asarray(nodes)[None, :]).ravel() / N
-    if N <= 2 * H:
-        k = np.arange(1, H + 1)[:, None] * (2 * np.pi * frac)[None, :]
-        basis = np.empty((2 * H + 1, frac.size))
-        basis[0] = 1.0
-        basis[1::2], basis[2::2] = np.cos(k), np.sin(k)
-        return U @ basis
-    out = np.empty((U.shape[0], N, len(nodes)))
-    kd = np.arange(1, H + 1)
-    a, b = U[:, 1::2], U[:, 2::2]
-    for i, c in enumerate(nodes):
-        ca, sa = np.cos(kd * (2 * np.pi * c / N)), np.sin(kd * (2 * np.pi * c / N))
-        V = np.empty_like(U)
-        V[:, 0] = U[:, 0]
-        V[:, 1::2] = a * ca + b * sa
-        V[:, 2::2] = b * ca - a * sa
-        out[:, :, i] = coefficients_to_samples(V, N)
-    return out.reshape(U.shape[0], N * len(nodes))
+    ``(rows, N s)``, by one inverse FFT per stage (``_hbm.samples_on_shifted_grids``); with
+    ``N <= 2H`` (too few for it) summed at the points (``_hbm.coefficients_at``)."""
+    out = samples_on_shifted_grids(U, nodes, N)
+    if out is None:
+        out = coefficients_at(U, 2 * np.pi * (np.arange(N)[:, None] + np.asarray(nodes)[None, :]).ravel() / N)
+    return out
 
 _FD_STEP = np.finfo(float).eps ** (1 / 3)
 

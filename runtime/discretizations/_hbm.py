@@ -138,6 +138,44 @@ def coefficients_at(coef: np.ndarray, theta) -> np.ndarray:
     return coef[:, :1] + coef[:, 1::2] @ np.cos(k) + coef[:, 2::2] @ np.sin(k)
 
 
+def samples_on_shifted_grids(coef: np.ndarray, fractions, N: int) -> np.ndarray | None:
+    """Real Fourier series at ``theta = 2 pi (j + g) / N``, ``j = 0..N-1``, for each fraction
+    ``g`` of ``fractions`` (the Gauss points of ``N`` equal steps): ``(n, N len(fractions))``
+    ordered ``(j, g)``; None when ``N <= 2H`` (the grid does not resolve the harmonics: sum the
+    series at the points, :func:`coefficients_at`).
+
+    The shift by ``phi = 2 pi g / N`` rotates each harmonic's pair,
+    ``(c_k, s_k) -> (c_k cos k phi + s_k sin k phi, s_k cos k phi - c_k sin k phi)``, and the
+    rotated series on the plain grid is one inverse FFT (:func:`coefficients_to_samples`),
+    where the direct sum takes ``H x N len(fractions)`` cosines and sines.
+
+    Parameters
+    ----------
+    coef : ndarray, shape (n, 2H+1)
+    fractions : sequence of float
+    N : int
+
+    Returns
+    -------
+    ndarray, shape (n, N len(fractions)), or None
+    """
+    coef = np.asarray(coef, dtype=float)
+    n, H = coef.shape[0], (coef.shape[1] - 1) // 2
+    if N <= 2 * H:
+        return None
+    k = np.arange(1, H + 1)
+    out = np.empty((n, N, len(fractions)))
+    for g, frac in enumerate(fractions):
+        phi = 2 * np.pi * frac / N
+        co, si = np.cos(k * phi), np.sin(k * phi)
+        r = np.empty_like(coef)
+        r[:, 0] = coef[:, 0]
+        r[:, 1::2] = coef[:, 1::2] * co + coef[:, 2::2] * si
+        r[:, 2::2] = coef[:, 2::2] * co - coef[:, 1::2] * si
+        out[:, :, g] = coefficients_to_samples(r, N)
+    return out.reshape(n, N * len(fractions))
+
+
 def _signs(H: int, a: float) -> np.ndarray:
     """``[a, -a, a, -a, ...]`` (2H): the real/imaginary parts of ``a conj(c + i s)``."""
     out = _SIGNS.get((H, a))

@@ -88,9 +88,10 @@ them) are marked *abstract*; the others have defaults here.
 22. ``monodromy_gradient(Z, left, right, intervals=None)`` (default: None, not available):
     ``left^H (dM/dY) right`` for the unknowns ``Y`` of the orbit's coefficients at once (the
     AFT: a reverse pass through its Magnus product), for the PD and NS curves' Jacobian.
-23. ``full_coefficients(Z)`` (default None, not available): where ``state_names`` are not the
-    model's states (a structure condensed onto its contacts), the Fourier coefficients
-    (n, 2H+1) of the model's states on the orbit ``Z`` (the contacts' dissipation).
+23. ``full_coefficients(Z, rows=None)`` (default None, not available): where ``state_names``
+    are not the model's states (a structure condensed onto its contacts), the Fourier
+    coefficients (n, 2H+1) of the model's states on the orbit ``Z``; with ``rows`` (n_r, n),
+    only ``rows @ coefficients`` (n_r, 2H+1) (the contacts' dissipation reads a few rows).
 24. ``multipliers_of(M, start=None, with_start=False)`` (default: every eigenvalue,
     ``numpy.linalg.eigvals``): the Floquet multipliers of the monodromy ``M`` that the
     stability analysis needs; a large structure returns only the leading ones, every one on or
@@ -195,7 +196,7 @@ class Discretization(abc.ABC):
         """What ``unpack()["coefficients"]`` and the samples hold (contract item 19)."""
         return tuple(self.model.states) if self.model is not None else ()
 
-    def full_coefficients(self, Z):
+    def full_coefficients(self, Z, rows=None):
         """The model's states' Fourier coefficients on ``Z`` where ``state_names`` are others
         (contract item 23); None here."""
         return None

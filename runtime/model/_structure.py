@@ -385,11 +385,22 @@ class StructuralSystem:
         """``G(i k omega)``, shape (len(k), n_in, n_F) complex."""
         return self.compliance_series(k, omega, 0)[0]
 
+    def modal_harmonics(self, F_hat, k, omega) -> np.ndarray:
+        """The modal coordinates' complex harmonics (n_lin, K) forced by the complex force
+        harmonics ``F_hat`` (n_F, K) at ``k omega``: ``diag(1 / (i k omega - lambda)) Bm F_hat``."""
+        s = 1j * np.asarray(k, dtype=float) * omega
+        return (self._Bm @ F_hat) / (s[None, :] - self.poles[:, None])
+
     def state_harmonics(self, F_hat, k, omega) -> np.ndarray:
         """The linear states' complex harmonics (n_lin, K) forced by the complex force harmonics
         ``F_hat`` (n_F, K) at ``k omega``: ``V diag(1 / (i k omega - lambda)) Bm F_hat``."""
-        s = 1j * np.asarray(k, dtype=float) * omega
-        return self.to_states((self._Bm @ F_hat) / (s[None, :] - self.poles[:, None]))
+        return self.to_states(self.modal_harmonics(F_hat, k, omega))
+
+    def rows_of_modes(self, W) -> np.ndarray:
+        """``W V`` (n_r, n_lin) complex for rows ``W`` (n_r, n_lin) over the linear states: what
+        those rows read of each modal coordinate (``W x = (W V) xi``).  Here ``to_states`` of
+        the identity (``n_lin^2``); the subclasses' are cheaper."""
+        return np.asarray(W, dtype=float) @ self.to_states(np.eye(self.n_lin))
 
     # -- exact modal propagation over a time step (the structured monodromy) ------------------
     def step_integrals(self, h, nodes):
@@ -509,6 +520,12 @@ class ModalSystem(StructuralSystem):
             + self._lm.reshape((-1,) + (1,) * (xi.ndim - 1)) * xi[m:]
         return out
 
+    def rows_of_modes(self, W):
+        """``W V`` in closed form: mode j's two poles read ``W_q,j + lambda+- W_q',j``."""
+        W = np.asarray(W, dtype=float)
+        Wq, Wv = W[:, :self.m], W[:, self.m:]
+        return np.concatenate([Wq + Wv * self._lp, Wq + Wv * self._lm], axis=1)
+
     def from_states(self, x):
         m = self.m
         shape = (-1,) + (1,) * (np.ndim(x) - 1)
@@ -588,6 +605,9 @@ class LinearSystem(StructuralSystem):
 
     def to_states(self, xi):
         return np.tensordot(self._V, xi, axes=1)
+
+    def rows_of_modes(self, W):
+        return np.asarray(W, dtype=float) @ self._V
 
     def from_states(self, x):
         return np.tensordot(self._Vinv, np.asarray(x), axes=1)

@@ -245,7 +245,21 @@ def contact_dissipation(disc, solutions) -> dict:
         recover = None if tuple(disc.state_names) == tuple(model.states) else disc.full_coefficients
     n_s = max(8 * H + 8, VALIDITY_SAMPLES)
     infos = [disc.unpack(Z) for Z in sol]
-    C = [info["coefficients"] if recover is None else recover(Z) for info, Z in zip(infos, sol)]
+    if st is None:
+        C = [info["coefficients"] if recover is None else recover(Z) for info, Z in zip(infos, sol)]
+    else:
+        # a structure: only the port's states and the loaded points' velocities, all linear in
+        # the states, so only those rows (the 256-mode string: 3 rows instead of 512; its
+        # branch without stability 1.36 -> 0.44 s of CPU and max RSS 535 -> 377 MB when taken
+        # of the states' coefficients; 0.55-0.59 -> 0.37-0.38 s in a fresh process once the
+        # states' coefficients are not formed at all, full_coefficients(Z, rows))
+        n_lin, n_z = st.n_lin, st.n_z
+        rows = np.zeros((st.n_in + n_z + B.shape[1], n_lin + n_z))
+        rows[:st.n_in, :n_lin] = np.asarray(st.C, dtype=float)
+        rows[st.n_in:st.n_in + n_z, n_lin:] = np.eye(n_z)
+        rows[st.n_in + n_z:, :n_lin] = B.T
+        C = [rows @ info["coefficients"] if recover is None else recover(Z, rows=rows)
+             for info, Z in zip(infos, sol)]
     if any(c is None for c in C):                       # no way to the model's states (contract item 23)
         return {}
     C = np.moveaxis(np.array(C, dtype=float), 0, 1)                                     # (n, P, 2H+1)
@@ -262,12 +276,10 @@ def contact_dissipation(disc, solutions) -> dict:
     else:
         if not hasattr(st.port, "contact_force"):
             return {}
-        # a structure: only the port's states and the loaded points' velocities are sampled,
-        # both linear in the states, so taken of the coefficients first (the 256-mode string:
-        # 3 rows instead of 512; its branch without stability 1.36 -> 0.44 s of CPU, max RSS
-        # 535 -> 377 MB)
-        port = st.port_states(C)                                      # (n_port, P, 2H+1)
-        vc = np.tensordot(B.T, C[:st.n_lin], axes=1)                  # (n_F, P, 2H+1)
+        # the port model's states [w, z, 0] and the loaded points' velocities (rows above)
+        n_wz = st.n_in + st.n_z
+        port = np.concatenate([C[:n_wz], np.zeros((st.n_F,) + C.shape[1:])])   # (n_port, P, 2H+1)
+        vc = C[n_wz:]                                                           # (n_F, P, 2H+1)
         xs = coefficients_to_samples(np.concatenate([port, vc]), n_s)
         F = _at_every_point(st.port.contact_force, xs[:len(port)], t, params)
         if F is None:

@@ -103,3 +103,23 @@ def test_the_source_cache_key_sees_the_structure_and_the_choice():
     m = string(4)
     m.point_forces["bow"] = 2 * m.point_forces["bow"]
     assert m.canonical() != base
+
+
+def test_the_recognised_strings_dissipation_is_the_uncondensed_ones():
+    """The bow's energy per cycle on an orbit of the recognised string: from the condensed
+    balance (the loaded point's velocity read off the modal response, ``full_coefficients(Z,
+    rows)`` of a ``LinearSystem``) and from the uncondensed balance of the same model
+    corrected on its own (every state a Fourier series of the unknowns)."""
+    from frictionkit.runtime.engine._newton import correct
+    from frictionkit.runtime.results._branch import Branch
+    model = load_model(symbolic_string(8), continuation="Vb")
+    eq = equilibrium_branch(model, 0.6, 0.05)
+    hopf = max(eq.special_points("hopf"), key=lambda h: h.param)
+    disc, Z, d = periodic_start_from_hopf(model, hopf, harmonics=20)
+    br = periodic_branch(disc, Z, 0.05, 0.6, d, options=dict(stability=False))
+    Z = br.solutions[len(br.solutions) // 2]
+    E = Branch.from_solutions(disc, Z[None], Z[None]).dissipation["bow"][0]
+    full, Zf = disc.full_solution(Z)
+    Zf = correct(full, Zf, np.eye(full.size)[-1], float(disc.split(Z)[2]), max_iter=20)[0]
+    E_full = Branch.from_solutions(full, Zf[None], Zf[None]).dissipation["bow"][0]
+    assert E < 0 and E == pytest.approx(E_full, rel=1e-9)            # the bow feeds the string

@@ -71,6 +71,10 @@ _FD_STEP = np.finfo(float).eps ** (1 / 3)
 #: compliance series kept by ``_G``: the ANM step's origin, and the residual, Jacobian and
 #: rounding level of the point being corrected
 _G_KEPT = 4
+#: the compliance series' order computed at an ANM step's origin: the engine's default series
+#: order (``EngineOptions.order``, 20), whose right-hand sides read ``G_(0..p)``, ``p <= 20``
+#: (a higher order regrows it to twice the order asked)
+ANM_SERIES_ORDER = 20
 
 # Gauss-Legendre collocation with three stages (order 6): nodes, Butcher matrix, weights
 _R15 = np.sqrt(15.0)
@@ -459,7 +463,7 @@ class CondensedAFTDiscretization(HarmonicLayout, Discretization):
         s = self._step
         if s is None or s["origin"] is not origin or p < s["p"]:
             c = self._at(origin, jac=True)
-            order = max(p, 24)
+            order = max(p, ANM_SERIES_ORDER)
             st = self.st
             Jp = c["Jp"]
             rows = np.r_[st.rows_F]

@@ -145,6 +145,20 @@ def test_cli_continue_and_demo(tmp_path):
     assert (tmp_path / "belt.png").exists() and (tmp_path / "belt.h5").exists()
 
 
+def test_the_demo_by_default_meets_its_tolerance(tmp_path):
+    """``frictionkit demo`` (what ``make demo`` runs) chooses its harmonic count as ``continue``
+    does: the estimated orbit error below 1e-6, and the fold within 1e-8 of the converged
+    10.2874838639 (the harmonic balance at H >= 100, tests/engine/test_elimination.py).  With
+    its former fixed H = 40 it printed "above the tolerance" and a fold 7e-7 off."""
+    r = CliRunner().invoke(main, ["demo", "--out-dir", str(tmp_path), "-q"])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if "accuracy:" in x)
+    assert "above the tolerance" not in line and "along the branch" in line, line
+    per = load_branch(tmp_path / "belt.h5")
+    assert float(np.nanmax(per.accuracy["err_trunc"] + per.accuracy["err_alias"])) <= 1e-6
+    assert abs(per.special_points("fold")[0].param - 10.2874838639) < 1e-8
+
+
 def test_cli_from_simulation(tmp_path):
     """Periodic branch started from a time simulation at --start (W1, Vb = 0.5) with H = 20:
     its first point is the W1 orbit (omega within 1e-7 of shooting's 1217.26416561, test_periodic)."""

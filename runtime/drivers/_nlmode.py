@@ -467,11 +467,12 @@ class CondensedEPMCSystem(Discretization):
         J[nc + 1, -1] = -2 * a
         return J
 
-    def full_coefficients(self, Z):
-        """The whole reduced system's states on the orbit (the modal response at ``xi``)."""
+    def full_coefficients(self, Z, rows=None):
+        """The whole reduced system's states on the orbit (the modal response at ``xi``), or
+        ``rows`` of them (contract item 23)."""
         U, om, xi, _ = self.split(Z)
         disc = self._at_xi(xi)
-        return disc.full_coefficients(self._condensed_Z(disc, U, om))
+        return disc.full_coefficients(self._condensed_Z(disc, U, om), rows=rows)
 
     def unpack(self, Z):
         return _unpacked(self, Z, "epmc-condensed")

@@ -249,10 +249,11 @@ def contact_dissipation(disc, solutions) -> dict:
         C = [info["coefficients"] if recover is None else recover(Z) for info, Z in zip(infos, sol)]
     else:
         # a structure: only the port's states and the loaded points' velocities, all linear in
-        # the states, so only those rows (the 256-mode string: 3 rows instead of 512; its
-        # branch without stability 1.36 -> 0.44 s of CPU and max RSS 535 -> 377 MB when taken
-        # of the states' coefficients; 0.55-0.59 -> 0.37-0.38 s in a fresh process once the
-        # states' coefficients are not formed at all, full_coefficients(Z, rows))
+        # the states, so only those rows (the 256-mode string: 2 rows of 512 states).  Its
+        # branch without stability: 1.36 -> 0.44 s of CPU and max RSS 535 -> 377 MB when the
+        # samples of 3 rows replaced those of all the states; 0.55-0.59 -> 0.37-0.38 s and
+        # 207 -> 168 MB once the states' coefficients were not formed at all either
+        # (full_coefficients(Z, rows))
         n_lin, n_z = st.n_lin, st.n_z
         rows = np.zeros((st.n_in + n_z + B.shape[1], n_lin + n_z))
         rows[:st.n_in, :n_lin] = np.asarray(st.C, dtype=float)

@@ -22,7 +22,7 @@ from ._branches import (
     periodic_start_from_simulation,
 )
 from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
-from ._accuracy import (HARMONICS_MAX, _fourier_on_mesh, adaptive_branch, adaptive_mesh_branch,
+from ._accuracy import (HARMONICS_MAX, _fourier_on_mesh, adaptive_branch, adaptive_mesh_branch, fold_errors,
                         fourier_tangents_on_mesh, summary as accuracy_summary)
 from ..engine._options import ContinuationOptions
 from ._orbits import find_periodic_orbit
@@ -68,10 +68,19 @@ def _pick(points, index, option, what, where):
 
 
 
+def _special(s):
+    """``fold at 10.28748387 +- 2.3e-09 (omega 1231.592)``: the estimated error where the point
+    has one (``data["param_error"]``, :func:`~._accuracy.fold_errors`)."""
+    err = s.data.get("param_error")
+    out = f"{s.kind} at {s.param:.10g}"
+    if err is not None and math.isfinite(err):
+        out += f" +- {err:.1e}"
+    return out + (f" (omega {s.omega:.8g})" if math.isfinite(s.omega) else "")
+
+
 def _summary(br):
     c = br.counters
-    sp = ", ".join(f"{s.kind} at {s.param:.10g}" + (f" (omega {s.omega:.8g})" if math.isfinite(s.omega) else "")
-                   for s in br.special) or "none"
+    sp = ", ".join(_special(s) for s in br.special) or "none"
     return (f"{br.kind} branch: {len(br)} points, {c.get('steps', 0)} steps, "
             f"{c.get('factorizations', 0)} LU factorizations, {c.get('residual_evaluations', 0)} residuals; "
             f"status {br.status}: {br.message}\n  special points: {sp}")
@@ -211,6 +220,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
         finally:
             if bar:
                 bar.close()
+        fold_errors(per)
         echo(_summary(per) + _accuracy_line(per, tol))
         return eq, per
     if start == "hopf":
@@ -238,6 +248,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
         finally:
             if bar:
                 bar.close()
+        fold_errors(per)
         echo(_summary(per) + _accuracy_line(per, _tolerance(opts)))
     return eq, per
 

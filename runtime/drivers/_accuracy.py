@@ -163,9 +163,9 @@ def fold_errors(branch, factor: int = FOLD_CHECK_FACTOR) -> None:
     the estimate is then missing, never made up), nor for other discretizations (a collocation
     has no harmonic count).
     """
-    disc = getattr(branch, "discretization", None)
+    disc = branch.discretization
     folds = [s for s in branch.special if s.kind == "fold"]
-    if disc is None or not folds or getattr(disc, "H", None) is None or not hasattr(disc, "resize"):
+    if disc is None or not folds or disc.H is None:
         return
     from ..engine._fold_near import locate_fold_near
     counts = (getattr(branch, "accuracy", None) or {}).get("harmonics")

@@ -297,6 +297,12 @@ def _stream(client, spec, todo, store, progress, commit_every, worker_timeout):
             if not done:
                 time.sleep(0.05)
             for fut in done:
+                if fut.status in ("lost", "pending"):
+                    # it finished, then its result went with its worker before it was read: the
+                    # scheduler computes it again (it was stored as an error, "NoneType: None",
+                    # in a run of tests/sweeps/test_distributed.py)
+                    finished.add(fut)
+                    continue
                 if fut.status == "finished":
                     res = fut.result()
                 elif isinstance(fut.exception(), KilledWorker):

@@ -148,8 +148,9 @@ def locate_on_interpolant(disc, Za, ta, Zb, tb, test, counters=None, xtol=1e-11,
     stol : float
         Tolerance on the chord coordinate (0 at ``Za``, 1 at ``Zb``).
     settled : callable, optional
-        ``settled(Z, g)``, as in :func:`locate_on_branch`, on corrected points: the search
-        ends at the first one where it is True.
+        ``settled(Z, g)``, as in :func:`locate_on_branch`: Brent's method on the interpolant
+        stops at the first interpolant point where it is True (that point's parameter is the
+        guess corrected next), and the search returns the first corrected point where it is.
 
     Returns
     -------

@@ -22,7 +22,7 @@ from ._branches import (
     periodic_start_from_simulation,
 )
 from ._methods import COLLOCATION_KINDS, build_collocation, periodic_kind
-from ._accuracy import (HARMONICS_MAX, _fourier_on_mesh, adaptive_branch, adaptive_mesh_branch, fold_errors,
+from ._accuracy import (HARMONICS_MAX, _fourier_on_mesh, adaptive_branch, adaptive_mesh_branch, crossing_errors, fold_errors,
                         fourier_tangents_on_mesh, summary as accuracy_summary)
 from ..engine._options import ContinuationOptions
 from ._orbits import find_periodic_orbit
@@ -221,6 +221,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             if bar:
                 bar.close()
         fold_errors(per)
+        crossing_errors(per)
         echo(_summary(per) + _accuracy_line(per, tol))
         return eq, per
     if start == "hopf":
@@ -249,6 +250,7 @@ def run_continuation(model, lam_start, lam_stop, start="equilibria", hopf_index=
             if bar:
                 bar.close()
         fold_errors(per)
+        crossing_errors(per)
         echo(_summary(per) + _accuracy_line(per, _tolerance(opts)))
     return eq, per
 

@@ -124,9 +124,10 @@ Datasets (float64 unless noted)
                                      ``data`` (e.g. ``crossing_param`` of a fold: where
                                      the multiplier passes +1; ``located``, ``detected_by``;
                                      ``param_error`` and ``param_error_harmonics`` of a
-                                     fold of a harmonic balance: its estimated error, the
-                                     difference from the fold located with that many
-                                     harmonics, ``drivers/_accuracy.fold_errors``)
+                                     fold, period doubling or Neimark-Sacker point of a
+                                     harmonic balance: its estimated error, the difference
+                                     from the point located with that many harmonics,
+                                     ``drivers/_accuracy.fold_errors``, ``crossing_errors``)
     ``solution`` (n_points, size)    the full discrete unknowns ``Z = [Y, lam]``; its
                                      attributes give the layout:
                                      ``layout`` = "Y[i*(2H+1)+k]: coefficient k of

@@ -159,19 +159,12 @@ def fold_errors(branch, factor: int = FOLD_CHECK_FACTOR) -> None:
     the accuracy of the second.  On the seed-000 belt (n = 10, FN = 5, tests/cli/test_errors.py)
     the estimate at H = 10, 20 and 40 and at the adaptive default is within a factor 1.5 of the
     true error (against the converged fold, the balance at H >= 100: ratios 0.74 to 1.00), for
-    0.01 to 0.05 s of CPU per fold.  Nothing is written where the fold cannot be located again (a ``ConvergenceError``:
-    the estimate is then missing, never made up), nor for other discretizations (a collocation
-    has no harmonic count).
+    0.01 to 0.05 s of CPU per fold.  Nothing is written where the fold cannot be located
+    again (a ``ConvergenceError``: the estimate is then missing, never made up), nor for other
+    discretizations (a collocation has no harmonic count).
     """
-    disc = branch.discretization
-    folds = [s for s in branch.special if s.kind == "fold"]
-    if disc is None or not folds or disc.H is None:
-        return
     from ..engine._fold_near import locate_fold_near
-    for f in folds:
-        H = _point_harmonics(branch, disc, f)
-        if H is None:
-            continue
+    for f, disc, H in _points_to_check(branch, ("fold",)):
         try:
             d2, Z2 = disc.resize(np.asarray(f.solution, dtype=float), int(factor) * H)
             again = locate_fold_near(d2, Z2)
@@ -185,16 +178,25 @@ def fold_errors(branch, factor: int = FOLD_CHECK_FACTOR) -> None:
 CROSSING_CHECK_STEPS = 4
 
 
-def _point_harmonics(branch, disc, sp):
-    """The harmonic count the special point ``sp`` was located with (its segment's on an
-    adaptive branch), or None where its solution is not the discretization's."""
-    H = disc.H
+def _points_to_check(branch, kinds):
+    """``(point, discretization, H)`` for the special points of ``kinds`` of a harmonic-balance
+    branch, ``H`` the harmonic count each was located with (its segment's on an adaptive
+    branch); nothing for other discretizations, or a point whose solution is not the
+    branch's discretization's."""
+    disc = branch.discretization
+    if disc is None or disc.H is None:
+        return
     counts = (branch.accuracy or {}).get("harmonics")
-    if counts is not None and len(counts) > sp.index:
-        near = np.asarray(counts, dtype=float)[sp.index:sp.index + 2]
-        if np.any(np.isfinite(near)):
-            H = int(np.nanmax(near))
-    return H if H >= 1 and np.size(sp.solution) == disc.size else None
+    for sp in branch.special:
+        if sp.kind not in kinds or np.size(sp.solution) != disc.size:
+            continue
+        H = disc.H
+        if counts is not None and len(counts) > sp.index:
+            near = np.asarray(counts, dtype=float)[sp.index:sp.index + 2]
+            if np.any(np.isfinite(near)):
+                H = int(np.nanmax(near))
+        if H >= 1:
+            yield sp, disc, H
 
 
 def crossing_errors(branch, factor: int = FOLD_CHECK_FACTOR, tol: float = 1e-6) -> None:
@@ -217,14 +219,7 @@ def crossing_errors(branch, factor: int = FOLD_CHECK_FACTOR, tol: float = 1e-6) 
     from ..analysis._stability import _ns_test, _pd_test, point_stability
     from ..engine._fold_near import probe_dir
     from ..engine._newton import tangent_at
-    disc = branch.discretization
-    points = [s for s in branch.special if s.kind in ("pd", "ns")]
-    if disc is None or not points or disc.H is None:
-        return
-    for sp in points:
-        H = _point_harmonics(branch, disc, sp)
-        if H is None:
-            continue
+    for sp, disc, H in _points_to_check(branch, ("pd", "ns")):
         fun = _pd_test if sp.kind == "pd" else _ns_test
         try:
             d2, Z = disc.resize(np.asarray(sp.solution, dtype=float), int(factor) * H)
